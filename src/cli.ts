@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+/**
+ * The `paraph` command line: one sub-command per library capability, each in its own module under src/cli/.
+ */
+import { runCommand, type CliCommand, type CliIo } from './cli/common.js';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+};
+
+const io: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length), 4);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: paraph <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.stderr(`unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return runCommand(await entry.load(), rest, io);
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,28 @@
+/**
+ * The Unicode font paraph embeds for field labels, appearances and receipts: DejaVu Sans (free licence, see
+ * assets/fonts/LICENSE-DejaVu.txt), covering Latin, Greek and Cyrillic, so names like "Zoë Łukasiewicz-Ōta" render.
+ * The files ship inside the package; reading them is the one disk access the pure core makes, once per process.
+ */
+import { readFile } from 'node:fs/promises';
+
+/** Which bundled face to load. */
+export type BundledFontFace = 'regular' | 'bold';
+
+const FONT_FILES: Record<BundledFontFace, string> = {
+  regular: 'DejaVuSans.ttf',
+  bold: 'DejaVuSans-Bold.ttf',
+};
+
+const cache = new Map<BundledFontFace, Promise<Uint8Array>>();
+
+/** The TTF bytes of a bundled font face, ready for `PDFDocument.embedFont` after `registerFontkit`. */
+export function loadBundledFont(face: BundledFontFace = 'regular'): Promise<Uint8Array> {
+  let bytes = cache.get(face);
+  if (!bytes) {
+    // src/pdf/ and dist/pdf/ both sit two levels below the package root.
+    const url = new URL(`../../assets/fonts/${FONT_FILES[face]}`, import.meta.url);
+    bytes = readFile(url).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+    cache.set(face, bytes);
+  }
+  return bytes;
+}

@@ -1,0 +1,50 @@
+/**
+ * Opening untrusted PDF bytes with pdf-lib, with every failure turned into a PdfParseError that says what is wrong.
+ */
+import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
+import { PdfParseError } from '../errors.js';
+
+const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
+
+/** True when `%PDF-` appears within the first 1024 bytes, as ISO 32000 readers accept. */
+export function hasPdfHeader(bytes: Uint8Array): boolean {
+  const limit = Math.min(bytes.length - HEADER.length, 1024);
+  outer: for (let i = 0; i <= limit; i++) {
+    for (let j = 0; j < HEADER.length; j++) if (bytes[i + j] !== HEADER[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Parses `bytes` with pdf-lib without touching them (no metadata update), refusing what paraph cannot work on:
+ * not a PDF, unreadable, encrypted, or without pages.
+ */
+export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
+  if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
+  if (!hasPdfHeader(bytes)) {
+    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
+  }
+  let doc: PDFDocument;
+  try {
+    doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
+  } catch (error) {
+    if (error instanceof EncryptedPDFError) {
+      throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be read (${reason}): it may be damaged or truncated.`, {
+      cause: error,
+    });
+  }
+  let pageCount: number;
+  try {
+    pageCount = doc.getPageCount();
+  } catch (error) {
+    throw new PdfParseError('PDF_UNREADABLE', 'The PDF has no readable page tree: it may be damaged or truncated.', {
+      cause: error,
+    });
+  }
+  if (pageCount === 0) throw new PdfParseError('PDF_NO_PAGES', 'The PDF has no pages: send a document with at least one page.');
+  return doc;
+}
