@@ -24,10 +24,12 @@ export interface Signer {
 }
 
 /**
- * Asks a time-stamp authority (RFC 3161) for a token over `data` hashed with `hash`. Returns the DER
- * TimeStampToken (a CMS ContentInfo), already checked against the request (imprint, nonce).
+ * Asks a time-stamp authority (RFC 3161) for a token whose message imprint is `digest` (already computed with
+ * `hash`: the hash of a signature value for a signature time-stamp, of the signed byte ranges for a document
+ * time-stamp). Returns the DER TimeStampToken (a CMS ContentInfo), already checked against the request
+ * (status granted, imprint and nonce match).
  */
-export type Timestamper = (data: Uint8Array, hash: HashAlgorithm) => Promise<Uint8Array>;
+export type Timestamper = (digest: Uint8Array, hash: HashAlgorithm) => Promise<Uint8Array>;
 
 /**
  * Fetches bytes over the network for revocation checks (OCSP POST, CRL GET). Handed in so that the core
