@@ -1,0 +1,485 @@
+/**
+ * FileMetaData: the JSON a client uploads next to a PDF to say which fields go where (service-spec §2.8,
+ * decisions.md §2 and §4). Parses untrusted text or bytes with a size limit and a nesting guard, then validates the
+ * parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
+ */
+import { ValidationError } from '../errors.js';
+
+/** The kinds of field a Location can place (decisions.md §4). */
+export type FieldType = 'Signature' | 'Seal' | 'Check' | 'SingleLine' | 'Date' | 'Number';
+
+/** Every {@link FieldType}, in the order the spec lists them. */
+export const FIELD_TYPES: readonly FieldType[] = ['Signature', 'Seal', 'Check', 'SingleLine', 'Date', 'Number'];
+
+/**
+ * Where a field goes, in PDF points, CSS-absolute-positioning style inside the matched text's box (with `Search`) or
+ * the page (decisions.md §4). After validation the alias `Occurrence` has been folded into `Occurence`.
+ */
+export interface Location {
+  Search?: string;
+  /** 1-based match to use; without it every match gets a widget. */
+  Occurence?: number;
+  Top?: number;
+  Right?: number;
+  Bottom?: number;
+  Left?: number;
+  Width?: number;
+  Height?: number;
+  /** 1-based page; required without `Search`, restricts the search with it. */
+  PageNumber?: number;
+}
+
+/** One field of a formset. */
+export interface FieldSpec {
+  Type: FieldType;
+  /** Check: the export value when checked; SingleLine/Date/Number: the pre-filled value; never on Signature/Seal. */
+  Value?: string;
+  Location: Location;
+}
+
+/** A signer's entry in the metadata: the formsets whose fields that signer fills. */
+export interface SignerFormSets {
+  FormSets: string[];
+}
+
+/** Validated FileMetaData. Maps keep the order the client sent. */
+export interface FileMetaData {
+  DisplayName?: string;
+  /** Order of the document on the signing page. */
+  DisplayOrder?: number;
+  /** Text shown with the document on the signing page. */
+  Description?: string;
+  SetParaph?: boolean;
+  Signers?: Record<string, SignerFormSets>;
+  FormSets?: Record<string, Record<string, FieldSpec>>;
+}
+
+/** Limits applied by {@link parseFileMetaData}. */
+export interface ParseFileMetaDataOptions {
+  /** Largest accepted input in bytes (UTF-8). Default 1 MiB. */
+  maxBytes?: number;
+  /** Deepest accepted nesting of JSON objects and arrays. Default 32 (valid metadata needs 5). */
+  maxDepth?: number;
+}
+
+/** Error code of every FileMetaData rule violation. */
+export const INVALID_FILE_METADATA = 'INVALID_FILE_METADATA';
+/** Error code when the metadata is larger than `maxBytes`. */
+export const FILE_METADATA_TOO_LARGE = 'FILE_METADATA_TOO_LARGE';
+
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 32;
+const KEY_PATTERN = /^[A-Za-z0-9_]{1,255}$/;
+const SIGNER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_DISPLAY_NAME = 255;
+const MAX_DESCRIPTION = 4096;
+const MAX_VALUE = 4096;
+/** Implementation limit of a PDF name (ISO 32000-2 Annex C): the checkbox export value becomes one. */
+const MAX_EXPORT_VALUE_BYTES = 127;
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+const NUMBER_PATTERN = /^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/;
+
+const ROOT_PROPS = ['DisplayName', 'DisplayOrder', 'Description', 'SetParaph', 'Signers', 'FormSets'] as const;
+const SIGNER_PROPS = ['FormSets'] as const;
+const FIELD_PROPS = ['Type', 'Value', 'Location'] as const;
+const LOCATION_PROPS = [
+  'Search',
+  'Occurence',
+  'Occurrence',
+  'Top',
+  'Right',
+  'Bottom',
+  'Left',
+  'Width',
+  'Height',
+  'PageNumber',
+] as const;
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Parses FileMetaData from raw JSON text or UTF-8 bytes and validates it. Input larger than `maxBytes`, nested deeper
+ * than `maxDepth`, not UTF-8 or not JSON is refused before or instead of building the value, so a hostile upload
+ * cannot exhaust memory or the stack.
+ *
+ * @throws ValidationError with code `INVALID_FILE_METADATA` (or `FILE_METADATA_TOO_LARGE`), `issues` listing every rule broken.
+ * @example
+ * const metadata = parseFileMetaData('{"FormSets":{"f":{"sig":{"Type":"Signature","Location":{"Search":"{{Signer1}}"}}}}}');
+ */
+export function parseFileMetaData(input: string | Uint8Array, options: ParseFileMetaDataOptions = {}): FileMetaData {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
+  if (size > maxBytes) {
+    throw new ValidationError(
+      [`FileMetaData: ${size} bytes is too large; at most ${maxBytes} bytes are accepted`],
+      FILE_METADATA_TOO_LARGE,
+    );
+  }
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(input);
+    } catch {
+      throw new ValidationError(['FileMetaData: not valid UTF-8 text; send JSON encoded as UTF-8'], INVALID_FILE_METADATA);
+    }
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const depth = jsonNestingDepth(text);
+  if (depth > maxDepth) {
+    throw new ValidationError(
+      [`FileMetaData: JSON nested ${depth} levels deep; at most ${maxDepth} levels are accepted`],
+      INVALID_FILE_METADATA,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ValidationError([`FileMetaData: not valid JSON (${reason})`], INVALID_FILE_METADATA);
+  }
+  return validateFileMetaData(value);
+}
+
+/** Deepest nesting of `{`/`[` outside strings, in one linear scan; malformed JSON is left for JSON.parse to report. */
+function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return max;
+}
+
+/**
+ * Validates an already-parsed JSON value as FileMetaData (spec §2.8, decisions.md §4) and returns a clean copy:
+ * only known properties, `Occurrence` folded into `Occurence`. Every broken rule is collected before throwing.
+ *
+ * @throws ValidationError with code `INVALID_FILE_METADATA`; each issue reads `<JSON path>: <rule>`.
+ * @example
+ * validateFileMetaData({ FormSets: { f: { s: { Type: 'Signature', Location: { PageNumber: 1 } } } } });
+ */
+export function validateFileMetaData(input: unknown): FileMetaData {
+  const issues: string[] = [];
+  const root = expectObject(input, 'FileMetaData', issues);
+  if (!root) throw new ValidationError(issues, INVALID_FILE_METADATA);
+  checkProperties(root, 'FileMetaData', ROOT_PROPS, issues, '');
+  const out: FileMetaData = {};
+
+  const displayName = readString(root, 'DisplayName', '', issues);
+  if (displayName !== undefined) {
+    if ([...displayName].length > MAX_DISPLAY_NAME) {
+      issues.push(`DisplayName: must be at most ${MAX_DISPLAY_NAME} characters (got ${[...displayName].length})`);
+    } else if (hasControlCharacter(displayName)) {
+      issues.push('DisplayName: must not contain control characters');
+    } else {
+      out.DisplayName = displayName;
+    }
+  }
+  const displayOrder = readNumber(root, 'DisplayOrder', '', issues);
+  if (displayOrder !== undefined) {
+    if (!Number.isSafeInteger(displayOrder)) issues.push(`DisplayOrder: must be an integer (got ${displayOrder})`);
+    else out.DisplayOrder = displayOrder;
+  }
+  const description = readString(root, 'Description', '', issues);
+  if (description !== undefined) {
+    if ([...description].length > MAX_DESCRIPTION) {
+      issues.push(`Description: must be at most ${MAX_DESCRIPTION} characters (got ${[...description].length})`);
+    } else {
+      out.Description = description;
+    }
+  }
+  if (has(root, 'SetParaph')) {
+    const v = root.SetParaph;
+    if (v === null) issues.push(nullIssue('SetParaph'));
+    else if (typeof v !== 'boolean') issues.push(`SetParaph: must be true or false (got ${describe(v)})`);
+    else out.SetParaph = v;
+  }
+
+  const formSets = has(root, 'FormSets') ? validateFormSets(root.FormSets, issues) : undefined;
+  if (formSets) out.FormSets = formSets;
+  if (has(root, 'Signers')) {
+    const signers = validateSigners(root.Signers, has(root, 'FormSets') && isObject(root.FormSets) ? root.FormSets : {}, issues);
+    if (signers) out.Signers = signers;
+  }
+
+  if (issues.length > 0) throw new ValidationError(issues, INVALID_FILE_METADATA);
+  return out;
+}
+
+function validateSigners(
+  value: unknown,
+  formSets: JsonObject,
+  issues: string[],
+): Record<string, SignerFormSets> | undefined {
+  const obj = expectObject(value, 'Signers', issues);
+  if (!obj) return undefined;
+  const entries: [string, SignerFormSets][] = [];
+  for (const id of Object.keys(obj)) {
+    const path = `Signers.${id}`;
+    if (!SIGNER_ID_PATTERN.test(id)) {
+      issues.push(`Signers: signer id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -`);
+      continue;
+    }
+    const signer = expectObject(obj[id], path, issues);
+    if (!signer) continue;
+    checkProperties(signer, path, SIGNER_PROPS, issues);
+    if (!has(signer, 'FormSets')) {
+      issues.push(`${path}.FormSets: is required (an array of formset keys)`);
+      continue;
+    }
+    const list = signer.FormSets;
+    if (list === null) {
+      issues.push(nullIssue(`${path}.FormSets`));
+      continue;
+    }
+    if (!Array.isArray(list)) {
+      issues.push(`${path}.FormSets: must be an array of formset keys (got ${describe(list)})`);
+      continue;
+    }
+    const keys: string[] = [];
+    list.forEach((key: unknown, i) => {
+      const itemPath = `${path}.FormSets[${i}]`;
+      if (key === null) issues.push(nullIssue(itemPath));
+      else if (typeof key !== 'string') issues.push(`${itemPath}: must be a formset key string (got ${describe(key)})`);
+      else if (!Object.hasOwn(formSets, key)) {
+        issues.push(`${itemPath}: ${JSON.stringify(key)} does not name a key of FormSets`);
+      } else if (keys.includes(key)) issues.push(`${itemPath}: ${JSON.stringify(key)} is listed twice`);
+      else keys.push(key);
+    });
+    entries.push([id, { FormSets: keys }]);
+  }
+  return Object.fromEntries(entries);
+}
+
+function validateFormSets(
+  value: unknown,
+  issues: string[],
+): Record<string, Record<string, FieldSpec>> | undefined {
+  const obj = expectObject(value, 'FormSets', issues);
+  if (!obj) return undefined;
+  const sets: [string, Record<string, FieldSpec>][] = [];
+  for (const setKey of Object.keys(obj)) {
+    if (!KEY_PATTERN.test(setKey)) {
+      issues.push(`FormSets: formset key ${JSON.stringify(setKey)} must be 1 to 255 characters of A-Z, a-z, 0-9 and _`);
+      continue;
+    }
+    const setPath = `FormSets.${setKey}`;
+    const set = expectObject(obj[setKey], setPath, issues);
+    if (!set) continue;
+    const fields: [string, FieldSpec][] = [];
+    for (const fieldKey of Object.keys(set)) {
+      if (!KEY_PATTERN.test(fieldKey)) {
+        issues.push(`${setPath}: field key ${JSON.stringify(fieldKey)} must be 1 to 255 characters of A-Z, a-z, 0-9 and _`);
+        continue;
+      }
+      const field = validateField(set[fieldKey], `${setPath}.${fieldKey}`, issues);
+      if (field) fields.push([fieldKey, field]);
+    }
+    sets.push([setKey, Object.fromEntries(fields)]);
+  }
+  return Object.fromEntries(sets);
+}
+
+function validateField(value: unknown, path: string, issues: string[]): FieldSpec | undefined {
+  const obj = expectObject(value, path, issues);
+  if (!obj) return undefined;
+  checkProperties(obj, path, FIELD_PROPS, issues);
+  const before = issues.length;
+
+  let type: FieldType | undefined;
+  if (!has(obj, 'Type')) issues.push(`${path}.Type: is required (one of ${FIELD_TYPES.join(', ')})`);
+  else if (obj.Type === null) issues.push(nullIssue(`${path}.Type`));
+  else if (typeof obj.Type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(obj.Type)) {
+    issues.push(`${path}.Type: must be one of ${FIELD_TYPES.join(', ')} (got ${describe(obj.Type)})`);
+  } else type = obj.Type as FieldType;
+
+  const fieldValue = readString(obj, 'Value', path, issues);
+  if (fieldValue !== undefined && type !== undefined) checkValue(type, fieldValue, `${path}.Value`, issues);
+
+  let location: Location | undefined;
+  if (!has(obj, 'Location')) issues.push(`${path}.Location: is required`);
+  else location = validateLocation(obj.Location, `${path}.Location`, issues);
+
+  if (issues.length > before || !type || !location) return undefined;
+  const field: FieldSpec = { Type: type, Location: location };
+  if (fieldValue !== undefined) field.Value = fieldValue;
+  return field;
+}
+
+function checkValue(type: FieldType, value: string, path: string, issues: string[]): void {
+  switch (type) {
+    case 'Signature':
+    case 'Seal':
+      issues.push(`${path}: is not allowed on a ${type} field`);
+      return;
+    case 'Check':
+      if (value.length === 0) issues.push(`${path}: the export value of a Check field must not be empty`);
+      else if (value === 'Off') issues.push(`${path}: "Off" is reserved for the unchecked state; choose another export value`);
+      else if (Buffer.byteLength(value, 'utf8') > MAX_EXPORT_VALUE_BYTES) {
+        issues.push(`${path}: the export value of a Check field must be at most ${MAX_EXPORT_VALUE_BYTES} bytes in UTF-8`);
+      } else if (hasControlCharacter(value)) issues.push(`${path}: must not contain control characters`);
+      return;
+    case 'SingleLine':
+      if ([...value].length > MAX_VALUE) issues.push(`${path}: must be at most ${MAX_VALUE} characters`);
+      else if (/[\r\n]/.test(value)) issues.push(`${path}: a SingleLine value must not contain line breaks`);
+      return;
+    case 'Date':
+      if (!isIsoDate(value)) issues.push(`${path}: must be a date written YYYY-MM-DD (got ${JSON.stringify(value)})`);
+      return;
+    case 'Number':
+      if (!NUMBER_PATTERN.test(value)) {
+        issues.push(`${path}: must be a number such as 42, -3.5 or 0,75 (got ${JSON.stringify(value)})`);
+      }
+      return;
+  }
+}
+
+function isIsoDate(value: string): boolean {
+  const m = DATE_PATTERN.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12 || d < 1) return false;
+  const days = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return d <= (days[mo - 1] ?? 0);
+}
+
+function validateLocation(value: unknown, path: string, issues: string[]): Location | undefined {
+  const obj = expectObject(value, path, issues);
+  if (!obj) return undefined;
+  checkProperties(obj, path, LOCATION_PROPS, issues);
+  const before = issues.length;
+  const loc: Location = {};
+
+  const search = readString(obj, 'Search', path, issues);
+  if (search !== undefined) {
+    if (search.trim().length === 0) issues.push(`${path}.Search: must contain text other than white space`);
+    else loc.Search = search;
+  }
+  for (const name of ['Top', 'Right', 'Bottom', 'Left'] as const) {
+    const n = readNumber(obj, name, path, issues);
+    if (n !== undefined) loc[name] = n;
+  }
+  for (const name of ['Width', 'Height'] as const) {
+    const n = readNumber(obj, name, path, issues);
+    if (n === undefined) continue;
+    if (n <= 0) issues.push(`${path}.${name}: must be greater than 0 (got ${n})`);
+    else loc[name] = n;
+  }
+  const page = readNumber(obj, 'PageNumber', path, issues);
+  if (page !== undefined) {
+    if (!Number.isSafeInteger(page) || page < 1) issues.push(`${path}.PageNumber: must be an integer of at least 1 (got ${page})`);
+    else loc.PageNumber = page;
+  }
+  if (has(obj, 'Occurence') && has(obj, 'Occurrence')) {
+    issues.push(`${path}: give either Occurence or its alias Occurrence, not both`);
+  } else {
+    const name = has(obj, 'Occurrence') ? 'Occurrence' : 'Occurence';
+    const occ = readNumber(obj, name, path, issues);
+    if (occ !== undefined) {
+      if (!Number.isSafeInteger(occ) || occ < 1) issues.push(`${path}.${name}: must be an integer of at least 1 (got ${occ})`);
+      else loc.Occurence = occ;
+    }
+  }
+
+  if (has(obj, 'Width') && has(obj, 'Left') && has(obj, 'Right')) {
+    issues.push(`${path}: Width cannot be used with both Left and Right`);
+  }
+  if (has(obj, 'Height') && has(obj, 'Top') && has(obj, 'Bottom')) {
+    issues.push(`${path}: Height cannot be used with both Top and Bottom`);
+  }
+  if (!has(obj, 'Search') && !has(obj, 'PageNumber')) {
+    issues.push(`${path}: PageNumber is required when there is no Search`);
+  }
+  if (!has(obj, 'Search') && (has(obj, 'Occurence') || has(obj, 'Occurrence'))) {
+    issues.push(`${path}: ${has(obj, 'Occurrence') ? 'Occurrence' : 'Occurence'} can only be used with Search`);
+  }
+  return issues.length > before ? undefined : loc;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function has(obj: JsonObject, key: string): boolean {
+  return Object.hasOwn(obj, key);
+}
+
+function expectObject(value: unknown, path: string, issues: string[]): JsonObject | undefined {
+  if (value === null) {
+    issues.push(nullIssue(path));
+    return undefined;
+  }
+  if (!isObject(value)) {
+    issues.push(`${path}: must be a JSON object (got ${describe(value)})`);
+    return undefined;
+  }
+  return value;
+}
+
+function checkProperties(
+  obj: JsonObject,
+  path: string,
+  allowed: readonly string[],
+  issues: string[],
+  prefix: string = path + '.',
+): void {
+  for (const key of Object.keys(obj)) {
+    if (allowed.includes(key)) continue;
+    const hint = allowed.find((a) => a.toLowerCase() === key.toLowerCase());
+    issues.push(
+      `${prefix}${key}: unknown property${hint ? ` (did you mean ${hint}?)` : ` (allowed: ${allowed.join(', ')})`}`,
+    );
+  }
+}
+
+function readString(obj: JsonObject, key: string, path: string, issues: string[]): string | undefined {
+  if (!has(obj, key)) return undefined;
+  const full = path ? `${path}.${key}` : key;
+  const v = obj[key];
+  if (v === null) issues.push(nullIssue(full));
+  else if (typeof v !== 'string') issues.push(`${full}: must be a string (got ${describe(v)})`);
+  else return v;
+  return undefined;
+}
+
+function readNumber(obj: JsonObject, key: string, path: string, issues: string[]): number | undefined {
+  if (!has(obj, key)) return undefined;
+  const full = path ? `${path}.${key}` : key;
+  const v = obj[key];
+  if (v === null) issues.push(nullIssue(full));
+  else if (typeof v !== 'number') issues.push(`${full}: must be a number (got ${describe(v)})`);
+  else if (!Number.isFinite(v)) issues.push(`${full}: must be a finite number (got ${v})`);
+  else return v;
+  return undefined;
+}
+
+function nullIssue(path: string): string {
+  return `${path}: Null values must not be sent`;
+}
+
+function hasControlCharacter(value: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f]/.test(value);
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}

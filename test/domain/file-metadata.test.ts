@@ -1,0 +1,252 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  parseFileMetaData,
+  validateFileMetaData,
+  type FileMetaData,
+} from '../../src/domain/file-metadata.js';
+import { ValidationError } from '../../src/errors.js';
+
+/** The issues a validation throws, or [] when it passes. */
+function issuesOf(input: unknown): string[] {
+  try {
+    validateFileMetaData(input);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).code).toBe('INVALID_FILE_METADATA');
+    return [...(error as ValidationError).issues];
+  }
+}
+
+/** Metadata with one field `f.x` whose Location (and other props) are given. */
+function withField(field: Record<string, unknown>): unknown {
+  return { FormSets: { f: { x: field } } };
+}
+function withLocation(location: Record<string, unknown>, type = 'Signature'): unknown {
+  return withField({ Type: type, Location: location });
+}
+
+describe('validateFileMetaData: accepted input', () => {
+  it('accepts the full Signhost example and returns a clean copy', () => {
+    const input = {
+      DisplayName: 'Contract',
+      DisplayOrder: 1,
+      Description: 'Please sign',
+      SetParaph: true,
+      Signers: { Signer1: { FormSets: ['sig1'] }, 'Signer-2': { FormSets: ['sig1', 'other'] } },
+      FormSets: {
+        sig1: {
+          Signature1: { Type: 'Signature', Location: { Search: '{{Signer1}}', Top: -75, Width: 140, Height: 70 } },
+          Agree: { Type: 'Check', Value: 'I agree', Location: { PageNumber: 2, Left: 10, Top: 10 } },
+        },
+        other: {
+          Name: { Type: 'SingleLine', Value: 'Zoë', Location: { Search: 'Name:', Occurrence: 2 } },
+          When: { Type: 'Date', Value: '2024-02-29', Location: { PageNumber: 1, Right: 0, Bottom: 0 } },
+          Amount: { Type: 'Number', Value: '-3,50', Location: { PageNumber: 1, Left: 1, Right: 1 } },
+          Seal: { Type: 'Seal', Location: { PageNumber: 1, Top: 0, Bottom: 0 } },
+        },
+      },
+    };
+    const out = validateFileMetaData(input);
+    expect(out.Signers).toEqual({ Signer1: { FormSets: ['sig1'] }, 'Signer-2': { FormSets: ['sig1', 'other'] } });
+    expect(out.FormSets?.other?.Name?.Location).toEqual({ Search: 'Name:', Occurence: 2 });
+    expect(out.FormSets?.sig1?.Agree).toEqual({
+      Type: 'Check',
+      Value: 'I agree',
+      Location: { PageNumber: 2, Left: 10, Top: 10 },
+    });
+    expect(out.DisplayName).toBe('Contract');
+    expect(out.SetParaph).toBe(true);
+  });
+
+  it('accepts an empty object', () => {
+    expect(validateFileMetaData({})).toEqual({});
+  });
+
+  it('does not let a "__proto__" key change the prototype of the result', () => {
+    const input = JSON.parse('{"FormSets":{"__proto__":{"x":{"Type":"Signature","Location":{"PageNumber":1}}}}}');
+    const out = validateFileMetaData(input);
+    expect(Object.keys(out.FormSets ?? {})).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(out.FormSets)).toBe(Object.prototype);
+  });
+});
+
+describe('validateFileMetaData: every rule, exact messages', () => {
+  const cases: [string, unknown, string[]][] = [
+    ['root not an object', [1], ['FileMetaData: must be a JSON object (got an array)']],
+    ['root null', null, ['FileMetaData: Null values must not be sent']],
+    ['unknown root property', { Foo: 1 }, ['Foo: unknown property (allowed: DisplayName, DisplayOrder, Description, SetParaph, Signers, FormSets)']],
+    ['wrong case gets a hint', { displayName: 'x' }, ['displayName: unknown property (did you mean DisplayName?)']],
+    ['DisplayName too long', { DisplayName: 'a'.repeat(256) }, ['DisplayName: must be at most 255 characters (got 256)']],
+    ['DisplayName null', { DisplayName: null }, ['DisplayName: Null values must not be sent']],
+    ['DisplayName not a string', { DisplayName: 5 }, ['DisplayName: must be a string (got number 5)']],
+    ['DisplayName control char', { DisplayName: 'a\u0007' }, ['DisplayName: must not contain control characters']],
+    ['DisplayOrder not integer', { DisplayOrder: 1.5 }, ['DisplayOrder: must be an integer (got 1.5)']],
+    ['Description too long', { Description: 'd'.repeat(4097) }, ['Description: must be at most 4096 characters (got 4097)']],
+    ['SetParaph not boolean', { SetParaph: 'yes' }, ['SetParaph: must be true or false (got the string "yes")']],
+    ['Signers not an object', { Signers: [] }, ['Signers: must be a JSON object (got an array)']],
+    ['signer id pattern', { Signers: { 'a b': { FormSets: [] } } }, ['Signers: signer id "a b" must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -']],
+    ['signer FormSets missing', { Signers: { S1: {} } }, ['Signers.S1.FormSets: is required (an array of formset keys)']],
+    ['signer FormSets not array', { Signers: { S1: { FormSets: 'f' } } }, ['Signers.S1.FormSets: must be an array of formset keys (got the string "f")']],
+    ['signer unknown property', { Signers: { S1: { FormSets: [], Email: 'x' } } }, ['Signers.S1.Email: unknown property (allowed: FormSets)']],
+    ['signer formset not in FormSets', { Signers: { S1: { FormSets: ['nope'] } }, FormSets: {} }, ['Signers.S1.FormSets[0]: "nope" does not name a key of FormSets']],
+    ['signer formset without FormSets at all', { Signers: { S1: { FormSets: ['f'] } } }, ['Signers.S1.FormSets[0]: "f" does not name a key of FormSets']],
+    ['signer formset item null', { Signers: { S1: { FormSets: [null] } } }, ['Signers.S1.FormSets[0]: Null values must not be sent']],
+    ['signer formset item number', { Signers: { S1: { FormSets: [3] } } }, ['Signers.S1.FormSets[0]: must be a formset key string (got number 3)']],
+    ['signer formset twice', { Signers: { S1: { FormSets: ['f', 'f'] } }, FormSets: { f: {} } }, ['Signers.S1.FormSets[1]: "f" is listed twice']],
+    ['formset key pattern', { FormSets: { 'a.b': {} } }, ['FormSets: formset key "a.b" must be 1 to 255 characters of A-Z, a-z, 0-9 and _']],
+    ['field key pattern', { FormSets: { f: { 'x-y': {} } } }, ['FormSets.f: field key "x-y" must be 1 to 255 characters of A-Z, a-z, 0-9 and _']],
+    ['formset not an object', { FormSets: { f: 1 } }, ['FormSets.f: must be a JSON object (got number 1)']],
+    ['field null', { FormSets: { f: { x: null } } }, ['FormSets.f.x: Null values must not be sent']],
+    ['field Type missing', withField({ Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: is required (one of Signature, Seal, Check, SingleLine, Date, Number)']],
+    ['field Type unknown', withField({ Type: 'Radio', Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: must be one of Signature, Seal, Check, SingleLine, Date, Number (got the string "Radio")']],
+    ['field Location missing', withField({ Type: 'Signature' }), ['FormSets.f.x.Location: is required']],
+    ['field unknown property', withField({ Type: 'Signature', Location: { PageNumber: 1 }, Label: 'x' }), ['FormSets.f.x.Label: unknown property (allowed: Type, Value, Location)']],
+    ['Value on Signature', withField({ Type: 'Signature', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Signature field']],
+    ['Value on Seal', withField({ Type: 'Seal', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Seal field']],
+    ['Value not a string', withField({ Type: 'Check', Value: true, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a string (got boolean true)']],
+    ['Check Value empty', withField({ Type: 'Check', Value: '', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: the export value of a Check field must not be empty']],
+    ['Check Value Off', withField({ Type: 'Check', Value: 'Off', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: "Off" is reserved for the unchecked state; choose another export value']],
+    ['Check Value too long', withField({ Type: 'Check', Value: 'é'.repeat(64), Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: the export value of a Check field must be at most 127 bytes in UTF-8']],
+    ['SingleLine line break', withField({ Type: 'SingleLine', Value: 'a\nb', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: a SingleLine value must not contain line breaks']],
+    ['Date format', withField({ Type: 'Date', Value: '2023-02-29', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a date written YYYY-MM-DD (got "2023-02-29")']],
+    ['Number format', withField({ Type: 'Number', Value: '1e5', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a number such as 42, -3.5 or 0,75 (got "1e5")']],
+    ['Location not an object', withField({ Type: 'Signature', Location: 'top' }), ['FormSets.f.x.Location: must be a JSON object (got the string "top")']],
+    ['Location unknown property', withLocation({ PageNumber: 1, X: 3 }), ['FormSets.f.x.Location.X: unknown property (allowed: Search, Occurence, Occurrence, Top, Right, Bottom, Left, Width, Height, PageNumber)']],
+    ['Width with Left and Right', withLocation({ PageNumber: 1, Left: 1, Right: 1, Width: 140 }), ['FormSets.f.x.Location: Width cannot be used with both Left and Right']],
+    ['Height with Top and Bottom', withLocation({ PageNumber: 1, Top: 1, Bottom: 1, Height: 70 }), ['FormSets.f.x.Location: Height cannot be used with both Top and Bottom']],
+    ['PageNumber required without Search', withLocation({ Left: 1 }), ['FormSets.f.x.Location: PageNumber is required when there is no Search']],
+    ['PageNumber zero', withLocation({ PageNumber: 0 }), ['FormSets.f.x.Location.PageNumber: must be an integer of at least 1 (got 0)']],
+    ['PageNumber fraction', withLocation({ PageNumber: 1.5 }), ['FormSets.f.x.Location.PageNumber: must be an integer of at least 1 (got 1.5)']],
+    ['PageNumber string', withLocation({ PageNumber: '1' }), ['FormSets.f.x.Location.PageNumber: must be a number (got the string "1")']],
+    ['Occurence zero', withLocation({ Search: 'a', Occurence: 0 }), ['FormSets.f.x.Location.Occurence: must be an integer of at least 1 (got 0)']],
+    ['Occurrence fraction', withLocation({ Search: 'a', Occurrence: 2.5 }), ['FormSets.f.x.Location.Occurrence: must be an integer of at least 1 (got 2.5)']],
+    ['Occurence and Occurrence', withLocation({ Search: 'a', Occurence: 1, Occurrence: 1 }), ['FormSets.f.x.Location: give either Occurence or its alias Occurrence, not both']],
+    ['Occurence without Search', withLocation({ PageNumber: 1, Occurence: 1 }), ['FormSets.f.x.Location: Occurence can only be used with Search']],
+    ['Search blank', withLocation({ Search: '  ' }), ['FormSets.f.x.Location.Search: must contain text other than white space']],
+    ['Search not a string', withLocation({ Search: 5 }), ['FormSets.f.x.Location.Search: must be a string (got number 5)']],
+    ['offset null', withLocation({ PageNumber: 1, Top: null }), ['FormSets.f.x.Location.Top: Null values must not be sent']],
+    ['offset not finite', withLocation({ PageNumber: 1, Left: Number.NaN }), ['FormSets.f.x.Location.Left: must be a finite number (got NaN)']],
+    ['Width zero', withLocation({ PageNumber: 1, Width: 0 }), ['FormSets.f.x.Location.Width: must be greater than 0 (got 0)']],
+    ['Height negative', withLocation({ PageNumber: 1, Height: -5 }), ['FormSets.f.x.Location.Height: must be greater than 0 (got -5)']],
+  ];
+  it.each(cases)('%s', (_name, input, expected) => {
+    expect(issuesOf(input)).toEqual(expected);
+  });
+
+  it('collects every error instead of stopping at the first', () => {
+    const issues = issuesOf({
+      DisplayName: null,
+      Signers: { S1: { FormSets: ['missing'] } },
+      FormSets: {
+        f: {
+          a: { Type: 'Signature', Location: { Left: 1, Right: 2, Width: 3 } },
+          b: { Type: 'Check', Value: 'Off', Location: { Search: 'x', Top: 1, Bottom: 1, Height: 1 } },
+        },
+      },
+    });
+    expect(issues).toEqual([
+      'DisplayName: Null values must not be sent',
+      'FormSets.f.a.Location: Width cannot be used with both Left and Right',
+      'FormSets.f.a.Location: PageNumber is required when there is no Search',
+      'FormSets.f.b.Value: "Off" is reserved for the unchecked state; choose another export value',
+      'FormSets.f.b.Location: Height cannot be used with both Top and Bottom',
+      'Signers.S1.FormSets[0]: "missing" does not name a key of FormSets',
+    ]);
+  });
+
+  it('joins the issues into the error message', () => {
+    expect(() => validateFileMetaData(withLocation({ Left: 1 }))).toThrow(
+      'FormSets.f.x.Location: PageNumber is required when there is no Search',
+    );
+  });
+});
+
+describe('parseFileMetaData: raw input', () => {
+  it('parses UTF-8 bytes with a byte-order mark', () => {
+    const text = '\uFEFF{"DisplayName":"Zoë Łukasiewicz-Ōta"}';
+    expect(parseFileMetaData(new TextEncoder().encode(text))).toEqual({ DisplayName: 'Zoë Łukasiewicz-Ōta' });
+  });
+
+  it('refuses 10 MB of metadata before parsing it', () => {
+    const big = `{"DisplayName":"${'a'.repeat(10 * 1024 * 1024)}"}`;
+    let error: unknown;
+    try {
+      parseFileMetaData(big);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).code).toBe('FILE_METADATA_TOO_LARGE');
+    expect((error as ValidationError).message).toBe(
+      'FileMetaData: 10485778 bytes is too large; at most 1048576 bytes are accepted',
+    );
+  });
+
+  it('honours a custom size limit', () => {
+    expect(() => parseFileMetaData('{"DisplayName":"abc"}', { maxBytes: 10 })).toThrow('at most 10 bytes');
+  });
+
+  it('refuses deeply nested JSON with a clear error, without recursion', () => {
+    const deep = '['.repeat(500_000) + ']'.repeat(500_000);
+    expect(() => parseFileMetaData(deep)).toThrow(
+      'FileMetaData: JSON nested 500000 levels deep; at most 32 levels are accepted',
+    );
+    const deepInProperty = `{"Foo":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`;
+    expect(() => parseFileMetaData(deepInProperty)).toThrow('JSON nested 41 levels deep');
+  });
+
+  it('does not count brackets inside strings as nesting', () => {
+    expect(parseFileMetaData(`{"DisplayName":"${'[{'.repeat(100)}\\"]"}`).DisplayName).toBe(`${'[{'.repeat(100)}"]`);
+  });
+
+  it('reports invalid JSON and invalid UTF-8', () => {
+    expect(() => parseFileMetaData('{"DisplayName":')).toThrow(/^FileMetaData: not valid JSON \(/);
+    expect(() => parseFileMetaData(new Uint8Array([0x7b, 0xff, 0x7d]))).toThrow(
+      'FileMetaData: not valid UTF-8 text; send JSON encoded as UTF-8',
+    );
+  });
+
+  it('never throws anything but a ValidationError, whatever the text (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v))), (text) => {
+        try {
+          const out: FileMetaData = parseFileMetaData(text);
+          expect(typeof out).toBe('object');
+        } catch (error) {
+          expect(error).toBeInstanceOf(ValidationError);
+          expect((error as ValidationError).issues.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('accepted metadata is a fixed point of validation (property)', () => {
+    const num = fc.double({ min: -1000, max: 1000, noNaN: true });
+    const location = fc.record(
+      {
+        Search: fc.constantFrom('{{Signer1}}', 'Name:', 'x'),
+        Top: num,
+        Left: num,
+        Width: fc.double({ min: 1, max: 500, noNaN: true }),
+        PageNumber: fc.integer({ min: 1, max: 5 }),
+        Occurrence: fc.integer({ min: 1, max: 3 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(location, (loc) => {
+        let out: FileMetaData;
+        try {
+          out = validateFileMetaData(withLocation(loc));
+        } catch {
+          return; // rejected combinations are covered by the table above
+        }
+        expect(validateFileMetaData(out)).toEqual(out);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
