@@ -1,0 +1,288 @@
+/**
+ * The location resolver (decisions.md §4): turns FileMetaData Locations into widget rectangles in reader coordinates
+ * (points, CropBox with /Rotate applied, origin top-left, y down). A Location positions a box like CSS absolute
+ * positioning inside a containing block: the box of the matched `Search` text, else the page. Pure: it reads only
+ * the page geometries and text matches it is handed, so resolving after indexing costs microseconds.
+ */
+import type { FieldType, FileMetaData, Location } from '../domain/file-metadata.js';
+import { PlacementError } from '../errors.js';
+import type { PageGeometry, ReaderRect } from './page-geometry.js';
+
+/** One widget to create: a field of a formset at a rectangle of a page, in reader coordinates. */
+export interface FieldPlacement {
+  /** Fully qualified field name, `<formset>.<fieldKey>`. */
+  field: string;
+  formSet: string;
+  fieldKey: string;
+  type: FieldType;
+  /** Check: export value; SingleLine/Date/Number: pre-filled value. */
+  value?: string;
+  /** Signers whose FormSets include this field's formset, in the metadata's order. */
+  signerIds: string[];
+  /** 1-based page. */
+  pageNumber: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** A text match: the page it is on and its bounding box in reader coordinates. */
+export interface LocateMatch {
+  pageNumber: number;
+  box: ReaderRect;
+}
+
+/**
+ * What the resolver needs from a document: the geometry of every page and, when a Location has `Search`, a way to
+ * find text (the Search semantics of decisions.md §4, matches in page order). `indexSource` adapts a TextIndex.
+ */
+export interface LocateSource {
+  /** Geometry of every page, `pages[i]` being page `i + 1`. */
+  readonly pages: readonly PageGeometry[];
+  /** Every match of `needle` in page order, only on `pageNumber` when given. Absent: Search cannot be resolved. */
+  find?(needle: string, pageNumber?: number): readonly LocateMatch[];
+}
+
+/** Default field sizes when a Location does not imply one (decisions.md §4). */
+export const DEFAULT_FIELD_SIZES: Readonly<Record<FieldType, { width: number; height: number }>> = {
+  Signature: { width: 140, height: 70 },
+  Seal: { width: 140, height: 70 },
+  Check: { width: 12, height: 12 },
+  SingleLine: { width: 150, height: 18 },
+  Date: { width: 150, height: 18 },
+  Number: { width: 150, height: 18 },
+};
+
+/** How far (points) a field may poke out of the page before it counts as outside: rounding of matched text boxes. */
+const PAGE_TOLERANCE = 0.5;
+
+/**
+ * Resolves every field of `metadata.FormSets` to its widgets, in formset and field order. A Location without
+ * `Occurence` yields one placement per match (one field, several widgets).
+ *
+ * @throws PlacementError `LOCATION_PAGE_OUT_OF_RANGE`, `LOCATION_TEXT_NOT_FOUND`, `LOCATION_OCCURRENCE_NOT_FOUND`,
+ *   `LOCATION_EMPTY_BOX` or `LOCATION_OUTSIDE_PAGE`, naming the formset, the field and the text; the first one found.
+ * @example
+ * const index = await indexText(pdf);
+ * const placements = resolveLocations(indexSource(index), metadata);
+ */
+export function resolveLocations(source: LocateSource, metadata: FileMetaData): FieldPlacement[] {
+  const signersOf = signersByFormSet(metadata);
+  const cache = new Map<string, readonly LocateMatch[]>();
+  const find = (needle: string, pageNumber: number | undefined): readonly LocateMatch[] => {
+    const key = `${pageNumber ?? 0}\u0000${needle}`;
+    let matches = cache.get(key);
+    if (!matches) {
+      if (!source.find) throw new TypeError('resolveLocations: a Location has Search but the source cannot find text');
+      matches = source.find(needle, pageNumber);
+      cache.set(key, matches);
+    }
+    return matches;
+  };
+  const out: FieldPlacement[] = [];
+  for (const [formSet, fields] of Object.entries(metadata.FormSets ?? {})) {
+    for (const [fieldKey, spec] of Object.entries(fields)) {
+      const path = `FormSets.${formSet}.${fieldKey}.Location`;
+      const boxes = resolveLocation(source.pages, spec.Location, spec.Type, path, find);
+      for (const { pageNumber, rect } of boxes) {
+        const placement: FieldPlacement = {
+          field: `${formSet}.${fieldKey}`,
+          formSet,
+          fieldKey,
+          type: spec.Type,
+          signerIds: [...(signersOf.get(formSet) ?? [])],
+          pageNumber,
+          ...rect,
+        };
+        if (spec.Value !== undefined) placement.value = spec.Value;
+        out.push(placement);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Resolves one Location of a field of `type` to its rectangles. `path` names the Location in error messages.
+ * `find` must follow {@link LocateSource.find}.
+ */
+export function resolveLocation(
+  pages: readonly PageGeometry[],
+  location: Location,
+  type: FieldType,
+  path: string,
+  find?: (needle: string, pageNumber: number | undefined) => readonly LocateMatch[],
+): { pageNumber: number; rect: ReaderRect }[] {
+  const pageNumber = location.PageNumber;
+  if (pageNumber !== undefined && pageNumber > pages.length) {
+    throw new PlacementError(
+      'LOCATION_PAGE_OUT_OF_RANGE',
+      `${path}: PageNumber ${pageNumber} is beyond the document, which has ${pages.length} page${pages.length === 1 ? '' : 's'}`,
+    );
+  }
+  let blocks: LocateMatch[];
+  if (location.Search !== undefined) {
+    if (!find) throw new TypeError('resolveLocation: a Location has Search but no find function was given');
+    const where = pageNumber === undefined ? 'in the document' : `on page ${pageNumber}`;
+    const matches = find(location.Search, pageNumber);
+    if (matches.length === 0) {
+      throw new PlacementError(
+        'LOCATION_TEXT_NOT_FOUND',
+        `${path}: Search text ${JSON.stringify(location.Search)} was not found ${where}`,
+      );
+    }
+    if (location.Occurence !== undefined) {
+      const match = matches[location.Occurence - 1];
+      if (!match) {
+        throw new PlacementError(
+          'LOCATION_OCCURRENCE_NOT_FOUND',
+          `${path}: Occurence ${location.Occurence} of Search text ${JSON.stringify(location.Search)} does not exist; ` +
+            `it occurs ${matches.length} time${matches.length === 1 ? '' : 's'} ${where}`,
+        );
+      }
+      blocks = [match];
+    } else {
+      blocks = [...matches];
+    }
+  } else {
+    if (pageNumber === undefined) {
+      throw new PlacementError('LOCATION_PAGE_REQUIRED', `${path}: PageNumber is required when there is no Search`);
+    }
+    const geo = pages[pageNumber - 1] as PageGeometry;
+    blocks = [{ pageNumber, box: { left: 0, top: 0, width: geo.width, height: geo.height } }];
+  }
+  const size = DEFAULT_FIELD_SIZES[type];
+  return blocks.map((block) => {
+    const geo = pages[block.pageNumber - 1];
+    if (!geo) {
+      throw new PlacementError('LOCATION_PAGE_OUT_OF_RANGE', `${path}: page ${block.pageNumber} is beyond the document`);
+    }
+    const h = axis(block.box.left, block.box.width, location.Left, location.Right, location.Width, size.width);
+    const v = axis(block.box.top, block.box.height, location.Top, location.Bottom, location.Height, size.height);
+    const rect: ReaderRect = { left: h.start, top: v.start, width: h.size, height: v.size };
+    const what = location.Search === undefined ? 'the page' : `the box of ${JSON.stringify(location.Search)}`;
+    if (rect.width <= 0) {
+      throw new PlacementError(
+        'LOCATION_EMPTY_BOX',
+        `${path}: Left ${location.Left} and Right ${location.Right} leave no width inside ${what} (width ${round(block.box.width)}); make them smaller`,
+      );
+    }
+    if (rect.height <= 0) {
+      throw new PlacementError(
+        'LOCATION_EMPTY_BOX',
+        `${path}: Top ${location.Top} and Bottom ${location.Bottom} leave no height inside ${what} (height ${round(block.box.height)}); make them smaller`,
+      );
+    }
+    if (
+      rect.left < -PAGE_TOLERANCE ||
+      rect.top < -PAGE_TOLERANCE ||
+      rect.left + rect.width > geo.width + PAGE_TOLERANCE ||
+      rect.top + rect.height > geo.height + PAGE_TOLERANCE
+    ) {
+      const anchor = location.Search === undefined ? '' : ` (placed from Search text ${JSON.stringify(location.Search)})`;
+      throw new PlacementError(
+        'LOCATION_OUTSIDE_PAGE',
+        `${path}: the field at left ${round(rect.left)}, top ${round(rect.top)}, width ${round(rect.width)}, height ` +
+          `${round(rect.height)}${anchor} does not fit on page ${block.pageNumber} (${round(geo.width)} × ${round(geo.height)} pt); change its offsets or size`,
+      );
+    }
+    return { pageNumber: block.pageNumber, rect };
+  });
+}
+
+/**
+ * One axis of CSS absolute positioning: `near`/`far` are the Left/Right (or Top/Bottom) insets from the containing
+ * block's edges, positive inwards. Both given: they fix the size. One given: the size is `extent` or the default.
+ * Neither: the near inset is 0.
+ */
+function axis(
+  blockStart: number,
+  blockSize: number,
+  near: number | undefined,
+  far: number | undefined,
+  extent: number | undefined,
+  fallback: number,
+): { start: number; size: number } {
+  if (near !== undefined && far !== undefined) return { start: blockStart + near, size: blockSize - near - far };
+  const size = extent ?? fallback;
+  if (far !== undefined) return { start: blockStart + blockSize - far - size, size };
+  return { start: blockStart + (near ?? 0), size };
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function signersByFormSet(metadata: FileMetaData): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const [signerId, signer] of Object.entries(metadata.Signers ?? {})) {
+    for (const formSet of signer.FormSets) {
+      const list = map.get(formSet) ?? [];
+      if (!list.includes(signerId)) list.push(signerId);
+      map.set(formSet, list);
+    }
+  }
+  return map;
+}
+
+/** Layout of {@link defaultSignerPlacements} when no `{{SignerN}}` tag is found. */
+export interface DefaultPlacementOptions {
+  /** Distance from the page's top and right edges. Default 36 pt (half an inch). */
+  margin?: number;
+  /** Vertical space between stacked signature fields. Default 10 pt. */
+  gap?: number;
+}
+
+/**
+ * Where each signer's signature goes on a document without metadata for them (decisions.md §4): at the first
+ * `{{SignerN}}` tag (N = the signer's 1-based position in `signerIds`; field top-left at the tag's top-left, moved
+ * inwards when it would leave the page), else at the top right of page 1, signers stacked downwards (a new column
+ * to the left when the page is full). Fields are named `<signerId>.Signature`, 140×70 pt.
+ *
+ * @example
+ * defaultSignerPlacements(indexSource(index), ['Signer1', 'Signer2']);
+ */
+export function defaultSignerPlacements(
+  source: LocateSource,
+  signerIds: readonly string[],
+  options: DefaultPlacementOptions = {},
+): FieldPlacement[] {
+  const margin = options.margin ?? 36;
+  const gap = options.gap ?? 10;
+  const { width, height } = DEFAULT_FIELD_SIZES.Signature;
+  const first = source.pages[0];
+  if (!first) throw new PlacementError('PDF_NO_PAGES', 'The PDF has no pages: send a document with at least one page.');
+  const perColumn = Math.max(1, Math.floor((first.height - 2 * margin + gap) / (height + gap)));
+  let stacked = 0;
+  return signerIds.map((signerId, i) => {
+    const tag = source.find?.(`{{Signer${i + 1}}}`)[0];
+    let pageNumber = 1;
+    let rect: ReaderRect;
+    const geo = tag ? source.pages[tag.pageNumber - 1] : undefined;
+    if (tag && geo) {
+      pageNumber = tag.pageNumber;
+      rect = {
+        left: clamp(tag.box.left, 0, geo.width - width),
+        top: clamp(tag.box.top, 0, geo.height - height),
+        width: Math.min(width, geo.width),
+        height: Math.min(height, geo.height),
+      };
+    } else {
+      const column = Math.floor(stacked / perColumn);
+      const row = stacked % perColumn;
+      stacked++;
+      rect = {
+        left: clamp(first.width - margin - width - column * (width + gap), 0, first.width - width),
+        top: clamp(margin + row * (height + gap), 0, first.height - height),
+        width: Math.min(width, first.width),
+        height: Math.min(height, first.height),
+      };
+    }
+    return { field: `${signerId}.Signature`, formSet: signerId, fieldKey: 'Signature', type: 'Signature', signerIds: [signerId], pageNumber, ...rect };
+  });
+}
+
+function clamp(n: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, n));
+}
