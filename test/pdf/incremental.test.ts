@@ -1,0 +1,218 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { describe, expect, it } from 'vitest';
+import {
+  appendPageAnnotation,
+  openPdfForUpdate,
+  writeIncrementalUpdate,
+  type PdfUpdateSession,
+} from '../../src/pdf/incremental.js';
+import { readPdfTail } from '../../src/pdf/pdf-tail.js';
+import { qpdfCheck } from '../helpers/external-tools.js';
+
+async function basePdf(pages: number, objectStreams: boolean): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < pages; i++) {
+    doc.addPage([595, 842]).drawText(`Page ${i + 1} of the contract`, { x: 50, y: 780, size: 14, font });
+  }
+  return doc.save({ useObjectStreams: objectStreams });
+}
+
+function qpdfObjectStreams(pdf: Uint8Array): Uint8Array {
+  const dir = mkdtempSync(join(tmpdir(), 'paraph-inc-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('qpdf', ['--object-streams=generate', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
+    return new Uint8Array(readFileSync(join(dir, 'out.pdf')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The kinds of base document the writer must handle. */
+async function fixtures(): Promise<Record<string, Uint8Array>> {
+  const classic = await basePdf(3, false);
+  let end = classic.length;
+  while (classic[end - 1] === 0x0a || classic[end - 1] === 0x0d) end--;
+  return {
+    'classic xref table': classic,
+    'classic table, no EOL after %%EOF': classic.slice(0, end),
+    'pdf-lib xref stream': await basePdf(3, true),
+    'qpdf xref stream + object streams': qpdfObjectStreams(classic),
+  };
+}
+
+function acroForm(session: PdfUpdateSession): PDFDict {
+  const { doc } = session;
+  const catalog = doc.catalog;
+  const existing = catalog.get(PDFName.of('AcroForm'));
+  if (existing instanceof PDFRef) return doc.context.lookup(existing, PDFDict);
+  if (existing instanceof PDFDict) {
+    session.markModified(doc.context.trailerInfo.Root as PDFRef);
+    return existing;
+  }
+  const form = doc.context.obj({ Fields: [] });
+  const formRef = doc.context.register(form);
+  catalog.set(PDFName.of('AcroForm'), formRef);
+  session.markModified(doc.context.trailerInfo.Root as PDFRef);
+  return form;
+}
+
+type Op =
+  | { kind: 'add-field'; page: number; name: string }
+  | { kind: 'fill-field'; value: string }
+  | { kind: 'add-annotation'; page: number; text: string };
+
+/** Applies one operation as its own update; returns the new bytes. */
+async function applyOp(pdf: Uint8Array, op: Op): Promise<Uint8Array> {
+  const session = await openPdfForUpdate(pdf);
+  const { doc } = session;
+  const context = doc.context;
+  const pageRef = (n: number): PDFRef => doc.getPage(n % doc.getPageCount()).ref;
+  if (op.kind === 'add-field') {
+    const form = acroForm(session);
+    const field = context.register(
+      context.obj({
+        FT: 'Tx', T: PDFString.of(op.name), Type: 'Annot', Subtype: 'Widget', F: 4,
+        Rect: [50, 700, 250, 720], P: pageRef(op.page),
+      }),
+    );
+    const fields = form.lookup(PDFName.of('Fields'), PDFArray);
+    fields.push(field);
+    const fieldsRef = form.get(PDFName.of('Fields'));
+    if (fieldsRef instanceof PDFRef) session.markModified(fieldsRef);
+    const formRef = doc.catalog.get(PDFName.of('AcroForm'));
+    if (formRef instanceof PDFRef) session.markModified(formRef);
+    appendPageAnnotation(session, pageRef(op.page), field);
+  } else if (op.kind === 'fill-field') {
+    const form = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+    const fields = form?.lookupMaybe(PDFName.of('Fields'), PDFArray);
+    const first = fields?.get(0);
+    if (!(first instanceof PDFRef)) return pdf; // nothing to fill yet: no update
+    context.lookup(first, PDFDict).set(PDFName.of('V'), PDFHexString.fromText(op.value));
+    session.markModified(first);
+  } else {
+    const annot = context.register(
+      context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [20, 20, 40, 40], Contents: PDFHexString.fromText(op.text) }),
+    );
+    appendPageAnnotation(session, pageRef(op.page), annot);
+  }
+  return writeIncrementalUpdate(session).bytes;
+}
+
+async function openWithPdfjs(pdf: Uint8Array): Promise<{ pages: number; annotations: number }> {
+  const task = getDocument({ data: pdf.slice(), isEvalSupported: false, verbosity: 0 });
+  const doc = await task.promise;
+  try {
+    let annotations = 0;
+    for (let i = 1; i <= doc.numPages; i++) annotations += (await (await doc.getPage(i)).getAnnotations()).length;
+    return { pages: doc.numPages, annotations };
+  } finally {
+    await task.destroy();
+  }
+}
+
+function isPrefix(prefix: Uint8Array, whole: Uint8Array): boolean {
+  if (prefix.length > whole.length) return false;
+  return Buffer.from(whole.buffer, whole.byteOffset, prefix.length).equals(Buffer.from(prefix));
+}
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('add-field' as const), page: fc.nat(5), name: fc.stringMatching(/^[A-Za-z0-9_]{1,12}$/) }),
+  fc.record({ kind: fc.constant('fill-field' as const), value: fc.string({ maxLength: 30 }) }),
+  fc.record({ kind: fc.constant('add-annotation' as const), page: fc.nat(5), text: fc.string({ maxLength: 30 }) }),
+);
+
+describe('incremental updates', () => {
+  it('keep every earlier revision as a byte prefix; every revision opens in pdf-lib and pdf.js and passes qpdf --check', async () => {
+    const bases = await fixtures();
+    for (const [name, base] of Object.entries(bases)) {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 4 }), async (ops) => {
+          const revisions = [base];
+          let annotations = 0;
+          for (const op of ops) {
+            const next = await applyOp(revisions[revisions.length - 1] as Uint8Array, op);
+            revisions.push(next);
+            if (op.kind !== 'fill-field') annotations += 1;
+          }
+          const final = revisions[revisions.length - 1] as Uint8Array;
+          for (const revision of revisions) {
+            expect(isPrefix(revision, final), `${name}: revision is a prefix`).toBe(true);
+            const loaded = await PDFDocument.load(revision, { updateMetadata: false });
+            expect(loaded.getPageCount()).toBe(3);
+            const check = await qpdfCheck(revision);
+            expect(check.ok, `${name}: qpdf --check\n${check.stdout}${check.stderr}`).toBe(true);
+          }
+          const viewed = await openWithPdfjs(final);
+          expect(viewed).toEqual({ pages: 3, annotations });
+        }),
+        { numRuns: 15 },
+      );
+    }
+  }, 120_000);
+
+  it('writes a cross-reference section of the same kind as the file’s last one, with /Prev at the old startxref', async () => {
+    const bases = await fixtures();
+    for (const [name, base] of Object.entries(bases)) {
+      const before = readPdfTail(base, (await PDFDocument.load(base)).context);
+      const after = await applyOp(base, { kind: 'add-annotation', page: 0, text: 'x' });
+      const tail = readPdfTail(after, (await PDFDocument.load(after)).context);
+      expect(tail.kind, name).toBe(before.kind);
+      expect(tail.trailer.get(PDFName.of('Prev'))?.toString(), name).toBe(String(before.startxref));
+      expect(tail.startxref).toBeGreaterThan(base.length);
+      expect(tail.size).toBeGreaterThanOrEqual(before.size);
+      expect(tail.trailer.get(PDFName.of('Root'))?.toString()).toBe(before.trailer.get(PDFName.of('Root'))?.toString());
+    }
+  });
+
+  it('adds an end-of-line before the update when the original ends right after %%EOF', async () => {
+    const { 'classic table, no EOL after %%EOF': bare } = await fixtures();
+    const after = await applyOp(bare as Uint8Array, { kind: 'add-annotation', page: 0, text: 'x' });
+    expect(after[(bare as Uint8Array).length]).toBe(0x0a);
+    expect(isPrefix(bare as Uint8Array, after)).toBe(true);
+  });
+
+  it('writes only new objects and the ones marked modified, and reports their offsets', async () => {
+    const base = await basePdf(3, false);
+    const session = await openPdfForUpdate(base);
+    const pageRef = session.doc.getPage(1).ref;
+    const annot = session.doc.context.register(session.doc.context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [1, 1, 2, 2] }));
+    appendPageAnnotation(session, pageRef, annot);
+    const { bytes, objectOffsets } = writeIncrementalUpdate(session);
+    expect([...objectOffsets.keys()].sort((a, b) => a - b)).toEqual([pageRef.objectNumber, annot.objectNumber].sort((a, b) => a - b));
+    for (const [num, offset] of objectOffsets) {
+      expect(Buffer.from(bytes.subarray(offset, offset + 12)).toString('latin1')).toMatch(new RegExp(`^${num} 0 obj\\n`));
+    }
+  });
+
+  it('gives new objects numbers above the original /Size even when the last objects are free or xref streams', async () => {
+    const base = await basePdf(2, true);
+    const before = readPdfTail(base, (await PDFDocument.load(base)).context);
+    const session = await openPdfForUpdate(base);
+    const ref = session.doc.context.register(session.doc.context.obj({ Note: 'new' }));
+    expect(ref.objectNumber).toBeGreaterThanOrEqual(before.size);
+  });
+
+  it('appends an update to a 1000-page document without rewriting it', async () => {
+    const base = await basePdf(1000, false);
+    const after = await applyOp(base, { kind: 'add-field', page: 999, name: 'sig' });
+    expect(isPrefix(base, after)).toBe(true);
+    expect(after.length - base.length).toBeLessThan(2000);
+    expect((await qpdfCheck(after)).ok).toBe(true);
+  }, 60_000);
+
+  it('refuses a file whose startxref points nowhere, naming the problem', async () => {
+    const base = await basePdf(1, false);
+    const text = Buffer.from(base).toString('latin1').replace(/startxref\n\d+/, 'startxref\n99999999');
+    await expect(openPdfForUpdate(new Uint8Array(Buffer.from(text, 'latin1')))).rejects.toMatchObject({
+      code: 'PDF_XREF_UNREADABLE',
+    });
+  });
+});
