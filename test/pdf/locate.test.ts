@@ -27,7 +27,7 @@ function source(pages: PageGeometry[], words: { text: string; pageNumber: number
   };
 }
 
-function one(location: Location, type: FieldType = 'Signature', extra: Partial<FileMetaData> = {}): FileMetaData {
+function one(location: Location | Record<string, unknown>, type: FieldType = 'Signature', extra: Partial<FileMetaData> = {}): FileMetaData {
   return validateFileMetaData({ ...extra, FormSets: { f: { x: { Type: type, Location: location } } } });
 }
 
