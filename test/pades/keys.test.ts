@@ -44,7 +44,7 @@ describe('software signer', () => {
         const sig = await id.signer.sign(data, hash);
         expect(opensslVerifies(id.certPem, data, sig, hash, id.signer.scheme === 'RSA-PSS'), `${id.name} ${hash}`).toBe(true);
         const tampered = Uint8Array.from(data);
-        tampered[0] ^= 1;
+        tampered[0] = (tampered[0] ?? 0) ^ 1;
         expect(opensslVerifies(id.certPem, tampered, sig, hash, id.signer.scheme === 'RSA-PSS')).toBe(false);
       }
     }

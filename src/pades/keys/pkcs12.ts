@@ -1,0 +1,127 @@
+/**
+ * PKCS#12 (RFC 7292) key stores as `Signer`s: node-forge only decrypts and unpacks the file; the key is handed to
+ * WebCrypto as PKCS#8 and the certificates are kept as their original DER. Implements the PKCS#12 part of issue 3
+ * "Keys and certificates" and the qualified-seal configuration of decisions.md §5.
+ */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import forge from 'node-forge';
+import * as pkijs from 'pkijs';
+import '../crypto-engine.js';
+import { SigningError } from '../../errors.js';
+import type { SignatureScheme } from '../types.js';
+import { createSoftwareSigner, importPkcs8Key, type SoftwareSigner } from './software.js';
+
+/** Options of `loadPkcs12Signer`. */
+export interface Pkcs12Options {
+  /** Sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys only). */
+  readonly scheme?: SignatureScheme;
+}
+
+function toBinary(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('binary');
+}
+
+function fromBinary(binary: string): Uint8Array {
+  return new Uint8Array(Buffer.from(binary, 'binary'));
+}
+
+function unpack(bytes: Uint8Array, password: string): forge.pkcs12.Pkcs12Pfx {
+  let asn1: forge.asn1.Asn1;
+  try {
+    asn1 = forge.asn1.fromDer(toBinary(bytes));
+  } catch (cause) {
+    throw new SigningError('PKCS12_INVALID', `The file is not a PKCS#12 (.p12/.pfx) key store: ${(cause as Error).message}.`, { cause });
+  }
+  // forge re-encodes parsed certificates differently from their original DER (which would break every signature
+  // referring to them); with its certificate parser disabled it keeps each certificate as the ASN.1 it read, which
+  // re-encodes byte for byte. pkcs12FromAsn1 is synchronous, so the swap cannot leak into other callers.
+  const parseCertificate = forge.pki.certificateFromAsn1;
+  forge.pki.certificateFromAsn1 = () => {
+    throw new Error('kept as ASN.1');
+  };
+  try {
+    return forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+  } catch (cause) {
+    const message = (cause as Error).message;
+    if (/password|decrypt|MAC/i.test(message)) {
+      throw new SigningError('PKCS12_WRONG_PASSWORD', 'The PKCS#12 password is wrong (the file could not be decrypted); check the password.', { cause });
+    }
+    throw new SigningError('PKCS12_INVALID', `The PKCS#12 key store could not be read: ${message}.`, { cause });
+  } finally {
+    forge.pki.certificateFromAsn1 = parseCertificate;
+  }
+}
+
+interface Bag {
+  key?: forge.pki.PrivateKey | null;
+  cert?: forge.pki.Certificate | null;
+  asn1?: forge.asn1.Asn1;
+}
+
+function bagsOf(pfx: forge.pkcs12.Pkcs12Pfx, type: string): Bag[] {
+  return (pfx.getBags({ bagType: type })[type] ?? []) as Bag[];
+}
+
+function keyToPkcs8(bag: Bag): Uint8Array | undefined {
+  if (bag.asn1) return fromBinary(forge.asn1.toDer(bag.asn1).getBytes());
+  if (bag.key) {
+    const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey));
+    return fromBinary(forge.asn1.toDer(info).getBytes());
+  }
+  return undefined;
+}
+
+function certToDer(bag: Bag): Uint8Array | undefined {
+  return bag.asn1 ? fromBinary(forge.asn1.toDer(bag.asn1).getBytes()) : undefined;
+}
+
+function spkiOfCertificate(der: Uint8Array): Buffer {
+  return Buffer.from(pkijs.Certificate.fromBER(der).subjectPublicKeyInfo.toSchema().toBER(false));
+}
+
+/** Orders certificates as a chain starting at `leaf`: each next one is the issuer of the previous. */
+function orderChain(leaf: Uint8Array, others: Uint8Array[]): Uint8Array[] {
+  const parsed = others.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
+  const chain = [leaf];
+  let current = pkijs.Certificate.fromBER(leaf);
+  const used = new Set<number>();
+  for (;;) {
+    if (current.issuer.isEqual(current.subject)) break;
+    const next = parsed.findIndex((p, i) => !used.has(i) && p.cert.subject.isEqual(current.issuer));
+    if (next < 0) break;
+    used.add(next);
+    const found = parsed[next];
+    if (!found) break;
+    chain.push(found.der);
+    current = found.cert;
+  }
+  return chain;
+}
+
+/**
+ * Opens a PKCS#12 file (RSA or EC key) and returns a `Signer` with the key's certificate first, followed by its
+ * issuers found in the file. Throws `SigningError` with code `PKCS12_WRONG_PASSWORD`, `PKCS12_INVALID`,
+ * `PKCS12_NO_KEY` or `PKCS12_NO_CERTIFICATE`.
+ * @example
+ * const signer = await loadPkcs12Signer(readFileSync('seal.p12'), 'secret');
+ */
+export async function loadPkcs12Signer(bytes: Uint8Array, password: string, options: Pkcs12Options = {}): Promise<SoftwareSigner> {
+  const pfx = unpack(bytes, password);
+  const keys = [...bagsOf(pfx, forge.pki.oids.pkcs8ShroudedKeyBag ?? ''), ...bagsOf(pfx, forge.pki.oids.keyBag ?? '')]
+    .map(keyToPkcs8)
+    .filter((k): k is Uint8Array => k !== undefined);
+  if (keys.length === 0) {
+    throw new SigningError('PKCS12_NO_KEY', 'The PKCS#12 file holds no private key; export it again including the key.');
+  }
+  const certs = bagsOf(pfx, forge.pki.oids.certBag ?? '')
+    .map(certToDer)
+    .filter((c): c is Uint8Array => c !== undefined);
+  for (const pkcs8 of keys) {
+    const spki = createPublicKey(createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' })).export({ type: 'spki', format: 'der' });
+    const leaf = certs.find((der) => spkiOfCertificate(der).equals(spki));
+    if (!leaf) continue;
+    const privateKey = await importPkcs8Key(pkcs8, options.scheme === undefined ? {} : { scheme: options.scheme });
+    return createSoftwareSigner({ privateKey, certificateChain: orderChain(leaf, certs.filter((c) => c !== leaf)) });
+  }
+  throw new SigningError('PKCS12_NO_CERTIFICATE', 'The PKCS#12 file holds no certificate for its private key; export it again with the signing certificate.');
+}
