@@ -1,0 +1,115 @@
+/**
+ * Builds and checks a certificate path (RFC 5280 §6, simplified) from a signer or time-stamp certificate, through
+ * the certificates a signature carries (CMS certificates, /DSS certificates), to one of the caller's trust roots:
+ * each certificate's signature verifies with its issuer's key, issuers are CAs, and every certificate is valid at the
+ * validation time. Revocation is not judged here.
+ */
+import { X509Certificate } from 'node:crypto';
+
+/** The verdict on one certificate path. */
+export interface ChainCheck {
+  /** A path to a trust root was found and every certificate on it is acceptable. */
+  readonly chainOk: boolean;
+  /** Why the chain is not ok, or `trusted` when it is. */
+  readonly reason: string;
+  /** DER of the path found, leaf first, trust root last (as far as it could be built). */
+  readonly path: readonly Uint8Array[];
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
+
+/**
+ * Turns trust-root inputs (DER, or PEM text with one or more certificates) into DER certificates. Throws an Error
+ * naming the input index when one cannot be read as a certificate.
+ */
+export function parseCertificates(inputs: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  inputs.forEach((input, index) => {
+    const text = Buffer.from(input).toString('latin1');
+    const blocks = [...text.matchAll(PEM_BLOCK)];
+    const ders = blocks.length > 0 ? blocks.map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'))) : [input];
+    for (const der of ders) {
+      try {
+        new X509Certificate(der);
+      } catch {
+        throw new Error(`trust root #${index + 1} is not an X.509 certificate in DER or PEM form`);
+      }
+      out.push(der);
+    }
+  });
+  return out;
+}
+
+/** The subject of a certificate as one line, e.g. `CN=Alice, O=Example`. */
+export function describeName(name: string): string {
+  return name.split('\n').filter(Boolean).join(', ');
+}
+
+function same(a: X509Certificate, b: X509Certificate): boolean {
+  return a.raw.equals(b.raw);
+}
+
+function issues(issuer: X509Certificate, subject: X509Certificate): boolean {
+  try {
+    return subject.checkIssued(issuer) && subject.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+function validityProblem(cert: X509Certificate, at: Date | undefined): string | undefined {
+  if (!at) return undefined;
+  const from = new Date(cert.validFrom);
+  const to = new Date(cert.validTo);
+  if (at < from) return `certificate ${describeName(cert.subject)} is not yet valid at ${at.toISOString()}`;
+  if (at > to) return `certificate ${describeName(cert.subject)} expired on ${to.toISOString()}`;
+  return undefined;
+}
+
+/**
+ * Checks the path from `leaf` to one of `trustRoots`, using `pool` for intermediates. Certificates are judged at
+ * `at`; without it validity periods are not checked (the caller says so in its warnings).
+ */
+export function checkChain(
+  leaf: Uint8Array,
+  pool: readonly Uint8Array[],
+  trustRoots: readonly Uint8Array[],
+  at: Date | undefined,
+): ChainCheck {
+  const roots = trustRoots.map((der) => new X509Certificate(der));
+  const candidates = pool.map((der) => new X509Certificate(der));
+  let current = new X509Certificate(leaf);
+  const path: X509Certificate[] = [current];
+  const result = (chainOk: boolean, reason: string): ChainCheck => ({
+    chainOk,
+    reason,
+    path: path.map((c) => new Uint8Array(c.raw)),
+  });
+  for (let depth = 0; depth < 12; depth++) {
+    const expired = validityProblem(current, at);
+    if (expired) return result(false, expired);
+    if (depth > 0 && !current.ca) return result(false, `issuer ${describeName(current.subject)} is not a CA certificate`);
+    if (roots.some((r) => same(r, current))) return result(true, 'trusted');
+    const root = roots.find((r) => issues(r, current));
+    if (root) {
+      path.push(root);
+      const rootExpired = validityProblem(root, at);
+      if (rootExpired) return result(false, rootExpired);
+      if (!root.ca) return result(false, `trust root ${describeName(root.subject)} is not a CA certificate`);
+      return result(true, 'trusted');
+    }
+    const next = candidates.find((c) => !path.some((p) => same(p, c)) && issues(c, current));
+    if (!next) {
+      const selfSigned = current.checkIssued(current);
+      return result(
+        false,
+        selfSigned
+          ? `the chain ends at ${describeName(current.subject)}, which is not one of the trust roots`
+          : `no issuer found for ${describeName(current.subject)} (issuer ${describeName(current.issuer)}) among the signature's certificates and the trust roots`,
+      );
+    }
+    path.push(next);
+    current = next;
+  }
+  return result(false, 'the certificate chain is longer than 12 certificates');
+}

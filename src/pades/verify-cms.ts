@@ -1,0 +1,362 @@
+/**
+ * Checks one CMS SignedData (RFC 5652 §5.4–5.6) as PAdES uses it (ETSI EN 319 142-1 §5.1, ETSI EN 319 122-1
+ * §5.2.2): the message-digest attribute against the digest of the signed content, the signature over the signed
+ * attributes (RSA PKCS#1 v1.5, RSA-PSS, ECDSA), the ESS signing-certificate(-v2) attribute against the signer's
+ * certificate, and the RFC 3161 signature time-stamp carried as an unsigned attribute. Certificate trust is
+ * not judged here (see verify-chain.ts). Findings are returned as data; only unparsable DER throws.
+ */
+import './crypto-engine.js';
+import { constants, createHash, verify as cryptoVerify, X509Certificate, type KeyObject } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+
+const OID = {
+  data: '1.2.840.113549.1.7.1',
+  signedData: '1.2.840.113549.1.7.2',
+  tstInfo: '1.2.840.113549.1.9.16.1.4',
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingTime: '1.2.840.113549.1.9.5',
+  signingCertificate: '1.2.840.113549.1.9.16.2.12',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  timeStampToken: '1.2.840.113549.1.9.16.2.14',
+  rsaEncryption: '1.2.840.113549.1.1.1',
+  rsaPss: '1.2.840.113549.1.1.10',
+  ecPublicKey: '1.2.840.10045.2.1',
+} as const;
+
+/** Digest algorithm OIDs to node:crypto names. */
+const DIGESTS: Record<string, string> = {
+  '1.3.14.3.2.26': 'sha1',
+  '2.16.840.1.101.3.4.2.1': 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+};
+
+/** Signature algorithm OIDs that name their hash, to [scheme, node:crypto hash]. */
+const SIGNATURE_ALGORITHMS: Record<string, ['pkcs1' | 'ecdsa', string]> = {
+  '1.2.840.113549.1.1.5': ['pkcs1', 'sha1'],
+  '1.2.840.113549.1.1.11': ['pkcs1', 'sha256'],
+  '1.2.840.113549.1.1.12': ['pkcs1', 'sha384'],
+  '1.2.840.113549.1.1.13': ['pkcs1', 'sha512'],
+  '1.2.840.10045.4.3.2': ['ecdsa', 'sha256'],
+  '1.2.840.10045.4.3.3': ['ecdsa', 'sha384'],
+  '1.2.840.10045.4.3.4': ['ecdsa', 'sha512'],
+};
+
+/** Maps a digest AlgorithmIdentifier OID to its node:crypto name, or undefined when unsupported. */
+export function digestNameOf(oid: string): string | undefined {
+  return DIGESTS[oid];
+}
+
+/** The result of checking one CMS signature. */
+export interface CmsCheck {
+  /** node:crypto name of the SignerInfo digest algorithm (`sha256`, …), or the OID when unsupported. */
+  readonly digestAlgorithm: string;
+  /** The message-digest attribute equals the digest of the signed content. */
+  readonly digestOk: boolean;
+  /** The signature value verifies over the signed attributes with the signer certificate's public key. */
+  readonly signatureOk: boolean;
+  /** The ESS signing-certificate(-v2) attribute names the signer certificate; undefined when absent. */
+  readonly signingCertificateOk: boolean | undefined;
+  /** Which signature scheme the SignerInfo uses, e.g. `RSASSA-PKCS1-v1_5`, `RSA-PSS`, `ECDSA`. */
+  readonly signatureScheme: string;
+  /** DER of the signer's certificate, when the CMS carries it. */
+  readonly signerCertificate: Uint8Array | undefined;
+  /** DER of every certificate the CMS carries. */
+  readonly certificates: readonly Uint8Array[];
+  /** The SignerInfo signature value (what a signature time-stamp's imprint covers). */
+  readonly signatureValue: Uint8Array;
+  /** The eContent (for a time-stamp token: the DER TSTInfo), when encapsulated. */
+  readonly content: Uint8Array | undefined;
+  /** The eContentType OID. */
+  readonly contentType: string;
+  /** DER of the RFC 3161 time-stamp token in the unsigned attributes, when present. */
+  readonly timestampToken: Uint8Array | undefined;
+  /** Whether the signed attributes carry a signingTime (PAdES baseline forbids it). */
+  readonly hasSigningTime: boolean;
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Computes the digest of the signed content with a node:crypto digest name; the verifier passes a function that
+ * hashes the signed byte ranges in place (streaming) rather than a concatenated copy.
+ */
+export type ContentDigester = (digestName: string) => Uint8Array;
+
+function toBytes(view: ArrayBuffer | Uint8Array): Uint8Array {
+  return view instanceof Uint8Array ? view : new Uint8Array(view);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+}
+
+/** Parses DER (trailing zero padding, as in a PDF /Contents, is allowed) into a pkijs SignedData. */
+export function parseSignedData(der: Uint8Array): pkijs.SignedData {
+  const asn1 = asn1js.fromBER(der);
+  if (asn1.offset === -1) throw new Error(`not DER: ${asn1.result.error}`);
+  const info = new pkijs.ContentInfo({ schema: asn1.result });
+  if (info.contentType !== OID.signedData) throw new Error(`content type ${info.contentType} is not SignedData`);
+  return new pkijs.SignedData({ schema: info.content });
+}
+
+function attributeValue(attrs: pkijs.SignedAndUnsignedAttributes | undefined, oid: string): asn1js.AsnType | undefined {
+  const attr = attrs?.attributes.find((a) => a.type === oid);
+  return attr?.values[0];
+}
+
+function certificateDer(cert: pkijs.Certificate): Uint8Array {
+  return new Uint8Array(cert.toSchema().toBER(false));
+}
+
+function findSignerCertificate(signedData: pkijs.SignedData, signerInfo: pkijs.SignerInfo): pkijs.Certificate | undefined {
+  const certs = (signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+  const sid: unknown = signerInfo.sid;
+  if (sid instanceof pkijs.IssuerAndSerialNumber) {
+    return certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber));
+  }
+  // SubjectKeyIdentifier: [0] IMPLICIT OCTET STRING, compared with the certificate's SKI extension.
+  const ski = (sid as { valueBlock?: { valueHexView?: Uint8Array } }).valueBlock?.valueHexView;
+  if (!ski) return undefined;
+  return certs.find((c) => {
+    const ext = c.extensions?.find((e) => e.extnID === '2.5.29.14');
+    const parsed = ext?.parsedValue as asn1js.OctetString | undefined;
+    return parsed !== undefined && sameBytes(parsed.valueBlock.valueHexView, ski);
+  });
+}
+
+interface SchemeChoice {
+  scheme: string;
+  hash: string;
+  pssSaltLength?: number;
+}
+
+function chooseScheme(signerInfo: pkijs.SignerInfo, digestName: string | undefined): SchemeChoice | string {
+  const oid = signerInfo.signatureAlgorithm.algorithmId;
+  const named = SIGNATURE_ALGORITHMS[oid];
+  if (named) return { scheme: named[0] === 'pkcs1' ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: named[1] };
+  if (oid === OID.rsaEncryption || oid === OID.ecPublicKey) {
+    if (!digestName) return `unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`;
+    return { scheme: oid === OID.rsaEncryption ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: digestName };
+  }
+  if (oid === OID.rsaPss) {
+    const params = new pkijs.RSASSAPSSParams({ schema: signerInfo.signatureAlgorithm.algorithmParams });
+    const hash = DIGESTS[params.hashAlgorithm.algorithmId];
+    if (!hash) return `unsupported RSA-PSS hash ${params.hashAlgorithm.algorithmId}`;
+    return { scheme: 'RSA-PSS', hash, pssSaltLength: params.saltLength };
+  }
+  return `unsupported signature algorithm ${oid}`;
+}
+
+/** Verifies `signature` over `data` with `key`, for the given scheme choice. */
+function verifyWith(choice: SchemeChoice, key: KeyObject, data: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    if (choice.scheme === 'RSA-PSS') {
+      return cryptoVerify(
+        choice.hash,
+        data,
+        { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: choice.pssSaltLength ?? 20 },
+        signature,
+      );
+    }
+    if (choice.scheme === 'ECDSA') return cryptoVerify(choice.hash, data, { key, dsaEncoding: 'der' }, signature);
+    return cryptoVerify(choice.hash, data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks the ESS signing-certificate(-v2) attribute; undefined when neither is present. */
+function checkSigningCertificate(
+  signerInfo: pkijs.SignerInfo,
+  certDer: Uint8Array | undefined,
+  serial: Uint8Array | undefined,
+  problems: string[],
+): boolean | undefined {
+  const v2 = attributeValue(signerInfo.signedAttrs, OID.signingCertificateV2);
+  const v1 = v2 ? undefined : attributeValue(signerInfo.signedAttrs, OID.signingCertificate);
+  const value = v2 ?? v1;
+  if (!value) return undefined;
+  if (!certDer) {
+    problems.push('signing-certificate attribute present but the signer certificate is not in the CMS');
+    return false;
+  }
+  try {
+    const certs = (value as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
+    const first = certs.valueBlock.value[0] as asn1js.Sequence;
+    const parts = first.valueBlock.value;
+    let index = 0;
+    let hashName = v2 ? 'sha256' : 'sha1';
+    if (v2 && parts[0] instanceof asn1js.Sequence) {
+      const alg = new pkijs.AlgorithmIdentifier({ schema: parts[0] });
+      const name = DIGESTS[alg.algorithmId];
+      if (!name) {
+        problems.push(`signing-certificate-v2 uses unsupported hash ${alg.algorithmId}`);
+        return false;
+      }
+      hashName = name;
+      index = 1;
+    }
+    const certHash = (parts[index] as asn1js.OctetString).valueBlock.valueHexView;
+    if (!sameBytes(certHash, createHash(hashName).update(certDer).digest())) {
+      problems.push('signing-certificate attribute does not match the signer certificate (hash differs)');
+      return false;
+    }
+    const issuerSerial = parts[index + 1];
+    if (issuerSerial instanceof asn1js.Sequence && serial) {
+      const serialNumber = issuerSerial.valueBlock.value[1] as asn1js.Integer | undefined;
+      if (serialNumber && !sameBytes(serialNumber.valueBlock.valueHexView, serial)) {
+        problems.push('signing-certificate attribute names another serial number than the signer certificate');
+        return false;
+      }
+    }
+    return true;
+  } catch (error) {
+    problems.push(`signing-certificate attribute is malformed (${error instanceof Error ? error.message : String(error)})`);
+    return false;
+  }
+}
+
+/**
+ * Checks the first SignerInfo of `cms` (DER ContentInfo). For detached content `digestContent` hashes the signed
+ * data; for encapsulated content (a time-stamp token) the eContent is hashed and `digestContent` is not called.
+ */
+export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigester): CmsCheck {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const signedData = parseSignedData(cms);
+  const certificates = (signedData.certificates ?? [])
+    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
+    .map(certificateDer);
+  const signerInfo = signedData.signerInfos[0];
+  const eContent = signedData.encapContentInfo.eContent;
+  const content = eContent ? toBytes(eContent.getValue()) : undefined;
+  const contentType = signedData.encapContentInfo.eContentType;
+  const base = { certificates, content, contentType, warnings, problems };
+  if (!signerInfo) {
+    problems.push('the CMS has no SignerInfo');
+    return {
+      ...base,
+      digestAlgorithm: '',
+      digestOk: false,
+      signatureOk: false,
+      signingCertificateOk: undefined,
+      signatureScheme: '',
+      signerCertificate: undefined,
+      signatureValue: new Uint8Array(0),
+      timestampToken: undefined,
+      hasSigningTime: false,
+    };
+  }
+  if (signedData.signerInfos.length > 1) warnings.push(`the CMS has ${signedData.signerInfos.length} SignerInfos; only the first is checked`);
+  const digestName = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
+  const signatureValue = toBytes(signerInfo.signature.valueBlock.valueHexView);
+  const signer = findSignerCertificate(signedData, signerInfo);
+  const signerCertificate = signer ? certificateDer(signer) : undefined;
+  if (!signer) problems.push('the signer certificate is not in the CMS');
+
+  let digestOk = false;
+  if (!digestName) {
+    problems.push(`unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`);
+  } else if (!signerInfo.signedAttrs) {
+    problems.push('the SignerInfo has no signed attributes (PAdES requires them)');
+  } else {
+    const md = attributeValue(signerInfo.signedAttrs, OID.messageDigest);
+    if (!(md instanceof asn1js.OctetString)) {
+      problems.push('the message-digest attribute is missing');
+    } else {
+      const actual = content ? createHash(digestName).update(content).digest() : digestContent(digestName);
+      digestOk = sameBytes(md.valueBlock.valueHexView, actual);
+      if (!digestOk) problems.push('the message digest does not match the signed content: the document was changed');
+    }
+    const ct = attributeValue(signerInfo.signedAttrs, OID.contentType);
+    if (!(ct instanceof asn1js.ObjectIdentifier) || ct.valueBlock.toString() !== contentType) {
+      problems.push('the content-type attribute is missing or differs from the encapsulated content type');
+    }
+  }
+
+  let signatureOk = false;
+  let signatureScheme = '';
+  const choice = chooseScheme(signerInfo, digestName);
+  if (typeof choice === 'string') {
+    problems.push(choice);
+  } else if (signer && signerInfo.signedAttrs) {
+    signatureScheme = choice.scheme;
+    const key = new X509Certificate(signerCertificate!).publicKey;
+    signatureOk = verifyWith(choice, key, toBytes(signerInfo.signedAttrs.encodedValue), signatureValue);
+    if (!signatureOk) problems.push('the signature value does not verify with the signer certificate');
+  }
+
+  const signingCertificateOk = checkSigningCertificate(
+    signerInfo,
+    signerCertificate,
+    signer ? toBytes(signer.serialNumber.valueBlock.valueHexView) : undefined,
+    problems,
+  );
+  const tst = signerInfo.unsignedAttrs?.attributes.find((a) => a.type === OID.timeStampToken)?.values[0];
+  const timestampToken = tst ? new Uint8Array(tst.toBER(false)) : undefined;
+  const hasSigningTime = attributeValue(signerInfo.signedAttrs, OID.signingTime) !== undefined;
+  return {
+    ...base,
+    digestAlgorithm: digestName ?? signerInfo.digestAlgorithm.algorithmId,
+    digestOk,
+    signatureOk,
+    signingCertificateOk,
+    signatureScheme,
+    signerCertificate,
+    signatureValue,
+    timestampToken,
+    hasSigningTime,
+  };
+}
+
+/** What an RFC 3161 time-stamp token says and whether its own CMS signature holds. */
+export interface TimestampCheck {
+  /** The token's CMS signature, message digest and signing-certificate attribute hold. */
+  readonly tokenOk: boolean;
+  /** The token's message imprint equals the digest of what it should cover. */
+  readonly imprintOk: boolean;
+  /** `genTime` of the TSTInfo. */
+  readonly time: Date | undefined;
+  readonly cms: CmsCheck | undefined;
+  readonly problems: readonly string[];
+}
+
+/**
+ * Checks an RFC 3161 TimeStampToken (RFC 3161 §2.4.2): its CMS signature, and that its message imprint is the
+ * digest of `covered` (computed with the imprint's own algorithm by `digestCovered`).
+ */
+export function checkTimestampToken(token: Uint8Array, digestCovered: ContentDigester): TimestampCheck {
+  const problems: string[] = [];
+  let cms: CmsCheck;
+  try {
+    cms = checkCmsSignature(token, () => new Uint8Array(0));
+  } catch (error) {
+    problems.push(`the time-stamp token is not a CMS SignedData (${error instanceof Error ? error.message : String(error)})`);
+    return { tokenOk: false, imprintOk: false, time: undefined, cms: undefined, problems };
+  }
+  problems.push(...cms.problems.map((p) => `time-stamp token: ${p}`));
+  if (cms.contentType !== OID.tstInfo || !cms.content) {
+    problems.push('the time-stamp token does not encapsulate a TSTInfo');
+    return { tokenOk: false, imprintOk: false, time: undefined, cms, problems };
+  }
+  let imprintOk = false;
+  let time: Date | undefined;
+  try {
+    const tstInfo = pkijs.TSTInfo.fromBER(cms.content);
+    time = tstInfo.genTime;
+    const hashName = DIGESTS[tstInfo.messageImprint.hashAlgorithm.algorithmId];
+    if (!hashName) {
+      problems.push(`the time-stamp imprint uses unsupported hash ${tstInfo.messageImprint.hashAlgorithm.algorithmId}`);
+    } else {
+      imprintOk = sameBytes(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView, digestCovered(hashName));
+      if (!imprintOk) problems.push('the time-stamp imprint does not match what it should cover');
+    }
+  } catch (error) {
+    problems.push(`the TSTInfo is malformed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const tokenOk = cms.digestOk && cms.signatureOk && cms.signingCertificateOk !== false;
+  return { tokenOk, imprintOk, time, cms, problems };
+}

@@ -1,0 +1,434 @@
+/**
+ * `verifyPdf`: validates every signature and document time-stamp of a PDF (ISO 32000-2 §12.8, ETSI EN 319 142-1
+ * PAdES baseline B-B/B-T/B-LT/B-LTA) and returns the verdict as data (compare pyHanko's validation status): byte
+ * range sanity, message digest, CMS signature, signing-certificate attribute, certificate chain to the caller's
+ * trust roots, signature time-stamp, level, and whether later incremental updates only made allowed changes.
+ * It never throws for a bad document: an unreadable file is a report with `valid: false` and a problem.
+ */
+import './crypto-engine.js';
+import { createHash, X509Certificate } from 'node:crypto';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFStream, PDFString, decodePDFRawStream, type PDFObject } from 'pdf-lib';
+import { hasPdfHeader } from '../pdf/load-pdf.js';
+import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
+import { diffRevisions, resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
+import { checkChain, describeName, parseCertificates } from './verify-chain.js';
+import { checkCmsSignature, checkTimestampToken, type CmsCheck } from './verify-cms.js';
+import { checkRevocationCoverage, type DssData } from './verify-revocation.js';
+
+/** Options of {@link verifyPdf}. */
+export interface VerifyOptions {
+  /** Certificates (DER, or PEM with one or more certificates) that anchor trust. */
+  readonly trustRoots: readonly Uint8Array[];
+  /**
+   * The time to judge certificate validity at when a signature has no valid time-stamp (the time-stamp's time is
+   * used otherwise). Without it, validity periods of untimestamped signatures are not checked (a warning says so).
+   */
+  readonly now?: Date;
+}
+
+/** PAdES baseline level of a signature, as far as the file shows it. */
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+
+/** The verdict on a signature's RFC 3161 time-stamp (or on a document time-stamp's own token). */
+export interface TimestampReport {
+  /** `genTime` of the token. */
+  readonly time: Date | undefined;
+  /** The token's imprint matches what it covers and its own CMS signature holds. */
+  readonly valid: boolean;
+  /** Subject of the time-stamping authority's certificate. */
+  readonly tsa: string | undefined;
+  readonly chainOk: boolean;
+  readonly chainReason: string;
+}
+
+/** Whether the revisions after a signature only made allowed changes. */
+export interface ModificationReport {
+  /** No disallowed change after the signed revision. */
+  readonly ok: boolean;
+  /** Number of revisions after the one the signature covers. */
+  readonly laterRevisions: number;
+  readonly allowed: readonly string[];
+  readonly disallowed: readonly string[];
+}
+
+/** The verdict on one signature or document time-stamp. */
+export interface SignatureReport {
+  /** Fully qualified name of the signature field, when a field references the signature. */
+  readonly fieldName: string | undefined;
+  readonly kind: 'signature' | 'document-timestamp';
+  /** The /SubFilter, e.g. `ETSI.CAdES.detached`, `adbe.pkcs7.detached`, `ETSI.RFC3161`. */
+  readonly subFilter: string | undefined;
+  /** The signer (or, for a document time-stamp, the TSA) certificate. */
+  readonly signer: { readonly subject: string; readonly issuer: string; readonly serialNumber: string } | undefined;
+  /** The claimed signing time /M (not trusted: only a time-stamp proves time). */
+  readonly signingTime: Date | undefined;
+  readonly byteRange: readonly number[];
+  /** Index of the revision whose end the byte range reaches (0 = original document). */
+  readonly coveredRevision: number | undefined;
+  /** Number of bytes from the file start to the end of the byte range. */
+  readonly coveredBytes: number;
+  readonly coversWholeDocument: boolean;
+  readonly digestAlgorithm: string | undefined;
+  readonly signatureAlgorithm: string | undefined;
+  readonly digestOk: boolean;
+  readonly signatureOk: boolean;
+  readonly signingCertificateOk: boolean | undefined;
+  readonly chainOk: boolean;
+  readonly chainReason: string;
+  /** The signature time-stamp (for `signature`), or the token itself (for `document-timestamp`). */
+  readonly timestamp: TimestampReport | undefined;
+  /** Baseline level; undefined for document time-stamps. */
+  readonly level: PadesLevel | undefined;
+  readonly modifications: ModificationReport;
+  readonly valid: boolean;
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/** The verdict on a whole document. */
+export interface VerificationReport {
+  /** At least one signature, and every signature valid and trusted with no disallowed modification. */
+  readonly valid: boolean;
+  readonly revisions: number;
+  /** Signatures and document time-stamps in file order. */
+  readonly signatures: readonly SignatureReport[];
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+interface FoundSignature {
+  readonly fieldName: string | undefined;
+  readonly dict: PDFDict;
+}
+
+function failure(problem: string, revisions = 0): VerificationReport {
+  return { valid: false, revisions, signatures: [], problems: [problem], warnings: [] };
+}
+
+function nameValue(dict: PDFDict | undefined, key: string): string | undefined {
+  const value = dict?.get(PDFName.of(key));
+  return value instanceof PDFName ? value.decodeText() : undefined;
+}
+
+function textValue(state: ObjectState, value: PDFObject | undefined): string | undefined {
+  const resolved = resolveIn(state, value);
+  return resolved instanceof PDFString || resolved instanceof PDFHexString ? resolved.decodeText() : undefined;
+}
+
+/** Parses a PDF date (`D:YYYYMMDDHHmmSS+HH'mm'`, ISO 32000-2 §7.9.4). */
+export function parsePdfDate(value: string): Date | undefined {
+  const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?/.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', sign, oh = '00', om = '00'] = m;
+  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const offset = sign === '+' || sign === '-' ? (sign === '+' ? 1 : -1) * (Number(oh) * 60 + Number(om)) * 60_000 : 0;
+  const date = new Date(utc - offset);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** Finds the signature dictionaries referenced by signature fields, walking /AcroForm /Fields. */
+function findSignatures(state: ObjectState, warnings: string[]): FoundSignature[] {
+  const catalog = resolveIn(state, state.root);
+  if (!(catalog instanceof PDFDict)) return [];
+  const form = resolveIn(state, catalog.get(PDFName.of('AcroForm')));
+  if (!(form instanceof PDFDict)) return [];
+  const found: FoundSignature[] = [];
+  const seen = new Set<string>();
+  const walk = (node: PDFObject | undefined, parentName: string | undefined, inheritedFt: string | undefined, depth: number): void => {
+    const key = node?.toString() ?? '';
+    if (depth > 32 || seen.has(key)) return;
+    seen.add(key);
+    const dict = resolveIn(state, node);
+    if (!(dict instanceof PDFDict)) return;
+    const partial = textValue(state, dict.get(PDFName.of('T')));
+    const name = partial === undefined ? parentName : parentName === undefined ? partial : `${parentName}.${partial}`;
+    const ft = nameValue(dict, 'FT') ?? inheritedFt;
+    const value = resolveIn(state, dict.get(PDFName.of('V')));
+    if (ft === 'Sig' && value instanceof PDFDict) found.push({ fieldName: name, dict: value });
+    else if (ft === 'Sig' && value !== undefined) warnings.push(`signature field ${name ?? '?'} has a /V that is not a dictionary`);
+    const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
+    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walk(kid, name, ft, depth + 1);
+  };
+  const fields = resolveIn(state, form.get(PDFName.of('Fields')));
+  if (fields instanceof PDFArray) for (const f of fields.asArray()) walk(f, undefined, undefined, 0);
+  return found;
+}
+
+function streamBytes(state: ObjectState, value: PDFObject | undefined): Uint8Array | undefined {
+  const resolved = resolveIn(state, value);
+  if (resolved instanceof PDFRawStream) return decodePDFRawStream(resolved).decode();
+  if (resolved instanceof PDFStream) return resolved.getContents();
+  return undefined;
+}
+
+/** Reads /DSS /Certs, /OCSPs and /CRLs of the final document; undefined when it has no /DSS. */
+function readDss(state: ObjectState, warnings: string[]): DssData | undefined {
+  const catalog = resolveIn(state, state.root);
+  const dss = catalog instanceof PDFDict ? resolveIn(state, catalog.get(PDFName.of('DSS'))) : undefined;
+  if (!(dss instanceof PDFDict)) return undefined;
+  const list = (key: string): Uint8Array[] => {
+    const array = resolveIn(state, dss.get(PDFName.of(key)));
+    if (!(array instanceof PDFArray)) return [];
+    const out: Uint8Array[] = [];
+    for (const item of array.asArray()) {
+      try {
+        const bytes = streamBytes(state, item);
+        if (bytes) out.push(bytes);
+      } catch {
+        warnings.push(`a /DSS /${key} stream cannot be decoded`);
+      }
+    }
+    return out;
+  };
+  return { certs: list('Certs'), ocsps: list('OCSPs'), crls: list('CRLs') };
+}
+
+interface ByteRangeCheck {
+  readonly range: number[];
+  readonly ok: boolean;
+  readonly problems: string[];
+}
+
+/** Checks that /ByteRange is `[0 a b c]` with the gap exactly the /Contents hex string, inside the file. */
+function checkByteRange(pdf: Uint8Array, dict: PDFDict, contents: Uint8Array | undefined): ByteRangeCheck {
+  const problems: string[] = [];
+  const array = dict.get(PDFName.of('ByteRange'));
+  const range = array instanceof PDFArray ? array.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : NaN)) : [];
+  if (range.length !== 4 || range.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+    return { range, ok: false, problems: [`/ByteRange must be four non-negative integers, found [${range.join(' ')}]`] };
+  }
+  const [start, length1, start2, length2] = range as [number, number, number, number];
+  if (start !== 0) problems.push(`/ByteRange does not start at 0 (starts at ${start}): the file start is not signed`);
+  if (start2 < start + length1) problems.push('/ByteRange ranges overlap or are out of order');
+  if (start2 + length2 > pdf.length) problems.push(`/ByteRange reaches byte ${start2 + length2}, beyond the end of the file (${pdf.length} bytes)`);
+  if (problems.length === 0) {
+    const gapStart = start + length1;
+    const gap = Buffer.from(pdf.buffer, pdf.byteOffset + gapStart, start2 - gapStart);
+    const isHex = gap.length >= 2 && gap[0] === 0x3c && gap[gap.length - 1] === 0x3e && /^[0-9A-Fa-f]*$/.test(gap.toString('latin1', 1, gap.length - 1));
+    if (!isHex) problems.push('the unsigned gap of /ByteRange is not exactly the /Contents hex string');
+    else if (contents && !Buffer.from(gap.toString('latin1', 1, gap.length - 1), 'hex').equals(Buffer.from(contents))) {
+      problems.push('the unsigned gap of /ByteRange does not hold this signature\'s /Contents');
+    }
+  }
+  return { range, ok: problems.length === 0, problems };
+}
+
+/** Hashes the byte ranges in place (no concatenated copy). */
+function digestRanges(pdf: Uint8Array, range: readonly number[], digestName: string): Uint8Array {
+  const [a = 0, b = 0, c = 0, d = 0] = range;
+  return createHash(digestName).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+}
+
+function coveredRevisionOf(revisions: readonly PdfRevision[], end: number): PdfRevision | undefined {
+  return revisions.find((r) => end >= r.eofEnd && end <= r.end);
+}
+
+function summarizeModifications(changes: readonly RevisionChanges[], covered: PdfRevision | undefined, extraProblem: string | undefined): ModificationReport {
+  const later = covered ? changes.filter((c) => c.revision > covered.index) : [];
+  const disallowed = later.flatMap((c) => c.disallowed.map((d) => `revision ${c.revision}: ${d}`));
+  if (extraProblem) disallowed.push(extraProblem);
+  return { ok: disallowed.length === 0, laterRevisions: later.length, allowed: later.flatMap((c) => c.allowed.map((a) => `revision ${c.revision}: ${a}`)), disallowed };
+}
+
+function certificateSummary(der: Uint8Array | undefined): SignatureReport['signer'] {
+  if (!der) return undefined;
+  const cert = new X509Certificate(der);
+  return { subject: describeName(cert.subject), issuer: describeName(cert.issuer), serialNumber: cert.serialNumber };
+}
+
+interface Context {
+  readonly pdf: Uint8Array;
+  readonly revisions: readonly PdfRevision[];
+  readonly changes: readonly RevisionChanges[];
+  readonly trustRoots: readonly Uint8Array[];
+  readonly dss: DssData | undefined;
+  readonly now: Date | undefined;
+  readonly trailingProblem: string | undefined;
+}
+
+async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level'> & { path: readonly Uint8Array[] }> {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const { dict } = found;
+  const subFilter = nameValue(dict, 'SubFilter');
+  const kind = nameValue(dict, 'Type') === 'DocTimeStamp' || subFilter === 'ETSI.RFC3161' ? 'document-timestamp' : 'signature';
+  const contentsValue = dict.get(PDFName.of('Contents'));
+  const contents = contentsValue instanceof PDFHexString || contentsValue instanceof PDFString ? contentsValue.asBytes() : undefined;
+  const mValue = dict.get(PDFName.of('M'));
+  const signingTime = mValue instanceof PDFString || mValue instanceof PDFHexString ? parsePdfDate(mValue.decodeText()) : undefined;
+  const br = checkByteRange(ctx.pdf, dict, contents);
+  problems.push(...br.problems);
+  const end = br.range.length === 4 ? (br.range[2] ?? 0) + (br.range[3] ?? 0) : 0;
+  const covered = br.ok ? coveredRevisionOf(ctx.revisions, end) : undefined;
+  if (br.ok && !covered) problems.push(`the signed bytes end at ${end}, which is not the end of a revision (%%EOF)`);
+  const coversWholeDocument = br.ok && end === ctx.pdf.length;
+  const modifications = summarizeModifications(ctx.changes, covered, coversWholeDocument ? undefined : ctx.trailingProblem);
+  if (!modifications.ok) problems.push('the document was changed after signing in ways a signed document may not be');
+  const base = {
+    fieldName: found.fieldName,
+    kind,
+    subFilter,
+    signingTime,
+    byteRange: br.range,
+    coveredRevision: covered?.index,
+    coveredBytes: end,
+    coversWholeDocument,
+    modifications,
+  } as const;
+  if (kind === 'signature' && subFilter !== 'ETSI.CAdES.detached' && subFilter !== 'adbe.pkcs7.detached') {
+    problems.push(`unsupported /SubFilter ${subFilter ?? '(none)'}: only ETSI.CAdES.detached and adbe.pkcs7.detached are verified`);
+  }
+  let cms: CmsCheck | undefined;
+  if (!contents || contents.length === 0) problems.push('the signature has no /Contents');
+  else if (br.ok) {
+    try {
+      cms = checkCmsSignature(contents, (digestName) => digestRanges(ctx.pdf, br.range, digestName));
+    } catch (error) {
+      problems.push(`/Contents is not a CMS SignedData (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  const pool = [...(cms?.certificates ?? []), ...(ctx.dss?.certs ?? [])];
+  let digestOk = false;
+  let signatureOk = false;
+  let timestamp: TimestampReport | undefined;
+  let validationTime = ctx.now;
+  if (cms && kind === 'signature') {
+    problems.push(...cms.problems);
+    warnings.push(...cms.warnings);
+    digestOk = cms.digestOk;
+    signatureOk = cms.signatureOk;
+    if (cms.hasSigningTime && subFilter === 'ETSI.CAdES.detached') warnings.push('the CMS carries a signingTime attribute, which PAdES baseline forbids');
+    if (cms.timestampToken) {
+      const signatureValue = cms.signatureValue;
+      const tst = checkTimestampToken(cms.timestampToken, (h) => createHash(h).update(signatureValue).digest());
+      timestamp = timestampReport(tst, ctx, problems);
+      if (timestamp.valid) validationTime = tst.time;
+    }
+  } else if (cms) {
+    // A document time-stamp's /Contents is the token itself; its imprint covers the byte ranges.
+    const tst = checkTimestampToken(contents!, (h) => digestRanges(ctx.pdf, br.range, h));
+    digestOk = tst.imprintOk;
+    signatureOk = tst.tokenOk;
+    problems.push(...tst.problems);
+    timestamp = timestampReport(tst, ctx, problems);
+    validationTime = ctx.now ?? tst.time;
+  }
+  let chainOk = false;
+  let chainReason = 'no signer certificate';
+  let path: readonly Uint8Array[] = [];
+  if (cms?.signerCertificate) {
+    if (!validationTime) warnings.push('certificate validity periods were not checked: no valid time-stamp and no `now` given');
+    const chain = checkChain(cms.signerCertificate, pool, ctx.trustRoots, validationTime);
+    chainOk = chain.chainOk;
+    chainReason = chain.reason;
+    path = chain.path;
+    if (!chainOk) problems.push(`certificate chain: ${chain.reason}`);
+  }
+  const valid =
+    br.ok && covered !== undefined && digestOk && signatureOk && chainOk && modifications.ok && (cms?.signingCertificateOk ?? true) && (timestamp?.valid ?? true) && (timestamp?.chainOk ?? true) && problems.length === 0;
+  return {
+    ...base,
+    signer: certificateSummary(cms?.signerCertificate),
+    digestAlgorithm: cms?.digestAlgorithm,
+    signatureAlgorithm: cms?.signatureScheme || undefined,
+    digestOk,
+    signatureOk,
+    signingCertificateOk: cms?.signingCertificateOk,
+    chainOk,
+    chainReason,
+    timestamp,
+    valid,
+    problems,
+    warnings,
+    path,
+  };
+}
+
+function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Context, problems: string[]): TimestampReport {
+  const valid = tst.tokenOk && tst.imprintOk;
+  const tsaCert = tst.cms?.signerCertificate;
+  let chainOk = false;
+  let chainReason = 'no TSA certificate in the token';
+  if (tsaCert) {
+    const chain = checkChain(tsaCert, [...(tst.cms?.certificates ?? []), ...(ctx.dss?.certs ?? [])], ctx.trustRoots, tst.time);
+    chainOk = chain.chainOk;
+    chainReason = chain.reason;
+    if (!chainOk) problems.push(`time-stamp certificate chain: ${chain.reason}`);
+    const eku = new X509Certificate(tsaCert).keyUsage;
+    if (eku !== undefined && !eku.includes('1.3.6.1.5.5.7.3.8')) problems.push('the time-stamp certificate lacks the timeStamping extended key usage');
+  } else problems.push('the time-stamp token does not carry the TSA certificate');
+  if (!valid && !tst.problems.length) problems.push('the time-stamp token is not valid');
+  return { time: tst.time, valid, tsa: certificateSummary(tsaCert)?.subject, chainOk, chainReason };
+}
+
+/**
+ * Verifies every signature and document time-stamp of `pdf`. Resolves to a report; never rejects for a bad
+ * document.
+ *
+ * @example
+ * const report = await verifyPdf(bytes, { trustRoots: [rootPem] });
+ * if (!report.valid) console.log(report.problems, report.signatures.map((s) => s.problems));
+ */
+export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promise<VerificationReport> {
+  if (pdf.length === 0) return failure('the file is empty: not a PDF');
+  if (!hasPdfHeader(pdf)) return failure('the file is not a PDF (no "%PDF-" header)');
+  let trustRoots: Uint8Array[];
+  try {
+    trustRoots = parseCertificates(options.trustRoots);
+  } catch (error) {
+    return failure(error instanceof Error ? error.message : String(error));
+  }
+  const revisions = findRevisions(pdf);
+  if (revisions.length === 0) return failure('no "startxref … %%EOF" trailer found: the PDF is truncated or damaged');
+  let sections: RevisionSection[];
+  try {
+    sections = [];
+    for (const revision of revisions) sections.push(await parseRevisionSection(pdf, revision));
+  } catch (error) {
+    return failure(`the PDF cannot be parsed (${error instanceof Error ? error.message : String(error)})`, revisions.length);
+  }
+  const { changes, final } = diffRevisions(sections);
+  const warnings: string[] = [];
+  const last = revisions[revisions.length - 1]!;
+  const trailing = Buffer.from(pdf.buffer, pdf.byteOffset + last.end, pdf.length - last.end).toString('latin1');
+  const trailingProblem = /\S/.test(trailing) ? `${pdf.length - last.end} bytes follow the last %%EOF and are not signed` : undefined;
+  if (trailingProblem) warnings.push(trailingProblem);
+  const dss = readDss(final, warnings);
+  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem };
+  const found = findSignatures(final, warnings);
+  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length), warnings };
+  const results = [];
+  for (const f of found) results.push(await verifyOne(ctx, f));
+  results.sort((a, b) => (a.byteRange[1] ?? 0) - (b.byteRange[1] ?? 0));
+  const signatures: SignatureReport[] = [];
+  for (let i = 0; i < results.length; i++) {
+    const { path, ...result } = results[i]!;
+    if (result.kind === 'document-timestamp') {
+      signatures.push({ ...result, level: undefined });
+      continue;
+    }
+    const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, trustRoots, dss, results.slice(i + 1));
+    const problems = [...result.problems, ...revoked.map((r) => `revocation data reports the certificate of ${r} as revoked`)];
+    signatures.push({ ...result, level, valid: result.valid && revoked.length === 0, problems, warnings: [...result.warnings, ...levelWarnings] });
+  }
+  const valid = signatures.every((s) => s.valid);
+  const problems = valid ? [] : ['at least one signature is not valid'];
+  for (const c of changes) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
+  return { valid, revisions: revisions.length, signatures, problems, warnings };
+}
+
+async function levelOf(
+  signature: Omit<SignatureReport, 'level'>,
+  path: readonly Uint8Array[],
+  trustRoots: readonly Uint8Array[],
+  dss: DssData | undefined,
+  later: readonly Omit<SignatureReport, 'level'>[],
+): Promise<{ level: PadesLevel; revoked: readonly string[]; warnings: readonly string[] }> {
+  if (!signature.timestamp?.valid) return { level: 'B-B', revoked: [], warnings: [] };
+  if (!dss || path.length === 0) return { level: 'B-T', revoked: [], warnings: [] };
+  const coverage = await checkRevocationCoverage(path, trustRoots, dss);
+  const { revoked, warnings } = coverage;
+  if (!coverage.covered) return { level: 'B-T', revoked, warnings };
+  const docTimestamp = later.some((s) => s.kind === 'document-timestamp' && s.digestOk && s.signatureOk);
+  return { level: docTimestamp ? 'B-LTA' : 'B-LT', revoked, warnings };
+}
