@@ -1,0 +1,51 @@
+/**
+ * Worker thread of the text index: opens the PDF with pdf.js and extracts the page ranges the host hands out
+ * (text-index.ts). Running here keeps pdf.js's core-js polyfills out of the host and lets this thread put back the
+ * native `Array.prototype.push`, which the polyfill replaces with a slower one.
+ *
+ * Protocol: workerData `{ bytes }` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` →
+ * `geometry` and `text` messages and `rangeDone`; `exit` ends the thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+
+// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back after pdf.js replaced it
+const nativePush = Array.prototype.push;
+const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
+Array.prototype.push = nativePush;
+
+interface RangeMessage {
+  type: 'range';
+  from: number;
+  to: number;
+  textPages: number[] | null;
+}
+
+const port = parentPort;
+if (!port) throw new Error('text-index-worker must run as a worker thread');
+const { bytes } = workerData as { bytes: Uint8Array };
+
+try {
+  const doc = await openPdf(bytes);
+  port.postMessage({ type: 'opened', numPages: doc.numPages });
+  let queue = Promise.resolve();
+  port.on('message', (message: RangeMessage | { type: 'exit' }) => {
+    if (message.type === 'exit') {
+      void doc.destroy().finally(() => port.close());
+      return;
+    }
+    queue = queue.then(async () => {
+      try {
+        const textPages = message.textPages ? new Set(message.textPages) : undefined;
+        await extractRange(doc, message.from, message.to, textPages, {
+          geometry: (geo) => port.postMessage({ type: 'geometry', geo }),
+          text: (text) => port.postMessage({ type: 'text', text }, [text.boxes.buffer as ArrayBuffer]),
+        });
+        port.postMessage({ type: 'rangeDone' });
+      } catch (error) {
+        port.postMessage({ type: 'error', failure: toFailure(error) });
+      }
+    });
+  });
+} catch (error) {
+  port.postMessage({ type: 'error', failure: toFailure(error) });
+}

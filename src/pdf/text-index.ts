@@ -1,0 +1,395 @@
+/**
+ * The text index behind Location `Search` (decisions.md §4, issue 2): every page's geometry, and per page a
+ * normalized string (runs of white space = one space) with an exact box per character in reader coordinates
+ * (CropBox, /Rotate applied, origin top-left, y down, points). Extract once with {@link indexText}, then every
+ * search is a string search with {@link findText}.
+ *
+ * Box of a character: along the text, the glyph's advance (character spacing excluded); across it, from 0.2 em
+ * below the baseline to 0.8 em above it (em = the font size as drawn), whatever the font's own ascent and descent,
+ * so the box height of text at size s is s. Text drawn at an angle gets the axis-aligned box of its rotated box.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ParaphError, PdfParseError } from '../errors.js';
+import type { PageGeometry, ReaderRect } from './page-geometry.js';
+import { decodeBoxes } from './text-index-boxes.js';
+import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
+
+/** The extracted text of one page. */
+export interface PageText {
+  pageNumber: number;
+  geometry: PageGeometry;
+  /** The page's text in content order, white space runs (and line breaks) as single spaces, trimmed. */
+  text: string;
+  /** Reader box of `text[index]` (one per UTF-16 code unit); undefined for spaces and out-of-range indexes. */
+  charBox(index: number): ReaderRect | undefined;
+  /** Union of the boxes of `text[start..end)`, spaces ignored; undefined when the range holds no visible character. */
+  rangeBox(start: number, end: number): ReaderRect | undefined;
+}
+
+/** Geometry of every page of a document and the text of the pages that were extracted. */
+export interface TextIndex {
+  pageCount: number;
+  /** Geometry of every page, `pages[n - 1]` for page n, whether or not its text was extracted. */
+  pages: readonly PageGeometry[];
+  /** The text of page `pageNumber` (1-based); undefined when it was not extracted or does not exist. */
+  text(pageNumber: number): PageText | undefined;
+}
+
+/** Options of {@link indexText}. */
+export interface IndexTextOptions {
+  /** Extract text only from these 1-based pages (geometry is always read for all); numbers past the end are ignored. */
+  pages?: readonly number[];
+  /**
+   * Worker threads to use: 0 extracts in the calling thread (which then loads pdf.js and its global polyfills and
+   * is blocked meanwhile); n ≥ 1 uses up to n threads, one per ~30 pages. Default: the machine's parallelism, at most 4.
+   */
+  workers?: number;
+  /** Aborts the extraction; the promise rejects with the signal's reason and every worker is terminated. */
+  signal?: AbortSignal;
+}
+
+/** One place where a search text was found. */
+export interface TextMatch {
+  pageNumber: number;
+  /** Union of the matched characters' boxes, reader coordinates. */
+  box: ReaderRect;
+  /** The matched page text (after white space normalization). */
+  text: string;
+}
+
+/** Options of {@link findText}. */
+export interface FindTextOptions {
+  /** Search only this 1-based page. */
+  pageNumber?: number;
+}
+
+const PAGES_PER_WORKER = 30;
+const CHUNK_PAGES = 25;
+
+/** Normalizes a text the way the index is normalized: runs of white space become one space; trimmed. */
+export function normalizeSearchText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+class IndexedPage implements PageText {
+  private compact: { text: string; map: Int32Array } | undefined;
+
+  constructor(
+    readonly pageNumber: number,
+    readonly geometry: PageGeometry,
+    readonly text: string,
+    private readonly boxes: Uint8Array,
+  ) {}
+
+  charBox(index: number): ReaderRect | undefined {
+    return this.rangeBox(index, index + 1);
+  }
+
+  rangeBox(start: number, end: number): ReaderRect | undefined {
+    const from = Math.max(0, Math.floor(start));
+    const to = Math.min(this.text.length, Math.ceil(end));
+    if (to <= from) return undefined;
+    const b = decodeBoxes(this.boxes, to);
+    let left = Infinity;
+    let top = Infinity;
+    let right = -Infinity;
+    let bottom = -Infinity;
+    for (let i = from; i < to; i++) {
+      if (this.text.charCodeAt(i) === 32) continue;
+      const o = i * 4;
+      left = Math.min(left, b[o]!);
+      top = Math.min(top, b[o + 1]!);
+      right = Math.max(right, b[o + 2]!);
+      bottom = Math.max(bottom, b[o + 3]!);
+    }
+    if (left === Infinity) return undefined;
+    return { left, top, width: right - left, height: bottom - top };
+  }
+
+  /** The text without spaces, and for each of its characters the index in `text`; built on first use. */
+  withoutSpaces(): { text: string; map: Int32Array } {
+    if (!this.compact) {
+      const map = new Int32Array(this.text.length);
+      let n = 0;
+      for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) !== 32) map[n++] = i;
+      this.compact = { text: this.text.replace(/ /g, ''), map: map.slice(0, n) };
+    }
+    return this.compact;
+  }
+}
+
+class Index implements TextIndex {
+  constructor(
+    readonly pages: readonly PageGeometry[],
+    private readonly texts: ReadonlyMap<number, IndexedPage>,
+  ) {}
+
+  get pageCount(): number {
+    return this.pages.length;
+  }
+
+  text(pageNumber: number): PageText | undefined {
+    return this.texts.get(pageNumber);
+  }
+
+  indexedPage(pageNumber: number): IndexedPage | undefined {
+    return this.texts.get(pageNumber);
+  }
+}
+
+/**
+ * Finds `needle` in the indexed text, in page order (then text order), as decisions.md §4 defines: case-sensitive,
+ * runs of white space in the needle and the text count as one space, never across pages, non-overlapping matches.
+ * When that finds nothing in the pages searched, the needle is matched again with all white space removed from
+ * both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches nothing.
+ *
+ * @throws ParaphError `TEXT_NOT_INDEXED` when a page to search was left out by `indexText`'s `pages` option.
+ * @example
+ * const index = await indexText(pdfBytes);
+ * const [first] = findText(index, '{{Signer1}}'); // { pageNumber, box: { left, top, width, height }, text }
+ */
+export function findText(index: TextIndex, needle: string, options: FindTextOptions = {}): TextMatch[] {
+  const pages = searchPages(index, options.pageNumber);
+  const normalized = normalizeSearchText(needle);
+  if (normalized === '') return [];
+  const found: TextMatch[] = [];
+  for (const page of pages) {
+    for (let at = page.text.indexOf(normalized); at !== -1; at = page.text.indexOf(normalized, at + normalized.length)) {
+      pushMatch(found, page, at, at + normalized.length);
+    }
+  }
+  if (found.length > 0) return found;
+  const compactNeedle = normalized.replace(/ /g, '');
+  for (const page of pages) {
+    const { text, map } = page.withoutSpaces();
+    for (let at = text.indexOf(compactNeedle); at !== -1; at = text.indexOf(compactNeedle, at + compactNeedle.length)) {
+      pushMatch(found, page, map[at]!, map[at + compactNeedle.length - 1]! + 1);
+    }
+  }
+  return found;
+}
+
+function pushMatch(found: TextMatch[], page: IndexedPage, start: number, end: number): void {
+  const box = page.rangeBox(start, end);
+  if (box) found.push({ pageNumber: page.pageNumber, box, text: page.text.slice(start, end) });
+}
+
+function searchPages(index: TextIndex, pageNumber: number | undefined): IndexedPage[] {
+  const numbers =
+    pageNumber === undefined ? Array.from({ length: index.pageCount }, (_, i) => i + 1) : [pageNumber];
+  const pages: IndexedPage[] = [];
+  for (const n of numbers) {
+    if (!Number.isInteger(n) || n < 1 || n > index.pageCount) return [];
+    const page = index.text(n);
+    if (!(page instanceof IndexedPage)) {
+      throw new ParaphError(
+        'TEXT_NOT_INDEXED',
+        `Page ${n} was not text-indexed: pass it in indexText's "pages" option before searching it.`,
+        { origin: 'internal' },
+      );
+    }
+    pages.push(page);
+  }
+  return pages;
+}
+
+/**
+ * Extracts the geometry of every page and the text of every page (or of `options.pages`) of a PDF, with exact
+ * per-character boxes. Runs pdf.js in worker threads over page ranges unless `workers: 0`. Does not modify `pdf`.
+ *
+ * @throws PdfParseError `PDF_EMPTY`, `PDF_NOT_A_PDF`, `PDF_UNREADABLE`, `PDF_ENCRYPTED` or `PDF_NO_PAGES`.
+ * @example
+ * const index = await indexText(pdfBytes);
+ * index.pages[0]; // { pageNumber: 1, width: 595.28, height: 841.89, rotation: 0, cropBox: {...} }
+ * findText(index, '{{Signer1}}');
+ */
+export async function indexText(pdf: Uint8Array, options: IndexTextOptions = {}): Promise<TextIndex> {
+  const wanted = options.pages ? new Set(options.pages.filter((n) => Number.isInteger(n) && n >= 1)) : undefined;
+  const maxWorkers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
+  if (!Number.isInteger(maxWorkers) || maxWorkers < 0) {
+    throw new RangeError(`indexText: workers must be a whole number ≥ 0, got ${String(options.workers)}`);
+  }
+  options.signal?.throwIfAborted();
+  const collected = new Collector();
+  if (maxWorkers === 0) await extractInThread(pdf, wanted, collected, options.signal);
+  else await extractInWorkers(pdf, wanted, maxWorkers, collected, options.signal);
+  return collected.build();
+}
+
+class Collector implements ExtractSink {
+  readonly geometries: PageGeometry[] = [];
+  readonly texts = new Map<number, ExtractedText>();
+  pageCount = 0;
+
+  geometry(geo: PageGeometry): void {
+    this.geometries[geo.pageNumber - 1] = geo;
+  }
+
+  text(text: ExtractedText): void {
+    this.texts.set(text.pageNumber, text);
+  }
+
+  build(): TextIndex {
+    const pages: PageGeometry[] = [];
+    const texts = new Map<number, IndexedPage>();
+    for (let n = 1; n <= this.pageCount; n++) {
+      const geo = this.geometries[n - 1];
+      if (!geo) throw new ParaphError('TEXT_INDEX_FAILED', `Page ${n} is missing from the text index.`, { origin: 'internal' });
+      pages.push(geo);
+      const t = this.texts.get(n);
+      if (t) texts.set(n, new IndexedPage(n, geo, t.text, t.boxes));
+    }
+    return new Index(pages, texts);
+  }
+}
+
+async function extractInThread(
+  pdf: Uint8Array,
+  wanted: ReadonlySet<number> | undefined,
+  sink: Collector,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { extractRange, openPdf } = await import('./text-index-extract.js');
+  const doc = await openPdf(pdf);
+  try {
+    sink.pageCount = doc.numPages;
+    await extractRange(doc, 1, doc.numPages, wanted, sink, signal);
+    signal?.throwIfAborted();
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/**
+ * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
+ * file is `.ts`) a small bootstrap that registers tsx's loader inside the thread before importing the `.ts` worker,
+ * since `--import` in a worker's execArgv does not reach its entry module on Node 20.
+ */
+function workerSpec(): { entry: URL | string; evaluate: boolean } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    const tsxPackage = pathToFileURL(createRequire(here).resolve('tsx/package.json'));
+    const tsx = new URL('./dist/esm/api/index.mjs', tsxPackage).href;
+    const worker = new URL('./text-index-worker.ts', here).href;
+    const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`;
+    return { entry: bootstrap, evaluate: true };
+  }
+  return { entry: new URL('./text-index-worker.js', here), evaluate: false };
+}
+
+type WorkerMessage =
+  | { type: 'opened'; numPages: number }
+  | { type: 'geometry'; geo: PageGeometry }
+  | { type: 'text'; text: ExtractedText }
+  | { type: 'rangeDone' }
+  | { type: 'error'; failure: ExtractFailure };
+
+function failureError(failure: ExtractFailure): ParaphError {
+  return failure.internal
+    ? new ParaphError(failure.code, failure.message, { origin: 'internal' })
+    : new PdfParseError(failure.code, failure.message);
+}
+
+function extractInWorkers(
+  pdf: Uint8Array,
+  wanted: ReadonlySet<number> | undefined,
+  maxWorkers: number,
+  sink: Collector,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const spec = workerSpec();
+  const workers: Worker[] = [];
+  const textPages = wanted ? [...wanted].sort((a, b) => a - b) : null;
+  const chunks: Array<{ from: number; to: number }> = [];
+  let busy = 0;
+  let settled = false;
+
+  return new Promise<void>((resolve, reject) => {
+    const finish = (error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const w of workers) void w.terminate();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onAbort = (): void => finish(signal?.reason ?? new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const next = (worker: Worker): void => {
+      const chunk = chunks.shift();
+      if (!chunk) {
+        worker.postMessage({ type: 'exit' });
+        if (busy === 0) finish();
+        return;
+      }
+      busy++;
+      worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
+    };
+
+    const spawn = (first: boolean): void => {
+      let worker: Worker;
+      try {
+        worker = new Worker(spec.entry, {
+          eval: spec.evaluate,
+          workerData: { bytes: pdf },
+          // A pathological file exhausts this thread's heap, not the host's.
+          resourceLimits: { maxOldGenerationSizeMb: 2048 },
+        });
+      } catch (error) {
+        finish(new ParaphError('TEXT_INDEX_FAILED', `Could not start a text index worker: ${String(error)}`, { origin: 'internal', cause: error }));
+        return;
+      }
+      workers.push(worker);
+      let done = false;
+      worker.on('message', (message: WorkerMessage) => {
+        switch (message.type) {
+          case 'opened':
+            if (first) plan(message.numPages);
+            next(worker);
+            break;
+          case 'geometry':
+            sink.geometry(message.geo);
+            break;
+          case 'text':
+            sink.text(message.text);
+            break;
+          case 'rangeDone':
+            busy--;
+            next(worker);
+            if (chunks.length === 0 && busy === 0) {
+              done = true;
+              finish();
+            }
+            break;
+          case 'error':
+            done = true;
+            finish(failureError(message.failure));
+            break;
+        }
+      });
+      worker.on('error', (error) => {
+        finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker failed: ${error.message}`, { origin: 'internal', cause: error }));
+      });
+      worker.on('exit', (code) => {
+        if (!done && !settled && code !== 0) {
+          finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
+        }
+      });
+    };
+
+    const plan = (numPages: number): void => {
+      sink.pageCount = numPages;
+      const textCount = textPages ? textPages.filter((n) => n <= numPages).length : numPages;
+      const size = Math.max(1, Math.min(CHUNK_PAGES, Math.ceil(numPages / 8)));
+      for (let from = 1; from <= numPages; from += size) chunks.push({ from, to: Math.min(numPages, from + size - 1) });
+      const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - 1;
+      for (let i = 0; i < extra; i++) spawn(false);
+    };
+
+    spawn(true);
+  });
+}
