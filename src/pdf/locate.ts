@@ -7,6 +7,7 @@
 import type { FieldType, FileMetaData, Location } from '../domain/file-metadata.js';
 import { PlacementError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
+import { findText, type TextIndex } from './text-index.js';
 
 /** One widget to create: a field of a formset at a rectangle of a page, in reader coordinates. */
 export interface FieldPlacement {
@@ -35,13 +36,30 @@ export interface LocateMatch {
 
 /**
  * What the resolver needs from a document: the geometry of every page and, when a Location has `Search`, a way to
- * find text (the Search semantics of decisions.md §4, matches in page order). `indexSource` adapts a TextIndex.
+ * find text (the Search semantics of decisions.md §4, matches in page order). {@link toLocateSource} adapts a TextIndex.
  */
 export interface LocateSource {
   /** Geometry of every page, `pages[i]` being page `i + 1`. */
   readonly pages: readonly PageGeometry[];
   /** Every match of `needle` in page order, only on `pageNumber` when given. Absent: Search cannot be resolved. */
   find?(needle: string, pageNumber?: number): readonly LocateMatch[];
+}
+
+/** What the resolver accepts: a text index, a {@link LocateSource}, or bare page geometries (no Search then). */
+export type LocateInput = TextIndex | LocateSource | readonly PageGeometry[];
+
+/** Adapts a text index (or page geometries alone) to a {@link LocateSource}. */
+export function toLocateSource(input: LocateInput): LocateSource {
+  if (isPageArray(input)) return { pages: input };
+  if ('text' in input && typeof input.text === 'function') {
+    const index = input;
+    return { pages: index.pages, find: (needle, pageNumber) => findText(index, needle, { pageNumber }) };
+  }
+  return input as LocateSource;
+}
+
+function isPageArray(input: LocateInput): input is readonly PageGeometry[] {
+  return Array.isArray(input);
 }
 
 /** Default field sizes when a Location does not imply one (decisions.md §4). */
@@ -65,16 +83,19 @@ const PAGE_TOLERANCE = 0.5;
  *   `LOCATION_EMPTY_BOX` or `LOCATION_OUTSIDE_PAGE`, naming the formset, the field and the text; the first one found.
  * @example
  * const index = await indexText(pdf);
- * const placements = resolveLocations(indexSource(index), metadata);
+ * const placements = resolveLocations(index, metadata);
  */
-export function resolveLocations(source: LocateSource, metadata: FileMetaData): FieldPlacement[] {
+export function resolveLocations(input: LocateInput, metadata: FileMetaData): FieldPlacement[] {
+  const source = toLocateSource(input);
   const signersOf = signersByFormSet(metadata);
   const cache = new Map<string, readonly LocateMatch[]>();
   const find = (needle: string, pageNumber: number | undefined): readonly LocateMatch[] => {
     const key = `${pageNumber ?? 0}\u0000${needle}`;
     let matches = cache.get(key);
     if (!matches) {
-      if (!source.find) throw new TypeError('resolveLocations: a Location has Search but the source cannot find text');
+      if (!source.find) {
+        throw new TypeError('resolveLocations: a Location has Search, so pass a text index rather than page geometries');
+      }
       matches = source.find(needle, pageNumber);
       cache.set(key, matches);
     }
@@ -241,13 +262,14 @@ export interface DefaultPlacementOptions {
  * to the left when the page is full). Fields are named `<signerId>.Signature`, 140×70 pt.
  *
  * @example
- * defaultSignerPlacements(indexSource(index), ['Signer1', 'Signer2']);
+ * defaultSignerPlacements(index, ['Signer1', 'Signer2']);
  */
 export function defaultSignerPlacements(
-  source: LocateSource,
+  input: LocateInput,
   signerIds: readonly string[],
   options: DefaultPlacementOptions = {},
 ): FieldPlacement[] {
+  const source = toLocateSource(input);
   const margin = options.margin ?? 36;
   const gap = options.gap ?? 10;
   const { width, height } = DEFAULT_FIELD_SIZES.Signature;
