@@ -226,6 +226,7 @@ function coveredRevisionOf(revisions: readonly PdfRevision[], end: number): PdfR
 function summarizeModifications(changes: readonly RevisionChanges[], covered: PdfRevision | undefined, extraProblem: string | undefined): ModificationReport {
   const later = covered ? changes.filter((c) => c.revision > covered.index) : [];
   const disallowed = later.flatMap((c) => c.disallowed.map((d) => `revision ${c.revision}: ${d}`));
+  if (!covered) disallowed.push('the signed bytes do not end at a revision boundary, so later changes cannot be judged');
   if (extraProblem) disallowed.push(extraProblem);
   return { ok: disallowed.length === 0, laterRevisions: later.length, allowed: later.flatMap((c) => c.allowed.map((a) => `revision ${c.revision}: ${a}`)), disallowed };
 }
@@ -263,7 +264,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   if (br.ok && !covered) problems.push(`the signed bytes end at ${end}, which is not the end of a revision (%%EOF)`);
   const coversWholeDocument = br.ok && end === ctx.pdf.length;
   const modifications = summarizeModifications(ctx.changes, covered, coversWholeDocument ? undefined : ctx.trailingProblem);
-  if (!modifications.ok) problems.push('the document was changed after signing in ways a signed document may not be');
+  if (covered && !modifications.ok) problems.push('the document was changed after signing in ways a signed document may not be');
   const base = {
     fieldName: found.fieldName,
     kind,

@@ -1,0 +1,286 @@
+/**
+ * verifyPdf on hand-written PDFs signed by `openssl cms -sign` (independent of paraph's signer): valid signatures
+ * in RSA, RSA-PSS and ECDSA, sequential signatures with allowed changes, and every kind of tampering the verifier
+ * must catch. pdfsig and openssl confirm that the valid files are valid.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPdf } from '../../src/pades/verify.js';
+import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import {
+  addSignatureFieldUpdate,
+  originalObjects,
+  signLastPlaceholder,
+  stream,
+  writeSection,
+  type OpensslIdentity,
+} from './verify-helpers.js';
+
+const NOW = new Date('2026-11-21T10:00:00Z');
+const pki = (name: string): string => join(PKI_DIR, name);
+const rootPem = readFileSync(pki('root-ca.pem'));
+const identity = (name: string, extra: Partial<OpensslIdentity> = {}): OpensslIdentity => ({
+  certPath: pki(`${name}.pem`),
+  keyPath: pki(`${name}.key.pem`),
+  chainPaths: [pki('intermediate-ca.pem')],
+  ...extra,
+});
+const RSA = identity('signer-rsa');
+
+function signedOriginal(id: OpensslIdentity = RSA): Buffer {
+  return signLastPlaceholder(writeSection(undefined, originalObjects(), 1, 8), id);
+}
+
+let otherRootDir: string;
+let otherRootPem: Buffer;
+
+beforeAll(() => {
+  otherRootDir = mkdtempSync(join(tmpdir(), 'paraph-other-root-'));
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-subj', '/CN=Other Root', '-days', '3650'],
+    { cwd: otherRootDir, stdio: 'ignore' },
+  );
+  otherRootPem = readFileSync(join(otherRootDir, 'c.pem'));
+});
+
+afterAll(() => rmSync(otherRootDir, { recursive: true, force: true }));
+
+describe('verifyPdf: valid signatures', () => {
+  it.each([
+    ['RSA PKCS#1 v1.5', RSA, 'RSASSA-PKCS1-v1_5'],
+    ['RSA-PSS', identity('signer-rsa-pss', { pss: true }), 'RSA-PSS'],
+    ['ECDSA P-256', identity('signer-p256'), 'ECDSA'],
+    ['ECDSA P-384 with SHA-384', identity('signer-p384', { md: 'sha384' }), 'ECDSA'],
+  ])('accepts a single %s signature that pdfsig and openssl also accept', async (_label, id, scheme) => {
+    const pdf = signedOriginal(id);
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.problems).toEqual([]);
+    expect(report.valid).toBe(true);
+    expect(report.revisions).toBe(1);
+    const [sig] = report.signatures;
+    expect(sig).toMatchObject({
+      fieldName: 'Sig1',
+      kind: 'signature',
+      subFilter: 'ETSI.CAdES.detached',
+      coveredRevision: 0,
+      coversWholeDocument: true,
+      digestOk: true,
+      signatureOk: true,
+      signingCertificateOk: true,
+      chainOk: true,
+      level: 'B-B',
+      signatureAlgorithm: scheme,
+      valid: true,
+      modifications: { ok: true, laterRevisions: 0 },
+    });
+    expect(sig?.signer?.issuer).toContain('Intermediate');
+    expect(sig?.signingTime?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+    const pdfsig = await pdfsigCheck(pdf);
+    expect(pdfsig.signatures.map((s) => s.valid)).toEqual([true]);
+    expect((await opensslCmsVerify(pdf, 0, rootPem.toString('latin1'))).ok).toBe(true);
+    expect((await qpdfCheck(pdf)).ok).toBe(true);
+  });
+
+  it('accepts a second signature in an incremental update and reports the first as partial with allowed changes', async () => {
+    const first = signedOriginal();
+    const second = signLastPlaceholder(addSignatureFieldUpdate(first, [5], 'Sig2', 8, 9), identity('signer-p256'));
+    const report = await verifyPdf(second, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(true);
+    expect(report.revisions).toBe(2);
+    expect(report.signatures.map((s) => [s.fieldName, s.coveredRevision, s.coversWholeDocument, s.valid])).toEqual([
+      ['Sig1', 0, false, true],
+      ['Sig2', 1, true, true],
+    ]);
+    expect(report.signatures[0]?.modifications.ok).toBe(true);
+    expect(report.signatures[0]?.modifications.laterRevisions).toBe(1);
+    expect(report.signatures[0]?.modifications.allowed.length).toBeGreaterThan(0);
+    const pdfsig = await pdfsigCheck(second);
+    expect(pdfsig.signatures.map((s) => [s.valid, s.totalDocumentSigned])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+  });
+});
+
+describe('verifyPdf: trust', () => {
+  it('reports chainOk false with a reason when the root is not trusted', async () => {
+    const report = await verifyPdf(signedOriginal(), { trustRoots: [otherRootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    const [sig] = report.signatures;
+    expect(sig?.digestOk).toBe(true);
+    expect(sig?.signatureOk).toBe(true);
+    expect(sig?.chainOk).toBe(false);
+    expect(sig?.chainReason).toMatch(/no issuer found for .*Intermediate CA/);
+  });
+
+  it('reports an expired chain when judged after the certificates expired', async () => {
+    const report = await verifyPdf(signedOriginal(), { trustRoots: [rootPem], now: new Date('2037-01-01T00:00:00Z') });
+    expect(report.signatures[0]?.chainOk).toBe(false);
+    expect(report.signatures[0]?.chainReason).toMatch(/expired/);
+  });
+
+  it('warns that validity periods were not checked when there is neither a time-stamp nor a `now`', async () => {
+    const report = await verifyPdf(signedOriginal(), { trustRoots: [rootPem] });
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]?.warnings.join(' ')).toMatch(/validity periods were not checked/);
+  });
+});
+
+describe('verifyPdf: tampering', () => {
+  it('detects a byte flipped inside a signed range', async () => {
+    const pdf = signedOriginal();
+    const at = pdf.indexOf(Buffer.from('100 EUR'));
+    pdf[at] = '9'.charCodeAt(0);
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.digestOk).toBe(false);
+    expect(report.signatures[0]?.signatureOk).toBe(true);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/message digest does not match/);
+  });
+
+  it('detects a full rewrite by pdf-lib save()', async () => {
+    const doc = await PDFDocument.load(signedOriginal());
+    const rewritten = await doc.save({ useObjectStreams: false });
+    const report = await verifyPdf(rewritten, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    const sig = report.signatures[0];
+    expect(sig).toBeDefined();
+    expect(sig?.valid).toBe(false);
+    expect(sig?.problems.length).toBeGreaterThan(0);
+  });
+
+  it('detects an incremental update that replaces the page content after signing', async () => {
+    const signed = signedOriginal();
+    const changed = writeSection(signed, [{ num: 4, body: stream('BT /F1 12 Tf 20 150 Td (I agree to pay 900 EUR.) Tj ET') }], 1, 8);
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    const sig = report.signatures[0];
+    expect(sig?.digestOk).toBe(true);
+    expect(sig?.coversWholeDocument).toBe(false);
+    expect(sig?.modifications.ok).toBe(false);
+    expect(sig?.modifications.disallowed.join(' ')).toMatch(/page content/);
+    // pdfsig only says the signature does not cover the whole file; the content change is ours to catch.
+    expect((await pdfsigCheck(changed)).signatures[0]?.valid).toBe(true);
+  });
+
+  it('detects an incremental update that points the page at new content', async () => {
+    const signed = signedOriginal();
+    const changed = writeSection(
+      signed,
+      [
+        { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 8 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [5 0 R] >>' },
+        { num: 8, body: stream('BT /F1 12 Tf 20 150 Td (Something else) Tj ET') },
+      ],
+      1,
+      9,
+    );
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/\/Contents changed/);
+    expect(report.valid).toBe(false);
+  });
+
+  it('detects a non-widget annotation added after signing', async () => {
+    const signed = signedOriginal();
+    const changed = writeSection(
+      signed,
+      [
+        { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [5 0 R 8 0 R] >>' },
+        { num: 8, body: '<< /Type /Annot /Subtype /FreeText /Rect [0 0 100 100] /Contents (void) /DA (/F1 12 Tf) >>' },
+      ],
+      1,
+      9,
+    );
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/FreeText annotation/);
+  });
+
+  it('detects an existing signature value being replaced in a later revision', async () => {
+    const signed = signedOriginal();
+    const changed = writeSection(signed, [{ num: 7, body: '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 1 2 3] /Contents <00> >>' }], 1, 8);
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+  });
+
+  it('rejects a /ByteRange that does not start at 0', async () => {
+    const pdf = signedOriginal();
+    const text = pdf.toString('latin1');
+    const at = text.indexOf('/ByteRange [0 ');
+    pdf.write('/ByteRange [1 ', at, 'latin1');
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/does not start at 0/);
+  });
+
+  it('rejects a /ByteRange whose gap is larger than the /Contents string', async () => {
+    const pdf = signedOriginal();
+    const text = pdf.toString('latin1');
+    const m = /\/ByteRange \[0 (\d{10}) (\d{10}) (\d{10})\]/.exec(text)!;
+    const [a, b, c] = [Number(m[1]) - 5, Number(m[2]), Number(m[3])];
+    pdf.write(`/ByteRange [0 ${[a, b, c].map((n) => String(n).padStart(10, '0')).join(' ')}]`, m.index, 'latin1');
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/not exactly the \/Contents hex string/);
+  });
+
+  it('rejects overlapping byte ranges', async () => {
+    const pdf = signedOriginal();
+    const text = pdf.toString('latin1');
+    const m = /\/ByteRange \[0 (\d{10}) (\d{10}) (\d{10})\]/.exec(text)!;
+    const [a, b, c] = [Number(m[2]) + 10, Number(m[2]), Number(m[3])];
+    pdf.write(`/ByteRange [0 ${[a, b, c].map((n) => String(n).padStart(10, '0')).join(' ')}]`, m.index, 'latin1');
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/overlap/);
+    expect(report.valid).toBe(false);
+  });
+
+  it('reports bytes appended after the last %%EOF as unsigned', async () => {
+    const pdf = Buffer.concat([signedOriginal(), Buffer.from('1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1')]);
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/follow the last %%EOF/);
+  });
+});
+
+describe('verifyPdf: bad input', () => {
+  it('returns a report without signatures for bytes that are not a PDF', async () => {
+    const report = await verifyPdf(new TextEncoder().encode('hello world'), { trustRoots: [rootPem] });
+    expect(report).toMatchObject({ valid: false, signatures: [] });
+    expect(report.problems[0]).toMatch(/not a PDF/);
+  });
+
+  it('returns a report for an empty file and a truncated PDF', async () => {
+    expect((await verifyPdf(new Uint8Array(0), { trustRoots: [] })).problems[0]).toMatch(/empty/);
+    const truncated = signedOriginal().subarray(0, 500);
+    const report = await verifyPdf(truncated, { trustRoots: [rootPem] });
+    expect(report.valid).toBe(false);
+    expect(report.problems[0]).toMatch(/truncated or damaged/);
+  });
+
+  it('returns a report with zero signatures for an unsigned PDF', async () => {
+    const pdf = writeSection(undefined, originalObjects({ signed: false }), 1, 7);
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem] });
+    expect(report).toMatchObject({ valid: false, signatures: [], problems: ['the document has no signatures'] });
+  });
+
+  it('reports garbage in /Contents as a problem, not a crash', async () => {
+    const pdf = Buffer.from(writeSection(undefined, originalObjects(), 1, 8));
+    const patched = signLastPlaceholder(pdf, RSA);
+    const at = patched.indexOf(Buffer.from('/Contents <', 'latin1')) + '/Contents <'.length;
+    patched.write('ffff', at, 'latin1');
+    const report = await verifyPdf(patched, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/not a CMS SignedData|DER/);
+  });
+
+  it('refuses a trust root that is not a certificate, in the report', async () => {
+    const report = await verifyPdf(signedOriginal(), { trustRoots: [new TextEncoder().encode('nope')] });
+    expect(report.valid).toBe(false);
+    expect(report.problems[0]).toMatch(/trust root #1/);
+  });
+});

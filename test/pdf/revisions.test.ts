@@ -1,0 +1,108 @@
+/**
+ * findRevisions / parseRevisionSection: revision boundaries and the objects each update defines, for classic xref
+ * tables (hand-written, property-tested over random update sequences) and xref streams (pdf-lib's object-stream
+ * output plus paraph's incremental writer).
+ */
+import fc from 'fast-check';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, StandardFonts } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
+import { findRevisions, parseRevisionSection } from '../../src/pdf/revisions.js';
+import { diffRevisions } from '../../src/pades/modification-check.js';
+import { stream, writeSection, type ObjectSpec } from '../pades/verify-helpers.js';
+
+const BASE: ObjectSpec[] = [
+  { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+  { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+  { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>' },
+];
+
+function revOf(value: unknown): number | undefined {
+  if (!(value instanceof PDFDict)) return undefined;
+  const rev = value.get(PDFName.of('Rev'));
+  return rev instanceof PDFNumber ? rev.asNumber() : undefined;
+}
+
+describe('findRevisions and parseRevisionSection on classic xref tables', () => {
+  it('finds every revision end and exactly the objects each update defines', async () => {
+    const update = fc.uniqueArray(fc.integer({ min: 4, max: 12 }), { minLength: 1, maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(update, { maxLength: 5 }), async (updates) => {
+        let pdf = writeSection(undefined, BASE, 1, 4);
+        const ends = [pdf.length];
+        const expected = new Map<number, number>();
+        updates.forEach((numbers, i) => {
+          const objects = numbers.map((num) => ({ num, body: `<< /Rev ${i + 1} /N ${num} >>` }));
+          pdf = writeSection(pdf, objects, 1, 13);
+          ends.push(pdf.length);
+          for (const n of numbers) expected.set(n, i + 1);
+        });
+        const revisions = findRevisions(pdf);
+        expect(revisions.map((r) => r.end)).toEqual(ends);
+        expect(revisions.every((r) => r.xrefKind === 'table')).toBe(true);
+        const sections = [];
+        for (const revision of revisions) sections.push(await parseRevisionSection(pdf, revision));
+        sections.slice(1).forEach((section, i) => {
+          expect([...section.objects.keys()].sort((a, b) => a - b)).toEqual([...updates[i]!].sort((a, b) => a - b));
+          for (const object of section.objects.values()) expect(revOf(object)).toBe(i + 1);
+        });
+        const { changes, final } = diffRevisions(sections);
+        expect(changes).toHaveLength(updates.length);
+        for (const [n, rev] of expected) expect(revOf(final.objects.get(n))).toBe(rev);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('ignores a %%EOF inside a stream (an embedded PDF) and accepts CRLF and a missing final EOL', async () => {
+    const embedded = 'xref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 1 >>\nstartxref\n9\n%%EOF\n';
+    const original = writeSection(undefined, [...BASE, { num: 4, body: stream(embedded, '/Type /EmbeddedFile') }], 1, 5);
+    const withCrlf = Buffer.concat([Buffer.from(original).subarray(0, original.length - 1), Buffer.from('\r\n')]);
+    const updated = writeSection(withCrlf, [{ num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>' }], 1, 5);
+    const noFinalEol = updated.subarray(0, updated.length - 1);
+    const revisions = findRevisions(noFinalEol);
+    expect(revisions.map((r) => [r.start, r.end])).toEqual([
+      [0, withCrlf.length],
+      [withCrlf.length, noFinalEol.length],
+    ]);
+    expect(revisions[1]!.eofEnd).toBe(noFinalEol.length);
+  });
+
+  it('lists objects an update marks free', async () => {
+    const original = writeSection(undefined, [...BASE, { num: 4, body: '<< /Old true >>' }], 1, 5);
+    const updated = writeSection(original, [{ num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>' }], 1, 5, '4 1\n0000000000 00001 f \n');
+    const revisions = findRevisions(updated);
+    const section = await parseRevisionSection(updated, revisions[1]!);
+    expect(section.freed).toEqual([4]);
+  });
+
+  it('finds nothing in bytes without a startxref trailer', () => {
+    expect(findRevisions(new TextEncoder().encode('%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n'))).toEqual([]);
+  });
+});
+
+describe('findRevisions and parseRevisionSection on xref streams', () => {
+  it('reads updates written with xref streams and objects inside object streams', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]).drawText('hello', { font: await doc.embedFont(StandardFonts.Helvetica) });
+    const original = await doc.save({ useObjectStreams: true });
+    const session = await openPdfForUpdate(original);
+    const added = session.doc.context.register(session.doc.context.obj({ Added: true }));
+    const catalog = session.doc.catalog;
+    catalog.set(PDFName.of('Extra'), added);
+    session.markModified(session.doc.context.trailerInfo.Root as never);
+    const updated = writeIncrementalUpdate(session).bytes;
+
+    const revisions = findRevisions(updated);
+    expect(revisions.map((r) => r.xrefKind)).toEqual(['stream', 'stream']);
+    // pdf-lib ends the file right after %%EOF; the update starts with the end-of-line it adds.
+    expect(revisions[0]!.eofEnd).toBe(original.length);
+    const first = await parseRevisionSection(updated, revisions[0]!);
+    // Objects compressed in object streams are listed, the object and xref streams themselves are not.
+    expect([...first.objects.values()].some((o) => o instanceof PDFDict && o.get(PDFName.of('Type'))?.toString() === '/Catalog')).toBe(true);
+    const second = await parseRevisionSection(updated, revisions[1]!);
+    expect([...second.objects.keys()].sort((a, b) => a - b)).toEqual([first.root!.objectNumber, added.objectNumber].sort((a, b) => a - b));
+    const { changes } = diffRevisions([first, second]);
+    expect(changes[0]!.disallowed).toEqual(['catalog /Extra changed']);
+  });
+});
