@@ -1,0 +1,321 @@
+/**
+ * Signing in stages (ISO 32000-2 §12.8.1, ETSI EN 319 142-1 §5; compare pyHanko's PdfTBSDocument): prepare the
+ * signature dictionary in its own incremental update with a fixed-width /ByteRange and a zero-filled /Contents
+ * placeholder, digest the two signed byte ranges, then embed the CMS in place. Each stage returns a plain value, so a
+ * remote signer or a time-stamp authority can sit in between. Offsets of /ByteRange and /Contents are recorded while
+ * the update is written, never searched for.
+ */
+import { createHash } from 'node:crypto';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { PlacementError, SigningError } from '../errors.js';
+import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
+import { normalizeRotation, pageGeometry, readerRectToUser } from '../pdf/page-geometry.js';
+import { createSignatureAppearance, type SignatureAppearance } from './appearance.js';
+import { nodeHashName } from './cms.js';
+import { addDocMdpReference, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
+import { createSignatureField, listSignatureFields, prepareAcroFormForSignature, unusedFieldName, type SignatureFieldInfo } from './signature-field.js';
+import type { HashAlgorithm } from './types.js';
+
+/** A box on a page as the reader sees it (decisions.md §4): points from the visible page's top-left, y down. */
+export interface SignaturePlacement {
+  /** 1-based. */
+  readonly pageNumber: number;
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Options of {@link prepareSignature}. */
+export interface PrepareSignatureOptions {
+  /** Fully qualified name of the field to sign. An unsigned /Sig field of that name is filled; otherwise one is created at `placement` (without `placement`, an unknown name is an error). */
+  readonly field?: string;
+  /** Where a new field's widget goes; without it (and without an existing field) the signature is invisible. */
+  readonly placement?: SignaturePlacement;
+  /** `signature` writes `/Type /Sig`, `doc-timestamp` writes `/Type /DocTimeStamp` (ISO 32000-2 §12.8.5). */
+  readonly type: 'signature' | 'doc-timestamp';
+  /** Default `ETSI.CAdES.detached` for a signature, `ETSI.RFC3161` for a document time-stamp. */
+  readonly subFilter?: string;
+  /** Bytes of DER the /Contents placeholder can hold; default 16384. */
+  readonly contentsSize?: number;
+  /** The time written as `/M` (required for a signature; a document time-stamp carries its time in the token). */
+  readonly signingTime?: Date;
+  readonly name?: string;
+  readonly reason?: string;
+  readonly location?: string;
+  readonly contactInfo?: string;
+  /** What the widget shows; only drawn when the widget has a non-empty rectangle. */
+  readonly appearance?: SignatureAppearance;
+  /** Certify the document with this DocMDP permission (only for the first signature). */
+  readonly docMdp?: DocMdpPermission;
+  /** Name prefix for a created field (`Signature` → `Signature1`, …). */
+  readonly fieldNamePrefix?: string;
+}
+
+/** A document with its signature placeholder in place, waiting for the CMS. */
+export interface PreparedSignature {
+  /** The whole file: the input followed by the update holding the signature dictionary. */
+  readonly bytes: Uint8Array;
+  /** `[0, a, b, c]`: the signed ranges are `[0, a)` and `[b, b + c)`. */
+  readonly byteRange: readonly [number, number, number, number];
+  /** Offset of the `<` that opens the /Contents hex string. */
+  readonly contentsOffset: number;
+  /** Length of the /Contents hex string including `<` and `>`. */
+  readonly contentsLength: number;
+  /** The name of the field the signature went into. */
+  readonly fieldName: string;
+}
+
+export const DEFAULT_CONTENTS_SIZE = 16384;
+/** Digits per /ByteRange number: enough for files up to ~9.3 GB. */
+const RANGE_DIGITS = 10;
+
+/** The /ByteRange placeholder: `[` + four zero-filled fixed-width numbers + `]`; records where it was written. */
+class ByteRangePlaceholder extends PDFObject {
+  writtenAt = -1;
+  override clone(): ByteRangePlaceholder {
+    return new ByteRangePlaceholder();
+  }
+  override toString(): string {
+    return `[${Array(4).fill('0'.repeat(RANGE_DIGITS)).join(' ')}]`;
+  }
+  override sizeInBytes(): number {
+    return 2 + 4 * RANGE_DIGITS + 3;
+  }
+  override copyBytesInto(buffer: Uint8Array, offset: number): number {
+    this.writtenAt = offset;
+    const text = this.toString();
+    for (let i = 0; i < text.length; i++) buffer[offset + i] = text.charCodeAt(i);
+    return text.length;
+  }
+}
+
+/** The /Contents placeholder: a hex string of `size` zero bytes; records where it was written. */
+class ContentsPlaceholder extends PDFObject {
+  writtenAt = -1;
+  constructor(readonly size: number) {
+    super();
+  }
+  override clone(): ContentsPlaceholder {
+    return new ContentsPlaceholder(this.size);
+  }
+  override toString(): string {
+    return `<${'0'.repeat(this.size * 2)}>`;
+  }
+  override sizeInBytes(): number {
+    return this.size * 2 + 2;
+  }
+  override copyBytesInto(buffer: Uint8Array, offset: number): number {
+    this.writtenAt = offset;
+    buffer[offset] = 0x3c;
+    buffer.fill(0x30, offset + 1, offset + 1 + this.size * 2);
+    buffer[offset + 1 + this.size * 2] = 0x3e;
+    return this.size * 2 + 2;
+  }
+}
+
+/** `D:YYYYMMDDHHmmSS+00'00'`, the PDF date of `time` in UTC. */
+export function pdfDate(time: Date): string {
+  const iso = time.toISOString();
+  return `D:${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}+00'00'`;
+}
+
+function assertValidTime(time: Date | undefined, label: string): asserts time is Date {
+  if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
+    throw new SigningError('SIGNING_TIME_INVALID', `${label} must be a valid Date; got ${String(time)}.`);
+  }
+}
+
+function resolvePlacement(session: PdfUpdateSession, placement: SignaturePlacement): { pageRef: PDFRef; rect: [number, number, number, number]; rotation: number } {
+  const { doc } = session;
+  const count = doc.getPageCount();
+  if (!Number.isInteger(placement.pageNumber) || placement.pageNumber < 1 || placement.pageNumber > count) {
+    throw new PlacementError('PAGE_OUT_OF_RANGE', `Signature placement page ${placement.pageNumber} does not exist: the document has ${count} page(s).`);
+  }
+  if (!(placement.width > 0) || !(placement.height > 0)) {
+    throw new PlacementError('PLACEMENT_EMPTY', `A signature box needs a positive width and height; got ${placement.width} × ${placement.height}.`);
+  }
+  const page = doc.getPage(placement.pageNumber - 1);
+  const geometry = pageGeometry(page, placement.pageNumber);
+  const user = readerRectToUser(geometry, placement);
+  return { pageRef: page.ref, rect: [user.x, user.y, user.x + user.width, user.y + user.height], rotation: geometry.rotation };
+}
+
+function rotationOfPage(session: PdfUpdateSession, pageRef: PDFRef | undefined): number {
+  if (!pageRef) return 0;
+  const pages = session.doc.getPages();
+  // Looking the page up through pdf-lib resolves an inherited /Rotate.
+  const page = pages.find((p) => p.ref === pageRef || (p.ref.objectNumber === pageRef.objectNumber && p.ref.generationNumber === pageRef.generationNumber));
+  return page ? normalizeRotation(page.getRotation().angle) : 0;
+}
+
+function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions): { field: SignatureFieldInfo; rotation?: number } {
+  const { doc } = session;
+  const fields = listSignatureFields(doc);
+  if (options.field !== undefined) {
+    const existing = fields.find((f) => f.name === options.field);
+    if (existing) {
+      if (existing.signed) {
+        throw new SigningError('FIELD_ALREADY_SIGNED', `The signature field "${options.field}" is already signed: choose an unsigned field or leave the field out to add a new one.`);
+      }
+      return { field: existing };
+    }
+    if (!options.placement) {
+      const unsigned = fields.filter((f) => !f.signed).map((f) => `"${f.name}"`);
+      throw new SigningError(
+        'FIELD_NOT_FOUND',
+        `The document has no signature field "${options.field}"; ${unsigned.length > 0 ? `unsigned signature fields: ${unsigned.join(', ')}` : 'it has no unsigned signature fields'}. Give one of those, or a placement to create the field.`,
+      );
+    }
+  }
+  const name = options.field ?? unusedFieldName(doc, options.fieldNamePrefix ?? (options.type === 'doc-timestamp' ? 'DocTimeStamp' : 'Signature'));
+  if (options.placement) {
+    const { pageRef, rect, rotation } = resolvePlacement(session, options.placement);
+    return { field: createSignatureField(session, { name, pageRef, rect }), rotation };
+  }
+  return { field: createSignatureField(session, { name, pageRef: doc.getPage(0).ref, rect: [0, 0, 0, 0] }) };
+}
+
+function setText(dict: PDFDict, key: string, value: string | undefined): void {
+  if (value !== undefined) dict.set(PDFName.of(key), PDFHexString.fromText(value));
+}
+
+function signatureDictionary(
+  context: PDFContext,
+  options: PrepareSignatureOptions,
+  byteRange: ByteRangePlaceholder,
+  contents: ContentsPlaceholder,
+): PDFDict {
+  const timestamp = options.type === 'doc-timestamp';
+  const dict = context.obj({
+    Type: timestamp ? 'DocTimeStamp' : 'Sig',
+    Filter: 'Adobe.PPKLite',
+    SubFilter: options.subFilter ?? (timestamp ? 'ETSI.RFC3161' : 'ETSI.CAdES.detached'),
+  }) as PDFDict;
+  dict.set(PDFName.of('ByteRange'), byteRange);
+  dict.set(PDFName.of('Contents'), contents);
+  if (options.signingTime) dict.set(PDFName.of('M'), PDFString.of(pdfDate(options.signingTime)));
+  setText(dict, 'Name', options.name);
+  setText(dict, 'Reason', options.reason);
+  setText(dict, 'Location', options.location);
+  setText(dict, 'ContactInfo', options.contactInfo);
+  return dict;
+}
+
+/**
+ * Stage 1: appends an incremental update that fills (or creates) a signature field with a signature dictionary
+ * whose /Contents is a zero-filled placeholder of `contentsSize` bytes and whose /ByteRange already names the final
+ * ranges. Refuses a document certified with DocMDP P=1 (`DOCMDP_NO_CHANGES`), certification on a document that is
+ * already signed (`CERTIFICATION_NOT_FIRST`), an unknown field without a placement (`FIELD_NOT_FOUND`) and a field
+ * already signed (`FIELD_ALREADY_SIGNED`).
+ */
+export async function prepareSignature(pdf: Uint8Array, options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  if (options.type === 'signature') assertValidTime(options.signingTime, 'signingTime');
+  else if (options.signingTime !== undefined) assertValidTime(options.signingTime, 'signingTime');
+  const contentsSize = options.contentsSize ?? DEFAULT_CONTENTS_SIZE;
+  if (!Number.isInteger(contentsSize) || contentsSize < 64 || contentsSize > 4 * 1024 * 1024) {
+    throw new SigningError('CONTENTS_SIZE_INVALID', `contentsSize must be a whole number of bytes between 64 and 4194304; got ${contentsSize}.`);
+  }
+  const session = await openPdfForUpdate(pdf);
+  const { doc } = session;
+  const context = doc.context;
+
+  const permission = readDocMdpPermission(doc);
+  if (permission === 1 && options.type === 'signature') {
+    throw new SigningError('DOCMDP_NO_CHANGES', 'The document is certified with DocMDP permission 1 (no changes allowed): another signature would invalidate the certification, so it is refused.');
+  }
+  if (options.docMdp !== undefined) {
+    if (![1, 2, 3].includes(options.docMdp)) {
+      throw new SigningError('DOCMDP_INVALID', `docMdp must be 1, 2 or 3; got ${String(options.docMdp)}.`);
+    }
+    if (options.type !== 'signature' || permission !== undefined || listSignatureFields(doc).some((f) => f.signed)) {
+      throw new SigningError('CERTIFICATION_NOT_FIRST', 'Only the first signature of a document can certify it (docMdp): this document is already signed or certified.');
+    }
+  }
+
+  const { field, rotation } = pickField(session, options);
+  prepareAcroFormForSignature(session);
+
+  const byteRange = new ByteRangePlaceholder();
+  const contents = new ContentsPlaceholder(contentsSize);
+  const signature = signatureDictionary(context, options, byteRange, contents);
+  if (options.docMdp !== undefined) addDocMdpReference(context, signature, options.docMdp);
+  const signatureRef = context.register(signature);
+  if (options.docMdp !== undefined) setDocMdpPerms(session, signatureRef);
+
+  field.dict.set(PDFName.of('V'), signatureRef);
+  session.markModified(field.ref);
+
+  if (options.appearance) {
+    for (const widget of field.widgets) {
+      const numbers = rectNumbers(context, widget.dict);
+      if (!numbers) continue;
+      const w = Math.abs(numbers[2] - numbers[0]);
+      const h = Math.abs(numbers[3] - numbers[1]);
+      if (w < 1 || h < 1) continue;
+      const r = rotation ?? rotationOfPage(session, widget.pageRef);
+      const swap = r === 90 || r === 270;
+      const ap = await createSignatureAppearance(doc, options.appearance, { width: swap ? h : w, height: swap ? w : h, rotation: r }, options.signingTime ?? new Date(0));
+      widget.dict.set(PDFName.of('AP'), context.obj({ N: ap }));
+      session.markModified(widget.ref);
+    }
+    // Fonts and images are embedded (their objects created) on flush.
+    await doc.flush();
+  }
+
+  const { bytes } = writeIncrementalUpdate(session);
+  if (byteRange.writtenAt < 0 || contents.writtenAt < 0) {
+    throw new SigningError('PLACEHOLDER_NOT_WRITTEN', 'The signature dictionary was not written in the update.', { origin: 'internal' });
+  }
+  const contentsOffset = contents.writtenAt;
+  const contentsLength = contents.sizeInBytes();
+  const after = contentsOffset + contentsLength;
+  const range: [number, number, number, number] = [0, contentsOffset, after, bytes.length - after];
+  const text = `[${range.map((n) => String(n)).join(' ')}`;
+  const slot = byteRange.sizeInBytes() - 1;
+  // Same width as the placeholder: the numbers, then spaces, then the closing bracket.
+  for (let i = 0; i < slot; i++) bytes[byteRange.writtenAt + i] = i < text.length ? text.charCodeAt(i) : 0x20;
+  return { bytes, byteRange: range, contentsOffset, contentsLength, fieldName: field.name };
+}
+
+function rectNumbers(context: PDFContext, widget: PDFDict): [number, number, number, number] | undefined {
+  const array = widget.lookupMaybe(PDFName.of('Rect'), PDFArray);
+  if (!array || array.size() !== 4) return undefined;
+  const values = array.asArray().map((v) => {
+    const n = context.lookup(v);
+    return n instanceof PDFNumber ? n.asNumber() : Number.NaN;
+  });
+  return values.every(Number.isFinite) ? (values as [number, number, number, number]) : undefined;
+}
+
+/**
+ * Stage 2: the digest of the two signed byte ranges, hashed in place (streaming over the file, never concatenated).
+ */
+export function digestPreparedSignature(prepared: PreparedSignature, hash: HashAlgorithm): Uint8Array {
+  const [a, b, c, d] = prepared.byteRange;
+  return new Uint8Array(
+    createHash(nodeHashName(hash))
+      .update(prepared.bytes.subarray(a, a + b))
+      .update(prepared.bytes.subarray(c, c + d))
+      .digest(),
+  );
+}
+
+/**
+ * Stage 3: writes the DER CMS (or time-stamp token) into the /Contents placeholder and returns the final file.
+ * `prepared` is left unchanged. Throws SigningError `PLACEHOLDER_TOO_SMALL` (nothing written) when `der` does not fit.
+ */
+export function embedSignature(prepared: PreparedSignature, der: Uint8Array): Uint8Array {
+  const capacity = (prepared.contentsLength - 2) / 2;
+  if (der.length > capacity) {
+    throw new SigningError(
+      'PLACEHOLDER_TOO_SMALL',
+      `The signature is ${der.length} bytes but the placeholder holds ${capacity}: sign again with contentsSize of at least ${der.length + 1024}.`,
+    );
+  }
+  const bytes = prepared.bytes.slice();
+  const hex = Buffer.from(der).toString('hex');
+  const start = prepared.contentsOffset + 1;
+  for (let i = 0; i < hex.length; i++) bytes[start + i] = hex.charCodeAt(i);
+  return bytes;
+}
