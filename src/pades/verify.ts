@@ -89,6 +89,8 @@ export interface SignatureReport {
 export interface VerificationReport {
   /** At least one signature, and every signature valid and trusted with no disallowed modification. */
   readonly valid: boolean;
+  /** False when the bytes are not a PDF that could be read (not a PDF, truncated, unparsable, bad trust roots). */
+  readonly readable: boolean;
   readonly revisions: number;
   /** Signatures and document time-stamps in file order. */
   readonly signatures: readonly SignatureReport[];
@@ -101,8 +103,8 @@ interface FoundSignature {
   readonly dict: PDFDict;
 }
 
-function failure(problem: string, revisions = 0): VerificationReport {
-  return { valid: false, revisions, signatures: [], problems: [problem], warnings: [] };
+function failure(problem: string, revisions = 0, readable = false): VerificationReport {
+  return { valid: false, readable, revisions, signatures: [], problems: [problem], warnings: [] };
 }
 
 function nameValue(dict: PDFDict | undefined, key: string): string | undefined {
@@ -397,7 +399,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const dss = readDss(final, warnings);
   const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem };
   const found = findSignatures(final, warnings);
-  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length), warnings };
+  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };
   const results = [];
   for (const f of found) results.push(await verifyOne(ctx, f));
   results.sort((a, b) => (a.byteRange[1] ?? 0) - (b.byteRange[1] ?? 0));
@@ -415,7 +417,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const valid = signatures.every((s) => s.valid);
   const problems = valid ? [] : ['at least one signature is not valid'];
   for (const c of changes) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
-  return { valid, revisions: revisions.length, signatures, problems, warnings };
+  return { valid, readable: true, revisions: revisions.length, signatures, problems, warnings };
 }
 
 async function levelOf(
