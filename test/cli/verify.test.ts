@@ -1,0 +1,101 @@
+/**
+ * `paraph verify`: the exit-code contract (0 valid, 3 verification problems, 2 bad input), the human summary and
+ * the JSON report, on hand-written PDFs signed by openssl.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, type CliIo } from '../../src/cli/common.js';
+import { verifyCommand } from '../../src/cli/verify.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import { originalObjects, signLastPlaceholder, stream, writeSection } from '../pades/verify-helpers.js';
+
+let dir: string;
+const files = { valid: '', tampered: '', unsigned: '', notPdf: '', changed: '' };
+const root = join(PKI_DIR, 'root-ca.pem');
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) };
+  const code = await runCommand(verifyCommand, args, io);
+  return { code, stdout, stderr };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'paraph-cli-verify-'));
+  const id = { certPath: join(PKI_DIR, 'signer-p256.pem'), keyPath: join(PKI_DIR, 'signer-p256.key.pem'), chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')] };
+  const valid = signLastPlaceholder(writeSection(undefined, originalObjects(), 1, 8), id);
+  const tampered = Buffer.from(valid);
+  tampered[tampered.indexOf(Buffer.from('100 EUR'))] = 0x39;
+  const changed = writeSection(valid, [{ num: 4, body: stream('BT /F1 12 Tf 20 150 Td (I agree to pay 900 EUR.) Tj ET') }], 1, 8);
+  const write = (name: string, bytes: Uint8Array): string => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+  files.valid = write('valid.pdf', valid);
+  files.tampered = write('tampered.pdf', tampered);
+  files.changed = write('changed.pdf', changed);
+  files.unsigned = write('unsigned.pdf', writeSection(undefined, originalObjects({ signed: false }), 1, 7));
+  files.notPdf = write('not.pdf', new TextEncoder().encode('just text'));
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('paraph verify', () => {
+  it('exits 0 and prints a summary for a valid, trusted signature', async () => {
+    const { code, stdout } = await run([files.valid, '--trust', root]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/1 signature, 1 revision — VALID/);
+    expect(stdout).toMatch(/#1 Sig1 — signature, ETSI.CAdES.detached — VALID/);
+    expect(stdout).toMatch(/chain trusted/);
+  });
+
+  it('prints the report as JSON with --json', async () => {
+    const { code, stdout } = await run([files.valid, '--trust', root, '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { valid: boolean; signatures: Array<{ fieldName: string; level: string }> };
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]).toMatchObject({ fieldName: 'Sig1', level: 'B-B' });
+  });
+
+  it('exits 3 for a tampered file, a disallowed change, an untrusted root and an unsigned file', async () => {
+    const tampered = await run([files.tampered, '--trust', root]);
+    expect(tampered.code).toBe(3);
+    expect(tampered.stdout).toMatch(/digest BAD/);
+    const changed = await run([files.changed, '--trust', root]);
+    expect(changed.code).toBe(3);
+    expect(changed.stdout).toMatch(/disallowed change: revision 1: page content/);
+    const untrusted = await run([files.valid]);
+    expect(untrusted.code).toBe(3);
+    expect(untrusted.stderr).toMatch(/no --trust root/);
+    const unsigned = await run([files.unsigned, '--trust', root]);
+    expect(unsigned.code).toBe(3);
+    expect(unsigned.stdout).toMatch(/the document has no signatures/);
+  });
+
+  it('exits 2 for bad input: not a PDF, a missing file, a bad trust root, no argument', async () => {
+    expect((await run([files.notPdf, '--trust', root])).code).toBe(2);
+    const missing = await run([join(dir, 'nope.pdf'), '--trust', root]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read PDF/);
+    const badRoot = await run([files.valid, '--trust', files.notPdf]);
+    expect(badRoot.code).toBe(2);
+    expect(badRoot.stderr).toMatch(/not an X.509 certificate/);
+    expect((await run([])).code).toBe(2);
+    expect((await run([files.valid, '--bogus'])).code).toBe(2);
+  });
+
+  it('sets the process exit code when run as a program', async () => {
+    const exitCode = (args: string[]): Promise<number> =>
+      new Promise((resolve) => {
+        execFile('npx', ['tsx', 'src/cli.ts', 'verify', ...args], (error) => resolve(error ? Number(error.code) : 0));
+      });
+    expect(await exitCode([files.valid, '--trust', root])).toBe(0);
+    expect(await exitCode([files.tampered, '--trust', root])).toBe(3);
+    expect(await exitCode([files.notPdf])).toBe(2);
+  });
+});
