@@ -1,0 +1,159 @@
+/**
+ * Checking an evidential receipt by machine (issue 4, `paraph receipt verify`): its seal must be valid, trusted and
+ * cover the whole file; the audit log attached to it (`/AF`, `AFRelationship /Data`) must be readable, its hash
+ * chain intact, and its entry count and head hash those the attachment declares. The verdict is data.
+ */
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from 'pdf-lib';
+import { verifyAuditLog, type AuditEntry, type AuditLogVerdict } from './audit-log.js';
+import { AUDIT_LOG_ATTACHMENT, AUDIT_LOG_FORMAT, type AuditLogAttachment } from './receipt.js';
+import { loadPdf } from '../pdf/load-pdf.js';
+import { ParaphError } from '../errors.js';
+import { verifyPdf, type SignatureReport, type VerificationReport } from '../pades/verify.js';
+
+/** Options of {@link verifyReceipt}. */
+export interface VerifyReceiptOptions {
+  /** Certificates (DER or PEM) the receipt's seal must chain to. */
+  readonly trustRoots: readonly Uint8Array[];
+  /** Passed to `verifyPdf` to judge certificate validity of a seal without a time-stamp. */
+  readonly now?: Date;
+  /**
+   * Whether a valid seal is required for `ok` (default true). Only for checking the log of an unsealed draft: without
+   * a seal nothing stops someone from rebuilding the whole chain.
+   */
+  readonly requireSeal?: boolean;
+}
+
+/** The seal as {@link verifyReceipt} judged it. */
+export interface ReceiptSealCheck {
+  /** Valid, trusted, no disallowed change after it, and covering the whole file. */
+  readonly ok: boolean;
+  /** The last signature of the file (the receipt's seal), when there is one. */
+  readonly signature: SignatureReport | undefined;
+  /** `verifyPdf`'s full report. */
+  readonly report: VerificationReport;
+}
+
+/** The verdict of {@link verifyReceipt}. */
+export interface ReceiptVerdict {
+  /** Seal (unless not required) and audit log both hold. */
+  readonly ok: boolean;
+  readonly seal: ReceiptSealCheck;
+  /** The chain's verdict, checked against the count and head the attachment declares; absent when unreadable. */
+  readonly auditLog: AuditLogVerdict | undefined;
+  /** The attached log, when it could be read. */
+  readonly attachment: AuditLogAttachment | undefined;
+  /** Everything that is wrong, in words. Empty when `ok`. */
+  readonly problems: readonly string[];
+}
+
+/**
+ * Verifies a receipt made by `buildReceipt`. Never rejects for a bad file: unreadable input is a verdict with
+ * `ok: false` and the reason in `problems`.
+ *
+ * @example
+ * const verdict = await verifyReceipt(pdf, { trustRoots: [sealRootPem] });
+ * if (!verdict.ok) console.error(verdict.problems.join('\n'));
+ */
+export async function verifyReceipt(pdf: Uint8Array, options: VerifyReceiptOptions): Promise<ReceiptVerdict> {
+  const problems: string[] = [];
+  const report = await verifyPdf(pdf, { trustRoots: options.trustRoots, ...(options.now ? { now: options.now } : {}) });
+  const seal = judgeSeal(report, problems);
+
+  let attachment: AuditLogAttachment | undefined;
+  let auditLog: AuditLogVerdict | undefined;
+  try {
+    attachment = await readAuditLogAttachment(pdf);
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+  }
+  if (attachment !== undefined) {
+    auditLog = verifyAuditLog(attachment.entries, { count: attachment.count, head: attachment.head });
+    if (!auditLog.ok) problems.push(`audit log: broken at entry ${auditLog.position + 1} (${auditLog.code}): ${auditLog.reason}`);
+  }
+  const ok = (seal.ok || options.requireSeal === false) && auditLog?.ok === true;
+  return { ok, seal, auditLog, attachment, problems: ok ? [] : problems };
+}
+
+function judgeSeal(report: VerificationReport, problems: string[]): ReceiptSealCheck {
+  const signature = report.signatures[report.signatures.length - 1];
+  if (!report.readable) {
+    problems.push(`seal: ${report.problems.join('; ')}`);
+  } else if (signature === undefined) {
+    problems.push('seal: the receipt is not sealed');
+  } else {
+    if (!signature.valid) problems.push(`seal: not valid (${signature.problems.join('; ') || report.problems.join('; ')})`);
+    if (!signature.coversWholeDocument) {
+      problems.push('seal: it does not cover the whole file: something was appended to the receipt after it was sealed');
+    }
+  }
+  const ok = report.readable && signature !== undefined && report.valid && signature.valid && signature.coversWholeDocument;
+  return { ok, signature, report };
+}
+
+/**
+ * Reads the audit log attached to a receipt: the `/AF` file specification of the catalog named
+ * `audit-log.json` with `AFRelationship /Data`, parsed and checked for shape (not for its chain).
+ *
+ * @throws PdfParseError (`PDF_*`) when the bytes are no PDF; ParaphError `RECEIPT_AUDIT_LOG_MISSING` when nothing is
+ *   attached, `RECEIPT_AUDIT_LOG_UNREADABLE` when the attachment cannot be decoded or is not such a document.
+ */
+export async function readAuditLogAttachment(pdf: Uint8Array): Promise<AuditLogAttachment> {
+  const doc = await loadPdf(pdf);
+  const stream = findAttachmentStream(doc);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(decodePDFRawStream(stream).decode());
+  } catch (error) {
+    throw new ParaphError('RECEIPT_AUDIT_LOG_UNREADABLE', `audit log: the attached ${AUDIT_LOG_ATTACHMENT} cannot be decoded (${(error as Error).message})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ParaphError('RECEIPT_AUDIT_LOG_UNREADABLE', `audit log: the attached ${AUDIT_LOG_ATTACHMENT} is not JSON (${(error as Error).message})`);
+  }
+  const record = value as Partial<Record<keyof AuditLogAttachment, unknown>> | null;
+  if (
+    record === null ||
+    typeof record !== 'object' ||
+    record.format !== AUDIT_LOG_FORMAT ||
+    typeof record.transactionId !== 'string' ||
+    typeof record.count !== 'number' ||
+    typeof record.head !== 'string' ||
+    !Array.isArray(record.entries)
+  ) {
+    throw new ParaphError(
+      'RECEIPT_AUDIT_LOG_UNREADABLE',
+      `audit log: the attached ${AUDIT_LOG_ATTACHMENT} is not a ${AUDIT_LOG_FORMAT} document (format, transactionId, count, head, entries)`,
+    );
+  }
+  return {
+    format: AUDIT_LOG_FORMAT,
+    transactionId: record.transactionId,
+    count: record.count,
+    head: record.head,
+    entries: record.entries as AuditEntry[],
+  };
+}
+
+function findAttachmentStream(doc: PDFDocument): PDFRawStream {
+  const af = doc.catalog.lookupMaybe(PDFName.of('AF'), PDFArray);
+  for (let i = 0; i < (af?.size() ?? 0); i++) {
+    const spec = af!.lookupMaybe(i, PDFDict);
+    if (spec === undefined) continue;
+    const name = textOf(spec.lookup(PDFName.of('UF'))) ?? textOf(spec.lookup(PDFName.of('F')));
+    const relationship = spec.lookupMaybe(PDFName.of('AFRelationship'), PDFName);
+    if (name !== AUDIT_LOG_ATTACHMENT || relationship?.decodeText() !== 'Data') continue;
+    const stream = spec.lookupMaybe(PDFName.of('EF'), PDFDict)?.lookup(PDFName.of('F'));
+    if (stream instanceof PDFRawStream) return stream;
+    throw new ParaphError('RECEIPT_AUDIT_LOG_UNREADABLE', `audit log: the ${AUDIT_LOG_ATTACHMENT} file specification has no embedded file stream`);
+  }
+  throw new ParaphError(
+    'RECEIPT_AUDIT_LOG_MISSING',
+    `audit log: the receipt has no attached ${AUDIT_LOG_ATTACHMENT} (an /AF file specification with AFRelationship /Data)`,
+  );
+}
+
+function textOf(value: unknown): string | undefined {
+  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
+}
