@@ -5,6 +5,10 @@
 import { runCommand, type CliCommand, type CliIo } from './cli/common.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+  place: {
+    summary: 'place the fields of a FileMetaData JSON: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]',
+    load: async () => (await import('./cli/place.js')).placeCommand,
+  },
   verify: {
     summary: 'verify the signatures of a PDF: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]',
     load: async () => (await import('./cli/verify.js')).verifyCommand,

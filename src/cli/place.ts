@@ -1,0 +1,113 @@
+/**
+ * `paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]` (issue 2): places the fields a FileMetaData JSON
+ * describes (decisions.md §4) and writes the PDF atomically (temporary file, then rename), so a failure never
+ * leaves a half-written output. `--json` prints every widget in reader coordinates.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseFileMetaData } from '../domain/file-metadata.js';
+import { ParaphError } from '../errors.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { UsageError, type CliCommand } from './common.js';
+
+const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]
+
+Places the fields of a FileMetaData JSON (Signature, Seal, Check, SingleLine, Date, Number) on a PDF
+as AcroForm fields, in one incremental update.
+
+  -o, --output <file>  where to write the PDF with the fields (required)
+      --json           print every widget as JSON: field, type, page, left, top, width, height
+                       (points, from the page's top-left corner as a reader sees it)
+  -h, --help           show this help
+`;
+
+/** One widget as `--json` prints it. */
+export interface PlaceJsonEntry {
+  field: string;
+  type: string;
+  page: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** The `place` command. Exit 0 on success, 2 for bad input or usage, 1 for an internal error. */
+export const placeCommand: CliCommand = async (args, io) => {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      output: { type: 'string', short: 'o' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 2) {
+    throw new UsageError(`paraph place needs an input PDF and a metadata JSON file (got ${positionals.length} file arguments)\n\n${USAGE}`);
+  }
+  const output = values.output;
+  if (!output) throw new UsageError(`paraph place needs -o <out.pdf>\n\n${USAGE}`);
+  const [pdfPath, metadataPath] = positionals as [string, string];
+
+  const pdf = await readInput(pdfPath, 'PDF');
+  const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
+  const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata);
+  await writeAtomically(output, bytes);
+
+  if (values.json) {
+    const entries: PlaceJsonEntry[] = placements.map((p) => ({
+      field: p.field,
+      type: p.type,
+      page: p.pageNumber,
+      left: round(p.left),
+      top: round(p.top),
+      width: round(p.width),
+      height: round(p.height),
+    }));
+    io.stdout(`${JSON.stringify(entries)}\n`);
+  } else {
+    const fields = new Set(placements.map((p) => p.field)).size;
+    io.stdout(`placed ${fields} field${fields === 1 ? '' : 's'} (${placements.length} widget${placements.length === 1 ? '' : 's'}) in ${output}\n`);
+  }
+  return 0;
+};
+
+async function readInput(path: string, what: string): Promise<Uint8Array> {
+  try {
+    const buffer = await readFile(path);
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
+    throw new ParaphError('FILE_UNREADABLE', `Cannot read the ${what} "${path}": ${reason}.`, { cause: error });
+  }
+}
+
+/** Writes next to the target and renames, so readers see either the old file or the complete new one. */
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(temp, bytes, { flag: 'wx' });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ParaphError('OUTPUT_NOT_WRITABLE', `Cannot write "${path}": ${code ?? String(error)}. Choose another -o path.`, {
+      cause: error,
+    });
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
