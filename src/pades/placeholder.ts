@@ -48,6 +48,8 @@ export interface PrepareSignatureOptions {
   readonly appearance?: SignatureAppearance;
   /** Certify the document with this DocMDP permission (only for the first signature). */
   readonly docMdp?: DocMdpPermission;
+  /** Without `field`: picks an existing unsigned field to fill (sealPdf picks the Seal field this way). */
+  readonly selectField?: (fields: readonly SignatureFieldInfo[]) => SignatureFieldInfo | undefined;
   /** Name prefix for a created field (`Signature` → `Signature1`, …). */
   readonly fieldNamePrefix?: string;
 }
@@ -167,6 +169,10 @@ function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions):
         `The document has no signature field "${options.field}"; ${unsigned.length > 0 ? `unsigned signature fields: ${unsigned.join(', ')}` : 'it has no unsigned signature fields'}. Give one of those, or a placement to create the field.`,
       );
     }
+  }
+  if (options.field === undefined && options.selectField && !options.placement) {
+    const selected = options.selectField(fields);
+    if (selected && !selected.signed) return { field: selected };
   }
   const name = options.field ?? unusedFieldName(doc, options.fieldNamePrefix ?? (options.type === 'doc-timestamp' ? 'DocTimeStamp' : 'Signature'));
   if (options.placement) {

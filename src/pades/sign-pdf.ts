@@ -8,7 +8,13 @@ import { SigningError } from '../errors.js';
 import type { SignatureAppearance } from './appearance.js';
 import { buildCmsSignature } from './cms.js';
 import type { DocMdpPermission } from './docmdp.js';
-import { digestPreparedSignature, embedSignature, prepareSignature, type SignaturePlacement } from './placeholder.js';
+import {
+  digestPreparedSignature,
+  embedSignature,
+  prepareSignature,
+  type PrepareSignatureOptions,
+  type SignaturePlacement,
+} from './placeholder.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
 /** Options of {@link signPdf}. */
@@ -59,7 +65,11 @@ export function certificateSubjectName(der: Uint8Array): string | undefined {
 /** Runs prepare → digest → CMS → embed for a prepared appearance; shared by signPdf and sealPdf. */
 export async function signWithAppearance(
   pdf: Uint8Array,
-  options: Omit<SignPdfOptions, 'appearance'> & { readonly appearance?: SignatureAppearance; readonly fieldNamePrefix?: string },
+  options: Omit<SignPdfOptions, 'appearance'> & {
+    readonly appearance?: SignatureAppearance;
+    readonly fieldNamePrefix?: string;
+    readonly selectField?: PrepareSignatureOptions['selectField'];
+  },
 ): Promise<SignPdfResult> {
   const hash = options.hash ?? 'SHA-256';
   if (!['SHA-256', 'SHA-384', 'SHA-512'].includes(hash)) {
@@ -80,6 +90,7 @@ export async function signWithAppearance(
     docMdp: options.docMdp,
     contentsSize: options.contentsSize,
     fieldNamePrefix: options.fieldNamePrefix,
+    selectField: options.selectField,
   });
   const contentDigest = digestPreparedSignature(prepared, hash);
   const der = await buildCmsSignature({ signer: options.signer, contentDigest, hash, timestamper: options.timestamper });

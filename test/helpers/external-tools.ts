@@ -172,3 +172,31 @@ export async function opensslCmsVerify(
     return { ...result, ok };
   });
 }
+
+/** What the three independent tools say about a signed PDF (see {@link checkSignedPdf}). */
+export interface SignedPdfReport {
+  /** pdfsig's per-signature results. */
+  readonly pdfsig: PdfsigSignature[];
+  /** `openssl cms -verify` per signature, in revision order. */
+  readonly openssl: boolean[];
+  /** `qpdf --check` passed without warnings. */
+  readonly qpdf: boolean;
+  /** Tool output, for assertion messages. */
+  readonly details: string;
+}
+
+/**
+ * Runs pdfsig, `openssl cms -verify` (for every signature, chain to `caPem`) and `qpdf --check` on `pdf`.
+ * Document time-stamps (SubFilter ETSI.RFC3161) are verified by openssl too: their token is a CMS SignedData.
+ */
+export async function checkSignedPdf(pdf: Uint8Array, caPem: string): Promise<SignedPdfReport> {
+  const [sig, qpdf, signatures] = await Promise.all([pdfsigCheck(pdf), qpdfCheck(pdf), extractSignatures(pdf)]);
+  const openssl: boolean[] = [];
+  let details = `pdfsig:\n${sig.stdout}${sig.stderr}\nqpdf:\n${qpdf.stdout}${qpdf.stderr}\n`;
+  for (let i = 0; i < signatures.length; i++) {
+    const result = await opensslCmsVerify(pdf, i, caPem);
+    openssl.push(result.ok);
+    if (!result.ok) details += `openssl #${i}:\n${result.stdout}${result.stderr}\n`;
+  }
+  return { pdfsig: sig.signatures, openssl, qpdf: qpdf.ok, details };
+}

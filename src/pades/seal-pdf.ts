@@ -1,0 +1,69 @@
+/**
+ * `sealPdf`: the organizational seal (decisions.md §5), a PAdES signature by the organization's seal certificate,
+ * applied as the last signature of a document. Visible in the document's unsigned Seal field when it has one (placed
+ * by placeFields from a `Seal` Location), otherwise invisible.
+ */
+import { SigningError } from '../errors.js';
+import type { SignatureFieldInfo } from './signature-field.js';
+import { signWithAppearance, type SignPdfResult } from './sign-pdf.js';
+import type { SignaturePlacement } from './placeholder.js';
+import type { HashAlgorithm, Signer, Timestamper } from './types.js';
+
+/** Options of {@link sealPdf}. */
+export interface SealPdfOptions {
+  /** The seal key and certificate (advanced: the service's seal CA; qualified: PKCS#12 or PKCS#11). */
+  readonly signer: Signer;
+  readonly signingTime: Date;
+  /** Shown in the seal's appearance. */
+  readonly organizationName: string;
+  /** The seal field to fill; by default the first unsigned seal field (see {@link findSealField}), else invisible. */
+  readonly field?: string;
+  /** A new visible seal at this box when the document has no seal field. */
+  readonly placement?: SignaturePlacement;
+  readonly timestamper?: Timestamper;
+  readonly hash?: HashAlgorithm;
+  readonly reason?: string;
+  readonly location?: string;
+  readonly contactInfo?: string;
+  readonly contentsSize?: number;
+}
+
+/**
+ * The first unsigned signature field that is meant for the seal: its last name part starts with `Seal`
+ * (case-insensitive), or its `/TU` is `Seal` (the label placeFields gives a Seal field by default).
+ */
+export function findSealField(fields: readonly SignatureFieldInfo[]): SignatureFieldInfo | undefined {
+  return fields.find((f) => {
+    if (f.signed) return false;
+    const last = f.name.split('.').pop() ?? '';
+    return /^seal/i.test(last) || f.description === 'Seal';
+  });
+}
+
+/**
+ * Seals `pdf`: one more PAdES signature, in its own incremental update, whose appearance shows the organization's
+ * name and "Sealed" with the date. Earlier signatures stay valid.
+ *
+ * @example
+ * const { bytes } = await sealPdf(signed, { signer: sealSigner, signingTime: now, organizationName: 'Acme B.V.' });
+ */
+export async function sealPdf(pdf: Uint8Array, options: SealPdfOptions): Promise<SignPdfResult> {
+  if (typeof options.organizationName !== 'string' || options.organizationName.trim() === '') {
+    throw new SigningError('ORGANIZATION_NAME_MISSING', 'sealPdf needs the organizationName the seal shows.');
+  }
+  return signWithAppearance(pdf, {
+    signer: options.signer,
+    signingTime: options.signingTime,
+    field: options.field,
+    selectField: findSealField,
+    placement: options.placement,
+    hash: options.hash,
+    reason: options.reason ?? 'Sealed',
+    location: options.location,
+    contactInfo: options.contactInfo,
+    timestamper: options.timestamper,
+    contentsSize: options.contentsSize,
+    fieldNamePrefix: 'Seal',
+    appearance: { kind: 'seal', organizationName: options.organizationName },
+  });
+}
