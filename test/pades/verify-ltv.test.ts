@@ -1,0 +1,126 @@
+/**
+ * verifyPdf's long-term levels: document time-stamps (one made by `openssl ts -reply`, one by the fake TSA through
+ * the staged signing API), /DSS revocation coverage (B-LT), a document time-stamp after the /DSS (B-LTA), and a
+ * CRL in the /DSS that revokes the signer. The /DSS is written here with the incremental writer, independently of
+ * the library's own LTV code.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
+import { createCrl } from '../../src/pades/keys/ca.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { verifyPdf } from '../../src/pades/verify.js';
+import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
+import { PKI_DIR, testPki, type TestPki } from '../helpers/pki.js';
+import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, timestampLastPlaceholder, writeSection, writeTsaConfig } from './verify-helpers.js';
+
+const NOW = new Date('2026-11-21T10:00:00Z');
+let pki: TestPki;
+let tsa: FakeTsa;
+let original: Uint8Array;
+let tsaDir: string;
+
+beforeAll(async () => {
+  pki = await testPki();
+  tsa = await startFakeTsa({ pki, now: NOW });
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawText('Long-term contract', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
+  original = await doc.save();
+  tsaDir = mkdtempSync(join(tmpdir(), 'paraph-verify-tsa-'));
+});
+
+afterAll(async () => {
+  await tsa.close();
+  rmSync(tsaDir, { recursive: true, force: true });
+});
+
+/** Adds a /DSS with the given certificates and CRLs in a new incremental update. */
+async function addDss(pdf: Uint8Array, certs: readonly Uint8Array[], crls: readonly Uint8Array[]): Promise<Uint8Array> {
+  const session = await openPdfForUpdate(pdf);
+  const { context, catalog } = session.doc;
+  const streams = (items: readonly Uint8Array[]) => context.obj(items.map((der) => context.register(context.flateStream(der))));
+  const dss = context.register(context.obj({ Certs: streams(certs), CRLs: streams(crls) }));
+  catalog.set(context.obj('DSS') as never, dss);
+  session.markModified(context.trailerInfo.Root as never);
+  return writeIncrementalUpdate(session).bytes;
+}
+
+async function addDocumentTimestamp(pdf: Uint8Array): Promise<Uint8Array> {
+  const prepared = await prepareSignature(pdf, { type: 'doc-timestamp' });
+  const token = await tsa.timestamper()(digestPreparedSignature(prepared, 'SHA-256'), 'SHA-256');
+  return embedSignature(prepared, token);
+}
+
+async function signedWithTimestamp(): Promise<Uint8Array> {
+  return (await signPdf(original, { signer: pki.signers.rsa.signer, signingTime: NOW, timestamper: tsa.timestamper() })).bytes;
+}
+
+describe('verifyPdf: document time-stamps and LTV levels', () => {
+  it('verifies a document time-stamp made by openssl ts over a hand-written PDF', async () => {
+    const signed = signLastPlaceholder(writeSection(undefined, originalObjects(), 1, 8), {
+      certPath: pki.signers.p256.certPath,
+      keyPath: pki.signers.p256.keyPath,
+      chainPaths: [pki.intermediate.certPath],
+    });
+    const config = writeTsaConfig(tsaDir, { certPath: pki.tsa.certPath, keyPath: pki.tsa.keyPath, chainPath: join(PKI_DIR, 'intermediate-ca.pem') });
+    const withField = addSignatureFieldUpdate(signed, [5], 'DocTS', 8, 9, { type: 'DocTimeStamp', subFilter: 'ETSI.RFC3161' });
+    const stamped = timestampLastPlaceholder(withField, config);
+    const report = await verifyPdf(stamped, { trustRoots: [pki.rootPem], now: NOW });
+    expect(report.problems).toEqual([]);
+    expect(report.valid).toBe(true);
+    const [signature, docTs] = report.signatures;
+    expect(signature).toMatchObject({ kind: 'signature', level: 'B-B', coversWholeDocument: false, modifications: { ok: true } });
+    expect(docTs).toMatchObject({ kind: 'document-timestamp', fieldName: 'DocTS', subFilter: 'ETSI.RFC3161', digestOk: true, signatureOk: true, chainOk: true, level: undefined });
+    expect(docTs?.timestamp?.valid).toBe(true);
+    expect(docTs?.signer?.subject).toMatch(/TSA|Time/i);
+    expect((await pdfsigCheck(stamped)).signatures[0]?.valid).toBe(true);
+  });
+
+  it('reports B-LT when a /DSS holds CRLs for the whole signer chain, and B-LTA once a document time-stamp follows', async () => {
+    const signed = await signedWithTimestamp();
+    const lt = await addDss(signed, [pki.intermediate.certDer, pki.rootDer], [pki.crls.root, pki.crls.intermediate]);
+    const ltReport = await verifyPdf(lt, { trustRoots: [pki.rootPem], now: NOW });
+    expect(ltReport.valid).toBe(true);
+    expect(ltReport.signatures[0]?.level).toBe('B-LT');
+    expect(ltReport.signatures[0]?.modifications.allowed.join(' ')).toMatch(/DSS/);
+
+    const lta = await addDocumentTimestamp(lt);
+    const report = await verifyPdf(lta, { trustRoots: [pki.rootPem], now: NOW });
+    expect(report.problems).toEqual([]);
+    expect(report.valid).toBe(true);
+    expect(report.signatures.map((s) => [s.kind, s.level, s.valid, s.coveredRevision])).toEqual([
+      ['signature', 'B-LTA', true, 1],
+      ['document-timestamp', undefined, true, 3],
+    ]);
+    expect((await pdfsigCheck(lta)).signatures[0]?.valid).toBe(true);
+    expect((await qpdfCheck(lta)).ok).toBe(true);
+  });
+
+  it('stays at B-T when the /DSS lacks revocation data for the intermediate CA', async () => {
+    const signed = await signedWithTimestamp();
+    const partial = await addDss(signed, [pki.intermediate.certDer], [pki.crls.intermediate]);
+    const report = await verifyPdf(partial, { trustRoots: [pki.rootPem], now: NOW });
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]?.level).toBe('B-T');
+  });
+
+  it('reports a signer the /DSS CRL lists as revoked', async () => {
+    const signed = await signedWithTimestamp();
+    const revokingCrl = await createCrl({
+      issuer: { certificate: pki.intermediate.certDer, privateKey: pki.intermediate.privateKey },
+      thisUpdate: NOW,
+      nextUpdate: new Date('2027-01-01T00:00:00Z'),
+      crlNumber: 7n,
+      revoked: [{ serialNumber: pki.signers.rsa.serial, revocationDate: NOW, reason: 1 }],
+    });
+    const revoked = await addDss(signed, [pki.intermediate.certDer], [pki.crls.root, revokingCrl]);
+    const report = await verifyPdf(revoked, { trustRoots: [pki.rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/revoked/);
+  });
+});
