@@ -397,14 +397,20 @@ function showText(
   return startX + x * hScale;
 }
 
-/** Opens PDF bytes with pdf.js (on a copy: pdf.js empties the buffer it is given), refusing encrypted files. */
-export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+/** Rejects, cheaply, what is no PDF at all: empty input or no `%PDF-` header. */
+export function checkPdfHeader(bytes: Uint8Array): void {
   if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
   if (!hasPdfHeader(bytes)) {
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
   }
+}
+
+/** Opens PDF bytes with pdf.js (on a copy: pdf.js empties the buffer it is given), refusing encrypted files. */
+export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  checkPdfHeader(bytes);
   const task = pdfjs.getDocument({
-    data: bytes.slice(),
+    // A plain Uint8Array copy: pdf.js refuses Buffers and empties what it gets (Buffer#slice would not copy).
+    data: new Uint8Array(bytes),
     isEvalSupported: false,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
     disableFontFace: true,

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
+import { hasPdfHeader } from './load-pdf.js';
 import { decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 
@@ -213,6 +214,11 @@ export async function indexText(pdf: Uint8Array, options: IndexTextOptions = {})
     throw new RangeError(`indexText: workers must be a whole number ≥ 0, got ${String(options.workers)}`);
   }
   options.signal?.throwIfAborted();
+  // Checked here too, so that what is plainly no PDF fails before pdf.js or a worker is loaded.
+  if (pdf.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
+  if (!hasPdfHeader(pdf)) {
+    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
+  }
   const collected = new Collector();
   if (maxWorkers === 0) await extractInThread(pdf, wanted, collected, options.signal);
   else await extractInWorkers(pdf, wanted, maxWorkers, collected, options.signal);
