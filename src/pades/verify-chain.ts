@@ -19,15 +19,15 @@ export interface ChainCheck {
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
 
 /**
- * Turns trust-root inputs (DER, or PEM text with one or more certificates) into DER certificates. Throws an Error
+ * Turns trust-root inputs (DER bytes, or PEM text — as bytes or a string — with one or more certificates) into DER certificates. Throws an Error
  * naming the input index when one cannot be read as a certificate.
  */
-export function parseCertificates(inputs: readonly Uint8Array[]): Uint8Array[] {
+export function parseCertificates(inputs: readonly (Uint8Array | string)[]): Uint8Array[] {
   const out: Uint8Array[] = [];
   inputs.forEach((input, index) => {
-    const text = Buffer.from(input).toString('latin1');
+    const text = typeof input === 'string' ? input : Buffer.from(input).toString('latin1');
     const blocks = [...text.matchAll(PEM_BLOCK)];
-    const ders = blocks.length > 0 ? blocks.map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'))) : [input];
+    const ders = blocks.length > 0 ? blocks.map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'))) : [typeof input === 'string' ? Buffer.from(input, 'latin1') : input];
     for (const der of ders) {
       try {
         new X509Certificate(der);

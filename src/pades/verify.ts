@@ -17,8 +17,8 @@ import { checkRevocationCoverage, type DssData } from './verify-revocation.js';
 
 /** Options of {@link verifyPdf}. */
 export interface VerifyOptions {
-  /** Certificates (DER, or PEM with one or more certificates) that anchor trust. */
-  readonly trustRoots: readonly Uint8Array[];
+  /** Certificates (DER bytes, or PEM bytes or text with one or more certificates) that anchor trust. */
+  readonly trustRoots: readonly (Uint8Array | string)[];
   /**
    * The time to judge certificate validity at when a signature has no valid time-stamp (the time-stamp's time is
    * used otherwise). Without it, validity periods of untimestamped signatures are not checked (a warning says so).
