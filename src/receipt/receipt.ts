@@ -254,8 +254,8 @@ function writeSigners(layout: ReceiptLayout, t: ReceiptText, signers: readonly R
       [
         { header: t.labels.verificationType, width: 90 },
         { header: t.labels.result, width: 70 },
-        { header: t.labels.time, width: 110 },
-        { header: t.labels.evidence, width: w - 270 },
+        { header: t.labels.time, width: 118 },
+        { header: t.labels.evidence, width: w - 278 },
       ],
       s.verifications.length === 0
         ? [[t.labels.none, '', '', '']]
@@ -284,8 +284,8 @@ function activityTable(layout: ReceiptLayout, t: ReceiptText, activities: readon
     [
       { header: t.labels.code, width: 40 },
       { header: t.labels.activity, width: 140 },
-      { header: t.labels.info, width: w - 290 },
-      { header: t.labels.time, width: 110 },
+      { header: t.labels.info, width: w - 298 },
+      { header: t.labels.time, width: 118 },
     ],
     activities.map((a) => [String(a.code), a.activity, a.info ?? '', formatTime(a.at, t)]),
     { size: 8 },
@@ -321,7 +321,7 @@ function writeAuditTrail(layout: ReceiptLayout, t: ReceiptText, entries: readonl
   layout.paragraph(t.auditIntro(entries.length), { size: 8.5, grey: 0.2 });
   layout.space(6);
   const w = layout.contentWidth;
-  const widths = [30, 62, 84, 70, 0, 62];
+  const widths = [34, 60, 78, 64, 0, 64];
   widths[4] = w - widths.reduce((a, b) => a + b, 0);
   const mono = { grey: 0.35 };
   layout.table(
