@@ -47,8 +47,9 @@ export async function qpdfCheck(pdf: Uint8Array): Promise<ToolRun & { readonly o
 
 /** One signature as `pdfsig` reports it. */
 export interface PdfsigSignature {
-  /** 1-based, as pdfsig numbers them. */
+  /** 1-based, as pdfsig numbers them (unsigned signature fields count too). */
   readonly number: number;
+  readonly fieldName: string | undefined;
   readonly signerCommonName: string | undefined;
   /** The text after "Signature Validation:". */
   readonly validation: string;
@@ -64,7 +65,7 @@ export interface PdfsigSignature {
   readonly hashAlgorithm: string | undefined;
 }
 
-/** Runs `pdfsig` and parses its per-signature blocks (Debian 12's poppler 22 format). */
+/** Runs `pdfsig` and parses its per-signature blocks (Debian 12's poppler 22 format), leaving out unsigned fields. */
 export async function pdfsigCheck(pdf: Uint8Array): Promise<ToolRun & { readonly signatures: PdfsigSignature[] }> {
   return withTempDir(async (dir) => {
     const file = join(dir, 'in.pdf');
@@ -74,11 +75,14 @@ export async function pdfsigCheck(pdf: Uint8Array): Promise<ToolRun & { readonly
     const blocks = result.stdout.split(/^Signature #(\d+):\s*$/m);
     for (let i = 1; i + 1 < blocks.length; i += 2) {
       const text = blocks[i + 1] as string;
+      // pdfsig lists unsigned signature fields too; they are not signatures.
+      if (/The signature form field is not signed/.test(text)) continue;
       const line = (label: string): string | undefined =>
         new RegExp(`^\\s*- ${label}:\\s*(.*)$`, 'm').exec(text)?.[1]?.trim();
       const validation = line('Signature Validation') ?? '';
       signatures.push({
         number: Number(blocks[i]),
+        fieldName: line('Signature Field Name'),
         signerCommonName: line('Signer Certificate Common Name'),
         validation,
         valid: validation === 'Signature is Valid.',

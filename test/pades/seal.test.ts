@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sealPdf } from '../../src/pades/seal-pdf.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { placeFields } from '../../src/pdf/fields.js';
+import type { FieldPlacement } from '../../src/pdf/locate.js';
+import { checkSignedPdf } from '../helpers/external-tools.js';
+import { startFakeTsa } from '../helpers/fake-tsa.js';
+import { testPki, type TestPki } from '../helpers/pki.js';
+
+const T0 = new Date('2026-11-21T10:00:00Z');
+const ORG = 'Paraph Test B.V.';
+let pki: TestPki;
+let base: Uint8Array;
+
+beforeAll(async () => {
+  pki = await testPki();
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([595, 842]).drawText('Contract', { x: 50, y: 780, size: 14, font });
+  base = await doc.save({ useObjectStreams: false });
+});
+
+function sealField(fieldKey: string, top: number): FieldPlacement {
+  return { field: `org.${fieldKey}`, formSet: 'org', fieldKey, type: 'Seal', signerIds: [], pageNumber: 1, left: 300, top, width: 200, height: 80 };
+}
+
+/** Number of dark pixels (at 72 dpi, reader coordinates) inside a box of page 1. */
+function ink(pdf: Uint8Array, box: { left: number; top: number; width: number; height: number }): number {
+  const dir = mkdtempSync(join(tmpdir(), 'paraph-seal-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-gray', '-r', '72', '-f', '1', '-l', '1', '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    const pgm = readFileSync(join(dir, 'out.pgm'));
+    const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
+    const width = Number(header[1]);
+    let count = 0;
+    for (let y = box.top; y < box.top + box.height; y++) {
+      for (let x = box.left; x < box.left + box.width; x++) if ((pgm[header[0].length + y * width + x] ?? 255) < 160) count++;
+    }
+    return count;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('sealPdf', () => {
+  it('seals invisibly when the document has no seal field', async () => {
+    const { bytes, fieldName } = await sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG });
+    expect(fieldName).toBe('Seal1');
+    const report = await checkSignedPdf(bytes, pki.rootPem);
+    expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
+    expect(report.openssl).toEqual([true]);
+    expect(report.qpdf).toBe(true);
+    expect(Buffer.from(bytes).toString('latin1')).toContain('/Rect [ 0 0 0 0 ]');
+  });
+
+  it('fills the placed Seal field and shows the organization and "Sealed" in it', async () => {
+    const placed = await placeFields(base, [sealField('Stamp', 600)]);
+    const before = ink(placed.bytes, { left: 302, top: 602, width: 196, height: 76 });
+    const { bytes, fieldName } = await sealPdf(placed.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG });
+    expect(fieldName).toBe('org.Stamp');
+    const report = await checkSignedPdf(bytes, pki.rootPem);
+    expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
+    expect(report.openssl).toEqual([true]);
+    // The unsigned placeholder label is replaced by the seal's appearance, which has more ink (border + two lines).
+    const after = ink(bytes, { left: 302, top: 602, width: 196, height: 76 });
+    expect(after).toBeGreaterThan(before);
+    expect(after).toBeGreaterThan(300);
+  });
+
+  it('uses the named field when given one, and is the last signature after the signers', async () => {
+    const placed = await placeFields(base, [
+      { field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], pageNumber: 1, left: 50, top: 600, width: 200, height: 80 },
+      sealField('Stamp', 600),
+      sealField('Other', 700),
+    ]);
+    const signed = await signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1' });
+    const sealed = await sealPdf(signed.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG, field: 'org.Other' });
+    expect(sealed.fieldName).toBe('org.Other');
+    const report = await checkSignedPdf(sealed.bytes, pki.rootPem);
+    expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.', 'Signature is Valid.']);
+    expect(report.pdfsig.map((s) => s.totalDocumentSigned)).toEqual([false, true]);
+    expect(report.openssl).toEqual([true, true]);
+  });
+
+  it('carries a signature time-stamp when given a time-stamper', async () => {
+    const tsa = await startFakeTsa({ pki, now: T0 });
+    try {
+      const { bytes } = await sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG, timestamper: tsa.timestamper() });
+      expect(tsa.requests).toHaveLength(1);
+      const report = await checkSignedPdf(bytes, pki.rootPem);
+      expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
+      expect(report.openssl).toEqual([true]);
+    } finally {
+      await tsa.close();
+    }
+  });
+
+  it('needs an organization name and refuses a document certified with P=1', async () => {
+    await expect(sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ' ' })).rejects.toMatchObject({
+      code: 'ORGANIZATION_NAME_MISSING',
+    });
+    const certified = await signPdf(base, { signer: pki.signers.rsa.signer, signingTime: T0, docMdp: 1 });
+    await expect(sealPdf(certified.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG })).rejects.toMatchObject({
+      code: 'DOCMDP_NO_CHANGES',
+    });
+  });
+});
