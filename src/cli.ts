@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'verify the signatures of a PDF: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]',
     load: async () => (await import('./cli/verify.js')).verifyCommand,
   },
+  receipt: {
+    summary: 'check an evidential receipt (seal + audit log chain): paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--json]',
+    load: async () => (await import('./cli/receipt.js')).receiptCommand,
+  },
 };
 
 const io: CliIo = {
