@@ -70,9 +70,13 @@ export interface FindTextOptions {
 const PAGES_PER_WORKER = 30;
 const CHUNK_PAGES = 25;
 
-/** Normalizes a text the way the index is normalized: runs of white space become one space; trimmed. */
+/**
+ * Normalizes a search text the way the index is normalized: Latin ligature characters expanded (ﬁ → fi), runs of
+ * white space as one space, trimmed.
+ */
 export function normalizeSearchText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  const expanded = /[\uFB00-\uFB06]/.test(text) ? text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC')) : text;
+  return expanded.replace(/\s+/g, ' ').trim();
 }
 
 class IndexedPage implements PageText {

@@ -188,7 +188,8 @@ export async function generatePdf(pages: readonly GenPage[]): Promise<GeneratedP
   }
   let dejavu: PDFFont | undefined;
   if (used.has('DejaVuSans')) {
-    dejavu = await doc.embedFont(await loadBundledFont('regular'), { subset: true });
+    // A fixed subset tag instead of pdf-lib's random suffix keeps the output byte-for-byte reproducible.
+    dejavu = await doc.embedFont(await loadBundledFont('regular'), { subset: true, customName: 'PARAPH+DejaVuSans' });
     handles.set('DejaVuSans', pdfFontHandle('F2', dejavu));
     refs.set('DejaVuSans', dejavu.ref);
   }
