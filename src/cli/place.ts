@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseFileMetaData } from '../domain/file-metadata.js';
 import { ParaphError } from '../errors.js';
+import { loadPdf } from '../pdf/load-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
 import { UsageError, type CliCommand } from './common.js';
 
@@ -22,6 +23,9 @@ as AcroForm fields, in one incremental update.
                        (points, from the page's top-left corner as a reader sees it)
   -h, --help           show this help
 `;
+
+/** Up to this many pages, text is extracted in the CLI's own thread. */
+const SMALL_DOCUMENT_PAGES = 50;
 
 /** One widget as `--json` prints it. */
 export interface PlaceJsonEntry {
@@ -59,7 +63,10 @@ export const placeCommand: CliCommand = async (args, io) => {
 
   const pdf = await readInput(pdfPath, 'PDF');
   const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
-  const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata);
+  // A CLI run is its own process, so pdf.js may run in this thread: for small documents that saves the start-up of
+  // worker threads (seconds); large ones still spread over the cores.
+  const pageCount = (await loadPdf(pdf)).getPageCount();
+  const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, pageCount <= SMALL_DOCUMENT_PAGES ? { workers: 0 } : {});
   await writeAtomically(output, bytes);
 
   if (values.json) {
@@ -100,7 +107,7 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
     await writeFile(temp, bytes, { flag: 'wx' });
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    await rm(temp, { force: true }).catch(() => undefined); // nothing to clean when the directory is unusable
     const code = (error as NodeJS.ErrnoException).code;
     throw new ParaphError('OUTPUT_NOT_WRITABLE', `Cannot write "${path}": ${code ?? String(error)}. Choose another -o path.`, {
       cause: error,
