@@ -384,7 +384,7 @@ export function randomPages(seed: number, options: RandomPagesOptions): GenPage[
       const style = pick(STYLES);
       const size = Math.min(int(6, 24), rowHeight / 2);
       let anchor = '{{';
-      for (let c = 0; c < 4; c++) anchor += pick(ANCHOR_CHARS);
+      for (let c = 0; c < 4; c++) anchor += pick([...ANCHOR_CHARS]);
       anchor += `${(serial++).toString(36)}}}`;
       const spaced = style === 'spaced';
       const upright = !(options.rotatedText ?? true) || rnd() < 0.75;
