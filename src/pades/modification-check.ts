@@ -242,7 +242,11 @@ class SectionJudge {
   private acceptWidget = (entry: PDFObject): string | undefined => {
     const dict = dictOf(this.after, entry);
     const subtype = nameOf(dict, 'Subtype');
-    return subtype === 'Widget' ? undefined : `a /${subtype ?? 'unknown'} annotation was added (only form field widgets are allowed)`;
+    if (subtype !== 'Widget') return `a /${subtype ?? 'unknown'} annotation was added (only form field widgets are allowed)`;
+    this.rolesAfter ??= computeRoles(this.after);
+    const n = refNumber(entry);
+    const inForm = n !== undefined && (this.rolesAfter.get(n)?.has('widget') ?? false);
+    return inForm ? undefined : `widget ${text(entry)} was added that belongs to no form field`;
   };
 
   private acceptField = (entry: PDFObject): string | undefined => (dictOf(this.after, entry) ? undefined : `added entry ${text(entry)} is not a field dictionary`);
@@ -274,15 +278,7 @@ class SectionJudge {
       return;
     }
     if (roles.has('page-annots')) return this.checkGrowingArray(`annotations array ${n} 0 R`, before, after, this.acceptWidget);
-    if (roles.has('acroform') && beforeDict && afterDict) {
-      for (const key of changedKeys(beforeDict, afterDict)) {
-        if (key === 'Fields') {
-          this.checkGrowingArray('/AcroForm /Fields', beforeDict.get(PDFName.of(key)), afterDict.get(PDFName.of(key)), this.acceptField);
-        } else if (['SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(key)) this.allowed.push(`/AcroForm /${key} changed`);
-        else this.disallowed.push(`/AcroForm /${key} changed`);
-      }
-      return;
-    }
+    if (roles.has('acroform') && beforeDict && afterDict) return this.judgeAcroForm(beforeDict, afterDict);
     if (roles.has('fields')) return this.checkGrowingArray(`fields array ${n} 0 R`, before, after, this.acceptField);
     if ((roles.has('field') || roles.has('widget')) && beforeDict && afterDict) return this.judgeField(n, beforeDict, afterDict);
     if (roles.has('appearance')) return void this.allowed.push(`appearance changed: ${what}`);
@@ -298,18 +294,25 @@ class SectionJudge {
     this.disallowed.push(`an existing object was changed: ${what}`);
   }
 
+  private judgeAcroForm(before: PDFDict, after: PDFDict): void {
+    for (const key of changedKeys(before, after)) {
+      if (key === 'Fields') {
+        this.checkGrowingArray('/AcroForm /Fields', before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
+      } else if (['SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(key)) this.allowed.push(`/AcroForm /${key} changed`);
+      else this.disallowed.push(`/AcroForm /${key} changed`);
+    }
+  }
+
   private judgeCatalog(before: PDFDict, after: PDFDict): void {
     for (const key of changedKeys(before, after)) {
-      if (key === 'AcroForm' || key === 'DSS' || key === 'Extensions') {
-        // A replaced /AcroForm dictionary is judged like an edited one.
-        if (key === 'AcroForm') {
-          const oldForm = dictOf(this.before, before.get(PDFName.of(key)));
-          const newForm = dictOf(this.after, after.get(PDFName.of(key)));
-          if (oldForm && newForm && refNumber(before.get(PDFName.of(key))) !== refNumber(after.get(PDFName.of(key)))) {
-            this.judge(refNumber(before.get(PDFName.of(key))) ?? -1, oldForm, newForm);
-            continue;
-          }
-        }
+      if (key === 'AcroForm') {
+        // A direct or replaced /AcroForm dictionary is judged like an edited one; a new one is allowed.
+        const oldForm = dictOf(this.before, before.get(PDFName.of(key)));
+        const newForm = dictOf(this.after, after.get(PDFName.of(key)));
+        if (oldForm && newForm) this.judgeAcroForm(oldForm, newForm);
+        else if (!oldForm && newForm) this.allowed.push('catalog /AcroForm added');
+        else this.disallowed.push('catalog /AcroForm removed');
+      } else if (key === 'DSS' || key === 'Extensions') {
         this.allowed.push(`catalog /${key} changed`);
       } else if (key === 'Metadata') {
         this.warnings.push('the catalog /Metadata was replaced after signing');

@@ -7,7 +7,7 @@
  */
 import './crypto-engine.js';
 import { createHash, X509Certificate } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFStream, PDFString, decodePDFRawStream, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, decodePDFRawStream, type PDFObject } from 'pdf-lib';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
 import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
 import { diffRevisions, resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
@@ -101,6 +101,10 @@ export interface VerificationReport {
 interface FoundSignature {
   readonly fieldName: string | undefined;
   readonly dict: PDFDict;
+  /** Object number of the signature dictionary, when it is an indirect object. */
+  readonly objectNumber: number | undefined;
+  /** Set for a signature dictionary no signature field references any more. */
+  readonly orphan?: boolean;
 }
 
 function failure(problem: string, revisions = 0, readable = false): VerificationReport {
@@ -146,7 +150,10 @@ function findSignatures(state: ObjectState, warnings: string[]): FoundSignature[
     const name = partial === undefined ? parentName : parentName === undefined ? partial : `${parentName}.${partial}`;
     const ft = nameValue(dict, 'FT') ?? inheritedFt;
     const value = resolveIn(state, dict.get(PDFName.of('V')));
-    if (ft === 'Sig' && value instanceof PDFDict) found.push({ fieldName: name, dict: value });
+    const valueRef = dict.get(PDFName.of('V'));
+    if (ft === 'Sig' && value instanceof PDFDict) {
+      found.push({ fieldName: name, dict: value, objectNumber: valueRef instanceof PDFRef ? valueRef.objectNumber : undefined });
+    }
     else if (ft === 'Sig' && value !== undefined) warnings.push(`signature field ${name ?? '?'} has a /V that is not a dictionary`);
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
     if (kids instanceof PDFArray) for (const kid of kids.asArray()) walk(kid, name, ft, depth + 1);
@@ -154,6 +161,29 @@ function findSignatures(state: ObjectState, warnings: string[]): FoundSignature[
   const fields = resolveIn(state, form.get(PDFName.of('Fields')));
   if (fields instanceof PDFArray) for (const f of fields.asArray()) walk(f, undefined, undefined, 0);
   return found;
+}
+
+function isSignatureDict(object: PDFObject | undefined): object is PDFDict {
+  if (!(object instanceof PDFDict)) return false;
+  const contents = object.get(PDFName.of('Contents'));
+  return object.get(PDFName.of('ByteRange')) instanceof PDFArray && (contents instanceof PDFHexString || contents instanceof PDFString);
+}
+
+/**
+ * Signature dictionaries defined in any revision that no signature field references in the final document (a
+ * field removed from the form, or the dictionary deleted): reported too, so that hiding a signature is noticed.
+ */
+function findOrphanSignatures(sections: readonly RevisionSection[], final: ObjectState, found: readonly FoundSignature[]): FoundSignature[] {
+  const known = new Set(found.map((f) => f.objectNumber));
+  const orphans = new Map<number, FoundSignature>();
+  for (const section of [...sections].reverse()) {
+    for (const [n, object] of section.objects) {
+      if (known.has(n) || orphans.has(n)) continue;
+      const latest = final.objects.get(n) ?? object;
+      if (isSignatureDict(latest)) orphans.set(n, { fieldName: undefined, dict: latest, objectNumber: n, orphan: true });
+    }
+  }
+  return [...orphans.values()];
 }
 
 function streamBytes(state: ObjectState, value: PDFObject | undefined): Uint8Array | undefined {
@@ -253,6 +283,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   const problems: string[] = [];
   const warnings: string[] = [];
   const { dict } = found;
+  if (found.orphan) problems.push(`signature dictionary ${found.objectNumber ?? '?'} 0 R is not referenced by any signature field of the final document`);
   const subFilter = nameValue(dict, 'SubFilter');
   const kind = nameValue(dict, 'Type') === 'DocTimeStamp' || subFilter === 'ETSI.RFC3161' ? 'document-timestamp' : 'signature';
   const contentsValue = dict.get(PDFName.of('Contents'));
@@ -398,7 +429,8 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   if (trailingProblem) warnings.push(trailingProblem);
   const dss = readDss(final, warnings);
   const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem };
-  const found = findSignatures(final, warnings);
+  const inFields = findSignatures(final, warnings);
+  const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
   if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };
   const results = [];
   for (const f of found) results.push(await verifyOne(ctx, f));

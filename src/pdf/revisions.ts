@@ -7,7 +7,7 @@
  * (`xref` table or an `N G obj` xref stream) before it. That check skips `%%EOF` markers inside streams, e.g. an
  * embedded PDF attachment, whose `startxref` offsets are relative to the embedded file.
  */
-import { PDFParser, PDFRef, type PDFObject } from 'pdf-lib';
+import { PDFContext, PDFObjectParser, PDFParser, PDFRawStream, PDFRef, PDFXRefStreamParser, type PDFObject } from 'pdf-lib';
 
 /** One revision of a PDF: the bytes `[0, end)` form the document as it was when this revision was written. */
 export interface PdfRevision {
@@ -32,7 +32,7 @@ export interface RevisionSection {
   /** The section trailer's `/Root` and `/Info` references, when present. */
   readonly root: PDFRef | undefined;
   readonly info: PDFRef | undefined;
-  /** Object numbers this section's classic xref table marks as free (deleted), object 0 excluded. */
+  /** Object numbers this update's xref section (table or stream) marks as free (deleted), object 0 excluded. */
   readonly freed: readonly number[];
 }
 
@@ -129,6 +129,22 @@ function findFreedInTable(buf: Buffer, offset: number, limit: number): number[] 
   }
 }
 
+/** Object numbers marked free in the xref stream at `offset`, object 0 excluded; empty when it cannot be read. */
+function findFreedInXrefStream(pdf: Uint8Array, offset: number, limit: number): number[] {
+  const head = /^\s*\d+\s+\d+\s+obj\b/.exec(Buffer.from(pdf.buffer, pdf.byteOffset + offset, Math.min(40, limit - offset)).toString('latin1'));
+  if (!head) return [];
+  try {
+    const object = PDFObjectParser.forBytes(pdf.subarray(offset + head[0].length, limit), PDFContext.create()).parseObject();
+    if (!(object instanceof PDFRawStream)) return [];
+    return PDFXRefStreamParser.forStream(object)
+      .parseIntoContext()
+      .filter((entry) => entry.deleted && entry.ref.objectNumber !== 0)
+      .map((entry) => entry.ref.objectNumber);
+  } catch {
+    return [];
+  }
+}
+
 const SECTION_HEADER = Buffer.from('%PDF-1.7\n', 'latin1');
 
 /**
@@ -145,10 +161,13 @@ export async function parseRevisionSection(pdf: Uint8Array, revision: PdfRevisio
   for (const [ref, object] of context.enumerateIndirectObjects()) objects.set(ref.objectNumber, object);
   const root = context.trailerInfo.Root instanceof PDFRef ? context.trailerInfo.Root : undefined;
   const info = context.trailerInfo.Info instanceof PDFRef ? context.trailerInfo.Info : undefined;
-  // Deletions only matter in updates; an xref stream's free entries are not read (pdf-lib does not expose them).
-  const freed =
-    revision.index > 0 && revision.xrefKind === 'table'
-      ? findFreedInTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
-      : [];
+  // Deletions only matter in updates (pdf-lib's parser reads xref sections but does not keep their free entries).
+  let freed: number[] = [];
+  if (revision.index > 0) {
+    freed =
+      revision.xrefKind === 'table'
+        ? findFreedInTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
+        : findFreedInXrefStream(pdf, revision.startxref, revision.eofEnd);
+  }
   return { revision, objects, root, info, freed };
 }

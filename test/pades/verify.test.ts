@@ -200,6 +200,54 @@ describe('verifyPdf: tampering', () => {
     expect(report.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/FreeText annotation/);
   });
 
+  it.each([
+    ['a field removed from a direct /AcroForm /Fields', [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /SigFlags 3 >> >>' }], /AcroForm \/Fields: entries removed/],
+    ['an /OpenAction added to the catalog', [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] /SigFlags 3 >> /OpenAction 8 0 R >>' }, { num: 8, body: '<< /S /JavaScript /JS (app.alert(1)) >>' }], /catalog \/OpenAction changed/],
+    [
+      'a widget that belongs to no form field',
+      [
+        { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [5 0 R 8 0 R] >>' },
+        { num: 8, body: '<< /Type /Annot /Subtype /Widget /Rect [0 0 300 300] >>' },
+      ],
+      /belongs to no form field/,
+    ],
+    ['a font the page uses replaced', [{ num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>' }], /page content or resources changed/],
+    ['a page added to the page tree', [{ num: 2, body: '<< /Type /Pages /Kids [3 0 R 8 0 R] /Count 2 >>' }, { num: 8, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] >>' }], /page tree was changed/],
+  ])('detects %s after signing', async (_label, objects, message) => {
+    const changed = writeSection(signedOriginal(), objects, 1, 9);
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.digestOk).toBe(true);
+    expect(report.signatures[0]?.modifications.disallowed.join('\n')).toMatch(message);
+  });
+
+  it('detects an object deleted by a later xref section', async () => {
+    const changed = writeSection(signedOriginal(), [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] /SigFlags 3 >> >>' }], 1, 8, '6 1\n0000000000 00001 f \n');
+    const report = await verifyPdf(changed, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.modifications.disallowed.join('\n')).toMatch(/deleted: \/Font dictionary 6 0 R/);
+  });
+
+  it('allows filling a text field after signing', async () => {
+    const objects = originalObjects();
+    objects[0] = { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R 8 0 R] /SigFlags 3 >> >>' };
+    objects[2] = { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [5 0 R 8 0 R] >>' };
+    objects.push({ num: 8, body: '<< /Type /Annot /Subtype /Widget /FT /Tx /T (Name) /Rect [10 10 100 30] /P 3 0 R /DA (/F1 10 Tf 0 g) >>' });
+    const signed = signLastPlaceholder(writeSection(undefined, objects, 1, 9), RSA);
+    const filled = writeSection(
+      signed,
+      [
+        { num: 8, body: '<< /Type /Annot /Subtype /Widget /FT /Tx /T (Name) /Rect [10 10 100 30] /P 3 0 R /DA (/F1 10 Tf 0 g) /V (Alice) /AP << /N 9 0 R >> >>' },
+        { num: 9, body: stream('BT /F1 10 Tf 2 5 Td (Alice) Tj ET', '/Type /XObject /Subtype /Form /BBox [0 0 90 20]') },
+      ],
+      1,
+      10,
+    );
+    const report = await verifyPdf(filled, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.modifications).toMatchObject({ ok: true, disallowed: [] });
+    expect(report.signatures[0]?.modifications.allowed.join('\n')).toMatch(/form field .*Name.* filled/);
+    expect(report.valid).toBe(true);
+  });
+
   it('detects an existing signature value being replaced in a later revision', async () => {
     const signed = signedOriginal();
     const changed = writeSection(signed, [{ num: 7, body: '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 1 2 3] /Contents <00> >>' }], 1, 8);

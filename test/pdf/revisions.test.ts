@@ -81,7 +81,35 @@ describe('findRevisions and parseRevisionSection on classic xref tables', () => 
   });
 });
 
+/** An update section with an uncompressed xref stream (/W [1 4 2]) that rewrites object 3 and frees object 4. */
+function xrefStreamUpdate(prefix: Uint8Array, prevXref: number): Uint8Array {
+  const obj3 = Buffer.from('3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 50 50] >>\nendobj\n', 'latin1');
+  const obj3At = prefix.length;
+  const xrefAt = obj3At + obj3.length;
+  const entry = (type: number, field2: number, gen: number): Buffer => {
+    const b = Buffer.alloc(7);
+    b.writeUInt8(type, 0);
+    b.writeUInt32BE(field2, 1);
+    b.writeUInt16BE(gen, 5);
+    return b;
+  };
+  const data = Buffer.concat([entry(1, obj3At, 0), entry(0, 0, 1), entry(1, xrefAt, 0)]);
+  const head = Buffer.from(`9 0 obj\n<< /Type /XRef /Size 10 /W [1 4 2] /Index [3 2 9 1] /Root 1 0 R /Prev ${prevXref} /Length ${data.length} >>\nstream\n`, 'latin1');
+  const tail = Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1');
+  return Buffer.concat([Buffer.from(prefix), obj3, head, data, tail]);
+}
+
 describe('findRevisions and parseRevisionSection on xref streams', () => {
+  it('lists objects an xref stream update marks free', async () => {
+    const original = writeSection(undefined, [...BASE, { num: 4, body: '<< /Old true >>' }], 1, 5);
+    const updated = xrefStreamUpdate(original, Number(/startxref\s+(\d+)/.exec(Buffer.from(original).toString('latin1'))![1]));
+    const revisions = findRevisions(updated);
+    expect(revisions.map((r) => r.xrefKind)).toEqual(['table', 'stream']);
+    const section = await parseRevisionSection(updated, revisions[1]!);
+    expect([...section.objects.keys()]).toEqual([3]);
+    expect(section.freed).toEqual([4]);
+  });
+
   it('reads updates written with xref streams and objects inside object streams', async () => {
     const doc = await PDFDocument.create();
     doc.addPage([200, 200]).drawText('hello', { font: await doc.embedFont(StandardFonts.Helvetica) });
