@@ -155,6 +155,15 @@ function signatureHolds(tbs: Uint8Array, signature: Uint8Array, algorithm: pkijs
   }
 }
 
+/** Whether the DER certificate `certificate` names `issuer` as its issuer and carries a signature of its key. */
+export function isIssuedBy(certificate: Uint8Array, issuer: Uint8Array): boolean {
+  try {
+    return issuedBy(pkijs.Certificate.fromBER(certificate), issuer);
+  } catch {
+    return false;
+  }
+}
+
 function issuedBy(cert: pkijs.Certificate, issuerDer: Uint8Array): boolean {
   const issuer = pkijs.Certificate.fromBER(issuerDer);
   if (!cert.issuer.isEqual(issuer.subject)) return false;

@@ -1,0 +1,227 @@
+/**
+ * B-T → B-LT → B-LTA round trips: signPdf with the fake TSA, addValidationData with the fake OCSP/CRL server,
+ * addDocumentTimestamp; every result checked by pdfsig, openssl (cms -verify, ts -verify, ocsp) and qpdf --check,
+ * and the /DSS contents asserted against the fixture PKI.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, StandardFonts, decodePDFRawStream } from 'pdf-lib';
+import * as pkijs from 'pkijs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/pades/crypto-engine.js';
+import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
+import { addValidationData } from '../../src/pades/ltv.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { verifyPdf } from '../../src/pades/verify.js';
+import type { RevocationFetcher } from '../../src/pades/types.js';
+import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
+import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
+import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
+import { testPki, type TestPki } from '../helpers/pki.js';
+
+const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
+const LTV_AT = new Date('2026-11-21T10:05:00Z');
+const work = mkdtempSync(join(tmpdir(), 'paraph-ltv-'));
+let n = 0;
+function file(bytes: Uint8Array | string): string {
+  const path = join(work, `f${n++}`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+let pki: TestPki;
+let tsa: FakeTsa;
+let ocsp: FakeOcsp;
+let original: Uint8Array;
+
+beforeAll(async () => {
+  pki = await testPki();
+  tsa = await startFakeTsa({ pki, now: SIGNED_AT });
+  ocsp = await startFakeOcsp({ pki, now: LTV_AT });
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawText('Long-term contract', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
+  doc.addPage([595, 842]);
+  original = await doc.save();
+});
+afterAll(async () => {
+  await tsa.close();
+  await ocsp.close();
+});
+
+interface DssView {
+  certs: Uint8Array[];
+  ocsps: Uint8Array[];
+  crls: Uint8Array[];
+  vri: Map<string, { certs: number; ocsps: number; crls: number }>;
+}
+
+async function readDss(pdf: Uint8Array): Promise<DssView | undefined> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const dss = doc.catalog.lookupMaybe(PDFName.of('DSS'), PDFDict);
+  if (!dss) return undefined;
+  const streams = (key: string): Uint8Array[] =>
+    (dss.lookupMaybe(PDFName.of(key), PDFArray)?.asArray() ?? []).map((ref) => decodePDFRawStream(doc.context.lookup(ref as PDFRef, PDFRawStream)).decode());
+  const vri = new Map<string, { certs: number; ocsps: number; crls: number }>();
+  const vriDict = dss.lookupMaybe(PDFName.of('VRI'), PDFDict);
+  for (const [key, value] of vriDict?.entries() ?? []) {
+    const entry = doc.context.lookup(value, PDFDict);
+    const count = (k: string) => entry.lookupMaybe(PDFName.of(k), PDFArray)?.size() ?? 0;
+    vri.set(key.decodeText(), { certs: count('Cert'), ocsps: count('OCSP'), crls: count('CRL') });
+  }
+  return { certs: streams('Certs'), ocsps: streams('OCSPs'), crls: streams('CRLs'), vri };
+}
+
+/** Serial numbers (hex) an OCSP response answers for, read with pkijs. */
+function ocspSerials(der: Uint8Array): string[] {
+  const response = pkijs.OCSPResponse.fromBER(der);
+  const basic = pkijs.BasicOCSPResponse.fromBER(response.responseBytes!.response.valueBlock.valueHexView);
+  return basic.tbsResponseData.responses.map((r) => Buffer.from(r.certID.serialNumber.valueBlock.valueHexView).toString('hex'));
+}
+
+function hasCert(list: Uint8Array[], der: Uint8Array): boolean {
+  return list.some((c) => Buffer.from(c).equals(Buffer.from(der)));
+}
+
+async function vriKeysOf(pdf: Uint8Array): Promise<string[]> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const keys: string[] = [];
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict) || !object.has(PDFName.of('ByteRange'))) continue;
+    const contents = object.get(PDFName.of('Contents')) as { asBytes(): Uint8Array };
+    keys.push(createHash('sha1').update(contents.asBytes()).digest('hex').toUpperCase());
+  }
+  return keys;
+}
+
+/**
+ * pdfsig says "Signature is Valid." for every CAdES signature; openssl cms -verify accepts each of them against the
+ * fixture root; every document time-stamp passes `openssl ts -verify` over the bytes it covers (Debian 12's pdfsig
+ * cannot check ETSI.RFC3161 time-stamps: it prints "Signature has not yet been verified" for them); qpdf --check.
+ * Returns the number of document time-stamps.
+ */
+async function expectIndependentToolsAccept(pdf: Uint8Array, expectedSignatures: number): Promise<number> {
+  const [sig, qpdf, signatures] = await Promise.all([pdfsigCheck(pdf), qpdfCheck(pdf), extractSignatures(pdf)]);
+  const details = `${sig.stdout}${sig.stderr}${qpdf.stdout}${qpdf.stderr}`;
+  expect(qpdf.ok, details).toBe(true);
+  expect(signatures).toHaveLength(expectedSignatures);
+  expect(sig.signatures, details).toHaveLength(expectedSignatures);
+  let stamps = 0;
+  for (const [i, signature] of signatures.entries()) {
+    if (signature.subFilter === 'ETSI.RFC3161') {
+      stamps++;
+      const out = execFileSync('openssl', ['ts', '-verify', '-data', file(signedBytes(pdf, signature.byteRange)), '-in', file(signature.cms), '-token_in',
+        '-CAfile', pki.rootPath, '-untrusted', file(pki.tsa.certPem + pki.intermediate.certPem)], { stdio: 'pipe' }).toString();
+      expect(out).toMatch(/Verification: OK/);
+    } else {
+      const result = await opensslCmsVerify(pdf, i, pki.rootPem);
+      expect(result.ok, result.stderr).toBe(true);
+    }
+  }
+  const cades = sig.signatures.filter((s) => s.type === 'ETSI.CAdES.detached');
+  expect(cades, details).toHaveLength(expectedSignatures - stamps);
+  for (const s of cades) expect(s.validation, details).toBe('Signature is Valid.');
+  return stamps;
+}
+
+describe('B-T → B-LT → B-LTA', () => {
+  it('ECDSA signer: adds a /DSS with OCSP for the signer and TSA and the root CRL for the intermediate, then a document time-stamp', async () => {
+    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    await expectIndependentToolsAccept(signed.bytes, 1);
+
+    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    expect(Buffer.from(lt.bytes.subarray(0, signed.bytes.length)).equals(Buffer.from(signed.bytes))).toBe(true);
+    expect(lt.warnings).toEqual([]);
+    const dss = (await readDss(lt.bytes))!;
+    for (const id of [pki.signers.p256, pki.intermediate, pki.root, pki.tsa, pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
+    expect(dss.certs).toHaveLength(5);
+    expect(dss.ocsps.map(ocspSerials).flat().sort()).toEqual(['2003', '4001']);
+    for (const response of dss.ocsps) {
+      const serial = ocspSerials(response)[0];
+      const certPath = serial === '2003' ? pki.signers.p256.certPath : pki.tsa.certPath;
+      const out = execFileSync('openssl', ['ocsp', '-no_nonce', '-respin', file(response), '-issuer', pki.intermediate.certPath, '-cert', certPath,
+        '-CAfile', pki.rootPath, '-verify_other', pki.intermediate.certPath, '-attime', String(LTV_AT.getTime() / 1000)], { stdio: 'pipe' }).toString();
+      expect(out).toContain(`${certPath}: good`);
+    }
+    expect(dss.crls).toHaveLength(1);
+    expect(pkijs.CertificateRevocationList.fromBER(dss.crls[0]!).issuer.isEqual(pkijs.Certificate.fromBER(pki.root.certDer).subject)).toBe(true);
+    const [vriKey] = await vriKeysOf(signed.bytes);
+    expect(lt.vriKeys).toEqual([vriKey]);
+    expect(dss.vri.get(vriKey!)).toEqual({ certs: 5, ocsps: 2, crls: 1 });
+    expect(lt.certificates.map((c) => [c.subject, c.source, c.status])).toEqual(expect.arrayContaining([
+      ['C=NL, CN=Carol Example, E=carol@example.com', 'ocsp', 'good'],
+      ['C=NL, O=paraph test, CN=paraph Test Intermediate CA', 'crl', 'good'],
+      ['C=NL, O=paraph test, CN=paraph Test TSA', 'ocsp', 'good'],
+      ['C=NL, O=paraph test, CN=paraph Test Root CA', 'none', 'not-checked'],
+      ['C=NL, O=paraph test, CN=paraph Test OCSP Responder', 'none', 'not-checked'],
+    ]));
+    await expectIndependentToolsAccept(lt.bytes, 1);
+
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    expect(lta.time.toISOString()).toBe(SIGNED_AT.toISOString());
+    expect(Buffer.from(lta.bytes.subarray(0, lt.bytes.length)).equals(Buffer.from(lt.bytes))).toBe(true);
+    expect(await expectIndependentToolsAccept(lta.bytes, 2)).toBe(1);
+
+    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
+  });
+
+  it('RSA and RSA-PSS signers one after another: one VRI per signature; a second DSS round after the document time-stamp keeps the first DSS and adds a VRI for the time-stamp', async () => {
+    const first = await signPdf(original, { signer: pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const second = await signPdf(first.bytes, { signer: pki.signers.rsaPss.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper(), hash: 'SHA-384' });
+    const lt = await addValidationData(second.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const dss = (await readDss(lt.bytes))!;
+    expect(dss.vri.size).toBe(2);
+    expect(dss.ocsps.map(ocspSerials).flat().sort()).toEqual(['2001', '2002', '4001']);
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper(), hash: 'SHA-512' });
+    const again = await addValidationData(lta.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const merged = (await readDss(again.bytes))!;
+    expect(merged.vri.size).toBe(3);
+    expect(new Set(merged.vri.keys())).toEqual(new Set(await vriKeysOf(lta.bytes)));
+    // Identical certificates and CRLs are stored once; the fresh OCSP responses (new signatures) are added to the old ones.
+    expect(merged.certs).toHaveLength(dss.certs.length);
+    expect(merged.crls).toHaveLength(dss.crls.length);
+    for (const old of dss.ocsps) expect(hasCert(merged.ocsps, old)).toBe(true);
+    expect(merged.ocsps).toHaveLength(dss.ocsps.length + 3);
+    expect(await expectIndependentToolsAccept(again.bytes, 3)).toBe(1);
+    const report = await verifyPdf(again.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    expect(report.signatures.filter((s) => s.kind === 'signature').map((s) => [s.valid, s.level])).toEqual([[true, 'B-LTA'], [true, 'B-LTA']]);
+  });
+
+  it('falls back to CRLs when the OCSP responder fails, and reports a revoked signer', async () => {
+    const signed = await signPdf(original, { signer: pki.signers.p384.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const down = await startFakeOcsp({ pki, now: LTV_AT, behaviour: 'try-later', revoked: new Map([[pki.signers.p384.serial, new Date('2026-11-01T00:00:00Z')]]) });
+    try {
+      const lt = await addValidationData(signed.bytes, { fetcher: down.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+      const dss = (await readDss(lt.bytes))!;
+      expect(dss.ocsps).toHaveLength(0);
+      expect(dss.crls).toHaveLength(2);
+      expect(lt.certificates.find((c) => c.subject.includes('Dave Example'))).toMatchObject({ source: 'crl', status: 'revoked' });
+      expect(lt.certificates.find((c) => c.subject.includes('paraph Test TSA'))).toMatchObject({ source: 'crl', status: 'good' });
+      await expectIndependentToolsAccept(lt.bytes, 1);
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('refuses to write incomplete validation data unless asked, and refuses an unsigned document', async () => {
+    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const offline: RevocationFetcher = {
+      ocsp: () => Promise.reject(new Error('offline')),
+      crl: () => Promise.reject(new Error('offline')),
+    };
+    await expect(addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [pki.rootDer] })).rejects.toMatchObject({
+      code: 'VALIDATION_DATA_INCOMPLETE',
+      message: expect.stringMatching(/Carol Example.*offline/),
+    });
+    const partial = await addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [pki.rootDer], allowIncomplete: true });
+    expect(partial.warnings.join('\n')).toMatch(/no revocation data for .*Carol Example/);
+    const dss = (await readDss(partial.bytes))!;
+    expect(dss.certs).toHaveLength(3);
+    expect(dss.ocsps).toHaveLength(0);
+    await expectIndependentToolsAccept(partial.bytes, 1);
+    await expect(addValidationData(original, { fetcher: ocsp.fetcher, now: LTV_AT })).rejects.toMatchObject({ code: 'NO_SIGNATURES' });
+  });
+});
