@@ -12,3 +12,50 @@ export {
   isInputError,
   type ErrorOrigin,
 } from './errors.js';
+export {
+  verifyPdf,
+  type VerifyOptions,
+  type VerificationReport,
+  type SignatureReport,
+  type TimestampReport,
+  type ModificationReport,
+  type PadesLevel,
+} from './pades/verify.js';
+export { findRevisions, type PdfRevision } from './pdf/revisions.js';
+export {
+  parseFileMetaData,
+  validateFileMetaData,
+  FIELD_TYPES,
+  INVALID_FILE_METADATA,
+  FILE_METADATA_TOO_LARGE,
+  type FileMetaData,
+  type FieldSpec,
+  type FieldType,
+  type Location,
+  type SignerFormSets,
+  type ParseFileMetaDataOptions,
+} from './domain/file-metadata.js';
+export {
+  resolveLocations,
+  resolveLocation,
+  defaultSignerPlacements,
+  toLocateSource,
+  DEFAULT_FIELD_SIZES,
+  type FieldPlacement,
+  type LocateInput,
+  type LocateMatch,
+  type LocateSource,
+  type DefaultPlacementOptions,
+} from './pdf/locate.js';
+export {
+  placeFields,
+  type PlaceFieldsOptions,
+  type PlaceFieldsResult,
+  type PlacedField,
+  type PlacedWidget,
+} from './pdf/fields.js';
+export {
+  placeFieldsFromMetadata,
+  type PlaceFieldsFromMetadataOptions,
+  type PlaceFieldsFromMetadataResult,
+} from './pdf/place-fields.js';

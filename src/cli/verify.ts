@@ -28,8 +28,8 @@ function describeSignature(s: SignatureReport, index: number, revisions: number)
   lines.push(`#${index + 1} ${s.fieldName ?? '(no field)'} — ${title}, ${s.subFilter ?? 'no /SubFilter'} — ${s.valid ? 'VALID' : 'INVALID'}`);
   if (s.signer) lines.push(`   signer: ${s.signer.subject} (serial ${s.signer.serialNumber}, issued by ${s.signer.issuer})`);
   if (s.signingTime) lines.push(`   claimed signing time (/M): ${s.signingTime.toISOString()}`);
-  const coverage = s.coveredRevision === undefined ? 'no revision boundary' : `revision ${s.coveredRevision + 1} of ${revisions}`;
-  lines.push(`   covers ${coverage}${s.coversWholeDocument ? ' (the whole file)' : ' (not the whole file)'}`);
+  const coverage = s.coveredRevision === undefined ? 'no revision boundary' : `revision ${s.coveredRevision} (of 0…${revisions - 1}; 0 is the original)`;
+  lines.push(`   covers ${coverage}${s.coversWholeDocument ? ', the whole file' : ', not the whole file'}`);
   if (s.modifications.laterRevisions > 0) {
     lines.push(
       `   later revisions: ${s.modifications.laterRevisions}, changes ${s.modifications.ok ? 'allowed' : 'NOT allowed'} (${s.modifications.allowed.length} allowed, ${s.modifications.disallowed.length} disallowed)`,
