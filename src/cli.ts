@@ -9,6 +9,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'place the fields of a FileMetaData JSON: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]',
     load: async () => (await import('./cli/place.js')).placeCommand,
   },
+  sign: {
+    summary: 'add a PAdES signature: paraph sign <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--field <name>] [--tsa <url>]',
+    load: async () => (await import('./cli/sign.js')).signCommand,
+  },
+  seal: {
+    summary: 'add the organizational seal: paraph seal <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--tsa <url>]',
+    load: async () => (await import('./cli/seal.js')).sealCommand,
+  },
   verify: {
     summary: 'verify the signatures of a PDF: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]',
     load: async () => (await import('./cli/verify.js')).verifyCommand,

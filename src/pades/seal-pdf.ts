@@ -5,7 +5,7 @@
  */
 import { SigningError } from '../errors.js';
 import type { SignatureFieldInfo } from './signature-field.js';
-import { signWithAppearance, type SignPdfResult } from './sign-pdf.js';
+import { certificateSubjectName, signWithAppearance, type SignPdfResult } from './sign-pdf.js';
 import type { SignaturePlacement } from './placeholder.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
@@ -14,8 +14,8 @@ export interface SealPdfOptions {
   /** The seal key and certificate (advanced: the service's seal CA; qualified: PKCS#12 or PKCS#11). */
   readonly signer: Signer;
   readonly signingTime: Date;
-  /** Shown in the seal's appearance. */
-  readonly organizationName: string;
+  /** Shown in the seal's appearance; by default the seal certificate's organization (O), else its common name. */
+  readonly organizationName?: string;
   /** The seal field to fill; by default the first unsigned seal field (see {@link findSealField}), else invisible. */
   readonly field?: string;
   /** A new visible seal at this box when the document has no seal field. */
@@ -48,8 +48,10 @@ export function findSealField(fields: readonly SignatureFieldInfo[]): SignatureF
  * const { bytes } = await sealPdf(signed, { signer: sealSigner, signingTime: now, organizationName: 'Acme B.V.' });
  */
 export async function sealPdf(pdf: Uint8Array, options: SealPdfOptions): Promise<SignPdfResult> {
-  if (typeof options.organizationName !== 'string' || options.organizationName.trim() === '') {
-    throw new SigningError('ORGANIZATION_NAME_MISSING', 'sealPdf needs the organizationName the seal shows.');
+  const head = options.signer.certificateChain[0];
+  const organizationName = options.organizationName ?? (head ? certificateSubjectName(head, ['2.5.4.10', '2.5.4.3']) : undefined);
+  if (typeof organizationName !== 'string' || organizationName.trim() === '') {
+    throw new SigningError('ORGANIZATION_NAME_MISSING', 'The seal needs an organization name to show: pass organizationName (the seal certificate names none).');
   }
   return signWithAppearance(pdf, {
     signer: options.signer,
@@ -64,6 +66,6 @@ export async function sealPdf(pdf: Uint8Array, options: SealPdfOptions): Promise
     timestamper: options.timestamper,
     contentsSize: options.contentsSize,
     fieldNamePrefix: 'Seal',
-    appearance: { kind: 'seal', organizationName: options.organizationName },
+    appearance: { kind: 'seal', organizationName },
   });
 }

@@ -49,13 +49,16 @@ export interface SignPdfResult {
   readonly fieldName: string;
 }
 
-/** The common name (or, failing that, the first attribute) of the subject of a DER certificate. */
-export function certificateSubjectName(der: Uint8Array): string | undefined {
+/**
+ * A display name from the subject of a DER certificate: the first attribute present among `prefer` (OIDs; common
+ * name, then organization, by default), else the first attribute.
+ */
+export function certificateSubjectName(der: Uint8Array, prefer: readonly string[] = ['2.5.4.3', '2.5.4.10']): string | undefined {
   try {
     const certificate = pkijs.Certificate.fromBER(der.buffer.slice(der.byteOffset, der.byteOffset + der.byteLength) as ArrayBuffer);
     const attributes = certificate.subject.typesAndValues;
-    const cn = attributes.find((a) => a.type === '2.5.4.3') ?? attributes.find((a) => a.type === '2.5.4.10') ?? attributes[0];
-    const value = cn?.value.valueBlock as { value?: unknown } | undefined;
+    const chosen = prefer.map((oid) => attributes.find((a) => a.type === oid)).find((a) => a !== undefined) ?? attributes[0];
+    const value = chosen?.value.valueBlock as { value?: unknown } | undefined;
     return typeof value?.value === 'string' ? value.value : undefined;
   } catch {
     return undefined;
