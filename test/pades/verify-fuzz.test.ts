@@ -1,0 +1,57 @@
+/**
+ * Property tests: verifyPdf never throws on damaged input, and any change to a signed byte makes the signature
+ * invalid (whatever else the damage does to the parse).
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyPdf } from '../../src/pades/verify.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
+
+const NOW = new Date('2026-11-21T10:00:00Z');
+const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
+const identity = (name: string) => ({ certPath: join(PKI_DIR, `${name}.pem`), keyPath: join(PKI_DIR, `${name}.key.pem`), chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')] });
+let signed: Buffer;
+let signedRange: [number, number, number, number];
+
+beforeAll(async () => {
+  const first = signLastPlaceholder(writeSection(undefined, originalObjects(), 1, 8), identity('signer-rsa'));
+  signed = signLastPlaceholder(addSignatureFieldUpdate(first, [5], 'Sig2', 8, 9), identity('signer-p256'));
+  const report = await verifyPdf(signed, { trustRoots: [rootPem], now: NOW });
+  expect(report.valid).toBe(true);
+  signedRange = report.signatures[1]!.byteRange as [number, number, number, number];
+});
+
+describe('verifyPdf on damaged input', () => {
+  it('flags the covering signature as invalid when a signed byte changes, and never throws', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), fc.integer({ min: 1, max: 255 }), async (where, delta) => {
+        const [, a, b, c] = signedRange;
+        const signedLength = a + c;
+        const offset = where % signedLength;
+        const position = offset < a ? offset : b + (offset - a);
+        const damaged = Buffer.from(signed);
+        damaged[position] = (damaged[position]! + delta) & 0xff;
+        const report = await verifyPdf(damaged, { trustRoots: [rootPem], now: NOW });
+        expect(report.valid).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('returns a report for truncated files and random splices', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), fc.nat(), fc.uint8Array({ maxLength: 64 }), async (cut, at, junk) => {
+        const end = cut % signed.length;
+        const insertAt = at % (end + 1);
+        const damaged = Buffer.concat([signed.subarray(0, insertAt), junk, signed.subarray(insertAt, end)]);
+        const report = await verifyPdf(damaged, { trustRoots: [rootPem], now: NOW });
+        expect(typeof report.valid).toBe('boolean');
+        if (junk.length > 0 || end < signed.length) expect(report.valid).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
