@@ -17,7 +17,9 @@ import {
   type PageGeometry,
   type UserRect,
 } from '../../src/pdf/page-geometry.js';
-import { qpdfCheck } from '../helpers/external-tools.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { testPki } from '../helpers/pki.js';
 
 const exec = promisify(execFile);
 
@@ -307,6 +309,24 @@ describe('placeFields', () => {
       const fonts = await exec('pdffonts', [join(dir, 'in.pdf')]);
       expect(fonts.stdout).toMatch(/[A-Z]{6}\+DejaVuSans\s+CID TrueType\s+Identity-H\s+yes yes yes/);
     });
+  });
+
+  it('keeps an earlier signature valid: the fields go in an update after it (pdfsig)', async () => {
+    const pki = await testPki();
+    const pdf = await makePdf([A4, { ...A4, rotation: 90 }]);
+    const signed = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z') });
+    const { bytes } = await placeFields(signed.bytes, [
+      placement('next.Signature', 'Signature', 2, { left: 100, top: 100, width: 140, height: 70 }, { signerIds: ['Signer2'] }),
+      placement('next.Agree', 'Check', 1, { left: 100, top: 300, width: 12, height: 12 }, { value: 'Yes' }),
+    ]);
+    expectPrefix(bytes, signed.bytes);
+    expect((await qpdfCheck(bytes)).ok).toBe(true);
+    const check = await pdfsigCheck(bytes);
+    expect(check.signatures).toHaveLength(1);
+    expect(check.signatures[0]!.valid).toBe(true);
+    expect(check.signatures[0]!.totalDocumentSigned).toBe(false);
+    const names = [...(await pdfjsWidgets(bytes)).values()].flat().map((w) => w.fieldName);
+    expect(names).toEqual(expect.arrayContaining(['next.Signature', 'next.Agree']));
   });
 
   it('is deterministic: the same input gives the same bytes', async () => {
