@@ -59,3 +59,25 @@ export {
   type PlaceFieldsFromMetadataOptions,
   type PlaceFieldsFromMetadataResult,
 } from './pdf/place-fields.js';
+export {
+  openPdfForUpdate,
+  writeIncrementalUpdate,
+  appendPageAnnotation,
+  type PdfUpdateSession,
+  type IncrementalUpdate,
+} from './pdf/incremental.js';
+export { signPdf, certificateSubjectName, type SignPdfOptions, type SignPdfResult } from './pades/sign-pdf.js';
+export { sealPdf, findSealField, type SealPdfOptions } from './pades/seal-pdf.js';
+export {
+  prepareSignature,
+  digestPreparedSignature,
+  embedSignature,
+  DEFAULT_CONTENTS_SIZE,
+  type PrepareSignatureOptions,
+  type PreparedSignature,
+  type SignaturePlacement,
+} from './pades/placeholder.js';
+export { buildCmsSignature, type CmsSignatureOptions } from './pades/cms.js';
+export { listSignatureFields, type SignatureFieldInfo } from './pades/signature-field.js';
+export { readDocMdpPermission, type DocMdpPermission } from './pades/docmdp.js';
+export { type SignatureAppearance } from './pades/appearance.js';
