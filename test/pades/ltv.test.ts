@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, StandardFonts, decodePDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/pades/crypto-engine.js';
@@ -63,7 +63,7 @@ async function readDss(pdf: Uint8Array): Promise<DssView | undefined> {
   const dss = doc.catalog.lookupMaybe(PDFName.of('DSS'), PDFDict);
   if (!dss) return undefined;
   const streams = (key: string): Uint8Array[] =>
-    (dss.lookupMaybe(PDFName.of(key), PDFArray)?.asArray() ?? []).map((ref) => decodePDFRawStream(doc.context.lookup(ref as PDFRef, PDFRawStream)).decode());
+    (dss.lookupMaybe(PDFName.of(key), PDFArray)?.asArray() ?? []).map((ref) => decodePDFRawStream(doc.context.lookup(ref, PDFStream) as PDFRawStream).decode());
   const vri = new Map<string, { certs: number; ocsps: number; crls: number }>();
   const vriDict = dss.lookupMaybe(PDFName.of('VRI'), PDFDict);
   for (const [key, value] of vriDict?.entries() ?? []) {
@@ -90,7 +90,7 @@ async function vriKeysOf(pdf: Uint8Array): Promise<string[]> {
   const keys: string[] = [];
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFDict) || !object.has(PDFName.of('ByteRange'))) continue;
-    const contents = object.get(PDFName.of('Contents')) as { asBytes(): Uint8Array };
+    const contents = object.get(PDFName.of('Contents')) as unknown as { asBytes(): Uint8Array };
     keys.push(createHash('sha1').update(contents.asBytes()).digest('hex').toUpperCase());
   }
   return keys;
