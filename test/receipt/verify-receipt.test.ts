@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFRef } from 'pdf-lib';
 import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/receipt/audit-log.js';
 import { AUDIT_LOG_ATTACHMENT, buildReceipt, type ReceiptSealer } from '../../src/receipt/receipt.js';
 import { readAuditLogAttachment, verifyReceipt } from '../../src/receipt/verify-receipt.js';
@@ -34,8 +34,7 @@ beforeAll(async () => {
 
 /** The attachment's embedded-file stream and its reference. */
 function attachmentStream(doc: PDFDocument): { ref: PDFRef; stream: PDFRawStream } {
-  const af = doc.catalog.lookup(PDFName.of('AF')) as unknown as { lookup(i: number, t: typeof PDFDict): PDFDict };
-  const ef = af.lookup(0, PDFDict).lookup(PDFName.of('EF'), PDFDict);
+  const ef = doc.catalog.lookup(PDFName.of('AF'), PDFArray).lookup(0, PDFDict).lookup(PDFName.of('EF'), PDFDict);
   const ref = ef.get(PDFName.of('F')) as PDFRef;
   return { ref, stream: doc.context.lookup(ref, PDFRawStream) };
 }
