@@ -36,7 +36,7 @@ beforeAll(async () => {
 function attachmentStream(doc: PDFDocument): { ref: PDFRef; stream: PDFRawStream } {
   const ef = doc.catalog.lookup(PDFName.of('AF'), PDFArray).lookup(0, PDFDict).lookup(PDFName.of('EF'), PDFDict);
   const ref = ef.get(PDFName.of('F')) as PDFRef;
-  return { ref, stream: doc.context.lookup(ref, PDFRawStream) };
+  return { ref, stream: doc.context.lookup(ref) as PDFRawStream };
 }
 
 /** The receipt with its attached log text replaced: as an incremental update (keeping the seal's revision) or by rewriting the file. */
