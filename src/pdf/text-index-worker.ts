@@ -8,8 +8,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back after pdf.js replaced it
-const nativePush = Array.prototype.push;
+// Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index.ts) loaded pdf.js first and
+// saved the native one here.
+const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
 Array.prototype.push = nativePush;
 

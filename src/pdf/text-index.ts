@@ -275,16 +275,25 @@ async function extractInThread(
 
 /**
  * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
- * file is `.ts`) a small bootstrap that registers tsx's loader inside the thread before importing the `.ts` worker,
- * since `--import` in a worker's execArgv does not reach its entry module on Node 20.
+ * file is `.ts`) a small bootstrap that registers tsx's loader inside the thread before importing the `.ts` worker
+ * (`--import` in a worker's execArgv does not reach its entry module on Node 20). The bootstrap loads pdf.js first,
+ * natively: through tsx's hooks its 4 MB of modules cost seconds and hundreds of MB per thread. It keeps the native
+ * `Array.prototype.push` for the worker under a registry symbol, as pdf.js's polyfills replace it.
  */
 function workerSpec(): { entry: URL | string; evaluate: boolean } {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
-    const tsxPackage = pathToFileURL(createRequire(here).resolve('tsx/package.json'));
-    const tsx = new URL('./dist/esm/api/index.mjs', tsxPackage).href;
-    const worker = new URL('./text-index-worker.ts', here).href;
-    const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`;
+    const require = createRequire(here);
+    const url = (specifier: string): string => JSON.stringify(pathToFileURL(require.resolve(specifier)).href);
+    const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
+    const worker = JSON.stringify(new URL('./text-index-worker.ts', here).href);
+    const bootstrap = [
+      `globalThis[Symbol.for('paraph.nativePush')] = Array.prototype.push;`,
+      `import(${url('pdfjs-dist/legacy/build/pdf.mjs')})`,
+      `.then(() => import(${url('pdfjs-dist/legacy/build/pdf.worker.mjs')}))`,
+      `.then(() => import(${tsx}))`,
+      `.then((m) => { m.register(); return import(${worker}); });`,
+    ].join('');
     return { entry: bootstrap, evaluate: true };
   }
   return { entry: new URL('./text-index-worker.js', here), evaluate: false };
