@@ -32,7 +32,11 @@ export interface Location {
 /** One field of a formset. */
 export interface FieldSpec {
   Type: FieldType;
-  /** Check: the export value when checked; SingleLine/Date/Number: the pre-filled value; never on Signature/Seal. */
+  /**
+   * Check: the export value when checked (`Yes` when absent; not `Off`, at most 127 UTF-8 bytes); SingleLine: the
+   * pre-filled value (one line); Date: pre-filled `YYYY-MM-DD`; Number: pre-filled `42`, `-3.5` or `0,75`; never on
+   * Signature or Seal.
+   */
   Value?: string;
   Location: Location;
 }
