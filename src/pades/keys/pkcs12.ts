@@ -9,6 +9,7 @@ import * as pkijs from 'pkijs';
 import '../crypto-engine.js';
 import { SigningError } from '../../errors.js';
 import type { SignatureScheme } from '../types.js';
+import { orderCertificateChain } from './certificate-chain.js';
 import { createSoftwareSigner, importPkcs8Key, type SoftwareSigner } from './software.js';
 
 /** Options of `loadPkcs12Signer`. */
@@ -79,25 +80,6 @@ function spkiOfCertificate(der: Uint8Array): Buffer {
   return Buffer.from(pkijs.Certificate.fromBER(der).subjectPublicKeyInfo.toSchema().toBER(false));
 }
 
-/** Orders certificates as a chain starting at `leaf`: each next one is the issuer of the previous. */
-function orderChain(leaf: Uint8Array, others: Uint8Array[]): Uint8Array[] {
-  const parsed = others.map((der) => ({ der, cert: pkijs.Certificate.fromBER(der) }));
-  const chain = [leaf];
-  let current = pkijs.Certificate.fromBER(leaf);
-  const used = new Set<number>();
-  for (;;) {
-    if (current.issuer.isEqual(current.subject)) break;
-    const next = parsed.findIndex((p, i) => !used.has(i) && p.cert.subject.isEqual(current.issuer));
-    if (next < 0) break;
-    used.add(next);
-    const found = parsed[next];
-    if (!found) break;
-    chain.push(found.der);
-    current = found.cert;
-  }
-  return chain;
-}
-
 /**
  * Opens a PKCS#12 file (RSA or EC key) and returns a `Signer` with the key's certificate first, followed by its
  * issuers found in the file. Throws `SigningError` with code `PKCS12_WRONG_PASSWORD`, `PKCS12_INVALID`,
@@ -121,7 +103,7 @@ export async function loadPkcs12Signer(bytes: Uint8Array, password: string, opti
     const leaf = certs.find((der) => spkiOfCertificate(der).equals(spki));
     if (!leaf) continue;
     const privateKey = await importPkcs8Key(pkcs8, options.scheme === undefined ? {} : { scheme: options.scheme });
-    return createSoftwareSigner({ privateKey, certificateChain: orderChain(leaf, certs.filter((c) => c !== leaf)) });
+    return createSoftwareSigner({ privateKey, certificateChain: orderCertificateChain(leaf, certs.filter((c) => c !== leaf)) });
   }
   throw new SigningError('PKCS12_NO_CERTIFICATE', 'The PKCS#12 file holds no certificate for its private key; export it again with the signing certificate.');
 }
