@@ -206,6 +206,8 @@ describe('findText semantics (decisions.md §4)', () => {
     await ready;
     expect(findText(index, 'again Page')).toEqual([]);
     expect(findText(index, 'againPage')).toEqual([]);
+    expect(findText(index, 'again\u0000Page')).toEqual([]);
+    expect(findText(index, 'again\u0000')).toHaveLength(1);
   });
 
   it('restricts to one page with pageNumber and finds nothing beyond the document', async () => {
