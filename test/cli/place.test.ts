@@ -65,6 +65,13 @@ describe('paraph place', () => {
     const original = new Uint8Array(await readFile(contract));
     expect(Buffer.from(pdf.subarray(0, original.length)).equals(Buffer.from(original))).toBe(true);
     expect((await qpdfCheck(pdf)).ok).toBe(true);
+    // poppler sees the three unsigned signature fields under their fully qualified names.
+    const { stdout: sigs } = await exec('pdfsig', [out]);
+    expect([...sigs.matchAll(/Signature Field Name: (\S+)\n\s+The signature form field is not signed\./g)].map((m) => m[1])).toEqual([
+      'customer.Signature',
+      'supplier.Signature',
+      'organization.Seal',
+    ]);
     const task = getDocument({ data: pdf.slice(), isEvalSupported: false, verbosity: 0 });
     const doc = await task.promise;
     const page = await doc.getPage(2);
