@@ -81,3 +81,61 @@ export { buildCmsSignature, type CmsSignatureOptions } from './pades/cms.js';
 export { listSignatureFields, type SignatureFieldInfo } from './pades/signature-field.js';
 export { readDocMdpPermission, type DocMdpPermission } from './pades/docmdp.js';
 export { type SignatureAppearance } from './pades/appearance.js';
+export {
+  createSoftwareSigner,
+  generateKeyPair,
+  importPkcs8Key,
+  pemToDer,
+  pssParametersFor,
+  ecdsaRawToDer,
+  type KeyKind,
+  type SoftwareSigner,
+  type PssParameters,
+} from './pades/keys/software.js';
+export { loadPkcs12Signer, type Pkcs12Options } from './pades/keys/pkcs12.js';
+export { openPkcs11Signer, type Pkcs11Signer, type Pkcs11SignerOptions } from './pades/keys/pkcs11.js';
+export {
+  createRootCertificate,
+  issueCertificate,
+  createCrl,
+  randomSerialNumber,
+  derToPem,
+  type CertificateAuthority,
+  type CertificateProfile,
+  type DistinguishedName,
+  type RootCertificateOptions,
+  type IssueCertificateOptions,
+  type CrlOptions,
+  type RevokedEntry,
+  type SerialNumber,
+} from './pades/keys/ca.js';
+export {
+  createHttpTimestamper,
+  buildTimestampRequest,
+  checkTimestampResponse,
+  parseTimestampToken,
+  type HttpTimestamperOptions,
+  type TimestampInfo,
+  type TimestampRequest,
+} from './pades/timestamp.js';
+export {
+  createHttpRevocationFetcher,
+  fetchOcsp,
+  fetchCrl,
+  checkOcspResponse,
+  checkCrl,
+  buildOcspRequest,
+  revocationUrls,
+  type OcspResult,
+  type CrlResult,
+  type RevocationStatus,
+  type RevocationSubject,
+} from './pades/revocation.js';
+export {
+  addValidationData,
+  type AddValidationDataOptions,
+  type AddValidationDataResult,
+  type CertificateValidation,
+} from './pades/ltv.js';
+export { addDocumentTimestamp, type AddDocumentTimestampOptions, type AddDocumentTimestampResult } from './pades/doc-timestamp.js';
+export type { Signer, Timestamper, RevocationFetcher, HashAlgorithm, SignatureScheme } from './pades/types.js';
