@@ -139,3 +139,52 @@ export {
 } from './pades/ltv.js';
 export { addDocumentTimestamp, type AddDocumentTimestampOptions, type AddDocumentTimestampResult } from './pades/doc-timestamp.js';
 export type { Signer, Timestamper, RevocationFetcher, HashAlgorithm, SignatureScheme } from './pades/types.js';
+export { canonicalJson, type JsonValue } from './receipt/canonical-json.js';
+export {
+  appendAuditEntry,
+  verifyAuditLog,
+  hashAuditEntry,
+  formatAuditTime,
+  isAuditEntryOf,
+  GENESIS_HASH,
+  AUDIT_EVENT_TYPES,
+  type AuditEntry,
+  type AuditEventInput,
+  type AuditEventData,
+  type AuditEventType,
+  type AuditActor,
+  type AuditCertificate,
+  type AuditLogVerdict,
+  type AuditLogFailureCode,
+  type AuditLogExpectation,
+  type MailKind,
+  type VerificationResult,
+} from './receipt/audit-log.js';
+export {
+  buildReceipt,
+  renderReceipt,
+  AUDIT_LOG_ATTACHMENT,
+  AUDIT_LOG_FORMAT,
+  type BuildReceiptOptions,
+  type RenderReceiptOptions,
+  type ReceiptSealer,
+  type AuditLogAttachment,
+} from './receipt/receipt.js';
+export {
+  verifyReceipt,
+  readAuditLogAttachment,
+  type VerifyReceiptOptions,
+  type ReceiptVerdict,
+  type ReceiptSealCheck,
+} from './receipt/verify-receipt.js';
+export type {
+  ReceiptTransaction,
+  ReceiptSigner,
+  ReceiptReceiver,
+  ReceiptDocument,
+  ReceiptVerification,
+  ReceiptActivity,
+  ReceiptSeal,
+  ReceiptCertificate,
+  TransactionStatusCode,
+} from './receipt/types.js';
