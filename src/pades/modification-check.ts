@@ -12,9 +12,15 @@
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
 import type { RevisionSection } from '../pdf/revisions.js';
 
+/** Looks objects up by object number. */
+export interface ObjectLookup {
+  get(objectNumber: number): PDFObject | undefined;
+  has(objectNumber: number): boolean;
+}
+
 /** The objects of a document at one revision, keyed by object number, with the trailer's /Root and /Info. */
 export interface ObjectState {
-  readonly objects: ReadonlyMap<number, PDFObject>;
+  readonly objects: ObjectLookup;
   readonly root: PDFRef | undefined;
   readonly info: PDFRef | undefined;
 }
@@ -213,7 +219,15 @@ class SectionJudge {
   constructor(
     private readonly before: ObjectState,
     private readonly after: ObjectState,
-  ) {}
+    rolesBefore: Map<number, Set<Role>> | undefined,
+  ) {
+    this.rolesBefore = rolesBefore;
+  }
+
+  /** The roles in the state after this section, if they were needed (they are the next section's roles before). */
+  get computedRolesAfter(): Map<number, Set<Role>> | undefined {
+    return this.rolesAfter;
+  }
 
   rolesOf(n: number): Set<Role> {
     this.rolesBefore ??= computeRoles(this.before);
@@ -348,6 +362,7 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
   const objects = new Map<number, PDFObject>();
   let root: PDFRef | undefined;
   let info: PDFRef | undefined;
+  let rolesBefore: Map<number, Set<Role>> | undefined;
   const changes: RevisionChanges[] = [];
   for (const section of sections) {
     if (section.revision.index === 0) {
@@ -356,28 +371,35 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
       info = section.info ?? info;
       continue;
     }
-    const before: ObjectState = { objects: new Map(objects), root, info };
-    for (const [n, object] of section.objects) objects.set(n, object);
-    for (const n of section.freed) objects.delete(n);
-    root = section.root ?? root;
-    info = section.info ?? info;
-    const after: ObjectState = { objects, root, info };
-    const judge = new SectionJudge(before, after);
+    // The state after the section is an overlay on the state before it, so no copy of the whole document is made.
+    const freed = new Set(section.freed);
+    const overlay: ObjectLookup = {
+      get: (n) => section.objects.get(n) ?? (freed.has(n) ? undefined : objects.get(n)),
+      has: (n) => section.objects.has(n) || (!freed.has(n) && objects.has(n)),
+    };
+    const before: ObjectState = { objects, root, info };
+    const after: ObjectState = { objects: overlay, root: section.root ?? root, info: section.info ?? info };
+    const judge = new SectionJudge(before, after, rolesBefore);
     for (const [n, object] of section.objects) {
-      const old = before.objects.get(n);
+      const old = objects.get(n);
       if (old === undefined || sameValue(old, object)) continue;
       judge.judge(n, old, object);
     }
     for (const n of section.freed) {
-      if (before.objects.has(n)) judge.disallowed.push(`an existing object was deleted: ${describe(n, before.objects.get(n))}`);
+      if (objects.has(n)) judge.disallowed.push(`an existing object was deleted: ${describe(n, objects.get(n))}`);
     }
-    if (before.root && root && before.root.objectNumber !== root.objectNumber) {
+    if (before.root && after.root && before.root.objectNumber !== after.root.objectNumber) {
       const oldCatalog = resolveIn(before, before.root);
-      const newCatalog = resolveIn(after, root);
+      const newCatalog = resolveIn(after, after.root);
       if (oldCatalog instanceof PDFDict && newCatalog instanceof PDFDict) judge.judge(before.root.objectNumber, oldCatalog, newCatalog);
       else judge.disallowed.push('the document catalog was replaced');
     }
     changes.push({ revision: section.revision.index, allowed: judge.allowed, disallowed: judge.disallowed, warnings: judge.warnings });
+    rolesBefore = judge.computedRolesAfter;
+    for (const [n, object] of section.objects) objects.set(n, object);
+    for (const n of section.freed) objects.delete(n);
+    root = after.root;
+    info = after.info;
   }
   return { changes, final: { objects, root, info } };
 }

@@ -40,6 +40,20 @@ export function parseCertificates(inputs: readonly (Uint8Array | string)[]): Uin
   return out;
 }
 
+/** Parses DER certificates, reusing the parse of bytes seen before (one cache per verification run). */
+export type CertificateParser = (der: Uint8Array) => X509Certificate;
+
+/** A {@link CertificateParser} with its own cache; drop it after one verification run. */
+export function createCertificateParser(): CertificateParser {
+  const cache = new Map<string, X509Certificate>();
+  return (der) => {
+    const key = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
+    let cert = cache.get(key);
+    if (!cert) cache.set(key, (cert = new X509Certificate(der)));
+    return cert;
+  };
+}
+
 /** The subject of a certificate as one line, e.g. `CN=Alice, O=Example`. */
 export function describeName(name: string): string {
   return name.split('\n').filter(Boolean).join(', ');
@@ -68,17 +82,19 @@ function validityProblem(cert: X509Certificate, at: Date | undefined): string | 
 
 /**
  * Checks the path from `leaf` to one of `trustRoots`, using `pool` for intermediates. Certificates are judged at
- * `at`; without it validity periods are not checked (the caller says so in its warnings).
+ * `at`; without it validity periods are not checked (the caller says so in its warnings). `parse` lets a caller
+ * that checks many chains share certificate parses.
  */
 export function checkChain(
   leaf: Uint8Array,
   pool: readonly Uint8Array[],
   trustRoots: readonly Uint8Array[],
   at: Date | undefined,
+  parse: CertificateParser = (der) => new X509Certificate(der),
 ): ChainCheck {
-  const roots = trustRoots.map((der) => new X509Certificate(der));
-  const candidates = pool.map((der) => new X509Certificate(der));
-  let current = new X509Certificate(leaf);
+  const roots = trustRoots.map(parse);
+  const candidates = pool.map(parse);
+  let current = parse(leaf);
   const path: X509Certificate[] = [current];
   const result = (chainOk: boolean, reason: string): ChainCheck => ({
     chainOk,

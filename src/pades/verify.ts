@@ -6,12 +6,12 @@
  * It never throws for a bad document: an unreadable file is a report with `valid: false` and a problem.
  */
 import './crypto-engine.js';
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, decodePDFRawStream, type PDFObject } from 'pdf-lib';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
 import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
 import { diffRevisions, resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
-import { checkChain, describeName, parseCertificates } from './verify-chain.js';
+import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
 import { checkCmsSignature, checkTimestampToken, type CmsCheck } from './verify-cms.js';
 import { checkRevocationCoverage, type DssData } from './verify-revocation.js';
 
@@ -219,30 +219,41 @@ interface ByteRangeCheck {
   readonly range: number[];
   readonly ok: boolean;
   readonly problems: string[];
+  /** The signature value decoded from the gap (equal to /Contents), when the byte range is sound. */
+  readonly contents: Uint8Array | undefined;
+}
+
+/** The /Contents value as lower-case hex, read without decoding a literal string byte by byte when it is hex. */
+function contentsHex(value: PDFObject | undefined): string | undefined {
+  if (value instanceof PDFHexString) return value.asString().replace(/\s+/g, '').toLowerCase();
+  if (value instanceof PDFString) return Buffer.from(value.asBytes()).toString('hex');
+  return undefined;
 }
 
 /** Checks that /ByteRange is `[0 a b c]` with the gap exactly the /Contents hex string, inside the file. */
-function checkByteRange(pdf: Uint8Array, dict: PDFDict, contents: Uint8Array | undefined): ByteRangeCheck {
+function checkByteRange(pdf: Uint8Array, dict: PDFDict): ByteRangeCheck {
   const problems: string[] = [];
   const array = dict.get(PDFName.of('ByteRange'));
   const range = array instanceof PDFArray ? array.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : NaN)) : [];
   if (range.length !== 4 || range.some((n) => !Number.isSafeInteger(n) || n < 0)) {
-    return { range, ok: false, problems: [`/ByteRange must be four non-negative integers, found [${range.join(' ')}]`] };
+    return { range, ok: false, problems: [`/ByteRange must be four non-negative integers, found [${range.join(' ')}]`], contents: undefined };
   }
   const [start, length1, start2, length2] = range as [number, number, number, number];
   if (start !== 0) problems.push(`/ByteRange does not start at 0 (starts at ${start}): the file start is not signed`);
   if (start2 < start + length1) problems.push('/ByteRange ranges overlap or are out of order');
   if (start2 + length2 > pdf.length) problems.push(`/ByteRange reaches byte ${start2 + length2}, beyond the end of the file (${pdf.length} bytes)`);
+  let contents: Uint8Array | undefined;
   if (problems.length === 0) {
     const gapStart = start + length1;
     const gap = Buffer.from(pdf.buffer, pdf.byteOffset + gapStart, start2 - gapStart);
-    const isHex = gap.length >= 2 && gap[0] === 0x3c && gap[gap.length - 1] === 0x3e && /^[0-9A-Fa-f]*$/.test(gap.toString('latin1', 1, gap.length - 1));
-    if (!isHex) problems.push('the unsigned gap of /ByteRange is not exactly the /Contents hex string');
-    else if (contents && !Buffer.from(gap.toString('latin1', 1, gap.length - 1), 'hex').equals(Buffer.from(contents))) {
-      problems.push('the unsigned gap of /ByteRange does not hold this signature\'s /Contents');
-    }
+    const hex = gap.length >= 2 && gap[0] === 0x3c && gap[gap.length - 1] === 0x3e ? gap.toString('latin1', 1, gap.length - 1) : undefined;
+    if (hex === undefined || hex.length % 2 !== 0 || !/^[0-9A-Fa-f]*$/.test(hex)) {
+      problems.push('the unsigned gap of /ByteRange is not exactly the /Contents hex string');
+    } else if (contentsHex(dict.get(PDFName.of('Contents'))) !== hex.toLowerCase()) {
+      problems.push("the unsigned gap of /ByteRange does not hold this signature's /Contents");
+    } else contents = Buffer.from(hex, 'hex');
   }
-  return { range, ok: problems.length === 0, problems };
+  return { range, ok: problems.length === 0, problems, contents };
 }
 
 /** Hashes the byte ranges in place (no concatenated copy). */
@@ -263,9 +274,9 @@ function summarizeModifications(changes: readonly RevisionChanges[], covered: Pd
   return { ok: disallowed.length === 0, laterRevisions: later.length, allowed: later.flatMap((c) => c.allowed.map((a) => `revision ${c.revision}: ${a}`)), disallowed };
 }
 
-function certificateSummary(der: Uint8Array | undefined): SignatureReport['signer'] {
+function certificateSummary(der: Uint8Array | undefined, parse: CertificateParser): SignatureReport['signer'] {
   if (!der) return undefined;
-  const cert = new X509Certificate(der);
+  const cert = parse(der);
   return { subject: describeName(cert.subject), issuer: describeName(cert.issuer), serialNumber: cert.serialNumber };
 }
 
@@ -277,6 +288,7 @@ interface Context {
   readonly dss: DssData | undefined;
   readonly now: Date | undefined;
   readonly trailingProblem: string | undefined;
+  readonly parse: CertificateParser;
 }
 
 async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level'> & { path: readonly Uint8Array[] }> {
@@ -286,11 +298,10 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   if (found.orphan) problems.push(`signature dictionary ${found.objectNumber ?? '?'} 0 R is not referenced by any signature field of the final document`);
   const subFilter = nameValue(dict, 'SubFilter');
   const kind = nameValue(dict, 'Type') === 'DocTimeStamp' || subFilter === 'ETSI.RFC3161' ? 'document-timestamp' : 'signature';
-  const contentsValue = dict.get(PDFName.of('Contents'));
-  const contents = contentsValue instanceof PDFHexString || contentsValue instanceof PDFString ? contentsValue.asBytes() : undefined;
   const mValue = dict.get(PDFName.of('M'));
   const signingTime = mValue instanceof PDFString || mValue instanceof PDFHexString ? parsePdfDate(mValue.decodeText()) : undefined;
-  const br = checkByteRange(ctx.pdf, dict, contents);
+  const br = checkByteRange(ctx.pdf, dict);
+  const { contents } = br;
   problems.push(...br.problems);
   const end = br.range.length === 4 ? (br.range[2] ?? 0) + (br.range[3] ?? 0) : 0;
   const covered = br.ok ? coveredRevisionOf(ctx.revisions, end) : undefined;
@@ -313,8 +324,9 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     problems.push(`unsupported /SubFilter ${subFilter ?? '(none)'}: only ETSI.CAdES.detached and adbe.pkcs7.detached are verified`);
   }
   let cms: CmsCheck | undefined;
-  if (!contents || contents.length === 0) problems.push('the signature has no /Contents');
-  else if (br.ok) {
+  if (!(dict.get(PDFName.of('Contents')) instanceof PDFHexString || dict.get(PDFName.of('Contents')) instanceof PDFString)) {
+    problems.push('the signature has no /Contents');
+  } else if (contents) {
     try {
       cms = checkCmsSignature(contents, (digestName) => digestRanges(ctx.pdf, br.range, digestName));
     } catch (error) {
@@ -352,7 +364,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   let path: readonly Uint8Array[] = [];
   if (cms?.signerCertificate) {
     if (!validationTime) warnings.push('certificate validity periods were not checked: no valid time-stamp and no `now` given');
-    const chain = checkChain(cms.signerCertificate, pool, ctx.trustRoots, validationTime);
+    const chain = checkChain(cms.signerCertificate, pool, ctx.trustRoots, validationTime, ctx.parse);
     chainOk = chain.chainOk;
     chainReason = chain.reason;
     path = chain.path;
@@ -362,7 +374,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     br.ok && covered !== undefined && digestOk && signatureOk && chainOk && modifications.ok && (cms?.signingCertificateOk ?? true) && (timestamp?.valid ?? true) && (timestamp?.chainOk ?? true) && problems.length === 0;
   return {
     ...base,
-    signer: certificateSummary(cms?.signerCertificate),
+    signer: certificateSummary(cms?.signerCertificate, ctx.parse),
     digestAlgorithm: cms?.digestAlgorithm,
     signatureAlgorithm: cms?.signatureScheme || undefined,
     digestOk,
@@ -384,15 +396,15 @@ function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Conte
   let chainOk = false;
   let chainReason = 'no TSA certificate in the token';
   if (tsaCert) {
-    const chain = checkChain(tsaCert, [...(tst.cms?.certificates ?? []), ...(ctx.dss?.certs ?? [])], ctx.trustRoots, tst.time);
+    const chain = checkChain(tsaCert, [...(tst.cms?.certificates ?? []), ...(ctx.dss?.certs ?? [])], ctx.trustRoots, tst.time, ctx.parse);
     chainOk = chain.chainOk;
     chainReason = chain.reason;
     if (!chainOk) problems.push(`time-stamp certificate chain: ${chain.reason}`);
-    const eku = new X509Certificate(tsaCert).keyUsage;
+    const eku = ctx.parse(tsaCert).keyUsage;
     if (eku !== undefined && !eku.includes('1.3.6.1.5.5.7.3.8')) problems.push('the time-stamp certificate lacks the timeStamping extended key usage');
   } else problems.push('the time-stamp token does not carry the TSA certificate');
   if (!valid && !tst.problems.length) problems.push('the time-stamp token is not valid');
-  return { time: tst.time, valid, tsa: certificateSummary(tsaCert)?.subject, chainOk, chainReason };
+  return { time: tst.time, valid, tsa: certificateSummary(tsaCert, ctx.parse)?.subject, chainOk, chainReason };
 }
 
 /**
@@ -428,7 +440,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const trailingProblem = /\S/.test(trailing) ? `${pdf.length - last.end} bytes follow the last %%EOF and are not signed` : undefined;
   if (trailingProblem) warnings.push(trailingProblem);
   const dss = readDss(final, warnings);
-  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem };
+  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse: createCertificateParser() };
   const inFields = findSignatures(final, warnings);
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
   if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };

@@ -1,0 +1,64 @@
+/**
+ * Verification benchmark (issue 3, verifyPdf): time to verify a document carrying four signatures (three signers
+ * and a seal, each in its own incremental update) at 1–5,000 pages, next to pdf-lib's plain load of the same file,
+ * poppler's `pdfsig` and `sha256sum` (the hashing floor). `npm run bench -- verify [--max=1000]`.
+ */
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { sealPdf } from '../src/pades/seal-pdf.js';
+import { signPdf } from '../src/pades/sign-pdf.js';
+import { verifyPdf } from '../src/pades/verify.js';
+import { testPki } from '../test/helpers/pki.js';
+import { benchPdf } from './gen-pdf.js';
+import { BENCH_CACHE, fmt, hasCommand, peakRssMb, printTable, sampleMs, timeCommandMs } from './lib.js';
+
+const maxArg = process.argv.find((a) => a.startsWith('--max='));
+const max = maxArg ? Number(maxArg.slice(6)) : Infinity;
+const sizes = [1, 100, 1000, 5000].filter((n) => n <= max);
+const NOW = new Date('2026-11-21T10:00:00Z');
+const pki = await testPki();
+const rows: string[][] = [];
+
+async function signedPdf(pages: number): Promise<string> {
+  const path = join(BENCH_CACHE, `verify-${pages}.pdf`);
+  if (existsSync(path)) return path;
+  let pdf: Uint8Array = new Uint8Array(readFileSync(await benchPdf(pages)));
+  const signers = [pki.signers.rsa, pki.signers.p256, pki.signers.rsaPss];
+  for (const [i, s] of signers.entries()) {
+    pdf = (await signPdf(pdf, { signer: s.signer, signingTime: NOW, placement: { pageNumber: 1, left: 40 + 150 * i, top: 60, width: 140, height: 70 } })).bytes;
+  }
+  pdf = (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: NOW, organizationName: 'Acme B.V.' })).bytes;
+  writeFileSync(path, pdf);
+  return path;
+}
+
+for (const pages of sizes) {
+  const path = await signedPdf(pages);
+  const bytes = new Uint8Array(readFileSync(path));
+  const first = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now: NOW });
+  if (!first.valid || first.signatures.length !== 4) throw new Error(`benchmark document of ${pages} pages does not verify`);
+  const runs = pages >= 1000 ? 3 : 10;
+  const verify = await sampleMs(runs, () => verifyPdf(bytes, { trustRoots: [pki.rootDer], now: NOW }));
+  const load = await sampleMs(runs, () => PDFDocument.load(bytes, { updateMetadata: false }));
+  const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)]!;
+  const pdfsig = hasCommand('pdfsig') ? timeCommandMs('pdfsig', ['-nocert', path]) : Number.NaN;
+  const sha = hasCommand('sha256sum') ? timeCommandMs('sha256sum', [path]) : Number.NaN;
+  rows.push([
+    String(pages),
+    fmt(bytes.length / 1024 / 1024, 2),
+    fmt(median(verify)),
+    fmt(verify[verify.length - 1]!),
+    fmt(median(load)),
+    fmt(median(verify) / median(load), 2),
+    fmt(pdfsig),
+    fmt(sha),
+    fmt(peakRssMb(), 0),
+  ]);
+}
+
+printTable(
+  'verifyPdf: 4 signatures (3 signers + seal), ms',
+  ['pages', 'MiB', 'verify p50', 'verify max', 'pdf-lib load p50', 'verify / load', 'pdfsig', 'sha256sum', 'peak RSS MB (process)'],
+  rows,
+);
