@@ -253,6 +253,11 @@ export interface DefaultPlacementOptions {
   margin?: number;
   /** Vertical space between stacked signature fields. Default 10 pt. */
   gap?: number;
+  /**
+   * Signers that need no default field (e.g. the metadata gives them a Signature field). They keep their position
+   * N for the `{{SignerN}}` tag numbering of the others but get no placement and take no stacking slot.
+   */
+  skip?: (signerId: string) => boolean;
 }
 
 /**
@@ -277,7 +282,9 @@ export function defaultSignerPlacements(
   if (!first) throw new PlacementError('PDF_NO_PAGES', 'The PDF has no pages: send a document with at least one page.');
   const perColumn = Math.max(1, Math.floor((first.height - 2 * margin + gap) / (height + gap)));
   let stacked = 0;
-  return signerIds.map((signerId, i) => {
+  const out: FieldPlacement[] = [];
+  signerIds.forEach((signerId, i) => {
+    if (options.skip?.(signerId)) return;
     const tag = source.find?.(`{{Signer${i + 1}}}`)[0];
     let pageNumber = 1;
     let rect: ReaderRect;
@@ -301,8 +308,17 @@ export function defaultSignerPlacements(
         height: Math.min(height, first.height),
       };
     }
-    return { field: `${signerId}.Signature`, formSet: signerId, fieldKey: 'Signature', type: 'Signature', signerIds: [signerId], pageNumber, ...rect };
+    out.push({
+      field: `${signerId}.Signature`,
+      formSet: signerId,
+      fieldKey: 'Signature',
+      type: 'Signature',
+      signerIds: [signerId],
+      pageNumber,
+      ...rect,
+    });
   });
+  return out;
 }
 
 function clamp(n: number, min: number, max: number): number {

@@ -1,12 +1,13 @@
 /**
  * The placement facade (issue 2, decisions.md §4): FileMetaData + PDF in, PDF with AcroForm fields out. Validates
- * the metadata, extracts text only when a Location searches (only the pages named by PageNumber when every
- * searching Location has one), resolves the Locations and places the fields in one incremental update.
+ * the metadata, extracts text only when a Location searches or a signer needs a default field (only the pages named
+ * by PageNumber when every searching Location has one), resolves the Locations, adds the default signature fields of
+ * signers the metadata gives none, and places the fields in one incremental update.
  */
 import { validateFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
 import { placeFields, type PlaceFieldsOptions, type PlacedField } from './fields.js';
 import { loadPdf } from './load-pdf.js';
-import { resolveLocations, type FieldPlacement, type LocateInput } from './locate.js';
+import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './locate.js';
 import { pageGeometry } from './page-geometry.js';
 import { indexText, type IndexTextOptions } from './text-index.js';
 
@@ -16,6 +17,12 @@ export interface PlaceFieldsFromMetadataOptions extends PlaceFieldsOptions {
   workers?: IndexTextOptions['workers'];
   /** Aborts a long text extraction. */
   signal?: AbortSignal;
+  /**
+   * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
+   * gets the default signature field of decisions.md §4 (first `{{SignerN}}` tag, N = position here, else the top
+   * right of page 1), named `<signerId>.Signature`.
+   */
+  signerIds?: readonly string[];
 }
 
 /** The result of {@link placeFieldsFromMetadata}. */
@@ -48,9 +55,11 @@ export async function placeFieldsFromMetadata(
   const valid = validateFileMetaData(metadata);
   const locations = Object.values(valid.FormSets ?? {}).flatMap((fields) => Object.values(fields).map((f) => f.Location));
   const searching = locations.filter((l) => l.Search !== undefined);
+  const needDefault = (options.signerIds ?? []).filter((id) => !hasSignatureField(valid, id));
   let source: LocateInput;
-  if (searching.length > 0) {
-    const pages = searching.every((l) => l.PageNumber !== undefined)
+  if (searching.length > 0 || needDefault.length > 0) {
+    // Default placements look for {{SignerN}} anywhere, so they need every page.
+    const pages = needDefault.length === 0 && searching.every((l) => l.PageNumber !== undefined)
       ? [...new Set(searching.map((l) => l.PageNumber as number))]
       : undefined;
     const indexOptions: IndexTextOptions = {};
@@ -63,8 +72,18 @@ export async function placeFieldsFromMetadata(
     source = doc.getPages().map((page, i) => pageGeometry(page, i + 1));
   }
   const placements = resolveLocations(source, valid);
+  if (needDefault.length > 0) {
+    const wanted = new Set(needDefault);
+    placements.push(...defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) }));
+  }
   const placeOptions: PlaceFieldsOptions = {};
   if (options.label) placeOptions.label = options.label;
   const { bytes, fields } = await placeFields(pdf, placements, placeOptions);
   return { bytes, fields, placements, metadata: valid };
+}
+
+/** True when one of the signer's formsets holds a Signature field. */
+function hasSignatureField(metadata: FileMetaData, signerId: string): boolean {
+  const formSets = metadata.Signers?.[signerId]?.FormSets ?? [];
+  return formSets.some((key) => Object.values(metadata.FormSets?.[key] ?? {}).some((f) => f.Type === 'Signature'));
 }

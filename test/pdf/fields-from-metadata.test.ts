@@ -97,6 +97,32 @@ describe('placeFieldsFromMetadata on the text fixtures', () => {
     expect((await qpdfCheck(bytes)).ok).toBe(true);
   });
 
+  it('gives signers without a Signature field in the metadata the default field (signerIds option)', async () => {
+    const pdf = await fixture('contract.pdf');
+    const tag2 = (await anchors('contract.pdf')).find((a) => a.anchor === '{{Signer2}}')!;
+    const { placements, bytes } = await placeFieldsFromMetadata(
+      pdf,
+      {
+        Signers: { Signer1: { FormSets: ['one'] }, Signer3: { FormSets: ['three'] } },
+        FormSets: {
+          one: { Sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 50, Top: 700 } } },
+          three: { Agree: { Type: 'Check', Location: { PageNumber: 1, Left: 50, Top: 50 } } },
+        },
+      },
+      { signerIds: ['Signer1', 'Signer2', 'Signer3'], workers: 0 },
+    );
+    expect(placements.map((p) => [p.field, p.pageNumber])).toEqual([
+      ['one.Sig', 1],
+      ['three.Agree', 1],
+      ['Signer2.Signature', 2],
+      ['Signer3.Signature', 1],
+    ]);
+    expect(near(placements[2]!, { ...tag2.box, width: 140, height: 70 }, 1)).toBe(true);
+    expect(placements[3]).toMatchObject({ top: 36, signerIds: ['Signer3'] });
+    const names = (await widgetsInReaderCoordinates(bytes)).map((w) => w.field).sort();
+    expect(names).toEqual(['Signer2.Signature', 'Signer3.Signature', 'one.Sig', 'three.Agree']);
+  });
+
   it('validates the metadata before touching the PDF', async () => {
     await expect(placeFieldsFromMetadata(new Uint8Array(0), { FormSets: { 'a.b': {} } })).rejects.toBeInstanceOf(ValidationError);
   });

@@ -366,6 +366,15 @@ describe('defaultSignerPlacements', () => {
     ]);
   });
 
+  it('skipped signers keep their tag number but take no place', () => {
+    const src = source([page(1)], [{ text: '{{Signer2}}', pageNumber: 1, box: { left: 100, top: 400, width: 50, height: 10 } }]);
+    const placements = defaultSignerPlacements(src, ['a', 'b', 'c'], { skip: (id) => id === 'a' });
+    expect(placements.map((p) => [p.field, p.left, p.top])).toEqual([
+      ['b.Signature', 100, 400],
+      ['c.Signature', 424, 36],
+    ]);
+  });
+
   it('moves a tag-anchored field inwards when it would leave the page', () => {
     const src = source([page(1)], [{ text: '{{Signer1}}', pageNumber: 1, box: { left: 580, top: 780, width: 20, height: 10 } }]);
     expect(defaultSignerPlacements(src, ['a'])[0]).toMatchObject({ left: 460, top: 730, width: 140, height: 70 });
