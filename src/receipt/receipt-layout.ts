@@ -46,6 +46,8 @@ const PAD_X = 4;
 const PAD_Y = 3;
 const LINE = 1.28; // line height as a multiple of the font size
 const RULE_GREY = 0.78;
+/** Drawn for characters the font cannot show (DejaVu Sans has U+FFFD). */
+const REPLACEMENT = '\ufffd';
 
 interface Glyph {
   readonly hex: string;
@@ -68,7 +70,7 @@ class GlyphCache {
     for (const ch of text) {
       const cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp === 0x2028 || cp === 0x2029) out += ' ';
-      else if (!this.supported.has(cp)) out += this.supported.has(0xfffd) ? '\ufffd' : '?';
+      else if (!this.supported.has(cp)) out += REPLACEMENT;
       else out += ch;
     }
     return out;
@@ -77,8 +79,14 @@ class GlyphCache {
   private glyph(ch: string): Glyph {
     let glyph = this.glyphs.get(ch);
     if (glyph === undefined) {
-      // encodeText also registers the glyph (and its Unicode value) with the font subset.
-      glyph = { hex: this.font.encodeText(ch).asString(), width: this.font.widthOfTextAtSize(ch, 1) };
+      try {
+        // encodeText also registers the glyph (and its Unicode value) with the font subset.
+        glyph = { hex: this.font.encodeText(ch).asString(), width: this.font.widthOfTextAtSize(ch, 1) };
+      } catch (error) {
+        // fontkit's universal shaper (Tifinagh, …) needs a global regeneratorRuntime we must not install.
+        if (ch === REPLACEMENT) throw error;
+        glyph = this.glyph(REPLACEMENT);
+      }
       this.glyphs.set(ch, glyph);
     }
     return glyph;
@@ -232,6 +240,11 @@ export class ReceiptLayout {
   measure(text: string, style: TextStyle): number {
     const cache = this.cache(style);
     return cache.width(cache.clean(text), style.size);
+  }
+
+  /** The lines `text` wraps into at `width` points, as paragraphs and table cells draw them. */
+  wrap(text: string, style: TextStyle, width: number): string[] {
+    return this.cache(style).wrap(text, style.size, width);
   }
 
   /** A wrapped paragraph over the full width (or `width` from `indent`). */
