@@ -1,0 +1,565 @@
+/**
+ * The signing transaction aggregate as plain data, its status and activity codes, and its state machine
+ * (service-spec §2.2–§2.4 and §3; decisions.md §1, §2, §6 and §8). Pure: every function takes the clock (`now`)
+ * and any generated ids or tokens from the caller and returns a new value; nothing is mutated.
+ *
+ * Times are stored as the API writes them (`2026-11-21T10:00:00.000+00:00`, see {@link formatTime}), so a
+ * transaction round-trips through JSON unchanged and ISO strings of this one format compare in time order.
+ */
+import { ParaphError } from '../errors.js';
+import { formatAuditTime } from '../receipt/audit-log.js';
+import type { FileMetaData } from './file-metadata.js';
+import type { FieldPlacement } from '../pdf/locate.js';
+
+/** Transaction `Status` codes (decisions.md §1). */
+export const TransactionStatus = {
+  WaitingForDocument: 5,
+  WaitingForSigner: 10,
+  InProgress: 20,
+  Signed: 30,
+  Rejected: 40,
+  Expired: 50,
+  Cancelled: 60,
+  Failed: 70,
+} as const;
+
+/** One of the {@link TransactionStatus} codes. */
+export type TransactionStatusCode = (typeof TransactionStatus)[keyof typeof TransactionStatus];
+
+/** True for the end statuses 30 and above (spec §3). */
+export function isEndStatus(status: TransactionStatusCode): boolean {
+  return status >= TransactionStatus.Signed;
+}
+
+/** Activity codes of signers and receivers (decisions.md §1), with their `Activity` names. */
+export const ActivityCode = {
+  InvitationSent: 101,
+  Opened: 103,
+  ReminderSent: 104,
+  DocumentOpened: 105,
+  Rejected: 202,
+  Signed: 203,
+  SignedDocumentSent: 301,
+  SignedDocumentOpened: 302,
+  SignedDocumentDownloaded: 303,
+  ReceiptSent: 401,
+  ReceiptOpened: 402,
+  ReceiptDownloaded: 403,
+  Failed: 999,
+} as const;
+
+/** One of the {@link ActivityCode} numbers. */
+export type ActivityCodeNumber = (typeof ActivityCode)[keyof typeof ActivityCode];
+
+/** The `Activity` name of every code, e.g. `103` → `Opened`. */
+export const ACTIVITY_NAMES: Readonly<Record<ActivityCodeNumber, keyof typeof ActivityCode>> = Object.freeze(
+  Object.fromEntries(Object.entries(ActivityCode).map(([name, code]) => [code, name])) as Record<
+    ActivityCodeNumber,
+    keyof typeof ActivityCode
+  >,
+);
+
+/** Languages of transactions, signers and receivers (decisions.md §2); `nl-NL` is the default. */
+export const LANGUAGES = ['nl-NL', 'en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL'] as const;
+/** One of {@link LANGUAGES}. */
+export type Language = (typeof LANGUAGES)[number];
+
+/** A JSON value as stored (Context, verification fields). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object (Context is always one). */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Verification `Type` strings, case-sensitive (decisions.md §1). */
+export const VERIFICATION_TYPES = [
+  'Scribble',
+  'Consent',
+  'PhoneNumber',
+  'Email',
+  'IPAddress',
+  'SigningCertificate',
+  'DigiD',
+  'eHerkenning',
+  'eIDAS Login',
+  'iDeal',
+  'iDIN',
+  'itsme Identification',
+  'itsme sign',
+  'SURFnet',
+  'CSC Qualified',
+  'Onfido',
+  'OpenID Providers',
+] as const;
+/** One of {@link VERIFICATION_TYPES}. */
+export type VerificationType = (typeof VERIFICATION_TYPES)[number];
+
+/** A verification attached to a signer: its `Type` plus the fields of that type (spec §2.6), as sent or recorded. */
+export interface Verification {
+  Type: VerificationType;
+  [field: string]: JsonValue;
+}
+
+/** An authentication done before the signer sees any document (spec §2.7, decisions.md §6). */
+export interface Authentication {
+  Type: 'PhoneNumber' | 'DigiD';
+  [field: string]: JsonValue;
+}
+
+/** A signer or receiver activity (decisions.md §1). */
+export interface Activity {
+  Id: string;
+  Code: ActivityCodeNumber;
+  /** Name of `Code`, e.g. `Opened`. */
+  Activity: string;
+  Info?: string;
+  CreatedDateTime: string;
+}
+
+/** A signer (spec §2.3 plus the accepted extras of decisions.md §2). Optional fields are absent when not sent. */
+export interface Signer {
+  Id: string;
+  /**
+   * The random token of the SignUrl (decisions.md §6). Kept because every response rebuilds the SignUrl from it;
+   * the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
+   */
+  SignToken?: string;
+  Email: string;
+  Mobile?: string;
+  Iban?: string;
+  BSN?: string;
+  Verifications: Verification[];
+  Authentications?: Authentication[];
+  RequireScribble?: boolean;
+  RequireScribbleName?: boolean;
+  RequireEmailVerification?: boolean;
+  RequireSmsVerification?: boolean;
+  RequireDigidVerification?: boolean;
+  RequireSurfnetVerification?: boolean;
+  RequireIdealVerification?: boolean;
+  SendSignRequest: boolean;
+  SendSignConfirmation?: boolean;
+  SignRequestMessage?: string;
+  SignRequestSubject?: string;
+  /** Days between reminders; -1 = no reminders (decisions.md §2). */
+  DaysToRemind: number;
+  Language?: Language;
+  ScribbleName?: string;
+  ScribbleNameFixed?: boolean;
+  Reference?: string;
+  ReturnUrl?: string;
+  IntroText?: string;
+  AllowDelegation?: boolean;
+  Expires?: string;
+  Activities: Activity[];
+  RejectReason?: string;
+  SignedDateTime?: string;
+  RejectDateTime?: string;
+  /** When the next reminder is due; absent when none is (derived timer, see {@link nextTimerAt}). */
+  NextReminderDateTime?: string;
+  CreatedDateTime: string;
+  ModifiedDateTime: string;
+  Context?: JsonObject;
+}
+
+/** A receiver of the finished documents (spec §2.4). */
+export interface Receiver {
+  Id: string;
+  Name?: string;
+  Email: string;
+  Language?: Language;
+  Message?: string;
+  Subject?: string;
+  Reference?: string;
+  Activities: Activity[];
+  CreatedDateTime: string;
+  ModifiedDateTime: string;
+  Context?: JsonObject;
+}
+
+/** A blob stored in the content-addressed blob store. */
+export interface BlobRef {
+  /** Lowercase hex SHA-256: the blob's address. */
+  sha256: string;
+  size: number;
+}
+
+/** A file of the transaction: its metadata and PDF as uploaded, and the PDF as prepared and signed so far. */
+export interface StoredFile {
+  /** Client-chosen fileId, decoded (decisions.md §3). */
+  FileId: string;
+  /** From the metadata; the view falls back to `FileId`. */
+  DisplayName?: string;
+  /** The validated FileMetaData, when uploaded. */
+  Metadata?: FileMetaData;
+  /** The metadata JSON as uploaded. */
+  MetadataBlob?: BlobRef;
+  /** The PDF as uploaded. */
+  Original?: BlobRef & { pages: number };
+  /** Field placements resolved from the metadata once both are present (decisions.md §3). */
+  Placements?: FieldPlacement[];
+  /** The prepared PDF (fields placed) and, later, with each signature and the seal: what GET file returns at 10+. */
+  Current?: BlobRef;
+  UploadedDateTime?: string;
+}
+
+/**
+ * The transaction aggregate. `Files` is an array in upload order (a plain object keyed by fileId would reorder
+ * numeric-looking ids and is unsafe for ids such as `__proto__`); the view turns it into the spec's map.
+ */
+export interface Transaction {
+  Id: string;
+  AccountId: string;
+  Status: TransactionStatusCode;
+  Seal: boolean;
+  Reference?: string;
+  PostbackUrl?: string;
+  /** 0 no sign requests, 1 all at start, 2 when it is the signer's turn (default) — decisions.md §2. */
+  SignRequestMode: 0 | 1 | 2;
+  DaysToExpire: number;
+  SendEmailNotifications: boolean;
+  Language: Language;
+  Context?: JsonObject;
+  CreatedDateTime: string;
+  ModifiedDateTime: string;
+  /** CreatedDateTime + DaysToExpire: when a transaction still at 5 or 10 becomes 50. */
+  ExpiresDateTime: string;
+  StartedDateTime?: string;
+  /** When the transaction reached an end status (the retention period of cleaning counts from here). */
+  EndedDateTime?: string;
+  CanceledDateTime?: string;
+  CancelationReason?: string;
+  /** Why the transaction failed (status 70); internal, not part of the response. */
+  FailureReason?: string;
+  Files: StoredFile[];
+  Signers: Signer[];
+  Receivers: Receiver[];
+  /** The evidential receipt, once built (status 30). */
+  Receipt?: BlobRef;
+  /** Optimistic concurrency: 0 before the first commit, then incremented by the store on every commit. */
+  version: number;
+  /** Set when documents and sensitive data were deleted (DELETE or retention cleaning): GET answers 410. */
+  cleanedAt?: string;
+}
+
+/** Stable codes of {@link DomainError}. */
+export type DomainErrorCode =
+  | 'TRANSACTION_ALREADY_STARTED'
+  | 'TRANSACTION_NOT_STARTED'
+  | 'TRANSACTION_ENDED'
+  | 'TRANSACTION_CLEANED'
+  | 'INVALID_TRANSITION'
+  | 'NO_FILES'
+  | 'SIGNER_NOT_FOUND'
+  | 'RECEIVER_NOT_FOUND'
+  | 'FILE_NOT_FOUND'
+  | 'NOT_SIGNERS_TURN'
+  | 'SIGNER_ALREADY_DONE';
+
+/** A request the transaction cannot accept in its current state (spec §3, decisions.md §8). */
+export class DomainError extends ParaphError {
+  declare readonly code: DomainErrorCode;
+  constructor(code: DomainErrorCode, message: string) {
+    super(code, message, { origin: 'input' });
+  }
+}
+
+/** The time format of the API and the audit trail: `2026-11-21T10:00:00.000+00:00` (decisions.md §2). */
+export function formatTime(at: Date): string {
+  return formatAuditTime(at);
+}
+
+/** Parses a time written by {@link formatTime}. */
+export function parseTime(text: string): Date {
+  return new Date(text);
+}
+
+const DAY_MS = 86_400_000;
+
+/** `at` plus `days` whole days, formatted. */
+export function addDays(at: string | Date, days: number): string {
+  const base = typeof at === 'string' ? Date.parse(at) : at.getTime();
+  return formatTime(new Date(base + days * DAY_MS));
+}
+
+/** Events of the state machine. */
+export type TransactionEvent =
+  /** PUT start succeeded: 5 → 10 (signers) or 20 (seal-only: the service seals now). */
+  | { type: 'start' }
+  /** PUT start found errors, or preparation failed: 5/10/20 → 70. */
+  | { type: 'fail'; reason: string }
+  /** The signer whose turn it is signed: stays 10 while signers remain, else 20 (the service finalizes). */
+  | { type: 'sign'; signerId: string }
+  /** A signer rejected: 10 → 40. */
+  | { type: 'reject'; signerId: string; reason: string }
+  /** Sealing and the receipt are done: 20 → 30. */
+  | { type: 'complete' }
+  /** The expiry timer fired: 5/10 → 50. */
+  | { type: 'expire' }
+  /** DELETE: 5/10/20 → 60; on an end status the status stays. Either way the transaction is cleaned. */
+  | { type: 'cancel'; reason?: string }
+  /** Retention cleaning of an ended transaction: status unchanged, data deleted. */
+  | { type: 'clean' };
+
+/** The transitions of spec §3 / decisions.md §8 as a table: which statuses each event may leave from. */
+export const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly TransactionStatusCode[]>> = {
+  start: [5],
+  fail: [5, 10, 20],
+  sign: [10],
+  reject: [10],
+  complete: [20],
+  expire: [5, 10],
+  cancel: [5, 10, 20, 30, 40, 50, 60, 70],
+  clean: [30, 40, 50, 60, 70],
+};
+
+/**
+ * Applies `event` at `now` and returns the new transaction.
+ *
+ * @throws DomainError `TRANSACTION_CLEANED` on a cleaned transaction; `INVALID_TRANSITION` (or the more specific
+ *   `TRANSACTION_ALREADY_STARTED`, `TRANSACTION_ENDED`, `NO_FILES`, `SIGNER_NOT_FOUND`, `NOT_SIGNERS_TURN`,
+ *   `SIGNER_ALREADY_DONE`) when the event is not allowed in the current status.
+ * @example
+ * const started = transition(tx, { type: 'start' }, new Date('2026-11-21T10:00:00Z'));
+ */
+export function transition(tx: Transaction, event: TransactionEvent, now: Date): Transaction {
+  if (tx.cleanedAt !== undefined) {
+    throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
+  }
+  const allowed = TRANSITIONS[event.type];
+  if (!allowed.includes(tx.Status)) throw refusal(tx, event);
+  const at = formatTime(now);
+  const base = { ...tx, ModifiedDateTime: at };
+  switch (event.type) {
+    case 'start': {
+      if (tx.Files.length === 0 || tx.Files.some((file) => file.Original === undefined)) {
+        const missing = tx.Files.filter((file) => file.Original === undefined).map((file) => file.FileId);
+        throw new DomainError(
+          'NO_FILES',
+          missing.length > 0
+            ? `File ${missing.join(', ')} has metadata but no PDF: upload the PDF before starting.`
+            : 'The transaction has no files: upload at least one PDF before starting.',
+        );
+      }
+      return { ...base, Status: tx.Signers.length > 0 ? 10 : 20, StartedDateTime: at };
+    }
+    case 'fail':
+      return { ...base, Status: 70, EndedDateTime: at, FailureReason: event.reason };
+    case 'sign': {
+      const signer = signerAtTurn(tx, event.signerId);
+      const signers = tx.Signers.map((s) =>
+        s.Id === signer.Id ? { ...s, SignedDateTime: at, ModifiedDateTime: at, NextReminderDateTime: undefined } : s,
+      ).map(dropUndefined);
+      const remaining = signers.some((s) => s.SignedDateTime === undefined);
+      return { ...base, Signers: signers, Status: remaining ? 10 : 20 };
+    }
+    case 'reject': {
+      const signer = signerAtTurn(tx, event.signerId);
+      const signers = tx.Signers.map((s) =>
+        s.Id === signer.Id
+          ? dropUndefined({ ...s, RejectDateTime: at, RejectReason: event.reason, ModifiedDateTime: at, NextReminderDateTime: undefined })
+          : s,
+      );
+      return { ...base, Signers: signers, Status: 40, EndedDateTime: at };
+    }
+    case 'complete':
+      return { ...base, Status: 30, EndedDateTime: at };
+    case 'expire':
+      return { ...base, Status: 50, EndedDateTime: at };
+    case 'cancel': {
+      const ended = isEndStatus(tx.Status);
+      const cancelled: Transaction = {
+        ...base,
+        Status: ended ? tx.Status : 60,
+        EndedDateTime: tx.EndedDateTime ?? at,
+        CanceledDateTime: at,
+      };
+      if (event.reason !== undefined) cancelled.CancelationReason = event.reason;
+      else delete cancelled.CancelationReason;
+      return cleanTransaction(cancelled, now);
+    }
+    case 'clean':
+      return cleanTransaction(base, now);
+  }
+}
+
+function refusal(tx: Transaction, event: TransactionEvent): DomainError {
+  if (event.type === 'start') return new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (isEndStatus(tx.Status)) {
+    return new DomainError('TRANSACTION_ENDED', `Transaction ${tx.Id} has ended with status ${tx.Status}; ${event.type} is not possible.`);
+  }
+  if (tx.Status === 5) {
+    return new DomainError('TRANSACTION_NOT_STARTED', `Transaction ${tx.Id} has not been started: ${event.type} is not possible yet.`);
+  }
+  return new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status ${tx.Status} cannot ${event.type}.`);
+}
+
+/** The signer whose turn it is: the first that has neither signed nor rejected (signers sign in order). */
+export function signerAtTurn(tx: Transaction, signerId?: string): Signer {
+  const signer = tx.Signers.find((s) => s.Id === signerId);
+  if (signerId !== undefined && signer === undefined) {
+    throw new DomainError('SIGNER_NOT_FOUND', `Signer ${signerId} is not part of transaction ${tx.Id}.`);
+  }
+  if (signer !== undefined && (signer.SignedDateTime !== undefined || signer.RejectDateTime !== undefined)) {
+    throw new DomainError('SIGNER_ALREADY_DONE', `Signer ${signer.Id} has already ${signer.SignedDateTime !== undefined ? 'signed' : 'rejected'}.`);
+  }
+  const turn = tx.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
+  if (turn === undefined) throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} has no signer left to sign.`);
+  if (signer !== undefined && signer.Id !== turn.Id) {
+    throw new DomainError('NOT_SIGNERS_TURN', `It is not signer ${signer.Id}'s turn: signer ${turn.Id} signs first.`);
+  }
+  return turn;
+}
+
+/** Verification fields that identify a person or hold a secret; deleted when the transaction is cleaned (§8). */
+const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', 'Image', 'Code', 'DateOfBirth', 'AccountHolderDateOfBirth'];
+
+/**
+ * Deletes what decisions.md §8 says cleaning deletes: document and receipt references, metadata and placements,
+ * sign tokens, BSN, IBAN, mobile numbers, scribble images and codes. Keeps ids, statuses, dates, references and the
+ * signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once unreferenced.
+ */
+export function cleanTransaction(tx: Transaction, now: Date): Transaction {
+  const at = formatTime(now);
+  const signers = tx.Signers.map((signer) => {
+    const { SignToken: _token, Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, ...kept } = signer;
+    return {
+      ...kept,
+      Verifications: signer.Verifications.map((v) => stripFields(v, SENSITIVE_VERIFICATION_FIELDS)),
+      ...(signer.Authentications === undefined
+        ? {}
+        : { Authentications: signer.Authentications.map((a) => stripFields(a, SENSITIVE_VERIFICATION_FIELDS)) }),
+    };
+  });
+  const files = tx.Files.map((file) => dropUndefined({ FileId: file.FileId, DisplayName: file.DisplayName }));
+  const { Receipt: _receipt, ...rest } = tx;
+  return { ...rest, Files: files, Signers: signers, cleanedAt: at };
+}
+
+function stripFields<T extends { [field: string]: JsonValue }>(value: T, fields: readonly string[]): T {
+  const copy = { ...value };
+  for (const field of fields) delete copy[field];
+  return copy;
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  const copy = { ...value } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
+  return copy as T;
+}
+
+/** The blobs a transaction references (original PDFs, metadata JSON, current PDFs, the receipt). */
+export function referencedBlobs(tx: Transaction): string[] {
+  const hashes = new Set<string>();
+  for (const file of tx.Files) {
+    if (file.Original) hashes.add(file.Original.sha256);
+    if (file.MetadataBlob) hashes.add(file.MetadataBlob.sha256);
+    if (file.Current) hashes.add(file.Current.sha256);
+  }
+  if (tx.Receipt) hashes.add(tx.Receipt.sha256);
+  return [...hashes];
+}
+
+/**
+ * Adds or replaces a file (PUT file). Only at status 5 (decisions.md §3).
+ *
+ * @throws DomainError `TRANSACTION_ALREADY_STARTED` ("The transaction has already been started.") at any other status.
+ */
+export function putFile(tx: Transaction, file: StoredFile, now: Date): Transaction {
+  if (tx.cleanedAt !== undefined) {
+    throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
+  }
+  if (tx.Status !== 5) throw new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  const at = formatTime(now);
+  const exists = tx.Files.some((f) => f.FileId === file.FileId);
+  const files = exists ? tx.Files.map((f) => (f.FileId === file.FileId ? file : f)) : [...tx.Files, file];
+  return { ...tx, Files: files, ModifiedDateTime: at };
+}
+
+/** The file with `fileId`, or undefined. */
+export function findFile(tx: Transaction, fileId: string): StoredFile | undefined {
+  return tx.Files.find((f) => f.FileId === fileId);
+}
+
+/**
+ * Replaces the file `fileId` by `update(file)` at any status before the end (the service records the prepared and
+ * signed PDFs this way).
+ *
+ * @throws DomainError `FILE_NOT_FOUND`, `TRANSACTION_CLEANED`.
+ */
+export function updateFile(tx: Transaction, fileId: string, update: (file: StoredFile) => StoredFile, now: Date): Transaction {
+  if (tx.cleanedAt !== undefined) {
+    throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
+  }
+  const file = findFile(tx, fileId);
+  if (file === undefined) throw new DomainError('FILE_NOT_FOUND', `File ${fileId} is not part of transaction ${tx.Id}.`);
+  return { ...tx, Files: tx.Files.map((f) => (f.FileId === fileId ? update(f) : f)), ModifiedDateTime: formatTime(now) };
+}
+
+/**
+ * Appends an activity to the signer or receiver `personId` (decisions.md §1: receivers only get 301 and 999).
+ *
+ * @throws DomainError `SIGNER_NOT_FOUND` / `RECEIVER_NOT_FOUND`, `TRANSACTION_CLEANED`, `INVALID_TRANSITION` for a
+ *   receiver code other than 301/999.
+ */
+export function recordActivity(
+  tx: Transaction,
+  person: { signerId: string } | { receiverId: string },
+  activity: { id: string; code: ActivityCodeNumber; info?: string },
+  now: Date,
+): Transaction {
+  if (tx.cleanedAt !== undefined) {
+    throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
+  }
+  const at = formatTime(now);
+  const entry: Activity = { Id: activity.id, Code: activity.code, Activity: ACTIVITY_NAMES[activity.code], CreatedDateTime: at };
+  if (activity.info !== undefined) entry.Info = activity.info;
+  if ('signerId' in person) {
+    if (!tx.Signers.some((s) => s.Id === person.signerId)) {
+      throw new DomainError('SIGNER_NOT_FOUND', `Signer ${person.signerId} is not part of transaction ${tx.Id}.`);
+    }
+    const signers = tx.Signers.map((s) =>
+      s.Id === person.signerId ? { ...s, Activities: [...s.Activities, entry], ModifiedDateTime: at } : s,
+    );
+    return { ...tx, Signers: signers, ModifiedDateTime: at };
+  }
+  if (!tx.Receivers.some((r) => r.Id === person.receiverId)) {
+    throw new DomainError('RECEIVER_NOT_FOUND', `Receiver ${person.receiverId} is not part of transaction ${tx.Id}.`);
+  }
+  if (activity.code !== 301 && activity.code !== 999) {
+    throw new DomainError('INVALID_TRANSITION', `Receivers only get activities 301 and 999, not ${activity.code}.`);
+  }
+  const receivers = tx.Receivers.map((r) =>
+    r.Id === person.receiverId ? { ...r, Activities: [...r.Activities, entry], ModifiedDateTime: at } : r,
+  );
+  return { ...tx, Receivers: receivers, ModifiedDateTime: at };
+}
+
+/** What a timer due on a transaction asks the service to do. */
+export type TimerKind = 'expire' | 'remind' | 'clean';
+
+/**
+ * The earliest timer of a transaction, derived from its dates (so nothing is lost on restart): expiry at
+ * `ExpiresDateTime` (or the earliest signer `Expires`) while at 5/10; a signer's `NextReminderDateTime` while at 10;
+ * cleaning `retentionDays` after `EndedDateTime` for an ended, uncleaned transaction. Undefined when none is pending.
+ */
+export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: TimerKind; at: string } | undefined {
+  if (tx.cleanedAt !== undefined) return undefined;
+  if (isEndStatus(tx.Status)) {
+    return tx.EndedDateTime === undefined ? undefined : { kind: 'clean', at: addDays(tx.EndedDateTime, retentionDays) };
+  }
+  const candidates: { kind: TimerKind; at: string }[] = [];
+  if (tx.Status === 5 || tx.Status === 10) {
+    candidates.push({ kind: 'expire', at: tx.ExpiresDateTime });
+    for (const signer of tx.Signers) {
+      if (signer.Expires !== undefined && signer.SignedDateTime === undefined) {
+        candidates.push({ kind: 'expire', at: formatTime(new Date(signer.Expires)) });
+      }
+    }
+  }
+  if (tx.Status === 10) {
+    for (const signer of tx.Signers) {
+      if (signer.NextReminderDateTime !== undefined) candidates.push({ kind: 'remind', at: signer.NextReminderDateTime });
+    }
+  }
+  candidates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return candidates[0];
+}

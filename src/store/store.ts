@@ -1,0 +1,171 @@
+/**
+ * The storage contract of the transaction service (issue 5, "Store"): accounts, transactions (as whole aggregates
+ * with a version for optimistic concurrency), the audit hash chain, the outbox of postbacks/mails, settings and a
+ * content-addressed blob store. Every method is async and nothing here is SQLite-specific, so a PostgreSQL
+ * implementation can follow without changing any caller; `test/store/store-suite.ts` is the behaviour both must pass.
+ */
+import type { AuditEntry, AuditEventInput } from '../receipt/audit-log.js';
+import type { JsonValue, Transaction } from '../domain/transaction.js';
+import { ParaphError } from '../errors.js';
+
+/** An API account (decisions.md §9). Keys are stored hashed (SHA-256 hex of the key as sent). */
+export interface Account {
+  Id: string;
+  Name: string;
+  UserTokenHash: string;
+  AppKeyHash: string;
+  /** Shared secret of the postback Checksum and HMAC (decisions.md §7). */
+  PostbackSecret?: string;
+  /** Response version of postback bodies (decisions.md §2); default 1. */
+  PostbackVersion?: 1 | 2;
+  CreatedDateTime: string;
+}
+
+/** An audit entry to append inside {@link Store.commit}; the store chains it (R's `appendAuditEntry`). */
+export type AuditEntryInput = AuditEventInput;
+
+/** What an outbox row delivers. */
+export type OutboxKind = 'postback' | 'mail' | 'timer';
+
+/** An outbox row to enqueue inside {@link Store.commit}. */
+export interface OutboxInput {
+  kind: OutboxKind;
+  payload: JsonValue;
+  /** Earliest delivery time; default: the commit's transaction `ModifiedDateTime`. */
+  dueAt?: Date;
+  /**
+   * Rows with the same key are delivered one at a time, in enqueue order (decisions.md §7: postbacks to one URL).
+   * A row is only claimable when every earlier row of its key is done or failed.
+   */
+  orderKey?: string;
+}
+
+/** An outbox row as claimed by a worker. */
+export interface OutboxMessage {
+  id: number;
+  transactionId: string;
+  kind: OutboxKind;
+  payload: JsonValue;
+  orderKey?: string;
+  dueAt: Date;
+  /** Attempts so far, including the current claim. */
+  attempts: number;
+  lastError?: string;
+}
+
+/** One atomic unit of work. */
+export interface TransactionChange {
+  /** The new state. Its `version` is ignored: the store writes `expectedVersion + 1`. */
+  transaction: Transaction;
+  /** 0 inserts a new transaction (ConcurrencyError if the Id exists); otherwise compare-and-set on the version. */
+  expectedVersion: number;
+  /** Appended to the transaction's audit chain in order. Times must not run backwards. */
+  audit?: readonly AuditEntryInput[];
+  /** Enqueued in order. */
+  outbox?: readonly OutboxInput[];
+  /** Deletes the transaction's audit entries (cleaning removes audit details, decisions.md §8). */
+  purgeAudit?: boolean;
+}
+
+/** Limits of {@link BlobStore.write}. Digests are lowercase hex. */
+export interface BlobWriteOptions {
+  expectSha256?: string;
+  expectSha512?: string;
+  /** Larger input fails with `BLOB_TOO_LARGE` as soon as the limit is passed. */
+  maxBytes?: number;
+}
+
+/** A stored blob. */
+export interface BlobInfo {
+  sha256: string;
+  sha512: string;
+  size: number;
+}
+
+/**
+ * Content-addressed blobs (PDFs, metadata JSON, receipts). `write` digests while streaming into a temporary file,
+ * makes it durable and renames it into place; when it fails (digest mismatch, too large, stream error) nothing is
+ * left behind. A blob no transaction references may be removed by {@link Store.collectGarbage}.
+ */
+export interface BlobStore {
+  write(source: AsyncIterable<Uint8Array> | Uint8Array, options?: BlobWriteOptions): Promise<BlobInfo>;
+  /** @throws StoreError `BLOB_NOT_FOUND`. */
+  read(sha256: string): Promise<Uint8Array>;
+  exists(sha256: string): Promise<boolean>;
+  /** Deletes unconditionally (no error when absent). Prefer {@link Store.collectGarbage}. */
+  delete(sha256: string): Promise<void>;
+}
+
+/** A transaction whose derived timer (expiry, reminder, cleaning: `nextTimerAt`) is due. */
+export interface DueTimer {
+  transactionId: string;
+  kind: 'expire' | 'remind' | 'clean';
+  at: Date;
+}
+
+/** The store. All methods are async; implementations are safe for concurrent callers in one process. */
+export interface Store {
+  findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined>;
+  getAccount(id: string): Promise<Account | undefined>;
+  /** @throws StoreError `ACCOUNT_EXISTS` when the Id or the key pair is taken. */
+  createAccount(account: Account): Promise<void>;
+  countAccounts(): Promise<number>;
+
+  getTransaction(id: string): Promise<Transaction | undefined>;
+  /** Looks a signer up by the SHA-256 (hex) of their SignUrl token. */
+  findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined>;
+  /**
+   * Writes the change atomically: state, audit entries, outbox rows and blob references — all or nothing.
+   * Returns the transaction as stored (with the new `version`).
+   *
+   * @throws ConcurrencyError when the stored version is not `expectedVersion` (or the Id exists on insert).
+   * @throws StoreError `BLOB_NOT_FOUND` when the transaction references a blob that was never written.
+   */
+  commit(change: TransactionChange): Promise<Transaction>;
+  /** The transaction's audit hash chain, in order. */
+  listAuditEntries(transactionId: string): Promise<AuditEntry[]>;
+
+  /** Timers due at `now` (`retentionDays` for cleaning), earliest first. */
+  listDueTimers(now: Date, options: { retentionDays: number; limit?: number }): Promise<DueTimer[]>;
+
+  /**
+   * Leases up to `limit` due outbox rows for `leaseMs` (a crashed worker's rows come back when the lease ends) and
+   * counts the attempt.
+   */
+  claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]>;
+  markDone(id: number): Promise<void>;
+  /** Records the error; with `retryAt` the row is due again then, without it the row is given up (`failed`). */
+  markFailed(id: number, error: string, retryAt?: Date): Promise<void>;
+
+  getSetting(key: string): Promise<JsonValue | undefined>;
+  putSetting(key: string, value: JsonValue): Promise<void>;
+
+  /**
+   * Deletes blobs that no transaction references and that are older than `olderThan` (a blob being uploaded right
+   * now is not referenced yet). Returns the number deleted.
+   */
+  collectGarbage(olderThan: Date): Promise<number>;
+
+  readonly blobs: BlobStore;
+  close(): Promise<void>;
+}
+
+/**
+ * A storage failure with a stable code: `DIGEST_MISMATCH` (message exactly "SHA-256 digest mismatch" or
+ * "SHA-512 digest mismatch", decisions.md §3; origin `input`), `BLOB_TOO_LARGE` (origin `input`), `BLOB_NOT_FOUND`,
+ * `ACCOUNT_EXISTS`, `STORE_CLOSED`.
+ */
+export class StoreError extends ParaphError {}
+
+/** The transaction changed since it was read: re-read and retry (optimistic concurrency). */
+export class ConcurrencyError extends ParaphError {
+  constructor(transactionId: string, expected: number, actual: number | undefined) {
+    super(
+      'CONCURRENT_MODIFICATION',
+      actual === undefined
+        ? `Transaction ${transactionId} does not exist (expected version ${expected}).`
+        : `Transaction ${transactionId} is at version ${actual}, not ${expected}: it was changed concurrently; re-read and retry.`,
+      { origin: 'internal' },
+    );
+  }
+}
