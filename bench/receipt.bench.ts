@@ -28,7 +28,7 @@ for (const [entries, runs] of [
 ] as const) {
   const auditLog = largeAuditLog(entries);
   const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog, generatedAt: GENERATED_AT };
-  let sealed = new Uint8Array();
+  let sealed: Uint8Array = new Uint8Array();
   await buildReceipt({ ...options, sealer: identity }); // warm-up (font loading, JIT)
   const plain = await sampleMs(runs, () => buildReceipt({ ...options, sealer: identity }));
   const real = await sampleMs(runs, async () => {
