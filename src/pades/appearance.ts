@@ -31,6 +31,25 @@ export function formatAppearanceDate(time: Date): string {
   return `${time.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
+
+/**
+ * fontkit, remembering the font it parsed from each bundled font's bytes: parsing DejaVu Sans afresh for every
+ * signature costs ~50 ms (its tables are read lazily and kept in the font object), reusing it ~5 ms. The bytes are
+ * the immutable instances loadBundledFont returns, so the memo is invisible to callers.
+ */
+const parsedFonts = new WeakMap<Uint8Array, ReturnType<Fontkit['create']>>();
+const memoizingFontkit: Fontkit = {
+  create(data: Uint8Array, postscriptName?: string) {
+    let font = parsedFonts.get(data);
+    if (!font) {
+      font = fontkit.create(data, postscriptName);
+      parsedFonts.set(data, font);
+    }
+    return font;
+  },
+};
+
 function num(n: number): string {
   const r = Math.round(n * 1000) / 1000;
   return Object.is(r, -0) ? '0' : String(r);
@@ -62,7 +81,7 @@ export async function createSignatureAppearance(
   box: { width: number; height: number; rotation: number },
   signingTime: Date,
 ): Promise<PDFRef> {
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(memoizingFontkit);
   const regular = await doc.embedFont(await loadBundledFont('regular'), { subset: true });
   const bold = appearance.kind === 'seal' ? await doc.embedFont(await loadBundledFont('bold'), { subset: true }) : regular;
   const { width: w, height: h } = box;

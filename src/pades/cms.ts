@@ -55,16 +55,79 @@ function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-function parseCertificate(der: Uint8Array, position: number): pkijs.Certificate {
-  try {
-    return pkijs.Certificate.fromBER(toArrayBuffer(der));
-  } catch (error) {
-    throw new SigningError(
-      'SIGNER_CERTIFICATE_INVALID',
-      `Certificate #${position + 1} of the signer's chain is not a DER X.509 certificate: hand in DER bytes, not PEM.`,
-      { cause: error },
-    );
+/**
+ * A DER element written byte for byte inside asn1js structures (re-encoding a parsed certificate could alter it;
+ * asn1js's own RawData ignores the writer of an enclosing constructed value, so it cannot be nested).
+ */
+class DerBytes {
+  constructor(private readonly bytes: Uint8Array) {}
+  toBER(_sizeOnly?: boolean, writer?: { write(buffer: ArrayBuffer): void }): ArrayBuffer {
+    const buffer = toArrayBuffer(this.bytes);
+    if (!writer) return buffer;
+    writer.write(buffer);
+    return new ArrayBuffer(0);
   }
+}
+
+function der(bytes: Uint8Array): asn1js.AsnType {
+  return new DerBytes(bytes.slice()) as unknown as asn1js.AsnType;
+}
+
+/** The parts of the signer's certificate a SignerInfo names, as DER elements copied from the certificate. */
+interface SignerCertificateParts {
+  readonly issuer: asn1js.AsnType;
+  readonly serialNumber: asn1js.AsnType;
+}
+
+function invalidCertificate(position: number, cause?: unknown): SigningError {
+  return new SigningError(
+    'SIGNER_CERTIFICATE_INVALID',
+    `Certificate #${position + 1} of the signer's chain is not a DER X.509 certificate: hand in DER bytes, not PEM.`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+function rawElement(element: asn1js.AsnType | undefined): asn1js.AsnType {
+  const view = (element as { valueBeforeDecodeView?: Uint8Array } | undefined)?.valueBeforeDecodeView;
+  if (!view || view.length === 0) throw new Error('missing element');
+  return der(view);
+}
+
+/**
+ * Issuer and serial number of a DER certificate, read with asn1js alone: pkijs's full certificate parse costs
+ * milliseconds per certificate, which dominates signing a small document.
+ */
+function signerCertificateParts(der: Uint8Array): SignerCertificateParts {
+  try {
+    const parsed = asn1js.fromBER(toArrayBuffer(der));
+    if (parsed.offset === -1 || parsed.offset !== der.length) throw new Error('not one DER element');
+    const tbs = (parsed.result as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
+    const fields = tbs.valueBlock.value;
+    // TBSCertificate: [0] version (optional), serialNumber, signature, issuer, …
+    const first = fields[0];
+    const at = first && first.idBlock.tagClass === 3 && first.idBlock.tagNumber === 0 ? 1 : 0;
+    return { serialNumber: rawElement(fields[at]), issuer: rawElement(fields[at + 2]) };
+  } catch (error) {
+    throw invalidCertificate(0, error);
+  }
+}
+
+/** A certificate of the chain, embedded byte for byte; only its outer DER header is checked. */
+function rawCertificate(certificate: Uint8Array, position: number): asn1js.AsnType {
+  if (certificate[0] !== 0x30 || derElementLength(certificate) !== certificate.length) throw invalidCertificate(position);
+  return der(certificate);
+}
+
+/** Total length of the DER element at the start of `der` (header + content), or -1. */
+function derElementLength(der: Uint8Array): number {
+  const first = der[1];
+  if (first === undefined) return -1;
+  if (first < 0x80) return 2 + first;
+  const count = first & 0x7f;
+  if (count === 0 || count > 4) return -1;
+  let length = 0;
+  for (let i = 0; i < count; i++) length = length * 256 + (der[2 + i] ?? 0);
+  return 2 + count + length;
 }
 
 function digestAlgorithm(hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
@@ -98,14 +161,14 @@ export function signatureAlgorithm(signer: Signer, hash: HashAlgorithm): pkijs.A
 }
 
 /** ESS signing-certificate-v2 (RFC 5035): the hash of the signer's certificate plus its issuer and serial. */
-function signingCertificateV2(certificate: pkijs.Certificate, certificateDer: Uint8Array, hash: HashAlgorithm): asn1js.Sequence {
+function signingCertificateV2(parts: SignerCertificateParts, certificateDer: Uint8Array, hash: HashAlgorithm): asn1js.Sequence {
   const issuerSerial = new asn1js.Sequence({
     value: [
       // GeneralNames with one directoryName [4] (explicit: Name is a CHOICE).
       new asn1js.Sequence({
-        value: [new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 4 }, value: [certificate.issuer.toSchema()] })],
+        value: [new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 4 }, value: [parts.issuer] })],
       }),
-      certificate.serialNumber,
+      parts.serialNumber,
     ],
   });
   const essCertIdV2 = new asn1js.Sequence({
@@ -128,8 +191,10 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export interface PreparedSignerInfo {
   /** DER of the signed attributes as a SET: exactly what the signer signs. */
   readonly toBeSigned: Uint8Array;
-  readonly signerInfo: pkijs.SignerInfo;
-  readonly certificates: readonly pkijs.Certificate[];
+  /** The signed attributes as they go into the SignerInfo (`[0] IMPLICIT`). */
+  readonly signedAttributes: asn1js.AsnType;
+  readonly signerCertificate: SignerCertificateParts;
+  readonly certificates: readonly asn1js.AsnType[];
 }
 
 /**
@@ -138,18 +203,17 @@ export interface PreparedSignerInfo {
  */
 export function prepareSignerInfo(options: {
   certificateChain: readonly Uint8Array[];
-  signer: Signer;
   hash: HashAlgorithm;
   contentDigest: Uint8Array;
 }): PreparedSignerInfo {
-  const { certificateChain, signer, hash, contentDigest } = options;
+  const { certificateChain, hash, contentDigest } = options;
   const signerDer = certificateChain[0];
   if (!signerDer) throw new SigningError('SIGNER_NO_CERTIFICATE', "The signer's certificate chain is empty: it must start with the signer's own certificate.");
   if (contentDigest.length !== HASH_LENGTH[hash]) {
     throw new SigningError('DIGEST_LENGTH_MISMATCH', `A ${hash} digest has ${HASH_LENGTH[hash]} bytes, got ${contentDigest.length}.`, { origin: 'internal' });
   }
-  const certificates = certificateChain.map((der, i) => parseCertificate(der, i));
-  const signerCertificate = certificates[0] as pkijs.Certificate;
+  const signerCertificate = signerCertificateParts(signerDer);
+  const certificates = certificateChain.map((certificate, i) => rawCertificate(certificate, i));
   const attributes = [
     new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
     new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: toArrayBuffer(contentDigest) })] }),
@@ -158,19 +222,11 @@ export function prepareSignerInfo(options: {
     .map((attribute) => ({ attribute, der: new Uint8Array(attribute.toSchema().toBER()) }))
     .sort((a, b) => compareBytes(a.der, b.der))
     .map((entry) => entry.attribute);
-  const signedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes });
-  const encoded = new Uint8Array(signedAttrs.toSchema().toBER());
+  const signedAttributes = new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes }).toSchema();
   // In the SignerInfo the attributes are [0] IMPLICIT; what is signed is their encoding as a SET (RFC 5652 §5.4).
-  const toBeSigned = encoded.slice();
+  const toBeSigned = new Uint8Array(signedAttributes.toBER());
   toBeSigned[0] = 0x31;
-  const signerInfo = new pkijs.SignerInfo({
-    version: 1,
-    sid: new pkijs.IssuerAndSerialNumber({ issuer: signerCertificate.issuer, serialNumber: signerCertificate.serialNumber }),
-    digestAlgorithm: digestAlgorithm(hash),
-    signedAttrs,
-    signatureAlgorithm: signatureAlgorithm(signer, hash),
-  });
-  return { toBeSigned, signerInfo, certificates };
+  return { toBeSigned, signedAttributes, signerCertificate, certificates };
 }
 
 /** Options of {@link buildCmsSignature}. */
@@ -186,7 +242,8 @@ export interface CmsSignatureOptions {
 
 /**
  * Builds the DER CMS ContentInfo (SignedData) of a PAdES signature: asks `signer` to sign the signed attributes,
- * then, with a `timestamper`, adds its token as the signature-time-stamp unsigned attribute.
+ * then, with a `timestamper`, adds its token as the signature-time-stamp unsigned attribute. The signer's chain is
+ * embedded byte for byte.
  *
  * @example
  * const der = await buildCmsSignature({ signer, contentDigest: digestPreparedSignature(prepared, 'SHA-256') });
@@ -194,31 +251,47 @@ export interface CmsSignatureOptions {
 export async function buildCmsSignature(options: CmsSignatureOptions): Promise<Uint8Array> {
   const hash = options.hash ?? 'SHA-256';
   const { signer } = options;
-  const prepared = prepareSignerInfo({ certificateChain: signer.certificateChain, signer, hash, contentDigest: options.contentDigest });
+  const prepared = prepareSignerInfo({ certificateChain: signer.certificateChain, hash, contentDigest: options.contentDigest });
+  const algorithm = signatureAlgorithm(signer, hash);
   const signatureValue = await signer.sign(prepared.toBeSigned, hash);
   if (!(signatureValue instanceof Uint8Array) || signatureValue.length === 0) {
     throw new SigningError('SIGNER_NO_SIGNATURE', 'The signer returned no signature value.', { origin: 'internal' });
   }
-  const { signerInfo } = prepared;
-  signerInfo.signature = new asn1js.OctetString({ valueHex: toArrayBuffer(signatureValue) });
+  const signerInfo: asn1js.AsnType[] = [
+    new asn1js.Integer({ value: 1 }),
+    new asn1js.Sequence({ value: [prepared.signerCertificate.issuer, prepared.signerCertificate.serialNumber] }),
+    digestAlgorithm(hash).toSchema(),
+    prepared.signedAttributes,
+    algorithm.toSchema(),
+    new asn1js.OctetString({ valueHex: toArrayBuffer(signatureValue) }),
+  ];
   if (options.timestamper) {
     const token = await options.timestamper(digestBytes(signatureValue, hash), hash);
     const parsed = asn1js.fromBER(toArrayBuffer(token));
     if (parsed.offset === -1) {
       throw new SigningError('TIMESTAMP_TOKEN_INVALID', 'The time-stamp authority returned a token that is not DER: check the TSA URL.');
     }
-    signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
-      type: 1,
-      attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [parsed.result] })],
-    });
+    signerInfo.push(
+      new pkijs.SignedAndUnsignedAttributes({
+        type: 1,
+        attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [der(token)] })],
+      }).toSchema(),
+    );
   }
-  const signedData = new pkijs.SignedData({
-    version: 1,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
-    digestAlgorithms: [digestAlgorithm(hash)],
-    certificates: [...prepared.certificates],
-    signerInfos: [signerInfo],
+  const signedData = new asn1js.Sequence({
+    value: [
+      new asn1js.Integer({ value: 1 }),
+      new asn1js.Set({ value: [digestAlgorithm(hash).toSchema()] }),
+      new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
+      new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 0 }, value: [...prepared.certificates] }),
+      new asn1js.Set({ value: [new asn1js.Sequence({ value: signerInfo })] }),
+    ],
   });
-  const contentInfo = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
-  return new Uint8Array(contentInfo.toSchema().toBER());
+  const contentInfo = new asn1js.Sequence({
+    value: [
+      new asn1js.ObjectIdentifier({ value: OID.signedData }),
+      new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 0 }, value: [signedData] }),
+    ],
+  });
+  return new Uint8Array(contentInfo.toBER());
 }
