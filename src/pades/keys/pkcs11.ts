@@ -6,7 +6,7 @@
  * CKA_ID, else same CKA_LABEL as the key) or is handed in.
  */
 import { createHash } from 'node:crypto';
-import * as pkcs11js from 'pkcs11js';
+import pkcs11js from 'pkcs11js';
 import { SigningError } from '../../errors.js';
 import type { HashAlgorithm, SignatureScheme, Signer } from '../types.js';
 import { orderCertificateChain } from './certificate-chain.js';
