@@ -25,6 +25,7 @@ export { findRevisions, type PdfRevision } from './pdf/revisions.js';
 export {
   parseFileMetaData,
   validateFileMetaData,
+  textFieldValueProblem,
   FIELD_TYPES,
   INVALID_FILE_METADATA,
   FILE_METADATA_TOO_LARGE,

@@ -340,17 +340,33 @@ function checkValue(type: FieldType, value: string, path: string, issues: string
       } else if (hasControlCharacter(value)) issues.push(`${path}: must not contain control characters`);
       return;
     case 'SingleLine':
-      if ([...value].length > MAX_VALUE) issues.push(`${path}: must be at most ${MAX_VALUE} characters`);
-      else if (/[\r\n]/.test(value)) issues.push(`${path}: a SingleLine value must not contain line breaks`);
-      return;
     case 'Date':
-      if (!isIsoDate(value)) issues.push(`${path}: must be a date written YYYY-MM-DD (got ${JSON.stringify(value)})`);
+    case 'Number': {
+      const problem = textFieldValueProblem(type, value);
+      if (problem) issues.push(`${path}: ${problem}`);
       return;
+    }
+  }
+}
+
+/**
+ * Checks a value for a SingleLine, Date or Number field (a pre-filled `Value`, or what a signer fills in):
+ * SingleLine one line of at most 4096 characters, Date `YYYY-MM-DD` (a real calendar date), Number `42`, `-3.5` or
+ * `0,75`. Returns the broken rule, or undefined when the value is fine.
+ *
+ * @example
+ * textFieldValueProblem('Date', '2023-02-29'); // 'must be a date written YYYY-MM-DD (got "2023-02-29")'
+ */
+export function textFieldValueProblem(type: 'SingleLine' | 'Date' | 'Number', value: string): string | undefined {
+  switch (type) {
+    case 'SingleLine':
+      if ([...value].length > MAX_VALUE) return `must be at most ${MAX_VALUE} characters`;
+      if (/[\r\n]/.test(value)) return 'a SingleLine value must not contain line breaks';
+      return undefined;
+    case 'Date':
+      return isIsoDate(value) ? undefined : `must be a date written YYYY-MM-DD (got ${JSON.stringify(value)})`;
     case 'Number':
-      if (!NUMBER_PATTERN.test(value)) {
-        issues.push(`${path}: must be a number such as 42, -3.5 or 0,75 (got ${JSON.stringify(value)})`);
-      }
-      return;
+      return NUMBER_PATTERN.test(value) ? undefined : `must be a number such as 42, -3.5 or 0,75 (got ${JSON.stringify(value)})`;
   }
 }
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   parseFileMetaData,
+  textFieldValueProblem,
   validateFileMetaData,
   type FileMetaData,
 } from '../../src/domain/file-metadata.js';
@@ -248,5 +249,28 @@ describe('parseFileMetaData: raw input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('textFieldValueProblem', () => {
+  it('accepts real calendar dates only', () => {
+    const ok = ['2024-02-29', '2000-02-29', '2026-12-31', '0001-01-01'];
+    const bad = ['1900-02-29', '2023-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-1-5', '21-11-2026', ' 2026-01-01'];
+    expect(ok.map((v) => textFieldValueProblem('Date', v))).toEqual(ok.map(() => undefined));
+    for (const v of bad) expect(textFieldValueProblem('Date', v)).toBe(`must be a date written YYYY-MM-DD (got ${JSON.stringify(v)})`);
+  });
+
+  it('accepts plain decimal numbers with a point or a comma', () => {
+    const ok = ['42', '-3.5', '0,75', '+1', '.5', '1.', '007'];
+    const bad = ['', '1e5', '1.2.3', '1 000', 'NaN', '--1', '1,000.50'];
+    expect(ok.map((v) => textFieldValueProblem('Number', v))).toEqual(ok.map(() => undefined));
+    for (const v of bad) expect(textFieldValueProblem('Number', v)).toMatch(/^must be a number such as 42, -3\.5 or 0,75/);
+  });
+
+  it('keeps SingleLine values on one line and at most 4096 characters', () => {
+    expect(textFieldValueProblem('SingleLine', 'Zoë Łukasiewicz-Ōta')).toBeUndefined();
+    expect(textFieldValueProblem('SingleLine', 'a\rb')).toBe('a SingleLine value must not contain line breaks');
+    expect(textFieldValueProblem('SingleLine', '😀'.repeat(4096))).toBeUndefined();
+    expect(textFieldValueProblem('SingleLine', 'x'.repeat(4097))).toBe('must be at most 4096 characters');
   });
 });
