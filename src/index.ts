@@ -94,6 +94,14 @@ export {
   type PssParameters,
 } from './pades/keys/software.js';
 export { loadPkcs12Signer, type Pkcs12Options } from './pades/keys/pkcs12.js';
+export {
+  createCertificateAuthority,
+  loadCertificateAuthority,
+  issueSigningIdentity,
+  type CreatedAuthority,
+  type CreatedIdentity,
+  type IdentityValidity,
+} from './pades/keys/identity.js';
 export { openPkcs11Signer, type Pkcs11Signer, type Pkcs11SignerOptions } from './pades/keys/pkcs11.js';
 export {
   createRootCertificate,
