@@ -32,7 +32,12 @@ export interface RevisionChanges {
   readonly allowed: readonly string[];
   readonly disallowed: readonly string[];
   readonly warnings: readonly string[];
+  /** What kinds of allowed change the update made (a certification with P=1 only tolerates `dss`). */
+  readonly categories: readonly ChangeCategory[];
 }
+
+/** Kinds of allowed change: form fields (signing, filling, widgets, appearances), /DSS, metadata. */
+export type ChangeCategory = 'fields' | 'dss' | 'metadata';
 
 type Role =
   | 'catalog'
@@ -213,6 +218,7 @@ class SectionJudge {
   readonly allowed: string[] = [];
   readonly disallowed: string[] = [];
   readonly warnings: string[] = [];
+  readonly categories = new Set<ChangeCategory>();
   private rolesBefore: Map<number, Set<Role>> | undefined;
   private rolesAfter: Map<number, Set<Role>> | undefined;
 
@@ -222,6 +228,11 @@ class SectionJudge {
     rolesBefore: Map<number, Set<Role>> | undefined,
   ) {
     this.rolesBefore = rolesBefore;
+  }
+
+  allow(category: ChangeCategory, message: string): void {
+    this.categories.add(category);
+    this.allowed.push(message);
   }
 
   /** The roles in the state after this section, if they were needed (they are the next section's roles before). */
@@ -249,7 +260,7 @@ class SectionJudge {
       if (oldSet.has(text(entry))) continue;
       const verdict = accept(entry);
       if (verdict) this.disallowed.push(`${label}: ${verdict}`);
-      else this.allowed.push(`${label}: added ${text(entry)}`);
+      else this.allow('fields', `${label}: added ${text(entry)}`);
     }
   }
 
@@ -295,15 +306,15 @@ class SectionJudge {
     if (roles.has('acroform') && beforeDict && afterDict) return this.judgeAcroForm(beforeDict, afterDict);
     if (roles.has('fields')) return this.checkGrowingArray(`fields array ${n} 0 R`, before, after, this.acceptField);
     if ((roles.has('field') || roles.has('widget')) && beforeDict && afterDict) return this.judgeField(n, beforeDict, afterDict);
-    if (roles.has('appearance')) return void this.allowed.push(`appearance changed: ${what}`);
-    if (roles.has('dss')) return void this.allowed.push(`/DSS changed: ${what}`);
+    if (roles.has('appearance')) return void this.allow('fields', `appearance changed: ${what}`);
+    if (roles.has('dss')) return void this.allow('dss', `/DSS changed: ${what}`);
     if (roles.has('metadata')) {
       this.warnings.push(`the XMP metadata stream ${n} 0 R was changed after signing`);
-      return void this.allowed.push(`metadata changed: ${what}`);
+      return void this.allow('metadata', `metadata changed: ${what}`);
     }
     if (roles.has('info')) {
       this.warnings.push(`the document information dictionary ${n} 0 R was changed after signing`);
-      return void this.allowed.push(`document information changed: ${what}`);
+      return void this.allow('metadata', `document information changed: ${what}`);
     }
     this.disallowed.push(`an existing object was changed: ${what}`);
   }
@@ -312,7 +323,7 @@ class SectionJudge {
     for (const key of changedKeys(before, after)) {
       if (key === 'Fields') {
         this.checkGrowingArray('/AcroForm /Fields', before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
-      } else if (['SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(key)) this.allowed.push(`/AcroForm /${key} changed`);
+      } else if (['SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(key)) this.allow('fields', `/AcroForm /${key} changed`);
       else this.disallowed.push(`/AcroForm /${key} changed`);
     }
   }
@@ -324,13 +335,13 @@ class SectionJudge {
         const oldForm = dictOf(this.before, before.get(PDFName.of(key)));
         const newForm = dictOf(this.after, after.get(PDFName.of(key)));
         if (oldForm && newForm) this.judgeAcroForm(oldForm, newForm);
-        else if (!oldForm && newForm) this.allowed.push('catalog /AcroForm added');
+        else if (!oldForm && newForm) this.allow('fields', 'catalog /AcroForm added');
         else this.disallowed.push('catalog /AcroForm removed');
       } else if (key === 'DSS' || key === 'Extensions') {
-        this.allowed.push(`catalog /${key} changed`);
+        this.allow('dss', `catalog /${key} changed`);
       } else if (key === 'Metadata') {
         this.warnings.push('the catalog /Metadata was replaced after signing');
-        this.allowed.push('catalog /Metadata changed');
+        this.allow('metadata', 'catalog /Metadata changed');
       } else this.disallowed.push(`catalog /${key} changed`);
     }
   }
@@ -341,13 +352,13 @@ class SectionJudge {
       if (key === 'V' && isSignatureField && before.has(PDFName.of('V'))) {
         this.disallowed.push(`signature field ${describe(n, after)}: its signature value was replaced`);
       } else if (key === 'V') {
-        this.allowed.push(isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`);
+        this.allow('fields', isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`);
       } else if (key === 'Kids') {
         this.checkGrowingArray(`field ${n} 0 R /Kids`, before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
       } else if (['AP', 'AS', 'MK', 'P'].includes(key)) {
-        this.allowed.push(`${describe(n, after)}: /${key} changed`);
+        this.allow('fields', `${describe(n, after)}: /${key} changed`);
       } else if (key === 'F' || key === 'Ff' || key === 'Lock' || key === 'SV') {
-        this.allowed.push(`${describe(n, after)}: /${key} changed`);
+        this.allow('fields', `${describe(n, after)}: /${key} changed`);
         this.warnings.push(`${describe(n, after)}: /${key} changed after signing`);
       } else this.disallowed.push(`${describe(n, after)}: /${key} changed`);
     }
@@ -394,7 +405,13 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
       if (oldCatalog instanceof PDFDict && newCatalog instanceof PDFDict) judge.judge(before.root.objectNumber, oldCatalog, newCatalog);
       else judge.disallowed.push('the document catalog was replaced');
     }
-    changes.push({ revision: section.revision.index, allowed: judge.allowed, disallowed: judge.disallowed, warnings: judge.warnings });
+    changes.push({
+      revision: section.revision.index,
+      allowed: judge.allowed,
+      disallowed: judge.disallowed,
+      warnings: judge.warnings,
+      categories: [...judge.categories],
+    });
     rolesBefore = judge.computedRolesAfter;
     for (const [n, object] of section.objects) objects.set(n, object);
     for (const n of section.freed) objects.delete(n);

@@ -13,6 +13,7 @@ import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSec
 import { diffRevisions, resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
 import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
 import { checkCmsSignature, checkTimestampToken, type CmsCheck } from './verify-cms.js';
+import { certificationViolations, findCertification, type DocMdpPermission } from './verify-docmdp.js';
 import { checkRevocationCoverage, type DssData } from './verify-revocation.js';
 
 /** Options of {@link verifyPdf}. */
@@ -80,6 +81,8 @@ export interface SignatureReport {
   /** Baseline level; undefined for document time-stamps. */
   readonly level: PadesLevel | undefined;
   readonly modifications: ModificationReport;
+  /** The DocMDP permission P when this is the document's certification signature. */
+  readonly certification: DocMdpPermission | undefined;
   readonly valid: boolean;
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
@@ -291,7 +294,7 @@ interface Context {
   readonly parse: CertificateParser;
 }
 
-async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level'> & { path: readonly Uint8Array[] }> {
+async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level' | 'certification'> & { path: readonly Uint8Array[] }> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const { dict } = found;
@@ -445,18 +448,33 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
   if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };
   const results = [];
-  for (const f of found) results.push(await verifyOne(ctx, f));
+  for (const f of found) results.push({ ...(await verifyOne(ctx, f)), objectNumber: f.objectNumber });
   results.sort((a, b) => (a.byteRange[1] ?? 0) - (b.byteRange[1] ?? 0));
+  const certification = findCertification(final);
+  const docTimestampRevisions = new Set(results.filter((r) => r.kind === 'document-timestamp' && r.coveredRevision !== undefined).map((r) => r.coveredRevision!));
   const signatures: SignatureReport[] = [];
   for (let i = 0; i < results.length; i++) {
-    const { path, ...result } = results[i]!;
+    const { path, objectNumber, ...result } = results[i]!;
+    const certifies = certification !== undefined && certification.objectNumber === objectNumber;
+    const problems = [...result.problems];
+    let modifications = result.modifications;
+    if (certifies) {
+      if (i > 0) problems.push('the certification signature is not the first signature of the document');
+      const violations = certificationViolations(certification.permission, result.coveredRevision ?? -1, changes, docTimestampRevisions);
+      if (violations.length > 0) {
+        modifications = { ...modifications, ok: false, disallowed: [...modifications.disallowed, ...violations] };
+        problems.push('the document was changed after its certification in ways its DocMDP permission forbids');
+      }
+    }
+    const base = { ...result, modifications, certification: certifies ? certification.permission : undefined };
     if (result.kind === 'document-timestamp') {
-      signatures.push({ ...result, level: undefined });
+      signatures.push({ ...base, level: undefined, problems, valid: result.valid && problems.length === result.problems.length });
       continue;
     }
     const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, trustRoots, dss, results.slice(i + 1));
-    const problems = [...result.problems, ...revoked.map((r) => `revocation data reports the certificate of ${r} as revoked`)];
-    signatures.push({ ...result, level, valid: result.valid && revoked.length === 0, problems, warnings: [...result.warnings, ...levelWarnings] });
+    problems.push(...revoked.map((r) => `revocation data reports the certificate of ${r} as revoked`));
+    const valid = result.valid && problems.length === result.problems.length;
+    signatures.push({ ...base, level, valid, problems, warnings: [...result.warnings, ...levelWarnings] });
   }
   const valid = signatures.every((s) => s.valid);
   const problems = valid ? [] : ['at least one signature is not valid'];
@@ -465,11 +483,11 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
 }
 
 async function levelOf(
-  signature: Omit<SignatureReport, 'level'>,
+  signature: Omit<SignatureReport, 'level' | 'certification'>,
   path: readonly Uint8Array[],
   trustRoots: readonly Uint8Array[],
   dss: DssData | undefined,
-  later: readonly Omit<SignatureReport, 'level'>[],
+  later: readonly Omit<SignatureReport, 'level' | 'certification'>[],
 ): Promise<{ level: PadesLevel; revoked: readonly string[]; warnings: readonly string[] }> {
   if (!signature.timestamp?.valid) return { level: 'B-B', revoked: [], warnings: [] };
   if (!dss || path.length === 0) return { level: 'B-T', revoked: [], warnings: [] };
