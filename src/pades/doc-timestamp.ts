@@ -14,7 +14,7 @@ export interface AddDocumentTimestampOptions {
   readonly timestamper: Timestamper;
   /** Digest of the byte ranges; SHA-256 by default. */
   readonly hash?: HashAlgorithm;
-  /** Name of the (invisible) field created for the time-stamp; `DocTimeStamp1`, … by default. */
+  /** An existing unsigned signature field to hold the time-stamp; by default a new invisible field `DocTimeStamp1`, …. */
   readonly field?: string;
   /** Bytes reserved for the token; 16384 by default. */
   readonly contentsSize?: number;
