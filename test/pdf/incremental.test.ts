@@ -35,6 +35,34 @@ function qpdfObjectStreams(pdf: Uint8Array): Uint8Array {
   }
 }
 
+/**
+ * A hybrid-reference file (ISO 32000-2 §7.5.8.4): qpdf's object-stream output with a classic table appended that
+ * lists the uncompressed objects, whose trailer points at the xref stream with /XRefStm.
+ */
+function hybrid(pdf: Uint8Array): Uint8Array {
+  const dir = mkdtempSync(join(tmpdir(), 'paraph-hybrid-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), qpdfObjectStreams(pdf));
+    const xref = execFileSync('qpdf', ['--show-xref', join(dir, 'in.pdf')], { encoding: 'utf8' });
+    const offsets = new Map<number, number>();
+    for (const m of xref.matchAll(/^(\d+)\/0: uncompressed; offset = (\d+)$/gm)) offsets.set(Number(m[1]), Number(m[2]));
+    const text = readFileSync(join(dir, 'in.pdf')).toString('latin1');
+    const tail = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)!;
+    const streamOffset = Number(tail[1]);
+    const trailer = /\/Root (\d+ \d+ R)/.exec(text.slice(streamOffset))!;
+    const size = Number(/\/Size (\d+)/.exec(text.slice(streamOffset))![1]);
+    const body = text.slice(0, tail.index);
+    let table = 'xref\n0 1\n0000000000 65535 f \n';
+    for (const [num, offset] of [...offsets].sort((a, b) => a[0] - b[0])) {
+      table += `${num} 1\n${String(offset).padStart(10, '0')} 00000 n \n`;
+    }
+    const out = `${body}${table}trailer\n<< /Size ${size} /Root ${trailer[1]} /XRefStm ${streamOffset} >>\nstartxref\n${body.length}\n%%EOF\n`;
+    return new Uint8Array(Buffer.from(out, 'latin1'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The kinds of base document the writer must handle. */
 async function fixtures(): Promise<Record<string, Uint8Array>> {
   const classic = await basePdf(3, false);
@@ -45,6 +73,7 @@ async function fixtures(): Promise<Record<string, Uint8Array>> {
     'classic table, no EOL after %%EOF': classic.slice(0, end),
     'pdf-lib xref stream': await basePdf(3, true),
     'qpdf xref stream + object streams': qpdfObjectStreams(classic),
+    'hybrid: table with /XRefStm': hybrid(classic),
   };
 }
 
