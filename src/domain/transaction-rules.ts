@@ -1,0 +1,427 @@
+/**
+ * Business validation of a create-transaction request and construction of the new {@link Transaction}
+ * (service-spec §2.2–§2.7, §4.1; decisions.md §1 and §2). The HTTP layer has already checked the JSON shape (types,
+ * unknown properties, nulls) with its schema; this module checks the rules a schema cannot express and collects
+ * every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
+ * positions in messages are 0-based, as in JSON paths. Pure: ids, tokens and the clock are handed in.
+ */
+import { ValidationError } from '../errors.js';
+import { isValidBsn } from './bsn.js';
+import { isBelgianE164, isE164 } from './e164.js';
+import {
+  addDays,
+  formatTime,
+  LANGUAGES,
+  VERIFICATION_TYPES,
+  type Authentication,
+  type JsonObject,
+  type JsonValue,
+  type Language,
+  type Receiver,
+  type Signer,
+  type Transaction,
+  type Verification,
+  type VerificationType,
+} from './transaction.js';
+
+/** A verification or authentication as sent. */
+export interface VerificationRequest {
+  Type: string;
+  [field: string]: JsonValue | undefined;
+}
+
+/** A signer as sent on create (spec §2.3 plus decisions.md §2 extras). */
+export interface SignerRequest {
+  Id?: string;
+  Email?: string;
+  Mobile?: string;
+  Iban?: string;
+  BSN?: string;
+  Verifications?: VerificationRequest[];
+  Authentications?: VerificationRequest[];
+  RequireScribble?: boolean;
+  RequireScribbleName?: boolean;
+  RequireEmailVerification?: boolean;
+  RequireSmsVerification?: boolean;
+  RequireDigidVerification?: boolean;
+  RequireSurfnetVerification?: boolean;
+  RequireIdealVerification?: boolean;
+  SendSignRequest?: boolean;
+  SendSignConfirmation?: boolean;
+  SignRequestMessage?: string;
+  SignRequestSubject?: string;
+  DaysToRemind?: number;
+  Language?: string;
+  ScribbleName?: string;
+  ScribbleNameFixed?: boolean;
+  Reference?: string;
+  ReturnUrl?: string;
+  IntroText?: string;
+  AllowDelegation?: boolean;
+  Expires?: string;
+  Context?: JsonObject;
+}
+
+/** A receiver as sent on create (spec §2.4). */
+export interface ReceiverRequest {
+  Name?: string;
+  Email?: string;
+  Language?: string;
+  Message?: string;
+  Subject?: string;
+  Reference?: string;
+  Context?: JsonObject;
+}
+
+/** The create request body (spec §2.2, §4.1), its JSON shape already checked. */
+export interface CreateTransactionRequest {
+  Seal?: boolean;
+  Reference?: string;
+  PostbackUrl?: string;
+  SignRequestMode?: number;
+  DaysToExpire?: number;
+  SendEmailNotifications?: boolean;
+  Language?: string;
+  Context?: JsonObject;
+  Signers?: SignerRequest[];
+  Receivers?: ReceiverRequest[];
+}
+
+/** What the caller hands in to build the transaction. */
+export interface CreateTransactionContext {
+  id: string;
+  accountId: string;
+  now: Date;
+  /** A fresh random SignUrl token (≥ 128 bits, URL-safe) per call. */
+  newSignToken: () => string;
+  /** A fresh id per call (receiver ids). */
+  newId: () => string;
+  /** The account's default for `DaysToExpire` 0/absent; default 30. */
+  defaultDaysToExpire?: number;
+}
+
+/** Error code of every rule in this module. */
+export const INVALID_TRANSACTION = 'INVALID_TRANSACTION';
+
+/** Largest `Context` (JSON, UTF-8 bytes): 64 KiB. */
+export const MAX_CONTEXT_BYTES = 64 * 1024;
+/** Largest `DaysToExpire`. */
+export const MAX_DAYS_TO_EXPIRE = 90;
+/** Default `DaysToRemind`. */
+export const DEFAULT_DAYS_TO_REMIND = 7;
+
+/** The types a signer's last verification may have (decisions.md §1). */
+export const FINAL_VERIFICATION_TYPES: readonly VerificationType[] = ['Scribble', 'Consent', 'PhoneNumber', 'Email', 'CSC Qualified'];
+/** Types the service adds itself; a client cannot send them. */
+const SERVICE_ADDED_TYPES: readonly string[] = ['IPAddress', 'SigningCertificate'];
+
+const SIGNER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+// Deliberately simple: one @, no white space, a dot in the domain. Deliverability is the mailer's business.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// C0, DEL and C1 controls; also the Unicode line and paragraph separators, which break e-mail headers.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const INVALID_CHARACTERS = 'Input contains one or more invalid characters.';
+
+/**
+ * Checks every business rule of a create request and returns the new transaction at status 5, version 0, with
+ * defaults applied: DaysToExpire 0/absent → the account default (30), SignRequestMode 2, Language nl-NL, signers'
+ * DaysToRemind 0/absent → 7, Verifications absent/empty → `[Scribble]`, signer ids `Signer1`, `Signer2`, … for
+ * signers sent without one, a SignUrl token per signer and an id per receiver.
+ *
+ * @throws ValidationError (code `INVALID_TRANSACTION`) listing every broken rule.
+ * @example
+ * const tx = createTransaction({ Signers: [{ Email: 'a@example.com' }] },
+ *   { id, accountId, now: new Date('2026-11-21T10:00:00Z'), newSignToken, newId });
+ */
+export function createTransaction(request: CreateTransactionRequest, context: CreateTransactionContext): Transaction {
+  const issues = validateCreateRequest(request, context.defaultDaysToExpire);
+  if (issues.length > 0) throw new ValidationError(issues, INVALID_TRANSACTION);
+  const at = formatTime(context.now);
+  const daysToExpire = effectiveDaysToExpire(request.DaysToExpire, context.defaultDaysToExpire);
+  const ids = assignSignerIds(request.Signers ?? []);
+  const signers = (request.Signers ?? []).map((s, i) => buildSigner(s, ids[i] as string, context.newSignToken(), at));
+  const receivers = (request.Receivers ?? []).map((r) => buildReceiver(r, context.newId(), at));
+  const tx: Transaction = {
+    Id: context.id,
+    AccountId: context.accountId,
+    Status: 5,
+    Seal: request.Seal ?? false,
+    SignRequestMode: (request.SignRequestMode ?? 2) as 0 | 1 | 2,
+    DaysToExpire: daysToExpire,
+    SendEmailNotifications: request.SendEmailNotifications ?? false,
+    Language: (request.Language ?? 'nl-NL') as Language,
+    CreatedDateTime: at,
+    ModifiedDateTime: at,
+    ExpiresDateTime: addDays(context.now, daysToExpire),
+    Files: [],
+    Signers: signers,
+    Receivers: receivers,
+    version: 0,
+  };
+  if (request.Reference !== undefined) tx.Reference = request.Reference;
+  if (request.PostbackUrl !== undefined) tx.PostbackUrl = request.PostbackUrl;
+  if (request.Context !== undefined) tx.Context = request.Context;
+  return tx;
+}
+
+/** Every broken rule of a create request, as messages; empty when it is valid. */
+export function validateCreateRequest(request: CreateTransactionRequest, defaultDaysToExpire = 30): string[] {
+  const issues: string[] = [];
+  const signers = request.Signers ?? [];
+  if (request.Seal !== true && signers.length === 0) issues.push('Nor seal nor signers has been provided.');
+  if (request.DaysToExpire !== undefined && !isIntegerIn(request.DaysToExpire, 0, MAX_DAYS_TO_EXPIRE)) {
+    issues.push(`DaysToExpire: must be a whole number from 0 to ${MAX_DAYS_TO_EXPIRE} (0 means the default, ${defaultDaysToExpire}); got ${request.DaysToExpire}`);
+  }
+  if (request.SignRequestMode !== undefined && ![0, 1, 2].includes(request.SignRequestMode)) {
+    issues.push(`SignRequestMode: must be 0 (no sign requests), 1 (all at start) or 2 (in turn); got ${request.SignRequestMode}`);
+  }
+  checkLanguage(request.Language, 'Language', issues);
+  checkUrl(request.PostbackUrl, 'PostbackUrl', issues);
+  checkContext(request.Context, 'Context', issues);
+  const daysToExpire = effectiveDaysToExpire(request.DaysToExpire, defaultDaysToExpire);
+  const seen = new Set<string>();
+  signers.forEach((signer, i) => {
+    const path = `Signers[${i}]`;
+    if (signer.Id !== undefined) {
+      if (!SIGNER_ID.test(signer.Id)) {
+        issues.push(`${path}.Id: must be 1 to 64 characters from A-Z, a-z, 0-9, _ and -; got ${JSON.stringify(signer.Id)}`);
+      } else if (seen.has(signer.Id)) {
+        issues.push('The signer id is already used by another signer.');
+      }
+      seen.add(signer.Id);
+    }
+    checkSigner(signer, path, daysToExpire, issues);
+  });
+  (request.Receivers ?? []).forEach((receiver, i) => checkReceiver(receiver, `Receivers[${i}]`, issues));
+  return issues;
+}
+
+function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, issues: string[]): void {
+  if (signer.Email === undefined) issues.push(`${path}.Email: required`);
+  else if (!EMAIL.test(signer.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
+  if (signer.Mobile !== undefined && !isE164(signer.Mobile)) {
+    issues.push(`${path}.Mobile: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
+  }
+  if (signer.BSN !== undefined && !isValidBsn(signer.BSN)) issues.push(`${path}.BSN: not a valid BSN (fails the 11-proef)`);
+  if (signer.Iban !== undefined && !isValidIban(signer.Iban)) issues.push(`${path}.Iban: not a valid IBAN`);
+  if (signer.SendSignRequest === true && (signer.SignRequestMessage ?? '').trim() === '') {
+    issues.push(`${path}.SignRequestMessage: required when SendSignRequest is true`);
+  }
+  if (signer.DaysToRemind !== undefined) {
+    const days = signer.DaysToRemind;
+    if (!Number.isInteger(days) || days < -1) {
+      issues.push(`${path}.DaysToRemind: must be -1 (no reminders), 0 (the default, ${DEFAULT_DAYS_TO_REMIND}) or a positive whole number; got ${days}`);
+    } else if (days !== -1 && (days === 0 ? DEFAULT_DAYS_TO_REMIND : days) >= daysToExpire) {
+      issues.push(`${path}.DaysToRemind: must be lower than DaysToExpire (${daysToExpire}); got ${days === 0 ? `0 (the default, ${DEFAULT_DAYS_TO_REMIND})` : days}`);
+    }
+  }
+  if (signer.SignRequestSubject !== undefined && CONTROL.test(signer.SignRequestSubject)) {
+    issues.push(`Signer Subject: ${INVALID_CHARACTERS}`);
+  }
+  if (signer.ScribbleName !== undefined && CONTROL.test(signer.ScribbleName)) {
+    issues.push(`${path}.ScribbleName: ${INVALID_CHARACTERS}`);
+  }
+  if (signer.AllowDelegation === true) issues.push(`${path}.AllowDelegation: delegation is not offered; only false is accepted`);
+  checkLanguage(signer.Language, `${path}.Language`, issues);
+  checkUrl(signer.ReturnUrl, `${path}.ReturnUrl`, issues);
+  checkContext(signer.Context, `${path}.Context`, issues);
+  if (signer.Expires !== undefined && !isTimestamp(signer.Expires)) {
+    issues.push(`${path}.Expires: not an ISO 8601 date-time with offset (e.g. 2026-12-31T23:59:59+01:00)`);
+  }
+  checkVerifications(signer, path, issues);
+  (signer.Authentications ?? []).forEach((auth, j) => checkAuthentication(auth, `${path}.Authentications[${j}]`, issues));
+}
+
+function checkVerifications(signer: SignerRequest, path: string, issues: string[]): void {
+  const verifications = signer.Verifications ?? [];
+  let known = true;
+  verifications.forEach((v, j) => {
+    const vPath = `${path}.Verifications[${j}]`;
+    if (!(VERIFICATION_TYPES as readonly string[]).includes(v.Type)) {
+      issues.push(`${vPath}.Type: unknown verification type ${JSON.stringify(v.Type)}`);
+      known = false;
+      return;
+    }
+    if (SERVICE_ADDED_TYPES.includes(v.Type)) {
+      issues.push(`${vPath}.Type: ${v.Type} is added by the service and cannot be sent`);
+      return;
+    }
+    checkVerificationFields(v, vPath, signer, issues);
+  });
+  if (!known || verifications.length === 0) return;
+  const last = verifications[verifications.length - 1] as VerificationRequest;
+  if (!(FINAL_VERIFICATION_TYPES as readonly string[]).includes(last.Type)) {
+    issues.push(`${path}.Verifications: the last verification must be Scribble, Consent, PhoneNumber, Email or CSC Qualified, not ${last.Type}`);
+  }
+  const csc = verifications.findIndex((v) => v.Type === 'CSC Qualified');
+  if (csc !== -1 && csc < verifications.length - 1) {
+    issues.push(`${path}.Verifications[${csc + 1}]: nothing may follow CSC Qualified`);
+  }
+}
+
+function checkVerificationFields(v: VerificationRequest, path: string, signer: SignerRequest, issues: string[]): void {
+  switch (v.Type) {
+    case 'PhoneNumber':
+      if (v.Number === undefined) {
+        if (signer.Mobile === undefined) issues.push(`${path}.Number: required (or set the signer's Mobile)`);
+      } else if (typeof v.Number !== 'string' || !isE164(v.Number)) {
+        issues.push(`${path}.Number: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
+      }
+      break;
+    case 'DigiD':
+      if (v.Bsn !== undefined && (typeof v.Bsn !== 'string' || !isValidBsn(v.Bsn))) {
+        issues.push(`${path}.Bsn: not a valid BSN (fails the 11-proef)`);
+      }
+      break;
+    case 'itsme Identification':
+      if (v.PhoneNumber !== undefined && (typeof v.PhoneNumber !== 'string' || !isBelgianE164(v.PhoneNumber))) {
+        issues.push(`${path}.PhoneNumber: must be an E.164 number with the Belgian calling code +32 (e.g. +32470123456)`);
+      }
+      break;
+    case 'Onfido':
+      if (v.WorkflowId !== undefined && (typeof v.WorkflowId !== 'string' || !UUID.test(v.WorkflowId))) {
+        issues.push(`${path}.WorkflowId: not a UUID (e.g. 123e4567-e89b-12d3-a456-426614174000)`);
+      }
+      break;
+    case 'iDeal':
+      if (v.Iban !== undefined && (typeof v.Iban !== 'string' || !isValidIban(v.Iban))) issues.push(`${path}.Iban: not a valid IBAN`);
+      break;
+    case 'Scribble':
+      if (v.ScribbleName !== undefined && typeof v.ScribbleName === 'string' && CONTROL.test(v.ScribbleName)) {
+        issues.push(`${path}.ScribbleName: ${INVALID_CHARACTERS}`);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+function checkAuthentication(auth: VerificationRequest, path: string, issues: string[]): void {
+  if (auth.Type === 'PhoneNumber') {
+    if (typeof auth.Number !== 'string' || !isE164(auth.Number)) {
+      issues.push(`${path}.Number: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
+    }
+  } else if (auth.Type === 'DigiD') {
+    if (auth.Bsn !== undefined && (typeof auth.Bsn !== 'string' || !isValidBsn(auth.Bsn))) {
+      issues.push(`${path}.Bsn: not a valid BSN (fails the 11-proef)`);
+    }
+  } else {
+    issues.push(`${path}.Type: unknown authentication type ${JSON.stringify(auth.Type)} (PhoneNumber or DigiD)`);
+  }
+}
+
+function checkReceiver(receiver: ReceiverRequest, path: string, issues: string[]): void {
+  if (receiver.Email === undefined) issues.push(`${path}.Email: required`);
+  else if (!EMAIL.test(receiver.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
+  if (receiver.Subject !== undefined && CONTROL.test(receiver.Subject)) issues.push(`Receiver Subject: ${INVALID_CHARACTERS}`);
+  if (receiver.Name !== undefined && CONTROL.test(receiver.Name)) issues.push(`${path}.Name: ${INVALID_CHARACTERS}`);
+  checkLanguage(receiver.Language, `${path}.Language`, issues);
+  checkContext(receiver.Context, `${path}.Context`, issues);
+}
+
+function checkLanguage(value: string | undefined, path: string, issues: string[]): void {
+  if (value !== undefined && !(LANGUAGES as readonly string[]).includes(value)) {
+    issues.push(`${path}: must be one of ${LANGUAGES.join(', ')}; got ${JSON.stringify(value)}`);
+  }
+}
+
+function checkUrl(value: string | undefined, path: string, issues: string[]): void {
+  if (value === undefined) return;
+  let ok = false;
+  try {
+    const url = new URL(value);
+    ok = url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) issues.push(`${path}: not an absolute http(s) URL; got ${JSON.stringify(value)}`);
+}
+
+function checkContext(value: JsonObject | undefined, path: string, issues: string[]): void {
+  if (value === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+  if (bytes > MAX_CONTEXT_BYTES) issues.push(`${path}: at most 64 KiB of JSON; got ${bytes} bytes`);
+}
+
+function isIntegerIn(value: number, min: number, max: number): boolean {
+  return Number.isInteger(value) && value >= min && value <= max;
+}
+
+function isTimestamp(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+/** ISO 13616 IBAN check: country code, check digits, up to 30 alphanumerics, mod 97 = 1. */
+export function isValidIban(value: string): boolean {
+  const iban = value.replace(/ /g, '').toUpperCase();
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (const char of rearranged) {
+    const digits = /\d/.test(char) ? char : String(char.charCodeAt(0) - 55);
+    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  }
+  return remainder === 1;
+}
+
+function effectiveDaysToExpire(value: number | undefined, defaultDays = 30): number {
+  return value === undefined || value === 0 ? defaultDays : value;
+}
+
+/** Client ids stay; the others get `Signer<position>`, or the next free number when a client took that name. */
+function assignSignerIds(signers: readonly SignerRequest[]): string[] {
+  const taken = new Set(signers.map((s) => s.Id).filter((id): id is string => id !== undefined));
+  let next = 1;
+  return signers.map((signer, i) => {
+    if (signer.Id !== undefined) return signer.Id;
+    next = Math.max(next, i + 1);
+    while (taken.has(`Signer${next}`)) next++;
+    const id = `Signer${next}`;
+    taken.add(id);
+    next++;
+    return id;
+  });
+}
+
+const SIGNER_COPIED = [
+  'Email', 'Mobile', 'Iban', 'BSN', 'RequireScribble', 'RequireScribbleName', 'RequireEmailVerification',
+  'RequireSmsVerification', 'RequireDigidVerification', 'RequireSurfnetVerification', 'RequireIdealVerification',
+  'SendSignConfirmation', 'SignRequestMessage', 'SignRequestSubject', 'Language', 'ScribbleName', 'ScribbleNameFixed',
+  'Reference', 'ReturnUrl', 'IntroText', 'AllowDelegation', 'Expires', 'Context',
+] as const;
+
+function buildSigner(request: SignerRequest, id: string, token: string, at: string): Signer {
+  const verifications = (request.Verifications ?? []).length === 0 ? [{ Type: 'Scribble' }] : (request.Verifications ?? []);
+  const signer: Signer = {
+    Id: id,
+    SignToken: token,
+    Email: request.Email ?? '',
+    Verifications: verifications.map((v) => dropUndefined(v) as Verification),
+    SendSignRequest: request.SendSignRequest ?? false,
+    DaysToRemind: request.DaysToRemind === undefined || request.DaysToRemind === 0 ? DEFAULT_DAYS_TO_REMIND : request.DaysToRemind,
+    Activities: [],
+    CreatedDateTime: at,
+    ModifiedDateTime: at,
+  };
+  const target = signer as unknown as Record<string, unknown>;
+  for (const key of SIGNER_COPIED) if (request[key] !== undefined) target[key] = request[key];
+  if (request.Authentications !== undefined) signer.Authentications = request.Authentications.map((a) => dropUndefined(a) as Authentication);
+  return signer;
+}
+
+function buildReceiver(request: ReceiverRequest, id: string, at: string): Receiver {
+  const receiver: Receiver = { Id: id, Email: request.Email ?? '', Activities: [], CreatedDateTime: at, ModifiedDateTime: at };
+  const target = receiver as unknown as Record<string, unknown>;
+  for (const key of ['Name', 'Language', 'Message', 'Subject', 'Reference', 'Context'] as const) {
+    if (request[key] !== undefined) target[key] = request[key];
+  }
+  return receiver;
+}
+
+function dropUndefined(value: VerificationRequest): Record<string, JsonValue> {
+  const copy: Record<string, JsonValue> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) copy[key] = field;
+  return copy;
+}
