@@ -6,7 +6,7 @@
  * not judged here (see verify-chain.ts). Findings are returned as data; only unparsable DER throws.
  */
 import './crypto-engine.js';
-import { constants, createHash, verify as cryptoVerify, X509Certificate, type KeyObject } from 'node:crypto';
+import { constants, createHash, createVerify, verify as cryptoVerify, X509Certificate, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -75,6 +75,8 @@ export interface CmsCheck {
   readonly timestampToken: Uint8Array | undefined;
   /** Whether the signed attributes carry a signingTime (PAdES baseline forbids it). */
   readonly hasSigningTime: boolean;
+  /** Whether the SignerInfo has signed attributes (PAdES requires them; adbe.pkcs7.detached does not). */
+  readonly hasSignedAttributes: boolean;
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
 }
@@ -84,6 +86,9 @@ export interface CmsCheck {
  * hashes the signed byte ranges in place (streaming) rather than a concatenated copy.
  */
 export type ContentDigester = (digestName: string) => Uint8Array;
+
+/** Hands the signed content to `update` chunk by chunk (for signatures without signed attributes). */
+export type ContentFeeder = (update: (chunk: Uint8Array) => void) => void;
 
 function toBytes(view: ArrayBuffer | Uint8Array): Uint8Array {
   return view instanceof Uint8Array ? view : new Uint8Array(view);
@@ -148,6 +153,21 @@ function chooseScheme(signerInfo: pkijs.SignerInfo, digestName: string | undefin
     return { scheme: 'RSA-PSS', hash, pssSaltLength: params.saltLength };
   }
   return `unsupported signature algorithm ${oid}`;
+}
+
+/** Verifies `signature` over the content `feed` hands out, streaming, for the given scheme choice. */
+function verifyStreaming(choice: SchemeChoice, key: KeyObject, feed: ContentFeeder, signature: Uint8Array): boolean {
+  try {
+    const verifier = createVerify(choice.hash);
+    feed((chunk) => verifier.update(chunk));
+    if (choice.scheme === 'RSA-PSS') {
+      return verifier.verify({ key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: choice.pssSaltLength ?? 20 }, signature);
+    }
+    if (choice.scheme === 'ECDSA') return verifier.verify({ key, dsaEncoding: 'der' }, signature);
+    return verifier.verify({ key, padding: constants.RSA_PKCS1_PADDING }, signature);
+  } catch {
+    return false;
+  }
 }
 
 /** Verifies `signature` over `data` with `key`, for the given scheme choice. */
@@ -221,9 +241,10 @@ function checkSigningCertificate(
 
 /**
  * Checks the first SignerInfo of `cms` (DER ContentInfo). For detached content `digestContent` hashes the signed
- * data; for encapsulated content (a time-stamp token) the eContent is hashed and `digestContent` is not called.
+ * data (and `feedContent`, when given, streams it for a SignerInfo without signed attributes, whose signature covers
+ * the content itself); for encapsulated content (a time-stamp token) the eContent is used instead.
  */
-export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigester): CmsCheck {
+export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigester, feedContent?: ContentFeeder): CmsCheck {
   const problems: string[] = [];
   const warnings: string[] = [];
   const signedData = parseSignedData(cms);
@@ -248,6 +269,7 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
       signatureValue: new Uint8Array(0),
       timestampToken: undefined,
       hasSigningTime: false,
+      hasSignedAttributes: false,
     };
   }
   if (signedData.signerInfos.length > 1) warnings.push(`the CMS has ${signedData.signerInfos.length} SignerInfos; only the first is checked`);
@@ -261,7 +283,7 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
   if (!digestName) {
     problems.push(`unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`);
   } else if (!signerInfo.signedAttrs) {
-    problems.push('the SignerInfo has no signed attributes (PAdES requires them)');
+    warnings.push('the SignerInfo has no signed attributes: its signature covers the content directly (not allowed by PAdES)');
   } else {
     const md = attributeValue(signerInfo.signedAttrs, OID.messageDigest);
     if (!(md instanceof asn1js.OctetString)) {
@@ -287,6 +309,17 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
     const key = new X509Certificate(signerCertificate!).publicKey;
     signatureOk = verifyWith(choice, key, toBytes(signerInfo.signedAttrs.encodedValue), signatureValue);
     if (!signatureOk) problems.push('the signature value does not verify with the signer certificate');
+  } else if (signer) {
+    signatureScheme = choice.scheme;
+    const key = new X509Certificate(signerCertificate!).publicKey;
+    const feed: ContentFeeder | undefined = content ? (update) => update(content) : feedContent;
+    if (!feed) problems.push('the signature has no signed attributes and its content cannot be streamed');
+    else {
+      // Without signed attributes, one check covers both: the signature is over the content itself.
+      signatureOk = verifyStreaming(choice, key, feed, signatureValue);
+      digestOk = signatureOk;
+      if (!signatureOk) problems.push('the signature does not verify over the signed content: the document was changed or the signature is bad');
+    }
   }
 
   const signingCertificateOk = checkSigningCertificate(
@@ -309,6 +342,7 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
     signatureValue,
     timestampToken,
     hasSigningTime,
+    hasSignedAttributes: signerInfo.signedAttrs !== undefined,
   };
 }
 

@@ -265,6 +265,13 @@ function digestRanges(pdf: Uint8Array, range: readonly number[], digestName: str
   return createHash(digestName).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
 }
 
+/** Hands the byte ranges out in place, in order. */
+function feedRanges(pdf: Uint8Array, range: readonly number[], update: (chunk: Uint8Array) => void): void {
+  const [a = 0, b = 0, c = 0, d = 0] = range;
+  update(pdf.subarray(a, a + b));
+  update(pdf.subarray(c, c + d));
+}
+
 function coveredRevisionOf(revisions: readonly PdfRevision[], end: number): PdfRevision | undefined {
   return revisions.find((r) => end >= r.eofEnd && end <= r.end);
 }
@@ -331,7 +338,11 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     problems.push('the signature has no /Contents');
   } else if (contents) {
     try {
-      cms = checkCmsSignature(contents, (digestName) => digestRanges(ctx.pdf, br.range, digestName));
+      cms = checkCmsSignature(
+        contents,
+        (digestName) => digestRanges(ctx.pdf, br.range, digestName),
+        (update) => feedRanges(ctx.pdf, br.range, update),
+      );
     } catch (error) {
       problems.push(`/Contents is not a CMS SignedData (${error instanceof Error ? error.message : String(error)})`);
     }
@@ -347,6 +358,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     digestOk = cms.digestOk;
     signatureOk = cms.signatureOk;
     if (cms.hasSigningTime && subFilter === 'ETSI.CAdES.detached') warnings.push('the CMS carries a signingTime attribute, which PAdES baseline forbids');
+    if (!cms.hasSignedAttributes && subFilter === 'ETSI.CAdES.detached') problems.push('an ETSI.CAdES.detached signature must have signed attributes');
     if (cms.timestampToken) {
       const signatureValue = cms.signatureValue;
       const tst = checkTimestampToken(cms.timestampToken, (h) => createHash(h).update(signatureValue).digest());

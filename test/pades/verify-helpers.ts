@@ -89,6 +89,8 @@ export interface OpensslIdentity {
   readonly chainPaths: readonly string[];
   readonly pss?: boolean;
   readonly md?: 'sha256' | 'sha384' | 'sha512';
+  /** No signed attributes at all (`openssl cms -noattr`), as legacy adbe.pkcs7.detached signers do. */
+  readonly noattr?: boolean;
 }
 
 /** Where the last placeholder sits: the /ByteRange text and the `<…>` of /Contents. */
@@ -135,7 +137,8 @@ export function signLastPlaceholder(pdf: Uint8Array, id: OpensslIdentity): Buffe
   const dir = mkdtempSync(join(tmpdir(), 'paraph-verify-'));
   try {
     writeFileSync(join(dir, 'data.bin'), rangeBytes(patched, range));
-    const args = ['cms', '-sign', '-binary', '-in', 'data.bin', '-signer', id.certPath, '-inkey', id.keyPath, '-outform', 'DER', '-out', 'sig.der', '-nosmimecap', '-cades', '-md', id.md ?? 'sha256'];
+    const args = ['cms', '-sign', '-binary', '-in', 'data.bin', '-signer', id.certPath, '-inkey', id.keyPath, '-outform', 'DER', '-out', 'sig.der', '-md', id.md ?? 'sha256'];
+    args.push(...(id.noattr ? ['-noattr'] : ['-nosmimecap', '-cades']));
     for (const extra of id.chainPaths) args.push('-certfile', extra);
     if (id.pss) args.push('-keyopt', 'rsa_padding_mode:pss');
     runOpenssl(args, dir);

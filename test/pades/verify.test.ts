@@ -108,6 +108,32 @@ describe('verifyPdf: valid signatures', () => {
   });
 });
 
+describe('verifyPdf: signatures without signed attributes', () => {
+  const legacy = (id: OpensslIdentity, subFilter: string): Buffer =>
+    signLastPlaceholder(writeSection(undefined, originalObjects({ subFilter }), 1, 8), id);
+
+  it.each([
+    ['RSA', identity('signer-rsa', { noattr: true })],
+    ['ECDSA', identity('signer-p256', { noattr: true })],
+  ])('accepts a legacy adbe.pkcs7.detached %s signature whose signature covers the content directly', async (_label, id) => {
+    const pdf = legacy(id, 'adbe.pkcs7.detached');
+    const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]).toMatchObject({ digestOk: true, signatureOk: true, signingCertificateOk: undefined });
+    expect(report.signatures[0]?.warnings.join(' ')).toMatch(/no signed attributes/);
+    expect((await pdfsigCheck(pdf)).signatures[0]?.valid).toBe(true);
+    const tampered = Buffer.from(pdf);
+    tampered[tampered.indexOf(Buffer.from('100 EUR'))] = 0x39;
+    expect((await verifyPdf(tampered, { trustRoots: [rootPem], now: NOW })).signatures[0]).toMatchObject({ digestOk: false, valid: false });
+  });
+
+  it('refuses an ETSI.CAdES.detached signature without signed attributes', async () => {
+    const report = await verifyPdf(legacy(identity('signer-rsa', { noattr: true }), 'ETSI.CAdES.detached'), { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.problems.join(' ')).toMatch(/must have signed attributes/);
+  });
+});
+
 describe('verifyPdf: trust', () => {
   it('reports chainOk false with a reason when the root is not trusted', async () => {
     const report = await verifyPdf(signedOriginal(), { trustRoots: [otherRootPem], now: NOW });
