@@ -1,16 +1,25 @@
 /**
  * Compact storage of per-character boxes for the text index (decisions.md §4 search boxes). A 5,000-page document
- * holds millions of characters; four doubles each would cost hundreds of MB. Boxes are quantized to 1/16 pt and
- * stored as zig-zag varints of small deltas (left from the previous right, width, top from the previous top, height
- * from the previous height), about 4 bytes per character on ordinary text.
+ * holds millions of characters; four doubles each would cost hundreds of MB. Boxes are quantized to 1/8 pt and
+ * stored as varints. A character that continues its line (its left edge is the previous right edge, same top and
+ * height; a space spans the gap to the next character) costs only its width: one byte up to 8 pt, two up to 1,024 pt.
+ * Any other character stores all four deltas. Ordinary text takes a little over one byte per character.
  */
 
-const SCALE = 16;
+const SCALE = 8;
 const LIMIT = 2 ** 40;
 
 function quantize(v: number): number {
   const q = Math.round(v * SCALE);
   return q > LIMIT ? LIMIT : q < -LIMIT ? -LIMIT : q;
+}
+
+function zigzag(n: number): number {
+  return n >= 0 ? n * 2 : -n * 2 - 1;
+}
+
+function unzigzag(z: number): number {
+  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
 }
 
 /**
@@ -19,10 +28,10 @@ function quantize(v: number): number {
  */
 export function encodeBoxes(boxes: ArrayLike<number>): Uint8Array {
   const count = Math.floor(boxes.length / 4);
-  let out = new Uint8Array(Math.max(16, count * 5));
+  let out = new Uint8Array(Math.max(16, Math.ceil(count * 1.5)));
   let pos = 0;
-  const write = (n: number): void => {
-    let z = n >= 0 ? n * 2 : -n * 2 - 1;
+  const write = (value: number): void => {
+    let z = value;
     if (pos + 8 > out.length) {
       const grown = new Uint8Array(out.length * 2);
       grown.set(out);
@@ -41,21 +50,29 @@ export function encodeBoxes(boxes: ArrayLike<number>): Uint8Array {
     const o = i * 4;
     const l = boxes[o]!;
     if (Number.isNaN(l)) {
-      write(0);
-      write(0);
-      write(0);
-      write(-prevHeight);
-      prevHeight = 0;
+      // A space spans the gap to the next character when that one continues the line, so the next costs one byte.
+      let width = 0;
+      const n = o + 4;
+      if (n < count * 4 && !Number.isNaN(boxes[n]!)) {
+        const nextLeft = quantize(boxes[n]!);
+        if (nextLeft >= prevRight && quantize(boxes[n + 1]!) === prevTop) width = nextLeft - prevRight;
+      }
+      write(width * 2);
+      prevRight += width;
       continue;
     }
     const left = quantize(l);
     const top = quantize(boxes[o + 1]!);
     const right = quantize(boxes[o + 2]!);
     const height = quantize(boxes[o + 3]!) - top;
-    write(left - prevRight);
-    write(right - left);
-    write(top - prevTop);
-    write(height - prevHeight);
+    if (left === prevRight && top === prevTop && height === prevHeight && right >= left) {
+      write((right - left) * 2); // low bit 0: continuation, the rest is the width
+    } else {
+      write(zigzag(left - prevRight) * 2 + 1); // low bit 1: all four deltas follow the first
+      write(zigzag(right - left));
+      write(zigzag(top - prevTop));
+      write(zigzag(height - prevHeight));
+    }
     prevRight = right;
     prevTop = top;
     prevHeight = height;
@@ -74,27 +91,32 @@ export function decodeBoxes(encoded: Uint8Array, count: number): Float64Array {
       const b = encoded[pos++];
       if (b === undefined) throw new RangeError('encoded boxes are truncated');
       z += (b & 0x7f) * mul;
-      if (b < 0x80) break;
+      if (b < 0x80) return z;
       mul *= 0x80;
     }
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
   };
   let prevRight = 0;
   let prevTop = 0;
   let prevHeight = 0;
   for (let i = 0; i < count; i++) {
-    const left = prevRight + read();
-    const right = left + read();
-    const top = prevTop + read();
-    const height = prevHeight + read();
+    const head = read();
+    let left: number;
+    let right: number;
+    if (head % 2 === 0) {
+      left = prevRight;
+      right = left + head / 2;
+    } else {
+      left = prevRight + unzigzag((head - 1) / 2);
+      right = left + unzigzag(read());
+      prevTop += unzigzag(read());
+      prevHeight += unzigzag(read());
+    }
     const o = i * 4;
     out[o] = left / SCALE;
-    out[o + 1] = top / SCALE;
+    out[o + 1] = prevTop / SCALE;
     out[o + 2] = right / SCALE;
-    out[o + 3] = (top + height) / SCALE;
+    out[o + 3] = (prevTop + prevHeight) / SCALE;
     prevRight = right;
-    prevTop = top;
-    prevHeight = height;
   }
   return out;
 }

@@ -23,21 +23,33 @@ interface RangeMessage {
   textPages: number[] | null;
 }
 
+/** Pages after which the document is opened again (see below). */
+const PAGES_PER_OPEN = 400;
+
 const port = parentPort;
 if (!port) throw new Error('text-index-worker must run as a worker thread');
 const { bytes } = workerData as { bytes: Uint8Array };
 
 try {
-  const doc = await openPdf(bytes);
+  let doc = await openPdf(bytes);
+  let pagesSinceOpen = 0;
   port.postMessage({ type: 'opened', numPages: doc.numPages });
   let queue = Promise.resolve();
   port.on('message', (message: RangeMessage | { type: 'exit' }) => {
     if (message.type === 'exit') {
-      void doc.destroy().finally(() => port.close());
+      void queue.then(() => doc.destroy()).finally(() => port.close());
       return;
     }
     queue = queue.then(async () => {
       try {
+        // pdf.js keeps every page it has loaded (and their objects) until the document is destroyed: start afresh
+        // now and then, so memory stays flat however long the document is.
+        if (pagesSinceOpen >= PAGES_PER_OPEN) {
+          await doc.destroy();
+          doc = await openPdf(bytes);
+          pagesSinceOpen = 0;
+        }
+        pagesSinceOpen += message.to - message.from + 1;
         const textPages = message.textPages ? new Set(message.textPages) : undefined;
         await extractRange(doc, message.from, message.to, textPages, {
           geometry: (geo) => port.postMessage({ type: 'geometry', geo }),

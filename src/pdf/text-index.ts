@@ -68,6 +68,8 @@ export interface FindTextOptions {
 }
 
 const PAGES_PER_WORKER = 30;
+/** Pages extracted in this thread before pdf.js's document is opened again (it keeps every loaded page). */
+const PAGES_PER_OPEN = 400;
 const CHUNK_PAGES = 25;
 
 /**
@@ -307,11 +309,19 @@ async function extractInThread(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { extractRange, openPdf } = await import('./text-index-extract.js');
-  const doc = await openPdf(pdf);
+  let doc = await openPdf(pdf);
   try {
-    sink.pageCount = doc.numPages;
-    await extractRange(doc, 1, doc.numPages, wanted, sink, signal);
-    signal?.throwIfAborted();
+    const pageCount = doc.numPages;
+    sink.pageCount = pageCount;
+    for (let from = 1; from <= pageCount; from += PAGES_PER_OPEN) {
+      // pdf.js keeps every loaded page until the document is destroyed: open it afresh now and then.
+      if (from > 1) {
+        await doc.destroy();
+        doc = await openPdf(pdf);
+      }
+      await extractRange(doc, from, Math.min(pageCount, from + PAGES_PER_OPEN - 1), wanted, sink, signal);
+      signal?.throwIfAborted();
+    }
   } finally {
     await doc.destroy();
   }
