@@ -296,7 +296,7 @@ export async function addValidationData(pdf: Uint8Array, options: AddValidationD
   if (stores.CRLs.size > 0) dss.set(PDFName.of('CRLs'), refs('CRLs'));
   const vriDict = (existingDss?.lookupMaybe(PDFName.of('VRI'), PDFDict)?.clone(context) ?? context.obj({})) as PDFDict;
   for (const [key, entry] of vri) {
-    const item = context.obj({}) as PDFDict;
+    const item = context.obj({ Type: 'VRI' }) as PDFDict;
     if (entry.certs.size > 0) item.set(PDFName.of('Cert'), context.obj([...entry.certs]));
     if (entry.ocsps.size > 0) item.set(PDFName.of('OCSP'), context.obj([...entry.ocsps]));
     if (entry.crls.size > 0) item.set(PDFName.of('CRL'), context.obj([...entry.crls]));

@@ -224,4 +224,24 @@ describe('B-T → B-LT → B-LTA', () => {
     await expectIndependentToolsAccept(partial.bytes, 1);
     await expect(addValidationData(original, { fetcher: ocsp.fetcher, now: LTV_AT })).rejects.toMatchObject({ code: 'NO_SIGNATURES' });
   });
+
+  it('completes a chain the CMS leaves incomplete from extraCertificates, and says so when it cannot', async () => {
+    const leafOnly = { ...pki.signers.p256.signer, certificateChain: [pki.signers.p256.certDer] };
+    const signed = await signPdf(original, { signer: leafOnly, signingTime: SIGNED_AT });
+    await expect(addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] })).rejects.toMatchObject({
+      code: 'VALIDATION_DATA_INCOMPLETE',
+      message: expect.stringMatching(/Carol Example.*its issuer certificate is not available/),
+    });
+    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer], extraCertificates: [pki.intermediate.certDer] });
+    const dss = (await readDss(lt.bytes))!;
+    for (const id of [pki.signers.p256, pki.intermediate, pki.root, pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
+    expect(dss.ocsps.map(ocspSerials).flat()).toEqual(['2003']);
+    expect(lt.warnings).toEqual([]);
+    // The CMS lacks the intermediate, so openssl needs it handed in; the /DSS now carries it for validators.
+    expect((await pdfsigCheck(lt.bytes)).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.']);
+    expect((await opensslCmsVerify(lt.bytes, 0, pki.rootPem + pki.intermediate.certPem)).ok).toBe(true);
+    expect((await qpdfCheck(lt.bytes)).ok).toBe(true);
+    const report = await verifyPdf(lt.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    expect(report.signatures.map((s) => [s.valid, s.chainOk])).toEqual([[true, true]]);
+  });
 });
