@@ -26,7 +26,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import type { FieldType } from '../domain/file-metadata.js';
-import { PlacementError, ValidationError } from '../errors.js';
+import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
   checkBoxAppearance,
   rotationMatrix,
@@ -46,6 +46,12 @@ export interface PlaceFieldsOptions {
    * `Sign here: <signer ids>` (`Sign here` without signers) and `Seal`.
    */
   label?: (placement: FieldPlacement) => string;
+  /**
+   * How many pages the document had when the placements were resolved (e.g. `index.pages.length`). When pdf-lib
+   * reads another number, the file is damaged in a way the two parsers see differently: PdfParseError
+   * `PDF_PAGE_COUNT_MISMATCH` instead of placing fields on the wrong pages.
+   */
+  pageCount?: number;
 }
 
 /** One widget of a placed field: page and rectangle in reader coordinates. */
@@ -81,7 +87,7 @@ const TEXT_FIELD_CHARSET = charRange(0x20, 0x7e) + charRange(0xa0, 0x17f) + '€
  * Adds a field per distinct `placement.field` (a widget per placement) to `pdf`, keeping existing AcroForm fields,
  * and returns the new bytes (the input is an exact prefix) with what was placed. Never calls pdf-lib's `save()`.
  *
- * @throws PdfParseError when `pdf` is not a usable PDF; ValidationError `INVALID_PLACEMENT` for a placement that
+ * @throws PdfParseError when `pdf` is not a usable PDF (or has another page count than `options.pageCount`); ValidationError `INVALID_PLACEMENT` for a placement that
  *   is not well-formed (page out of range, empty size, a name with a period, two types for one name);
  *   PlacementError `FIELD_NAME_TAKEN` when the PDF already has a field of that name.
  * @example
@@ -95,6 +101,13 @@ export async function placeFields(
   const session = await openPdfForUpdate(pdf);
   const doc = session.doc;
   const pages = doc.getPages();
+  if (options.pageCount !== undefined && options.pageCount !== pages.length) {
+    throw new PdfParseError(
+      'PDF_PAGE_COUNT_MISMATCH',
+      `The PDF is damaged: its page tree has ${pages.length} page${pages.length === 1 ? '' : 's'} for one reader and ` +
+        `${options.pageCount} for another. Repair it (e.g. save it again from a PDF editor) and upload it again.`,
+    );
+  }
   const fields = groupPlacements(placements, pages.length);
   if (fields.length === 0) return { bytes: pdf.slice(), fields: [] };
 

@@ -57,6 +57,7 @@ export async function placeFieldsFromMetadata(
   const searching = locations.filter((l) => l.Search !== undefined);
   const needDefault = (options.signerIds ?? []).filter((id) => !hasSignatureField(valid, id));
   let source: LocateInput;
+  let pageCount: number;
   if (searching.length > 0 || needDefault.length > 0) {
     // Default placements look for {{SignerN}} anywhere, so they need every page.
     const pages = needDefault.length === 0 && searching.every((l) => l.PageNumber !== undefined)
@@ -66,17 +67,20 @@ export async function placeFieldsFromMetadata(
     if (pages) indexOptions.pages = pages;
     if (options.workers !== undefined) indexOptions.workers = options.workers;
     if (options.signal) indexOptions.signal = options.signal;
-    source = await indexText(pdf, indexOptions);
+    const index = await indexText(pdf, indexOptions);
+    source = index;
+    pageCount = index.pageCount;
   } else {
-    const doc = await loadPdf(pdf);
-    source = doc.getPages().map((page, i) => pageGeometry(page, i + 1));
+    const geometries = (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
+    source = geometries;
+    pageCount = geometries.length;
   }
   const placements = resolveLocations(source, valid);
   if (needDefault.length > 0) {
     const wanted = new Set(needDefault);
     placements.push(...defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) }));
   }
-  const placeOptions: PlaceFieldsOptions = {};
+  const placeOptions: PlaceFieldsOptions = { pageCount };
   if (options.label) placeOptions.label = options.label;
   const { bytes, fields } = await placeFields(pdf, placements, placeOptions);
   return { bytes, fields, placements, metadata: valid };

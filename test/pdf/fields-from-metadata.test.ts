@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors.js';
+import { ParaphError, ValidationError } from '../../src/errors.js';
 import { defaultSignerPlacements } from '../../src/pdf/locate.js';
 import { pageGeometry, userRectToReader, type ReaderRect } from '../../src/pdf/page-geometry.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields.js';
@@ -121,6 +122,33 @@ describe('placeFieldsFromMetadata on the text fixtures', () => {
     expect(placements[3]).toMatchObject({ top: 36, signerIds: ['Signer3'] });
     const names = (await widgetsInReaderCoordinates(bytes)).map((w) => w.field).sort();
     expect(names).toEqual(['Signer2.Signature', 'Signer3.Signature', 'one.Sig', 'three.Agree']);
+  });
+
+  it('damaged PDFs (random byte changes) succeed or fail with an input ParaphError, never anything else (property)', async () => {
+    const pdf = new Uint8Array(await readFile(join(process.cwd(), 'fixtures', 'sample', 'contract.pdf')));
+    const metadata = JSON.parse(await readFile(join(process.cwd(), 'fixtures', 'sample', 'metadata.json'), 'utf8')) as unknown;
+    const change = fc.record({ at: fc.nat({ max: pdf.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) });
+    const quiet = { log: console.log, warn: console.warn };
+    console.log = () => undefined; // pdf-lib reports every object it cannot parse on the console
+    console.warn = () => undefined;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 20 }), async (changes) => {
+          const damaged = pdf.slice();
+          for (const { at, byte } of changes) damaged[at] = byte;
+          try {
+            await placeFieldsFromMetadata(damaged, metadata, { workers: 0 });
+          } catch (error) {
+            expect(error).toBeInstanceOf(ParaphError);
+            expect((error as ParaphError).origin).toBe('input');
+          }
+        }),
+        { numRuns: 60 },
+      );
+    } finally {
+      console.log = quiet.log;
+      console.warn = quiet.warn;
+    }
   });
 
   it('validates the metadata before touching the PDF', async () => {

@@ -357,6 +357,18 @@ describe('placeFields', () => {
     ]);
   });
 
+  it('refuses to place when the PDF has another page count than the placements were resolved on', async () => {
+    const pdf = await makePdf([A4]);
+    const error = await placeFields(pdf, [placement('a.b', 'Check', 1, { left: 0, top: 0, width: 12, height: 12 })], { pageCount: 2 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PdfParseError);
+    expect((error as PdfParseError).code).toBe('PDF_PAGE_COUNT_MISMATCH');
+    expect((error as PdfParseError).message).toBe(
+      'The PDF is damaged: its page tree has 1 page for one reader and 2 for another. Repair it (e.g. save it again from a PDF editor) and upload it again.',
+    );
+  });
+
   it('turns bad PDFs into PdfParseErrors', async () => {
     const garbage = new TextEncoder().encode('this is not a pdf at all');
     const valid = await makePdf([A4]);
