@@ -301,7 +301,7 @@ interface Context {
   readonly parse: CertificateParser;
 }
 
-async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level' | 'certification'> & { path: readonly Uint8Array[] }> {
+async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level' | 'certification'> & { path: readonly Uint8Array[]; tsaPath: readonly Uint8Array[] }> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const { dict } = found;
@@ -351,6 +351,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   let digestOk = false;
   let signatureOk = false;
   let timestamp: TimestampReport | undefined;
+  let tsaPath: readonly Uint8Array[] = [];
   let validationTime = ctx.now;
   if (cms && kind === 'signature') {
     problems.push(...cms.problems);
@@ -362,7 +363,9 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     if (cms.timestampToken) {
       const signatureValue = cms.signatureValue;
       const tst = checkTimestampToken(cms.timestampToken, (h) => createHash(h).update(signatureValue).digest());
-      timestamp = timestampReport(tst, ctx, problems);
+      const checked = timestampReport(tst, ctx, problems);
+      timestamp = checked.report;
+      tsaPath = checked.path;
       if (timestamp.valid) validationTime = tst.time;
     }
   } else if (cms) {
@@ -371,7 +374,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     digestOk = tst.imprintOk;
     signatureOk = tst.tokenOk;
     problems.push(...tst.problems);
-    timestamp = timestampReport(tst, ctx, problems);
+    timestamp = timestampReport(tst, ctx, problems).report;
     validationTime = ctx.now ?? tst.time;
   }
   let chainOk = false;
@@ -402,24 +405,27 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
     problems,
     warnings,
     path,
+    tsaPath,
   };
 }
 
-function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Context, problems: string[]): TimestampReport {
+function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Context, problems: string[]): { report: TimestampReport; path: readonly Uint8Array[] } {
   const valid = tst.tokenOk && tst.imprintOk;
   const tsaCert = tst.cms?.signerCertificate;
   let chainOk = false;
   let chainReason = 'no TSA certificate in the token';
+  let path: readonly Uint8Array[] = [];
   if (tsaCert) {
     const chain = checkChain(tsaCert, [...(tst.cms?.certificates ?? []), ...(ctx.dss?.certs ?? [])], ctx.trustRoots, tst.time, ctx.parse);
     chainOk = chain.chainOk;
     chainReason = chain.reason;
+    path = chain.path;
     if (!chainOk) problems.push(`time-stamp certificate chain: ${chain.reason}`);
     const eku = ctx.parse(tsaCert).keyUsage;
     if (eku !== undefined && !eku.includes('1.3.6.1.5.5.7.3.8')) problems.push('the time-stamp certificate lacks the timeStamping extended key usage');
   } else problems.push('the time-stamp token does not carry the TSA certificate');
   if (!valid && !tst.problems.length) problems.push('the time-stamp token is not valid');
-  return { time: tst.time, valid, tsa: certificateSummary(tsaCert, ctx.parse)?.subject, chainOk, chainReason };
+  return { report: { time: tst.time, valid, tsa: certificateSummary(tsaCert, ctx.parse)?.subject, chainOk, chainReason }, path };
 }
 
 /**
@@ -466,7 +472,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const docTimestampRevisions = new Set(results.filter((r) => r.kind === 'document-timestamp' && r.coveredRevision !== undefined).map((r) => r.coveredRevision!));
   const signatures: SignatureReport[] = [];
   for (let i = 0; i < results.length; i++) {
-    const { path, objectNumber, ...result } = results[i]!;
+    const { path, tsaPath, objectNumber, ...result } = results[i]!;
     const certifies = certification !== undefined && certification.objectNumber === objectNumber;
     const problems = [...result.problems];
     let modifications = result.modifications;
@@ -483,7 +489,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
       signatures.push({ ...base, level: undefined, problems, valid: result.valid && problems.length === result.problems.length });
       continue;
     }
-    const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, trustRoots, dss, results.slice(i + 1));
+    const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, tsaPath, trustRoots, dss, results.slice(i + 1));
     problems.push(...revoked.map((r) => `revocation data reports the certificate of ${r} as revoked`));
     const valid = result.valid && problems.length === result.problems.length;
     signatures.push({ ...base, level, valid, problems, warnings: [...result.warnings, ...levelWarnings] });
@@ -497,6 +503,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
 async function levelOf(
   signature: Omit<SignatureReport, 'level' | 'certification'>,
   path: readonly Uint8Array[],
+  tsaPath: readonly Uint8Array[],
   trustRoots: readonly Uint8Array[],
   dss: DssData | undefined,
   later: readonly Omit<SignatureReport, 'level' | 'certification'>[],
@@ -504,8 +511,16 @@ async function levelOf(
   if (!signature.timestamp?.valid) return { level: 'B-B', revoked: [], warnings: [] };
   if (!dss || path.length === 0) return { level: 'B-T', revoked: [], warnings: [] };
   const coverage = await checkRevocationCoverage(path, trustRoots, dss);
-  const { revoked, warnings } = coverage;
+  const revoked = [...coverage.revoked];
+  const warnings = [...coverage.warnings];
   if (!coverage.covered) return { level: 'B-T', revoked, warnings };
+  // ETSI EN 319 142-1 asks for the time-stamp chain's validation data too; its absence is reported, not demoted.
+  const tsaCoverage = tsaPath.length > 0 ? await checkRevocationCoverage(tsaPath, trustRoots, dss) : undefined;
+  if (tsaCoverage) {
+    revoked.push(...tsaCoverage.revoked);
+    warnings.push(...tsaCoverage.warnings);
+    if (!tsaCoverage.covered) warnings.push(`the /DSS has no revocation data for the time-stamp chain (${tsaCoverage.missing.join('; ')})`);
+  }
   const docTimestamp = later.some((s) => s.kind === 'document-timestamp' && s.digestOk && s.signatureOk);
   return { level: docTimestamp ? 'B-LTA' : 'B-LT', revoked, warnings };
 }

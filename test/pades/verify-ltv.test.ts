@@ -10,11 +10,14 @@ import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
+import { addDocumentTimestamp as addDocumentTimestampWithTsa } from '../../src/pades/doc-timestamp.js';
 import { createCrl } from '../../src/pades/keys/ca.js';
+import { addValidationData } from '../../src/pades/ltv.js';
 import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
 import { PKI_DIR, testPki, type TestPki } from '../helpers/pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, timestampLastPlaceholder, writeSection, writeTsaConfig } from './verify-helpers.js';
@@ -99,6 +102,32 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
     ]);
     expect((await pdfsigCheck(lta)).signatures[0]?.valid).toBe(true);
     expect((await qpdfCheck(lta)).ok).toBe(true);
+  });
+
+  it('reads OCSP responses written by addValidationData: B-LT, then B-LTA after addDocumentTimestamp, with no warnings', async () => {
+    const ocsp = await startFakeOcsp({ pki, now: NOW });
+    try {
+      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer] });
+      const lta = (await addDocumentTimestampWithTsa(lt.bytes, { timestamper: tsa.timestamper() })).bytes;
+      const report = await verifyPdf(lta, { trustRoots: [pki.rootPem], now: NOW });
+      expect(report.valid).toBe(true);
+      expect(report.signatures[0]).toMatchObject({ level: 'B-LTA', warnings: [] });
+      expect(report.warnings).toEqual([]);
+    } finally {
+      await ocsp.close();
+    }
+  });
+
+  it('reports a signer an OCSP response in the /DSS says is revoked', async () => {
+    const ocsp = await startFakeOcsp({ pki, now: NOW, revoked: new Map([[pki.signers.rsa.serial, new Date('2026-11-01T00:00:00Z')]]) });
+    try {
+      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer], allowIncomplete: true });
+      const report = await verifyPdf(lt.bytes, { trustRoots: [pki.rootPem], now: NOW });
+      expect(report.valid).toBe(false);
+      expect(report.signatures[0]?.problems.join(' ')).toMatch(/revoked/);
+    } finally {
+      await ocsp.close();
+    }
   });
 
   it('stays at B-T when the /DSS lacks revocation data for the intermediate CA', async () => {
