@@ -536,30 +536,53 @@ export function recordActivity(
 /** What a timer due on a transaction asks the service to do. */
 export type TimerKind = 'expire' | 'remind' | 'clean';
 
-/**
- * The earliest timer of a transaction, derived from its dates (so nothing is lost on restart): expiry at
- * `ExpiresDateTime` (or the earliest signer `Expires`) while at 5/10; a signer's `NextReminderDateTime` while at 10;
- * cleaning `retentionDays` after `EndedDateTime` for an ended, uncleaned transaction. Undefined when none is pending.
- */
-export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: TimerKind; at: string } | undefined {
-  if (tx.cleanedAt !== undefined) return undefined;
+/** The dates a transaction's timers derive from (a store indexes them). */
+export interface TransactionTimers {
+  /** While at 5 or 10: the earliest of `ExpiresDateTime` and the unsigned signers' `Expires`. */
+  expireAt?: string;
+  /** While at 10: the earliest signer `NextReminderDateTime`. */
+  remindAt?: string;
+  /** While ended and not cleaned: `EndedDateTime` (cleaning is due a retention period later). */
+  endedAt?: string;
+}
+
+/** The timer dates of `tx`, all in the {@link formatTime} format; empty for a cleaned transaction. */
+export function transactionTimers(tx: Transaction): TransactionTimers {
+  const timers: TransactionTimers = {};
+  if (tx.cleanedAt !== undefined) return timers;
   if (isEndStatus(tx.Status)) {
-    return tx.EndedDateTime === undefined ? undefined : { kind: 'clean', at: addDays(tx.EndedDateTime, retentionDays) };
+    if (tx.EndedDateTime !== undefined) timers.endedAt = tx.EndedDateTime;
+    return timers;
   }
-  const candidates: { kind: TimerKind; at: string }[] = [];
   if (tx.Status === 5 || tx.Status === 10) {
-    candidates.push({ kind: 'expire', at: tx.ExpiresDateTime });
+    let expireAt = tx.ExpiresDateTime;
     for (const signer of tx.Signers) {
       if (signer.Expires !== undefined && signer.SignedDateTime === undefined) {
-        candidates.push({ kind: 'expire', at: formatTime(new Date(signer.Expires)) });
+        const at = formatTime(new Date(signer.Expires));
+        if (at < expireAt) expireAt = at;
       }
     }
+    timers.expireAt = expireAt;
   }
   if (tx.Status === 10) {
     for (const signer of tx.Signers) {
-      if (signer.NextReminderDateTime !== undefined) candidates.push({ kind: 'remind', at: signer.NextReminderDateTime });
+      const at = signer.NextReminderDateTime;
+      if (at !== undefined && (timers.remindAt === undefined || at < timers.remindAt)) timers.remindAt = at;
     }
   }
+  return timers;
+}
+
+/**
+ * The earliest timer of a transaction, derived from its dates (so nothing is lost on restart): expiry while at 5/10,
+ * a reminder while at 10, cleaning `retentionDays` after the end. Undefined when none is pending.
+ */
+export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: TimerKind; at: string } | undefined {
+  const timers = transactionTimers(tx);
+  const candidates: { kind: TimerKind; at: string }[] = [];
+  if (timers.expireAt !== undefined) candidates.push({ kind: 'expire', at: timers.expireAt });
+  if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
+  if (timers.endedAt !== undefined) candidates.push({ kind: 'clean', at: addDays(timers.endedAt, retentionDays) });
   candidates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return candidates[0];
 }

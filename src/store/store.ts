@@ -6,7 +6,13 @@
  */
 import type { AuditEntry, AuditEventInput } from '../receipt/audit-log.js';
 import type { JsonValue, Transaction } from '../domain/transaction.js';
+import { createHash } from 'node:crypto';
 import { ParaphError } from '../errors.js';
+
+/** The SHA-256 (lowercase hex) of a SignUrl token, as {@link Store.findSignerByTokenHash} looks it up. */
+export function hashSignToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
 
 /** An API account (decisions.md §9). Keys are stored hashed (SHA-256 hex of the key as sent). */
 export interface Account {

@@ -1,0 +1,390 @@
+/**
+ * The embedded {@link Store} (issue 5, "Store"): SQLite through better-sqlite3 plus a {@link FileBlobStore} under
+ * one data directory (`<dataDir>/paraph.db`, `<dataDir>/blobs/`). Each `commit` is one SQLite transaction holding
+ * the new state, its audit entries (chained in R's audit-log format), its outbox rows, its blob references and its
+ * sign-token index, so none of them can diverge. Numbered migrations are recorded in `migrations`.
+ *
+ * Durability: WAL with `synchronous=FULL`, so a commit the service has acknowledged survives a power cut, not only a
+ * process crash (NORMAL would risk the last commits on power loss; one fsync of the WAL per commit is cheap next to
+ * signing a PDF). Blobs are durable (fsync + rename + directory fsync) before a commit may reference them, and a
+ * commit refuses references to blobs that do not exist.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalJson } from '../receipt/canonical-json.js';
+import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
+import { ParaphError } from '../errors.js';
+import { referencedBlobs, transactionTimers, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { FileBlobStore } from './file-blob-store.js';
+import {
+  ConcurrencyError,
+  hashSignToken,
+  StoreError,
+  type Account,
+  type AuditEntryInput,
+  type DueTimer,
+  type OutboxKind,
+  type OutboxMessage,
+  type Store,
+  type TransactionChange,
+} from './store.js';
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Directory of the database and the blobs; created when missing. */
+  dataDir: string;
+}
+
+/** Numbered migrations, applied in order, each once. Never edit one that has shipped: add the next. */
+const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        user_token_hash TEXT NOT NULL,
+        app_key_hash TEXT NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE (user_token_hash, app_key_hash)
+      );
+      CREATE TABLE transactions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        version INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        expire_at INTEGER,
+        remind_at INTEGER,
+        ended_at INTEGER
+      );
+      CREATE INDEX transactions_expire ON transactions(expire_at) WHERE expire_at IS NOT NULL;
+      CREATE INDEX transactions_remind ON transactions(remind_at) WHERE remind_at IS NOT NULL;
+      CREATE INDEX transactions_ended ON transactions(ended_at) WHERE ended_at IS NOT NULL;
+      CREATE TABLE sign_tokens (
+        token_hash TEXT PRIMARY KEY,
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        signer_id TEXT NOT NULL
+      );
+      CREATE INDEX sign_tokens_tx ON sign_tokens(transaction_id);
+      CREATE TABLE audit_entries (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (transaction_id, seq)
+      );
+      CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('postback', 'mail', 'timer')),
+        payload TEXT NOT NULL,
+        order_key TEXT,
+        due_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
+        lease_until INTEGER,
+        last_error TEXT
+      );
+      CREATE INDEX outbox_pending ON outbox(due_at) WHERE status = 'pending';
+      CREATE INDEX outbox_order ON outbox(order_key, id) WHERE status = 'pending';
+      CREATE TABLE blob_refs (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        sha256 TEXT NOT NULL,
+        PRIMARY KEY (transaction_id, sha256)
+      );
+      CREATE INDEX blob_refs_sha ON blob_refs(sha256);
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+];
+
+/**
+ * Opens (creating and migrating) the embedded store in `dataDir`.
+ *
+ * @example
+ * const store = await openSqliteStore({ dataDir: './data' });
+ * try { await store.getTransaction(id); } finally { await store.close(); }
+ */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const blobs = await FileBlobStore.open(join(options.dataDir, 'blobs'));
+  const db = new Database(join(options.dataDir, 'paraph.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteStore(db, blobs);
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM migrations').all() as { version: number }[]).map((r) => r.version));
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
+    }).immediate();
+  }
+}
+
+interface OutboxRow {
+  id: number;
+  transaction_id: string;
+  kind: OutboxKind;
+  payload: string;
+  order_key: string | null;
+  due_at: number;
+  attempts: number;
+  last_error: string | null;
+}
+
+/** The SQLite implementation of {@link Store}. Create it with {@link openSqliteStore}. */
+export class SqliteStore implements Store {
+  private closed = false;
+
+  /** @internal use {@link openSqliteStore}. */
+  constructor(
+    private readonly db: Database.Database,
+    readonly blobs: FileBlobStore,
+  ) {}
+
+  async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
+    const row = this.live()
+      .prepare('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
+      .get(userTokenHash, appKeyHash) as { data: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.data) as Account);
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const row = this.live().prepare('SELECT data FROM accounts WHERE id = ?').get(id) as { data: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.data) as Account);
+  }
+
+  async createAccount(account: Account): Promise<void> {
+    try {
+      this.live()
+        .prepare('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
+        .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(account));
+    } catch (error) {
+      if (isConstraint(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
+      throw error;
+    }
+  }
+
+  async countAccounts(): Promise<number> {
+    return (this.live().prepare('SELECT count(*) AS n FROM accounts').get() as { n: number }).n;
+  }
+
+  async getTransaction(id: string): Promise<Transaction | undefined> {
+    const row = this.live().prepare('SELECT data, version FROM transactions WHERE id = ?').get(id) as
+      | { data: string; version: number }
+      | undefined;
+    return row === undefined ? undefined : { ...(JSON.parse(row.data) as Transaction), version: row.version };
+  }
+
+  async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
+    const row = this.live().prepare('SELECT transaction_id, signer_id FROM sign_tokens WHERE token_hash = ?').get(tokenHash) as
+      | { transaction_id: string; signer_id: string }
+      | undefined;
+    if (row === undefined) return undefined;
+    const transaction = await this.getTransaction(row.transaction_id);
+    return transaction === undefined ? undefined : { transaction, signerId: row.signer_id };
+  }
+
+  async commit(change: TransactionChange): Promise<Transaction> {
+    const db = this.live();
+    const version = change.expectedVersion + 1;
+    const stored: Transaction = { ...change.transaction, version };
+    const { version: _version, ...body } = stored;
+    const data = JSON.stringify(body);
+    const timers = transactionTimers(stored);
+    const blobs = referencedBlobs(stored);
+    const txId = stored.Id;
+    const run = db.transaction(() => {
+      if (change.expectedVersion === 0) {
+        const existing = db.prepare('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
+        if (existing !== undefined) throw new ConcurrencyError(txId, 0, existing.version);
+        db.prepare(
+          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt));
+      } else {
+        const result = db
+          .prepare(
+            `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?
+             WHERE id = ? AND version = ?`,
+          )
+          .run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), txId, change.expectedVersion);
+        if (result.changes === 0) {
+          const actual = db.prepare('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
+          throw new ConcurrencyError(txId, change.expectedVersion, actual?.version);
+        }
+      }
+      for (const sha256 of blobs) {
+        if (!this.blobs.existsSync(sha256)) {
+          throw new StoreError('BLOB_NOT_FOUND', `Transaction ${txId} references blob ${sha256}, which was never stored.`, { origin: 'internal' });
+        }
+      }
+      db.prepare('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
+      const addRef = db.prepare('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
+      for (const sha256 of blobs) addRef.run(txId, sha256);
+      db.prepare('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
+      const addToken = db.prepare('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
+      for (const signer of stored.Signers) {
+        if (signer.SignToken !== undefined) addToken.run(hashSignToken(signer.SignToken), txId, signer.Id);
+      }
+      if (change.purgeAudit === true) db.prepare('DELETE FROM audit_entries WHERE transaction_id = ?').run(txId);
+      this.appendAudit(txId, change.audit ?? []);
+      const defaultDue = Date.parse(stored.ModifiedDateTime);
+      const addOutbox = db.prepare(
+        'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at) VALUES (?, ?, ?, ?, ?)',
+      );
+      for (const row of change.outbox ?? []) {
+        addOutbox.run(txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, row.dueAt?.getTime() ?? defaultDue);
+      }
+    });
+    run.immediate();
+    return stored;
+  }
+
+  // Chains onto the last stored entry exactly as R's appendAuditEntry does, without loading the whole log.
+  private appendAudit(txId: string, inputs: readonly AuditEntryInput[]): void {
+    if (inputs.length === 0) return;
+    const lastRow = this.db
+      .prepare('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq DESC LIMIT 1')
+      .get(txId) as { entry: string } | undefined;
+    let last = lastRow === undefined ? undefined : (JSON.parse(lastRow.entry) as AuditEntry);
+    const insert = this.db.prepare('INSERT INTO audit_entries (transaction_id, seq, entry) VALUES (?, ?, ?)');
+    for (const input of inputs) {
+      const at = formatAuditTime(input.at);
+      if (last !== undefined && at < last.at) {
+        throw new ParaphError(
+          'AUDIT_INVALID_TIME',
+          `Audit entry time ${at} is earlier than the last entry's ${last.at}: entries must be appended in time order.`,
+          { origin: 'internal' },
+        );
+      }
+      const unsigned = {
+        seq: (last?.seq ?? 0) + 1,
+        at,
+        type: input.type,
+        actor: input.actor,
+        data: input.data,
+        prevHash: last?.hash ?? GENESIS_HASH,
+      } as Omit<AuditEntry, 'hash'>;
+      const text = canonicalJson({ ...unsigned, hash: hashAuditEntry(unsigned) });
+      insert.run(txId, unsigned.seq, text);
+      last = JSON.parse(text) as AuditEntry;
+    }
+  }
+
+  async listAuditEntries(transactionId: string): Promise<AuditEntry[]> {
+    const rows = this.live()
+      .prepare('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq')
+      .all(transactionId) as { entry: string }[];
+    return rows.map((row) => JSON.parse(row.entry) as AuditEntry);
+  }
+
+  async listDueTimers(now: Date, options: { retentionDays: number; limit?: number }): Promise<DueTimer[]> {
+    const nowMs = now.getTime();
+    const retentionMs = options.retentionDays * 86_400_000;
+    const rows = this.live()
+      .prepare(
+        `SELECT id, 'expire' AS kind, expire_at AS at FROM transactions WHERE expire_at <= @now
+         UNION ALL SELECT id, 'remind', remind_at FROM transactions WHERE remind_at <= @now
+         UNION ALL SELECT id, 'clean', ended_at + @retention FROM transactions WHERE ended_at <= @now - @retention
+         ORDER BY at, id LIMIT @limit`,
+      )
+      .all({ now: nowMs, retention: retentionMs, limit: options.limit ?? 100 }) as { id: string; kind: DueTimer['kind']; at: number }[];
+    return rows.map((row) => ({ transactionId: row.id, kind: row.kind, at: new Date(row.at) }));
+  }
+
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]> {
+    const db = this.live();
+    const nowMs = now.getTime();
+    const claim = db.transaction(() => {
+      // A row of an order key waits for every earlier pending row of that key (delivery one at a time, in order).
+      const rows = db
+        .prepare(
+          `SELECT id, transaction_id, kind, payload, order_key, due_at, attempts, last_error FROM outbox o
+           WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+             AND (order_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM outbox p WHERE p.order_key = o.order_key AND p.status = 'pending' AND p.id < o.id))
+           ORDER BY due_at, id LIMIT @limit`,
+        )
+        .all({ now: nowMs, limit }) as OutboxRow[];
+      const lease = db.prepare('UPDATE outbox SET lease_until = ?, attempts = attempts + 1 WHERE id = ?');
+      for (const row of rows) lease.run(nowMs + leaseMs, row.id);
+      return rows;
+    });
+    return claim.immediate().map((row) => {
+      const message: OutboxMessage = {
+        id: row.id,
+        transactionId: row.transaction_id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload) as JsonValue,
+        dueAt: new Date(row.due_at),
+        attempts: row.attempts + 1,
+      };
+      if (row.order_key !== null) message.orderKey = row.order_key;
+      if (row.last_error !== null) message.lastError = row.last_error;
+      return message;
+    });
+  }
+
+  async markDone(id: number): Promise<void> {
+    this.live().prepare("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?").run(id);
+  }
+
+  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
+    if (retryAt === undefined) {
+      this.live().prepare("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?").run(error, id);
+    } else {
+      this.live()
+        .prepare('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
+        .run(retryAt.getTime(), error, id);
+    }
+  }
+
+  async getSetting(key: string): Promise<JsonValue | undefined> {
+    const row = this.live().prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.value) as JsonValue);
+  }
+
+  async putSetting(key: string, value: JsonValue): Promise<void> {
+    this.live()
+      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(key, JSON.stringify(value));
+  }
+
+  async collectGarbage(olderThan: Date): Promise<number> {
+    const referenced = this.live().prepare('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1');
+    return this.blobs.deleteUnreferencedSync(olderThan, (sha256) => referenced.get(sha256) !== undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private live(): Database.Database {
+    if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
+    return this.db;
+  }
+}
+
+function ms(at: string | undefined): number | null {
+  return at === undefined ? null : Date.parse(at);
+}
+
+function isConstraint(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT');
+}
