@@ -1,0 +1,276 @@
+/**
+ * Configuration of the transaction service (decisions.md §10, issue 5 "Running it"): environment variables plus an
+ * optional JSON config file (`PARAPH_CONFIG`), validated at start with messages naming the variable or key and the
+ * rule. Environment variables win over the file. With nothing set the service runs on 127.0.0.1:8080 with its data
+ * under ./data. Pure: the environment and the file's text are handed in.
+ */
+import { resolve } from 'node:path';
+import { ValidationError } from './errors.js';
+
+/** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
+export type QualifiedSealConfig =
+  | { readonly kind: 'pkcs12'; readonly path: string; readonly password: string }
+  | {
+      readonly kind: 'pkcs11';
+      readonly modulePath: string;
+      readonly pin: string;
+      readonly tokenLabel?: string;
+      readonly slotIndex?: number;
+      readonly keyLabel?: string;
+    };
+
+/** The bootstrap account read from the environment (decisions.md §9). */
+export interface BootstrapAccountConfig {
+  readonly userToken: string;
+  readonly appKey: string;
+  readonly postbackSecret?: string;
+}
+
+/** The validated service configuration. */
+export interface ServiceConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute path of the data directory (SQLite file, blobs, outbox mails). */
+  readonly dataDir: string;
+  /** Base of every absolute link the service writes (SignUrl, Files[].Links), without a trailing slash. */
+  readonly publicUrl: string;
+  /** RFC 3161 time-stamp authority; signatures and seals are B-T when set. */
+  readonly tsaUrl?: string;
+  readonly qualifiedSeal?: QualifiedSealConfig;
+  /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
+  readonly retentionDays: number;
+  /** Largest accepted PDF upload, in bytes (413 above it). */
+  readonly maxFileBytes: number;
+  /** Window after an upload in which a second upload of the same kind for the same fileId answers 409. */
+  readonly fileReplaceGuardMs: number;
+  /** SMTP server for mails (delivery is issue 7); without it mails are written as .eml files. */
+  readonly smtpUrl?: string;
+  /** How often the worker looks for due timers (expiry, cleaning). */
+  readonly workerIntervalMs: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly bootstrapAccount?: BootstrapAccountConfig;
+}
+
+/** Every configuration key: its environment variable and its key in the JSON config file. */
+export const CONFIG_KEYS = {
+  host: { env: 'HOST', file: 'host', help: 'interface to listen on (default 127.0.0.1)' },
+  port: { env: 'PORT', file: 'port', help: 'TCP port (default 8080; 0 picks a free port)' },
+  dataDir: { env: 'PARAPH_DATA_DIR', file: 'dataDir', help: 'data directory (default ./data)' },
+  publicUrl: { env: 'PARAPH_PUBLIC_URL', file: 'publicUrl', help: 'public base URL for SignUrl and Links (default http://HOST:PORT)' },
+  tsaUrl: { env: 'PARAPH_TSA_URL', file: 'tsaUrl', help: 'RFC 3161 time-stamp authority URL (signatures become B-T)' },
+  qsealP12: { env: 'PARAPH_QSEAL_P12', file: 'qualifiedSeal.pkcs12', help: 'PKCS#12 file of a qualified seal' },
+  qsealP12Password: { env: 'PARAPH_QSEAL_P12_PASSWORD', file: 'qualifiedSeal.password', help: 'its password' },
+  qsealPkcs11Module: { env: 'PARAPH_QSEAL_PKCS11_MODULE', file: 'qualifiedSeal.pkcs11Module', help: 'PKCS#11 module of a qualified seal token' },
+  qsealPkcs11Pin: { env: 'PARAPH_QSEAL_PKCS11_PIN', file: 'qualifiedSeal.pin', help: 'token user PIN' },
+  qsealPkcs11Token: { env: 'PARAPH_QSEAL_PKCS11_TOKEN', file: 'qualifiedSeal.tokenLabel', help: 'token label' },
+  qsealPkcs11Slot: { env: 'PARAPH_QSEAL_PKCS11_SLOT', file: 'qualifiedSeal.slotIndex', help: 'slot index when no token label is given' },
+  qsealPkcs11Key: { env: 'PARAPH_QSEAL_PKCS11_KEY', file: 'qualifiedSeal.keyLabel', help: 'CKA_LABEL of the seal key' },
+  retentionDays: { env: 'PARAPH_RETENTION_DAYS', file: 'retentionDays', help: 'days before ended transactions are cleaned (default 30, 0 allowed)' },
+  maxFileBytes: { env: 'PARAPH_MAX_FILE_BYTES', file: 'maxFileBytes', help: 'largest PDF upload in bytes (default 52428800 = 50 MiB)' },
+  fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
+  smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
+  workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
+  logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
+  appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
+  postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'bootstrapAccount.postbackSecret', help: 'bootstrap account postback shared secret' },
+} as const;
+
+type ConfigKey = keyof typeof CONFIG_KEYS;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const FILE_KEYS = new Set(Object.values(CONFIG_KEYS).map((k) => k.file.split('.')[0] as string));
+
+/** Inputs of {@link loadConfig}. */
+export interface LoadConfigInput {
+  /** The process environment (or a test's). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Text of the JSON config file named by `PARAPH_CONFIG`, when there is one. */
+  readonly fileText?: string;
+  /** Name of that file, for messages. */
+  readonly fileName?: string;
+  /** Base for relative paths (default: the current directory). */
+  readonly cwd?: string;
+}
+
+/**
+ * Reads and validates the configuration. Every problem is collected; the ValidationError lists them all.
+ *
+ * @throws ValidationError `INVALID_CONFIG` naming each bad variable or key.
+ * @example
+ * const config = loadConfig({ env: process.env });
+ */
+export function loadConfig(input: LoadConfigInput): ServiceConfig {
+  const issues: string[] = [];
+  const fileValues = parseFile(input, issues);
+  const cwd = input.cwd ?? process.cwd();
+
+  const raw = (key: ConfigKey): { value: string | number | boolean; where: string } | undefined => {
+    const spec = CONFIG_KEYS[key];
+    const envValue = input.env[spec.env];
+    if (envValue !== undefined && envValue !== '') return { value: envValue, where: spec.env };
+    const fileValue = fileValues.get(spec.file);
+    if (fileValue !== undefined) return { value: fileValue, where: `${input.fileName ?? 'config file'}: ${spec.file}` };
+    return undefined;
+  };
+  const str = (key: ConfigKey): string | undefined => {
+    const r = raw(key);
+    if (r === undefined) return undefined;
+    if (typeof r.value !== 'string' || r.value.trim() === '') {
+      issues.push(`${r.where}: must be a non-empty string`);
+      return undefined;
+    }
+    return r.value;
+  };
+  const int = (key: ConfigKey, fallback: number, min: number, max: number): number => {
+    const r = raw(key);
+    if (r === undefined) return fallback;
+    const n = typeof r.value === 'number' ? r.value : typeof r.value === 'string' && /^-?\d+$/.test(r.value.trim()) ? Number(r.value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      issues.push(`${r.where}: must be an integer from ${min} to ${max} (got ${JSON.stringify(r.value)})`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const host = str('host') ?? '127.0.0.1';
+  const port = int('port', 8080, 0, 65535);
+  const dataDir = resolve(cwd, str('dataDir') ?? './data');
+  let publicUrl = str('publicUrl') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  publicUrl = checkUrl(publicUrl, raw('publicUrl')?.where ?? CONFIG_KEYS.publicUrl.env, ['http:', 'https:'], issues).replace(/\/+$/, '');
+  const tsaRaw = str('tsaUrl');
+  const tsaUrl = tsaRaw === undefined ? undefined : checkUrl(tsaRaw, raw('tsaUrl')?.where ?? '', ['http:', 'https:'], issues);
+  const smtpRaw = str('smtpUrl');
+  const smtpUrl = smtpRaw === undefined ? undefined : checkUrl(smtpRaw, raw('smtpUrl')?.where ?? '', ['smtp:', 'smtps:'], issues);
+  const retentionDays = int('retentionDays', 30, 0, 36500);
+  const maxFileBytes = int('maxFileBytes', 50 * 1024 * 1024, 1024, 2 ** 32);
+  const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
+  const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
+  const level = str('logLevel') ?? 'info';
+  let logLevel: ServiceConfig['logLevel'] = 'info';
+  if ((LOG_LEVELS as readonly string[]).includes(level)) logLevel = level as ServiceConfig['logLevel'];
+  else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+
+  const qualifiedSeal = readQualifiedSeal(str, int, raw, cwd, issues);
+
+  const userToken = str('userToken');
+  const appKey = str('appKey');
+  const postbackSecret = str('postbackSecret');
+  let bootstrapAccount: BootstrapAccountConfig | undefined;
+  if ((userToken === undefined) !== (appKey === undefined)) {
+    issues.push(`${CONFIG_KEYS.userToken.env} and ${CONFIG_KEYS.appKey.env}: set both or neither`);
+  } else if (userToken !== undefined && appKey !== undefined) {
+    bootstrapAccount = { userToken, appKey, ...(postbackSecret !== undefined ? { postbackSecret } : {}) };
+  }
+
+  if (issues.length > 0) throw new ValidationError(issues.map((i) => `configuration: ${i}`), 'INVALID_CONFIG');
+  return {
+    host,
+    port,
+    dataDir,
+    publicUrl,
+    ...(tsaUrl !== undefined ? { tsaUrl } : {}),
+    ...(qualifiedSeal !== undefined ? { qualifiedSeal } : {}),
+    retentionDays,
+    maxFileBytes,
+    fileReplaceGuardMs,
+    ...(smtpUrl !== undefined ? { smtpUrl } : {}),
+    workerIntervalMs,
+    logLevel,
+    ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
+  };
+}
+
+/** One line per variable, for `paraph serve --help`. */
+export function describeConfig(): string {
+  const width = Math.max(...Object.values(CONFIG_KEYS).map((k) => k.env.length));
+  return Object.values(CONFIG_KEYS)
+    .map((k) => `  ${k.env.padEnd(width)}  ${k.help} [file: ${k.file}]`)
+    .join('\n');
+}
+
+function readQualifiedSeal(
+  str: (key: ConfigKey) => string | undefined,
+  int: (key: ConfigKey, fallback: number, min: number, max: number) => number,
+  raw: (key: ConfigKey) => { where: string } | undefined,
+  cwd: string,
+  issues: string[],
+): QualifiedSealConfig | undefined {
+  const p12 = str('qsealP12');
+  const module = str('qsealPkcs11Module');
+  if (p12 !== undefined && module !== undefined) {
+    issues.push(`${CONFIG_KEYS.qsealP12.env} and ${CONFIG_KEYS.qsealPkcs11Module.env}: configure one qualified seal, not both`);
+    return undefined;
+  }
+  if (p12 !== undefined) {
+    const password = str('qsealP12Password');
+    if (password === undefined) issues.push(`${CONFIG_KEYS.qsealP12Password.env}: required with ${CONFIG_KEYS.qsealP12.env}`);
+    return { kind: 'pkcs12', path: resolve(cwd, p12), password: password ?? '' };
+  }
+  if (module !== undefined) {
+    const pin = str('qsealPkcs11Pin');
+    if (pin === undefined) issues.push(`${CONFIG_KEYS.qsealPkcs11Pin.env}: required with ${CONFIG_KEYS.qsealPkcs11Module.env}`);
+    const tokenLabel = str('qsealPkcs11Token');
+    const keyLabel = str('qsealPkcs11Key');
+    const slotGiven = raw('qsealPkcs11Slot') !== undefined;
+    const slotIndex = int('qsealPkcs11Slot', 0, 0, 1023);
+    if (tokenLabel === undefined && !slotGiven) {
+      issues.push(`${CONFIG_KEYS.qsealPkcs11Token.env} or ${CONFIG_KEYS.qsealPkcs11Slot.env}: one is required with ${CONFIG_KEYS.qsealPkcs11Module.env}`);
+    }
+    return {
+      kind: 'pkcs11',
+      modulePath: module,
+      pin: pin ?? '',
+      ...(tokenLabel !== undefined ? { tokenLabel } : {}),
+      ...(slotGiven ? { slotIndex } : {}),
+      ...(keyLabel !== undefined ? { keyLabel } : {}),
+    };
+  }
+  return undefined;
+}
+
+function checkUrl(value: string, where: string, protocols: readonly string[], issues: string[]): string {
+  try {
+    const url = new URL(value);
+    if (!protocols.includes(url.protocol)) {
+      issues.push(`${where}: must be a ${protocols.join(' or ')} URL (got ${JSON.stringify(value)})`);
+    }
+  } catch {
+    issues.push(`${where}: not a valid URL (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function parseFile(input: LoadConfigInput, issues: string[]): Map<string, string | number | boolean> {
+  const values = new Map<string, string | number | boolean>();
+  if (input.fileText === undefined) return values;
+  const name = input.fileName ?? 'config file';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input.fileText);
+  } catch (error) {
+    issues.push(`${name}: not valid JSON (${(error as Error).message})`);
+    return values;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    issues.push(`${name}: must be a JSON object`);
+    return values;
+  }
+  const walk = (obj: Record<string, unknown>, prefix: string): void => {
+    for (const [key, value] of Object.entries(obj)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (!prefix && !FILE_KEYS.has(key)) {
+        issues.push(`${name}: unknown key "${key}" (known: ${[...FILE_KEYS].join(', ')})`);
+      } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        walk(value as Record<string, unknown>, path);
+      } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+        if (!Object.values(CONFIG_KEYS).some((k) => k.file === path)) issues.push(`${name}: unknown key "${path}"`);
+        else values.set(path, value);
+      } else {
+        issues.push(`${name}: ${path} must be a string or a number`);
+      }
+    }
+  };
+  walk(parsed as Record<string, unknown>, '');
+  return values;
+}

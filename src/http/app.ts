@@ -1,0 +1,118 @@
+/**
+ * The HTTP adapter of the transaction service (spec §4–§5, issue 5): `buildApp(deps)` wires the store, clock, ids,
+ * keys, TSA and logger it is handed into fastify; nothing here reads the environment (server.ts does that). Routes
+ * are registered explicitly per resource; request bodies are validated with the TypeBox schemas (ajv: no type
+ * coercion, no removal of unknown properties, so that unknown properties and nulls are refused with their names);
+ * every error goes through the one table in error-map.ts; the OpenAPI document is generated from the same schemas.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { toPartialTransactionView } from '../domain/transaction-view.js';
+import type { Store } from '../store/store.js';
+import { randomIds, type IdSource, type ServiceContext, type ServiceSettings } from '../service/context.js';
+import type { ServiceKeys } from '../service/service-keys.js';
+import { TransactionCleanedError } from '../service/transaction-guards.js';
+import { UploadGuard } from '../service/upload-guard.js';
+import type { Timestamper } from '../pades/types.js';
+import { authenticate } from './auth.js';
+import { handleError } from './error-map.js';
+import { fileRoutes } from './file.routes.js';
+import { buildOpenApiDocument, collectOpenApiRoutes } from './openapi.js';
+import { publicRoutes } from './public.routes.js';
+import { receiptRoutes } from './receipt.routes.js';
+import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
+import { transactionRoutes } from './transaction.routes.js';
+import { formatSchemaErrors } from './validation-messages.js';
+
+/** What the app is built from. */
+export interface AppDeps {
+  readonly store: Store;
+  /** The clock every use case reads (tests inject a fixed or stepping one). */
+  readonly clock: () => Date;
+  readonly ids?: IdSource;
+  readonly keys: ServiceKeys;
+  readonly timestamper?: Timestamper;
+  readonly settings: ServiceSettings;
+  /** A pino logger, pino options, or false for none (default). */
+  readonly logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
+  /** For `/health`: whether the worker runs (default: always). */
+  readonly healthy?: () => boolean;
+  /** Version shown in the OpenAPI document. */
+  readonly version?: string;
+}
+
+/** Headers that carry credentials: never logged. */
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.application', 'req.headers.cookie'];
+
+/** Pino options of the service: request ids, nothing secret. */
+export function loggerOptions(level: string): Record<string, unknown> {
+  return { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+}
+
+/**
+ * Builds the fastify app (not listening; `server.ts` listens, tests use `listen({port: 0})` or `inject`).
+ *
+ * @example
+ * const app = await buildApp({ store, clock: () => new Date(), keys, settings });
+ * await app.listen({ host: '127.0.0.1', port: 8080 });
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const ctx: ServiceContext = {
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids ?? randomIds,
+    keys: deps.keys,
+    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    settings: deps.settings,
+    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
+  };
+  const loggerInstance = isLogger(deps.logger) ? deps.logger : undefined;
+  const app = Fastify({
+    ...(loggerInstance ? { loggerInstance } : { logger: (deps.logger as FastifyServerOptions['logger']) ?? false }),
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 1024 * 1024,
+    genReqId: () => randomUUID(),
+    requestIdLogLabel: 'requestId',
+    return503OnClosing: true,
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, discriminator: true },
+    },
+    schemaErrorFormatter: formatSchemaErrors,
+  });
+  app.decorateRequest('account', null);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof TransactionCleanedError) {
+      return reply
+        .code(410)
+        .type(JSON_CONTENT_TYPE)
+        .send(toPartialTransactionView(error.transaction, { version: responseVersion(request.headers.accept) }));
+    }
+    handleError(error, request, reply);
+    return reply;
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ Message: `No resource at ${request.method} ${request.url.split('?')[0]}.` }));
+
+  const routes = collectOpenApiRoutes(app);
+  let openApi: Record<string, unknown> | undefined;
+  await app.register(
+    publicRoutes(ctx, {
+      healthy: deps.healthy ?? (() => true),
+      openApi: () => (openApi ??= buildOpenApiDocument(routes, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl })),
+    }),
+  );
+  await app.register(async (api) => {
+    api.addHook('onRequest', authenticate(deps.store));
+    await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
+    await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
+    await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
+  });
+  return app;
+}
+
+function isLogger(value: unknown): value is FastifyBaseLogger {
+  return typeof value === 'object' && value !== null && typeof (value as { child?: unknown }).child === 'function' && typeof (value as { info?: unknown }).info === 'function';
+}

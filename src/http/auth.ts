@@ -1,0 +1,43 @@
+/**
+ * Authentication of the transaction API (spec §5, decisions.md §9): `Authorization: APIKey <user token>` and
+ * `Application: APPKey <app key>` must both match one account; the store keeps only their SHA-256. Anything else
+ * answers 401 `{"Message":"Authorization has been denied for this request."}` before the body is read.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Account, Store } from '../store/store.js';
+import { sha256Hex } from '../service/context.js';
+import { ServiceError } from '../service/service-error.js';
+import { UNAUTHORIZED_MESSAGE } from './error-map.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated account (set by the auth hook on API routes). */
+    account: Account | null;
+  }
+}
+
+/** The value after `<scheme> ` when the header uses `scheme` (case-insensitive), else undefined. */
+export function credentialOf(header: string | string[] | undefined, scheme: string): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const match = /^\s*(\S+)\s+(\S+)\s*$/.exec(header);
+  if (!match || (match[1] ?? '').toLowerCase() !== scheme.toLowerCase()) return undefined;
+  return match[2];
+}
+
+/** An onRequest hook that sets `request.account` or answers 401. */
+export function authenticate(store: Store) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const userToken = credentialOf(request.headers.authorization, 'APIKey');
+    const appKey = credentialOf(request.headers.application, 'APPKey');
+    if (userToken === undefined || appKey === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    const account = await store.findAccountByCredentials(sha256Hex(userToken), sha256Hex(appKey));
+    if (account === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    request.account = account;
+  };
+}
+
+/** The account of an authenticated request (the hook guarantees it on API routes). */
+export function accountOf(request: FastifyRequest): Account {
+  if (request.account === null) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  return request.account;
+}

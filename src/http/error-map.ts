@@ -1,0 +1,94 @@
+/**
+ * The one table from error codes to HTTP statuses (STYLE.md "Errors"; spec §2.9, §7; decisions.md §2–§3) and the
+ * fastify error handler that applies it: every error becomes `{"Message": "..."}`. Input errors keep their message;
+ * the text of a 5xx never reaches the client (it is logged with the request id instead).
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ParaphError, ValidationError } from '../errors.js';
+
+/** The 401 body of decisions.md §2. */
+export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';
+
+/** Statuses for codes that are not a plain 400 (every other input error is 400, every internal error 500). */
+export const ERROR_STATUS: Readonly<Record<string, number>> = {
+  UNAUTHORIZED: 401,
+  TRANSACTION_NOT_FOUND: 401, // never reveal whether another account's transaction exists (decisions.md §2)
+  FILE_NOT_FOUND: 404,
+  RECEIPT_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  UPLOAD_CONFLICT: 409,
+  START_CONFLICT: 409,
+  TRANSACTION_CLEANED: 410,
+  FILE_TOO_LARGE: 413,
+  CONCURRENT_MODIFICATION: 409,
+  BLOB_TOO_LARGE: 413,
+  // fastify's own errors
+  FST_ERR_CTP_BODY_TOO_LARGE: 413,
+  FST_ERR_NOT_FOUND: 404,
+};
+
+/** A ParaphError raised by the HTTP layer with a status chosen by code; `body` replaces `{Message}` (410 partial data). */
+export class HttpError extends ParaphError {
+  readonly body: unknown;
+  constructor(code: string, message: string, body?: unknown) {
+    super(code, message);
+    this.body = body;
+  }
+}
+
+/** The status an error maps to. */
+export function statusOf(error: unknown): number {
+  if (error instanceof ParaphError) {
+    const mapped = ERROR_STATUS[error.code];
+    if (mapped !== undefined) return mapped;
+    return error.origin === 'input' ? 400 : 500;
+  }
+  const fastifyError = error as Partial<FastifyError> | null;
+  if (fastifyError && typeof fastifyError.code === 'string') {
+    const mapped = ERROR_STATUS[fastifyError.code];
+    if (mapped !== undefined) return mapped;
+  }
+  const status = fastifyError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return status;
+  return 500;
+}
+
+/** The `Message` of a client error; never called for a 5xx. */
+function messageOf(error: unknown): string {
+  if (error instanceof ValidationError) return error.issues.join('; ');
+  const fastifyError = error as Partial<FastifyError>;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty: send a JSON object.';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return `The request body is not valid JSON: ${fastifyError.message ?? ''}`.trim();
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is too large.';
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) return `The request body is not valid JSON: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** fastify error handler: `{"Message"}` bodies, 5xx texts hidden and logged. */
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const status = statusOf(error);
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+    void reply.code(status).send({ Message: 'An internal error occurred; it has been logged.' });
+    return;
+  }
+  if (status === 401) {
+    void reply.code(401).send({ Message: UNAUTHORIZED_MESSAGE });
+    return;
+  }
+  request.log.info({ code: (error as { code?: unknown }).code, status }, 'request refused');
+  if (error instanceof HttpError && error.body !== undefined) {
+    void reply.code(status).send(error.body);
+    return;
+  }
+  void reply.code(status).send({ Message: messageOf(error) });
+}

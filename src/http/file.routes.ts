@@ -1,0 +1,107 @@
+/**
+ * The file resource (spec §4.4–§4.5, decisions.md §3): PUT a PDF (raw body streamed to the blob store, never
+ * buffered by fastify) or FileMetaData JSON (raw bytes, so the Digest covers exactly what was sent), GET the
+ * current PDF. fileIds arrive percent-encoded and the router decodes them once.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServiceContext } from '../service/context.js';
+import { downloadFile } from '../service/download-file.js';
+import { uploadFile } from '../service/upload-file.js';
+import { accountOf } from './auth.js';
+import { parseDigestHeader } from './digest-header.js';
+import { ErrorModelSchema, FileParamsSchema } from './transaction.schema.js';
+
+const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+/** Largest FileMetaData body; the metadata parser has its own, smaller, limits. */
+const METADATA_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Registers the routes under `/api/transaction`. */
+export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    // A PDF body is handed over as the raw request stream; the use case streams it into the blob store.
+    app.addContentTypeParser('application/pdf', (_request, payload, done) => done(null, payload));
+    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: METADATA_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    // Any other type reaches the use case, which names the problem (decisions.md §3).
+    app.addContentTypeParser('*', (_request, payload, done) => {
+      payload.resume();
+      done(null, undefined);
+    });
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+    api.put(
+      '/:transactionId/file/:fileId',
+      {
+        schema: { params: FileParamsSchema },
+        config: {
+          openapi: {
+            summary: 'Upload a PDF or its FileMetaData',
+            tags: ['file'],
+            requestBody: {
+              'application/pdf': { type: 'string', contentMediaType: 'application/pdf' },
+              'application/json': { type: 'object', description: 'FileMetaData (spec §2.8, decisions.md §4)' },
+            },
+            responses: {
+              201: { description: 'PDF added' },
+              202: { description: 'Metadata accepted, awaiting the PDF' },
+              204: { description: 'Replaced (or metadata for a PDF already uploaded)' },
+              400: error('Invalid file, metadata, digest, Content-Type or fileId; or the transaction was started'),
+              401: error('Not authorized'),
+              409: error('The same fileId was uploaded again within too short an interval'),
+              410: error('Cleaned'),
+              413: error('Too large'),
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const contentType = request.headers['content-type'];
+        const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
+        const length = request.headers['content-length'];
+        const status = await uploadFile(ctx, {
+          account: accountOf(request),
+          transactionId: request.params.transactionId,
+          fileId: request.params.fileId,
+          mediaType,
+          digests: parseDigestHeader(request.headers.digest),
+          body: request.body as AsyncIterable<Uint8Array> | Uint8Array | undefined,
+          ...(length !== undefined && /^\d+$/.test(length) ? { declaredLength: Number(length) } : {}),
+        });
+        return reply.code(status).send();
+      },
+    );
+
+    api.get(
+      '/:transactionId/file/:fileId',
+      {
+        schema: { params: FileParamsSchema },
+        config: {
+          openapi: {
+            summary: 'Download a PDF (as uploaded, prepared, or signed and sealed)',
+            tags: ['file'],
+            responses: {
+              200: { description: 'The PDF', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
+              401: error('Not authorized'),
+              404: error('file not found.'),
+              410: error('Cleaned'),
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const file = await downloadFile(ctx, accountOf(request), request.params.transactionId, request.params.fileId);
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', contentDisposition(file.fileName))
+          .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+      },
+    );
+  };
+}
+
+/** `attachment` with an ASCII fallback and the RFC 6266 `filename*` for the real name. */
+function contentDisposition(name: string): string {
+  const fileName = /\.pdf$/i.test(name) ? name : `${name}.pdf`;
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

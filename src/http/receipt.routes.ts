@@ -1,0 +1,42 @@
+/**
+ * GET /api/file/receipt/{transactionId} (spec §4.6, decisions.md §3): the sealed evidential receipt.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServiceContext } from '../service/context.js';
+import { downloadReceipt } from '../service/download-receipt.js';
+import { accountOf } from './auth.js';
+import { ErrorModelSchema, TransactionParamsSchema } from './transaction.schema.js';
+
+const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+
+/** Registers the route under `/api/file/receipt`. */
+export function receiptRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    app.withTypeProvider<TypeBoxTypeProvider>().get(
+      '/:transactionId',
+      {
+        schema: { params: TransactionParamsSchema },
+        config: {
+          openapi: {
+            summary: 'Download the evidential receipt',
+            tags: ['receipt'],
+            responses: {
+              200: { description: 'The sealed receipt', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
+              401: error('Not authorized'),
+              404: error('receipt not found.'),
+              410: error('Cleaned'),
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const pdf = await downloadReceipt(ctx, accountOf(request), request.params.transactionId);
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="receipt-${request.params.transactionId.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf"`)
+          .send(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+      },
+    );
+  };
+}

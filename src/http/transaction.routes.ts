@@ -1,0 +1,118 @@
+/**
+ * The transaction resource (spec §4.1–§4.3, §4.7): create, get, delete, start, each with and without the trailing
+ * slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked for.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { CreateTransactionRequest } from '../domain/transaction-rules.js';
+import { toTransactionView } from '../domain/transaction-view.js';
+import { cancelTransaction } from '../service/cancel-transaction.js';
+import type { ServiceContext } from '../service/context.js';
+import { createTransaction } from '../service/create-transaction.js';
+import { getTransaction } from '../service/get-transaction.js';
+import { startTransaction } from '../service/start-transaction.js';
+import { accountOf } from './auth.js';
+import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
+import {
+  CreateTransactionSchema,
+  DeleteTransactionSchema,
+  ErrorModelSchema,
+  TransactionParamsSchema,
+  TransactionResponseSchema,
+} from './transaction.schema.js';
+
+const json = { 'application/json': TransactionResponseSchema };
+const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+
+/** Registers the routes under `/api/transaction`. */
+export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    const view = (accept: string | undefined) => ({ version: responseVersion(accept), baseUrl: ctx.settings.publicUrl });
+
+    api.post(
+      '/',
+      {
+        schema: { body: CreateTransactionSchema },
+        config: {
+          openapi: {
+            summary: 'Create a transaction',
+            tags: ['transaction'],
+            responses: { 200: { description: 'The created transaction (Status 5)', content: json }, 400: error('Invalid request'), 401: error('Not authorized') },
+          },
+        },
+      },
+      async (request, reply) => {
+        const tx = await createTransaction(ctx, accountOf(request), request.body as CreateTransactionRequest);
+        return reply.code(200).type(JSON_CONTENT_TYPE).send(toTransactionView(tx, view(request.headers.accept)));
+      },
+    );
+
+    api.get(
+      '/:transactionId',
+      {
+        schema: { params: TransactionParamsSchema },
+        config: {
+          openapi: {
+            summary: 'Get a transaction',
+            tags: ['transaction'],
+            responses: {
+              200: { description: 'The transaction', content: json },
+              401: error('Not authorized for this transaction'),
+              410: { description: 'Cleaned: partial historical data', content: json },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const tx = await getTransaction(ctx, accountOf(request), request.params.transactionId);
+        return reply.type(JSON_CONTENT_TYPE).send(toTransactionView(tx, view(request.headers.accept)));
+      },
+    );
+
+    api.delete(
+      '/:transactionId',
+      {
+        // The body is optional: no body means `{}`.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+        },
+        schema: { params: TransactionParamsSchema, body: DeleteTransactionSchema },
+        config: {
+          openapi: {
+            summary: 'Cancel a transaction (or clean an ended one)',
+            tags: ['transaction'],
+            responses: {
+              200: { description: 'The cancelled transaction as it was before its data was deleted', content: json },
+              400: error('Could not be deleted'),
+              401: error('Not authorized'),
+              410: { description: 'Already cleaned', content: json },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const before = await cancelTransaction(ctx, accountOf(request), request.params.transactionId, request.body ?? {});
+        return reply.type(JSON_CONTENT_TYPE).send(toTransactionView(before, view(request.headers.accept)));
+      },
+    );
+
+    api.put(
+      '/:transactionId/start',
+      {
+        schema: { params: TransactionParamsSchema },
+        config: {
+          openapi: {
+            summary: 'Start a transaction',
+            tags: ['transaction'],
+            responses: { 204: { description: 'Started (a seal-only transaction is sealed: status 30)' }, 400: error('Could not be started'), 401: error('Not authorized') },
+          },
+        },
+      },
+      async (request, reply) => {
+        await startTransaction(ctx, accountOf(request), request.params.transactionId);
+        return reply.code(204).send();
+      },
+    );
+  };
+}

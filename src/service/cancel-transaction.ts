@@ -1,0 +1,63 @@
+/**
+ * Use case DELETE /api/transaction/{id} (spec §3, §4.3; decisions.md §8): on 5/10/20 the transaction becomes 60
+ * with CanceledDateTime and CancelationReason; on an end status the status stays. Either way its documents and
+ * sensitive data are deleted at once (the domain's `cleanTransaction`; the blobs go with the store's garbage
+ * collection), and the answer is the transaction as it was just before the data went. A cleaned transaction
+ * answers 410. With `SendNotifications`, signers still waiting who were sent a sign request get a cancellation mail.
+ */
+import { isEndStatus, transition, type Transaction } from '../domain/transaction.js';
+import type { Account, OutboxInput } from '../store/store.js';
+import { commitChange } from './commit-change.js';
+import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { postbackRow, signerMailRow } from './outbox-rows.js';
+import { assertNotCleaned } from './transaction-guards.js';
+
+/** The optional DELETE body. */
+export interface CancelRequest {
+  readonly SendNotifications?: boolean;
+  readonly Reason?: string;
+}
+
+/**
+ * Cancels (or, at an end status, cleans) the transaction; returns it as it was before its data was deleted.
+ *
+ * @throws TransactionCleanedError (410) when it was cleaned already.
+ */
+export async function cancelTransaction(ctx: ServiceContext, account: Account, transactionId: string, request: CancelRequest): Promise<Transaction> {
+  let before: Transaction | undefined;
+  await commitChange(
+    ctx,
+    () => loadOwnTransaction(ctx, account, transactionId),
+    (tx, now) => {
+      assertNotCleaned(tx);
+      const wasEnded = isEndStatus(tx.Status);
+      const cancelled = transition(tx, { type: 'cancel', ...(request.Reason !== undefined ? { reason: request.Reason } : {}) }, now);
+      before = {
+        ...tx,
+        Status: cancelled.Status,
+        ModifiedDateTime: cancelled.ModifiedDateTime,
+        ...(cancelled.CanceledDateTime !== undefined ? { CanceledDateTime: cancelled.CanceledDateTime } : {}),
+        ...(cancelled.CancelationReason !== undefined ? { CancelationReason: cancelled.CancelationReason } : {}),
+      };
+      const outbox: OutboxInput[] = [];
+      if (request.SendNotifications === true && !wasEnded) {
+        for (const signer of tx.Signers) {
+          if (signer.SendSignRequest && signer.SignedDateTime === undefined && signer.RejectDateTime === undefined) {
+            outbox.push(signerMailRow(tx, signer, 'cancellation'));
+          }
+        }
+      }
+      const postback = wasEnded ? undefined : postbackRow(cancelled);
+      if (postback) outbox.push(postback);
+      return {
+        transaction: cancelled,
+        audit: [
+          { at: now, type: 'transaction.cancelled', actor: 'api', data: request.Reason !== undefined ? { reason: request.Reason } : {} },
+          { at: now, type: 'transaction.cleaned', actor: 'api', data: { what: ['documents', 'receipt', 'sensitive data'] } },
+        ],
+        outbox,
+      };
+    },
+  );
+  return before as Transaction;
+}

@@ -1,0 +1,67 @@
+/**
+ * What every use case of the transaction service (issue 5) is handed: the store, the clock, the id and token
+ * source, the service keys, the optional time-stamp authority and the settings. No use case reads the environment
+ * or the system clock itself, so tests run them at fixed dates.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Account, Store } from '../store/store.js';
+import type { Transaction } from '../domain/transaction.js';
+import type { Timestamper } from '../pades/types.js';
+import type { ServiceKeys } from './service-keys.js';
+import { ServiceError } from './service-error.js';
+import type { UploadGuard } from './upload-guard.js';
+
+/** Where new ids and secrets come from. */
+export interface IdSource {
+  /** A new transaction Id (a UUID). */
+  transactionId(): string;
+  /** A new SignUrl token: at least 128 random bits, URL-safe. */
+  signToken(): string;
+  /** A new Id for an activity or a receiver. */
+  id(): string;
+}
+
+/** Ids from the operating system's random source. */
+export const randomIds: IdSource = {
+  transactionId: () => randomUUID(),
+  signToken: () => randomBytes(24).toString('base64url'),
+  id: () => randomUUID(),
+};
+
+/** Settings of the use cases. */
+export interface ServiceSettings {
+  /** Base of absolute links, without a trailing slash. */
+  readonly publicUrl: string;
+  readonly maxFileBytes: number;
+  readonly fileReplaceGuardMs: number;
+  readonly retentionDays: number;
+}
+
+/** The dependencies of every use case. */
+export interface ServiceContext {
+  readonly store: Store;
+  readonly clock: () => Date;
+  readonly ids: IdSource;
+  readonly keys: ServiceKeys;
+  readonly timestamper?: Timestamper;
+  readonly settings: ServiceSettings;
+  /** In-flight and recent uploads, for 409 (decisions.md §3). */
+  readonly uploads: UploadGuard;
+}
+
+/** Lowercase hex SHA-256 of a UTF-8 string or bytes (keys are stored hashed, decisions.md §9). */
+export function sha256Hex(value: string | Uint8Array): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/**
+ * The transaction `id` of `account`, or a ServiceError: `TRANSACTION_NOT_FOUND` (401, the same answer as for another
+ * account's transaction, decisions.md §2).
+ */
+export async function loadOwnTransaction(ctx: ServiceContext, account: Account, id: string): Promise<Transaction> {
+  const tx = await ctx.store.getTransaction(id);
+  if (tx === undefined || tx.AccountId !== account.Id) {
+    throw new ServiceError('TRANSACTION_NOT_FOUND', 'Authorization has been denied for this request.');
+  }
+  return tx;
+}

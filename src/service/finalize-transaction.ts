@@ -1,0 +1,137 @@
+/**
+ * Finishing a transaction at status 20 (spec §1 and §3: "Start completes → 30, the document is sealed"; decisions.md
+ * §5): every document is sealed when `Seal` is true (the seal is the last signature, in its own incremental update),
+ * then the evidential receipt is built from the whole audit chain with R's `buildReceipt` and sealed too, and one
+ * store commit writes the final PDFs, the receipt, status 30 and their audit entries. Idempotent: when the commit
+ * loses a race or the process dies first, the transaction is still at 20 and finalizing again redoes it all.
+ */
+import { X509Certificate } from 'node:crypto';
+import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
+import { buildReceipt } from '../receipt/receipt.js';
+import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
+import { sealPdf } from '../pades/seal-pdf.js';
+import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import type { AuditEntryInput, OutboxInput } from '../store/store.js';
+import { changeTime } from './commit-change.js';
+import type { ServiceContext } from './context.js';
+import { postbackRow } from './outbox-rows.js';
+
+/** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
+export function describeCertificate(der: Uint8Array): AuditCertificate {
+  const cert = new X509Certificate(der);
+  const line = (name: string): string => name.split('\n').filter(Boolean).join(', ');
+  return { subject: line(cert.subject), serial: cert.serialNumber.toLowerCase(), issuer: line(cert.issuer) };
+}
+
+/**
+ * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit.
+ *
+ * @throws ConcurrencyError when the transaction changed meanwhile (it stays at 20: finalize again).
+ */
+export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction): Promise<Transaction> {
+  const now = changeTime(ctx, tx);
+  const sealCert = ctx.keys.sealSigner.certificateChain[0];
+  if (sealCert === undefined) throw new Error('The seal signer has no certificate.');
+  const certificate = describeCertificate(sealCert);
+  const level = ctx.keys.sealLevel;
+
+  const finals = new Map<string, { sha256: string; size: number }>();
+  for (const file of tx.Files) {
+    const source = file.Current ?? file.Original;
+    if (source === undefined) continue;
+    let bytes = await ctx.store.blobs.read(source.sha256);
+    if (tx.Seal) {
+      bytes = (await sealPdf(bytes, sealOptions(ctx, now))).bytes;
+    }
+    const info = await ctx.store.blobs.write(bytes);
+    finals.set(file.FileId, { sha256: info.sha256, size: info.size });
+  }
+
+  const audit: AuditEntryInput[] = [];
+  if (tx.Seal) {
+    audit.push({ at: now, type: 'transaction.sealed', actor: 'system', data: { certificate, level, fileIds: [...finals.keys()] } });
+  }
+  for (const [fileId, info] of finals) {
+    audit.push({ at: now, type: 'document.finalized', actor: 'system', data: { fileId, sha256: info.sha256, bytes: info.size } });
+  }
+  audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: 30 } });
+
+  let completed = transition(tx, { type: 'complete' }, now);
+  completed = {
+    ...completed,
+    Files: completed.Files.map((file): StoredFile => {
+      const final = finals.get(file.FileId);
+      return final ? { ...file, Current: final } : file;
+    }),
+  };
+
+  let chain: readonly AuditEntry[] = await ctx.store.listAuditEntries(tx.Id);
+  for (const entry of audit) chain = appendAuditEntry(chain, entry);
+  const receiptCertificate: ReceiptCertificate = certificate;
+  const receipt = await buildReceipt({
+    transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined),
+    documents: receiptDocuments(completed, finals),
+    auditLog: chain,
+    generatedAt: now,
+    receiptSeal: { certificate: receiptCertificate, level },
+    sealer: async (pdf) => (await sealPdf(pdf, sealOptions(ctx, now))).bytes,
+  });
+  const receiptInfo = await ctx.store.blobs.write(receipt);
+  completed = { ...completed, Receipt: { sha256: receiptInfo.sha256, size: receiptInfo.size } };
+
+  const outbox: OutboxInput[] = [];
+  const postback = postbackRow(completed);
+  if (postback) outbox.push(postback);
+  return ctx.store.commit({ transaction: completed, expectedVersion: tx.version, audit, outbox });
+}
+
+function sealOptions(ctx: ServiceContext, now: Date) {
+  return { signer: ctx.keys.sealSigner, signingTime: now, ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}) };
+}
+
+function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction['seal']): ReceiptTransaction {
+  const signers: ReceiptSigner[] = tx.Signers.map((s) => ({
+    id: s.Id,
+    email: s.Email,
+    ...(s.ScribbleName !== undefined ? { name: s.ScribbleName } : {}),
+    ...(s.Reference !== undefined ? { reference: s.Reference } : {}),
+    outcome: s.SignedDateTime !== undefined ? 'signed' : s.RejectDateTime !== undefined ? 'rejected' : 'not signed',
+    verifications: s.Verifications.map((v) => ({ type: v.Type, result: 'not performed', evidence: {} })),
+    ...(s.SignedDateTime !== undefined ? { signedAt: new Date(s.SignedDateTime) } : {}),
+    activities: s.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime), ...(a.Info !== undefined ? { info: a.Info } : {}) })),
+  }));
+  return {
+    id: tx.Id,
+    ...(tx.Reference !== undefined ? { reference: tx.Reference } : {}),
+    status: tx.Status,
+    language: tx.Language,
+    createdAt: new Date(tx.CreatedDateTime),
+    completedAt: now,
+    ...(seal ? { seal } : {}),
+    signers,
+    receivers: tx.Receivers.map((r) => ({
+      id: r.Id,
+      email: r.Email,
+      ...(r.Name !== undefined ? { name: r.Name } : {}),
+      ...(r.Reference !== undefined ? { reference: r.Reference } : {}),
+      activities: r.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime) })),
+    })),
+  };
+}
+
+function receiptDocuments(tx: Transaction, finals: ReadonlyMap<string, { sha256: string; size: number }>): ReceiptDocument[] {
+  return tx.Files.flatMap((file) => {
+    if (file.Original === undefined) return [];
+    const final = finals.get(file.FileId);
+    return [
+      {
+        fileId: file.FileId,
+        displayName: file.DisplayName ?? file.FileId,
+        pages: file.Original.pages,
+        originalSha256: file.Original.sha256,
+        originalBytes: file.Original.size,
+        ...(final ? { finalSha256: final.sha256, finalBytes: final.size } : {}),
+      },
+    ];
+  });
+}

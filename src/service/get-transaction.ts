@@ -1,0 +1,19 @@
+/**
+ * Use case GET /api/transaction/{id} (spec §4.2): the account's transaction; a cleaned one answers 410 with its
+ * partial data (decisions.md §8), another account's or an unknown one 401 (decisions.md §2).
+ */
+import type { Transaction } from '../domain/transaction.js';
+import type { Account } from '../store/store.js';
+import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { assertNotCleaned } from './transaction-guards.js';
+
+/**
+ * The transaction, ready to be rendered by the view.
+ *
+ * @throws ServiceError `TRANSACTION_NOT_FOUND` (401), TransactionCleanedError (410).
+ */
+export async function getTransaction(ctx: ServiceContext, account: Account, transactionId: string): Promise<Transaction> {
+  const tx = await loadOwnTransaction(ctx, account, transactionId);
+  assertNotCleaned(tx);
+  return tx;
+}

@@ -1,0 +1,35 @@
+/**
+ * The outbox rows the use cases enqueue with their state changes (decisions.md §7; delivery is issue 7's worker):
+ * a postback per status change when the transaction has a PostbackUrl (one queue per URL, so they arrive in order),
+ * and mails (sign requests, cancellation notices). Payloads name what to send; the worker renders bodies at delivery.
+ */
+import type { MailKind } from '../receipt/audit-log.js';
+import type { Signer, Transaction } from '../domain/transaction.js';
+import type { OutboxInput } from '../store/store.js';
+
+/** A postback row for the transaction's current status, or undefined without PostbackUrl. */
+export function postbackRow(tx: Transaction): OutboxInput | undefined {
+  if (tx.PostbackUrl === undefined) return undefined;
+  return {
+    kind: 'postback',
+    payload: { transactionId: tx.Id, status: tx.Status, url: tx.PostbackUrl },
+    orderKey: `postback:${tx.PostbackUrl}`,
+  };
+}
+
+/** A mail row to a signer. */
+export function signerMailRow(tx: Transaction, signer: Signer, kind: MailKind): OutboxInput {
+  return { kind: 'mail', payload: { transactionId: tx.Id, kind, signerId: signer.Id, to: signer.Email } };
+}
+
+/**
+ * The sign requests due at start (decisions.md §2 `SignRequestMode`): 0 none, 1 every signer with
+ * `SendSignRequest`, 2 (default) only the first signer, when it has `SendSignRequest` (later ones on their turn).
+ */
+export function invitationRows(tx: Transaction): OutboxInput[] {
+  const wanted = tx.Signers.filter((s) => s.SendSignRequest);
+  if (tx.SignRequestMode === 0) return [];
+  if (tx.SignRequestMode === 1) return wanted.map((s) => signerMailRow(tx, s, 'invitation'));
+  const first = tx.Signers[0];
+  return first !== undefined && first.SendSignRequest ? [signerMailRow(tx, first, 'invitation')] : [];
+}

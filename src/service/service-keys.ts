@@ -1,0 +1,130 @@
+/**
+ * The service's own keys (decisions.md §5, §10): an advanced signing CA (issues the per-signature certificates of
+ * signers, issue 6) and a seal CA with the organizational seal certificate under it. Created on first start with the
+ * CA toolkit of src/pades/keys/ca.ts and kept in the store's settings (PEM certificate + PKCS#8 key), so every later
+ * start, and every process sharing the store, uses the same ones. A configured qualified seal (PKCS#12 or PKCS#11)
+ * replaces the advanced seal for sealing; the CAs stay.
+ */
+import { randomBytes } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
+import { createRootCertificate, derToPem, issueCertificate, randomSerialNumber, type CertificateAuthority } from '../pades/keys/ca.js';
+import { createSoftwareSigner, generateKeyPair, importPkcs8Key, pemToDer, type KeyKind } from '../pades/keys/software.js';
+import type { Signer } from '../pades/types.js';
+import type { Store } from '../store/store.js';
+
+/** Settings keys under which the keys are kept. */
+export const KEY_SETTINGS = { signingCa: 'ca.signing', sealCa: 'ca.seal', seal: 'seal.advanced' } as const;
+
+/** A certificate with its key, as kept in the settings. */
+interface StoredKey {
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+}
+
+/** The keys the use cases sign with. */
+export interface ServiceKeys {
+  /** The advanced signing CA (issue 6 issues signer certificates under it). */
+  readonly signingCa: CertificateAuthority;
+  readonly signingCaPem: string;
+  readonly sealCaPem: string;
+  /** Seals documents and receipts. */
+  readonly sealSigner: Signer;
+  /** Advanced: the service's own seal CA; qualified: a configured QSeal. */
+  readonly sealLevel: 'advanced' | 'qualified';
+}
+
+/** Options of {@link ensureServiceKeys}. */
+export interface EnsureServiceKeysOptions {
+  readonly store: Pick<Store, 'getSetting' | 'putSetting'>;
+  /** Start of the certificates' validity (the injected clock). */
+  readonly now: Date;
+  /** Organization named by the seal certificate and shown in the seal's appearance. */
+  readonly organizationName: string;
+  /** Key type of new keys (default rsa-3072 for the CAs, rsa-2048 for the seal); tests pass ecdsa-p256 for speed. */
+  readonly keyKind?: KeyKind;
+  /** A qualified seal that replaces the advanced one. */
+  readonly qualifiedSeal?: Signer;
+}
+
+const YEAR_MS = 365.25 * 86_400_000;
+
+/**
+ * Loads the service keys from the store, creating whichever is missing. Returns whether anything was created.
+ *
+ * @example
+ * const { keys } = await ensureServiceKeys({ store, now: clock(), organizationName: 'Acme B.V.' });
+ */
+export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Promise<{ keys: ServiceKeys; created: boolean }> {
+  const { store, now } = options;
+  let created = false;
+  const load = async (key: string, make: () => Promise<StoredKey>): Promise<StoredKey> => {
+    const existing = await store.getSetting(key);
+    if (isStoredKey(existing)) return existing;
+    const fresh = await make();
+    await store.putSetting(key, { certificatePem: fresh.certificatePem, privateKeyPem: fresh.privateKeyPem });
+    created = true;
+    return fresh;
+  };
+  const caKind = options.keyKind ?? 'rsa-3072';
+  const leafKind = options.keyKind ?? 'rsa-2048';
+  const org = options.organizationName;
+
+  const signingCa = await load(KEY_SETTINGS.signingCa, () => makeRoot(`${org} Advanced Signing CA`, org, caKind, now));
+  const sealCa = await load(KEY_SETTINGS.sealCa, () => makeRoot(`${org} Seal CA`, org, caKind, now));
+  const sealCaAuthority = await toAuthority(sealCa);
+  const seal = await load(KEY_SETTINGS.seal, async () => {
+    const pair = await generateKeyPair(leafKind);
+    const certificate = await issueCertificate({
+      profile: 'seal',
+      subject: { organization: org, commonName: org },
+      publicKey: pair.publicKey,
+      issuer: sealCaAuthority,
+      serialNumber: randomSerialNumber(randomBytes),
+      notBefore: now,
+      notAfter: new Date(now.getTime() + 3 * YEAR_MS),
+    });
+    return { certificatePem: derToPem(certificate, 'CERTIFICATE'), privateKeyPem: await exportPkcs8Pem(pair.privateKey) };
+  });
+
+  const sealSigner =
+    options.qualifiedSeal ??
+    createSoftwareSigner({
+      privateKey: await importPkcs8Key(seal.privateKeyPem),
+      certificateChain: [pemToDer(seal.certificatePem), pemToDer(sealCa.certificatePem)],
+    });
+  return {
+    created,
+    keys: {
+      signingCa: await toAuthority(signingCa),
+      signingCaPem: signingCa.certificatePem,
+      sealCaPem: sealCa.certificatePem,
+      sealSigner,
+      sealLevel: options.qualifiedSeal ? 'qualified' : 'advanced',
+    },
+  };
+}
+
+function isStoredKey(value: unknown): value is StoredKey {
+  const v = value as Partial<StoredKey> | undefined;
+  return typeof v === 'object' && v !== null && typeof v.certificatePem === 'string' && typeof v.privateKeyPem === 'string';
+}
+
+async function makeRoot(commonName: string, organization: string, kind: KeyKind, now: Date): Promise<StoredKey> {
+  const pair = await generateKeyPair(kind);
+  const certificate = await createRootCertificate({
+    subject: { organization, commonName },
+    keyPair: pair,
+    serialNumber: randomSerialNumber(randomBytes),
+    notBefore: now,
+    notAfter: new Date(now.getTime() + 20 * YEAR_MS),
+  });
+  return { certificatePem: derToPem(certificate, 'CERTIFICATE'), privateKeyPem: await exportPkcs8Pem(pair.privateKey) };
+}
+
+async function toAuthority(stored: StoredKey): Promise<CertificateAuthority> {
+  return { certificate: pemToDer(stored.certificatePem), privateKey: await importPkcs8Key(stored.privateKeyPem) };
+}
+
+async function exportPkcs8Pem(key: webcrypto.CryptoKey): Promise<string> {
+  return derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', key)), 'PRIVATE KEY');
+}

@@ -1,0 +1,118 @@
+/**
+ * Use case PUT /api/transaction/{id}/start (spec §3, §4.7; decisions.md §1, §3, §5; issue 5): checks the
+ * transaction can start, prepares every document (its metadata's fields placed and a default signature field for
+ * each signer the metadata gives none, one incremental update per document), then
+ * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued (signing is issue 6);
+ * - seal-only: status 20, then sealed at once and finished with the receipt → 30 (finalize-transaction.ts).
+ * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
+ * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
+ */
+import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { ParaphError, isInputError } from '../errors.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import type { Account } from '../store/store.js';
+import { commitChange } from './commit-change.js';
+import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { finalizeTransaction } from './finalize-transaction.js';
+import { invitationRows, postbackRow } from './outbox-rows.js';
+import { ServiceError } from './service-error.js';
+import { assertNotCleaned } from './transaction-guards.js';
+
+/** Verification and authentication types paraph performs itself (decisions.md §1, §6). */
+const BUILT_IN_VERIFICATIONS: ReadonlySet<string> = new Set(['Scribble', 'Consent', 'PhoneNumber', 'Email']);
+const BUILT_IN_AUTHENTICATIONS: ReadonlySet<string> = new Set(['PhoneNumber']);
+
+/**
+ * Starts the transaction.
+ *
+ * @throws ServiceError `TRANSACTION_ALREADY_STARTED`, `START_FAILED` (400; the transaction is then at 70),
+ *   DomainError `NO_FILES` (400, still at 5).
+ */
+export async function startTransaction(ctx: ServiceContext, account: Account, transactionId: string): Promise<void> {
+  const tx = await loadOwnTransaction(ctx, account, transactionId);
+  assertStartable(tx);
+  transition(tx, { type: 'start' }, ctx.clock()); // NO_FILES and friends: 400, nothing changes
+
+  const problem = missingProvider(tx);
+  if (problem !== undefined) await fail(ctx, account, tx, problem);
+
+  const prepared = new Map<string, { sha256: string; size: number }>();
+  const signerIds = tx.Signers.map((s) => s.Id);
+  for (const file of tx.Files) {
+    if (file.Original === undefined) continue;
+    try {
+      const original = await ctx.store.blobs.read(file.Original.sha256);
+      const { bytes } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, workers: 0 });
+      const info = await ctx.store.blobs.write(bytes);
+      prepared.set(file.FileId, { sha256: info.sha256, size: info.size });
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      await fail(ctx, account, tx, `File ${JSON.stringify(file.FileId)} could not be prepared: ${(error as ParaphError).message}`);
+    }
+  }
+
+  const started = await commitChange(
+    ctx,
+    () => loadOwnTransaction(ctx, account, transactionId),
+    (current, now) => {
+      assertStartable(current);
+      if (current.version !== tx.version) {
+        throw new ServiceError('START_CONFLICT', 'The transaction changed while it was being started; start it again.');
+      }
+      const next = transition(current, { type: 'start' }, now);
+      const files = next.Files.map((f): StoredFile => {
+        const p = prepared.get(f.FileId);
+        return p ? { ...f, Current: p } : f;
+      });
+      const startedTx: Transaction = { ...next, Files: files };
+      const postback = postbackRow(startedTx);
+      return {
+        transaction: startedTx,
+        audit: [{ at: now, type: 'transaction.started', actor: 'api', data: { files: files.length, signers: next.Signers.length } }],
+        outbox: [...invitationRows(startedTx), ...(postback ? [postback] : [])],
+      };
+    },
+  );
+  if (started.Status === 20 && started.Signers.length === 0) await finalizeTransaction(ctx, started);
+}
+
+function assertStartable(tx: Transaction): void {
+  assertNotCleaned(tx);
+  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+}
+
+/** The first verification or authentication no configured provider can perform, as a message naming it. */
+function missingProvider(tx: Transaction): string | undefined {
+  for (const [i, signer] of tx.Signers.entries()) {
+    for (const [j, v] of signer.Verifications.entries()) {
+      if (!BUILT_IN_VERIFICATIONS.has(v.Type)) {
+        return `Signers[${i}].Verifications[${j}]: verification method ${v.Type} has no configured provider.`;
+      }
+    }
+    for (const [j, a] of (signer.Authentications ?? []).entries()) {
+      if (!BUILT_IN_AUTHENTICATIONS.has(a.Type)) {
+        return `Signers[${i}].Authentications[${j}]: authentication method ${a.Type} has no configured provider.`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Ends the transaction at 70 with `reason` and answers 400 with it (spec §3 "Transaction contains errors"). */
+async function fail(ctx: ServiceContext, account: Account, tx: Transaction, reason: string): Promise<never> {
+  await commitChange(
+    ctx,
+    () => loadOwnTransaction(ctx, account, tx.Id),
+    (current, now) => {
+      assertStartable(current);
+      const failed = transition(current, { type: 'fail', reason }, now);
+      const postback = postbackRow(failed);
+      return {
+        transaction: failed,
+        audit: [{ at: now, type: 'transaction.failed', actor: 'system', data: { reason } }],
+        outbox: postback ? [postback] : [],
+      };
+    },
+  );
+  throw new ServiceError('START_FAILED', reason);
+}

@@ -1,0 +1,87 @@
+/**
+ * The in-process worker of the embedded service (issue 5, decisions.md §10 "/health answers 200 when the store is
+ * open and the worker runs"): every `intervalMs` it runs the due timers (expiry, cleaning) and, now and then,
+ * removes blobs no transaction references (failed uploads, cleaned documents). Postback and mail delivery are issue
+ * 7's worker; their outbox rows wait for it. One tick at a time; `stop()` waits for the running tick.
+ */
+import type { ServiceContext } from './context.js';
+import { runDueTimers, type TimerRun } from './run-timers.js';
+
+/** Where the worker reports. */
+export interface WorkerLog {
+  info(data: object, message: string): void;
+  error(data: object, message: string): void;
+}
+
+/** Options of {@link TimerWorker}. */
+export interface TimerWorkerOptions {
+  readonly intervalMs: number;
+  /** Blobs unreferenced for longer than this are deleted (default one hour). */
+  readonly garbageAgeMs?: number;
+  /** Garbage is collected every this many ticks (default 60). */
+  readonly garbageEveryTicks?: number;
+  readonly log: WorkerLog;
+}
+
+/** Runs the timers periodically. */
+export class TimerWorker {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #ticks = 0;
+  #stopped = true;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly options: TimerWorkerOptions,
+  ) {}
+
+  /** True between start() and stop(). */
+  get running(): boolean {
+    return !this.#stopped;
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  /** Stops scheduling and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** One tick, also callable by tests: timers, then garbage every few ticks. */
+  async tick(): Promise<TimerRun> {
+    const run = await runDueTimers(this.ctx);
+    for (const failure of run.failures) {
+      this.options.log.error({ err: failure.error, transactionId: failure.timer.transactionId, timer: failure.timer.kind }, 'timer failed');
+    }
+    if (run.expired + run.cleaned > 0) this.options.log.info({ expired: run.expired, cleaned: run.cleaned }, 'timers ran');
+    if (this.#ticks++ % (this.options.garbageEveryTicks ?? 60) === 0) {
+      const olderThan = new Date(this.ctx.clock().getTime() - (this.options.garbageAgeMs ?? 3_600_000));
+      const removed = await this.ctx.store.collectGarbage(olderThan);
+      if (removed > 0) this.options.log.info({ removed }, 'unreferenced blobs removed');
+    }
+    return run;
+  }
+
+  #schedule(delay: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.tick()
+        .then(
+          () => undefined,
+          (error: unknown) => this.options.log.error({ err: error }, 'worker tick failed'),
+        )
+        .finally(() => {
+          this.#running = undefined;
+          this.#schedule(this.options.intervalMs);
+        });
+    }, delay);
+    this.#timer.unref();
+  }
+}

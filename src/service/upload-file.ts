@@ -1,0 +1,216 @@
+/**
+ * Use case PUT /api/transaction/{id}/file/{fileId} (spec §4.4, decisions.md §3): a PDF (streamed into the blob
+ * store with the Digest checked while streaming, then opened with pdf-lib and pdf.js) or FileMetaData JSON.
+ * Locations are resolved as soon as both are present; when that fails nothing of the upload is kept (the blob
+ * written meanwhile is unreferenced and goes with the store's garbage collection). 201 new PDF, 204 replaced (or
+ * metadata for a PDF already there), 202 metadata awaiting its PDF; 409 for a repeated upload (upload-guard.ts).
+ */
+import { createHash } from 'node:crypto';
+import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
+import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { ValidationError } from '../errors.js';
+import { loadPdf } from '../pdf/load-pdf.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { openPdf } from '../pdf/text-index-extract.js';
+import type { Account } from '../store/store.js';
+import { commitChange } from './commit-change.js';
+import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { ServiceError } from './service-error.js';
+import { assertNotCleaned } from './transaction-guards.js';
+
+/** The request, as the HTTP layer hands it over. */
+export interface UploadFileInput {
+  readonly account: Account;
+  readonly transactionId: string;
+  /** Already percent-decoded once. */
+  readonly fileId: string;
+  /** The media type without parameters, lowercase; undefined when the header is missing. */
+  readonly mediaType: string | undefined;
+  readonly digests: { readonly sha256?: string; readonly sha512?: string };
+  /** The raw PDF stream, or the JSON body bytes. */
+  readonly body: AsyncIterable<Uint8Array> | Uint8Array | undefined;
+  /** Content-Length, when sent (413 before reading anything). */
+  readonly declaredLength?: number;
+}
+
+/** The status the upload answers with. */
+export type UploadFileStatus = 201 | 202 | 204;
+
+const CONTENT_TYPE_MESSAGE = "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
+const FORBIDDEN_FILE_ID = /[\u0000-\u001f\u007f-\u009f:*?\\/"<>|]/;
+
+/** Checks a fileId against spec §4.4 (≤ 255 characters, no control characters nor `: * ? \ / " < > |`). */
+export function checkFileId(fileId: string): void {
+  if (fileId.length === 0 || [...fileId].length > 255 || FORBIDDEN_FILE_ID.test(fileId)) {
+    throw new ServiceError('INVALID_FILE_ID', `\`${fileId}\` is not a valid file name.`);
+  }
+}
+
+/**
+ * Stores an upload.
+ *
+ * @throws ServiceError / ValidationError / PdfParseError / PlacementError / StoreError (digest, size) as above.
+ */
+export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): Promise<UploadFileStatus> {
+  checkFileId(input.fileId);
+  const kind = input.mediaType === 'application/pdf' ? 'pdf' : input.mediaType === 'application/json' ? 'metadata' : undefined;
+  if (kind === undefined) throw new ServiceError('UNSUPPORTED_CONTENT_TYPE', CONTENT_TYPE_MESSAGE);
+  const tx = await loadOwnTransaction(ctx, input.account, input.transactionId);
+  assertUploadable(tx);
+  if (kind === 'pdf' && input.declaredLength !== undefined && input.declaredLength > ctx.settings.maxFileBytes) {
+    throw tooLarge(ctx);
+  }
+  const release = ctx.uploads.begin(tx.Id, input.fileId, kind, ctx.clock().getTime());
+  let accepted = false;
+  try {
+    const status = kind === 'pdf' ? await uploadPdf(ctx, input) : await uploadMetadata(ctx, input);
+    accepted = true;
+    return status;
+  } finally {
+    release(accepted, ctx.clock().getTime());
+  }
+}
+
+function assertUploadable(tx: Transaction): void {
+  assertNotCleaned(tx);
+  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+}
+
+function tooLarge(ctx: ServiceContext): ServiceError {
+  return new ServiceError('FILE_TOO_LARGE', `The file is larger than the maximum of ${ctx.settings.maxFileBytes} bytes.`);
+}
+
+async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<UploadFileStatus> {
+  if (input.body === undefined) throw new ServiceError('EMPTY_BODY', 'The file is empty: send the bytes of a PDF document.');
+  let info;
+  try {
+    info = await ctx.store.blobs.write(input.body, {
+      maxBytes: ctx.settings.maxFileBytes,
+      ...(input.digests.sha256 !== undefined ? { expectSha256: input.digests.sha256 } : {}),
+      ...(input.digests.sha512 !== undefined ? { expectSha512: input.digests.sha512 } : {}),
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'BLOB_TOO_LARGE') throw tooLarge(ctx);
+    throw error;
+  }
+  const bytes = await ctx.store.blobs.read(info.sha256);
+  const pages = await checkPdf(bytes);
+
+  let resolvedFor: string | undefined;
+  let placements: StoredFile['Placements'];
+  let replaced = false;
+  await commitChange(
+    ctx,
+    () => loadOwnTransaction(ctx, input.account, input.transactionId),
+    async (tx, now) => {
+      assertUploadable(tx);
+      const existing = findFile(tx, input.fileId);
+      replaced = existing?.Original !== undefined;
+      const metadataKey = existing?.MetadataBlob?.sha256;
+      if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
+        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { workers: 0 })).placements;
+        resolvedFor = metadataKey;
+      }
+      const file: StoredFile = {
+        ...withoutDerived(existing),
+        FileId: input.fileId,
+        Original: { sha256: info.sha256, size: info.size, pages },
+        UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
+      };
+      if (existing?.Metadata !== undefined && placements !== undefined) file.Placements = placements;
+      return {
+        transaction: putFile(tx, file, now),
+        audit: [
+          {
+            at: now,
+            type: 'file.uploaded',
+            actor: 'api',
+            data: { fileId: input.fileId, displayName: file.DisplayName ?? input.fileId, sha256: info.sha256, bytes: info.size, pages },
+          },
+        ],
+      };
+    },
+  );
+  return replaced ? 204 : 201;
+}
+
+async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Promise<UploadFileStatus> {
+  const body = input.body;
+  if (body === undefined || !(body instanceof Uint8Array) || body.length === 0) {
+    throw new ServiceError('EMPTY_BODY', 'The metadata is empty: send a FileMetaData JSON object.');
+  }
+  checkDigests(body, input.digests);
+  const metadata = parseFileMetaData(body);
+
+  const first = await loadOwnTransaction(ctx, input.account, input.transactionId);
+  checkSignerIds(first, metadata);
+  const info = await ctx.store.blobs.write(body);
+  let placedOn: string | undefined;
+  let placements: StoredFile['Placements'];
+  let withPdf = false;
+  await commitChange(
+    ctx,
+    () => loadOwnTransaction(ctx, input.account, input.transactionId),
+    async (tx, now) => {
+      assertUploadable(tx);
+      const existing = findFile(tx, input.fileId);
+      withPdf = existing?.Original !== undefined;
+      if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
+        const pdf = await ctx.store.blobs.read(existing.Original.sha256);
+        placements = (await placeFieldsFromMetadata(pdf, metadata, { workers: 0 })).placements;
+        placedOn = existing.Original.sha256;
+      }
+      const file: StoredFile = {
+        ...withoutDerived(existing),
+        FileId: input.fileId,
+        Metadata: metadata,
+        MetadataBlob: { sha256: info.sha256, size: info.size },
+      };
+      if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
+      else delete file.DisplayName;
+      if (withPdf && placements !== undefined) file.Placements = placements;
+      return {
+        transaction: putFile(tx, file, now),
+        audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
+      };
+    },
+  );
+  return withPdf ? 204 : 202;
+}
+
+/** The stored file without what an upload makes stale (placements, the prepared PDF). */
+function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
+  if (file === undefined) return {};
+  const { Placements: _placements, Current: _current, ...rest } = file;
+  return rest;
+}
+
+/** Opens the PDF with pdf-lib and pdf.js (decisions.md §3); returns its page count. */
+async function checkPdf(bytes: Uint8Array): Promise<number> {
+  const doc = await loadPdf(bytes);
+  const pages = doc.getPageCount();
+  const proxy = await openPdf(bytes);
+  await proxy.destroy();
+  return pages;
+}
+
+function checkDigests(body: Uint8Array, digests: UploadFileInput['digests']): void {
+  if (digests.sha256 !== undefined && createHash('sha256').update(body).digest('hex') !== digests.sha256) {
+    throw new ServiceError('DIGEST_MISMATCH', 'SHA-256 digest mismatch');
+  }
+  if (digests.sha512 !== undefined && createHash('sha512').update(body).digest('hex') !== digests.sha512) {
+    throw new ServiceError('DIGEST_MISMATCH', 'SHA-512 digest mismatch');
+  }
+}
+
+/** Every signer the metadata names must be a signer of the transaction. */
+function checkSignerIds(tx: Transaction, metadata: FileMetaData): void {
+  const known = new Set(tx.Signers.map((s) => s.Id));
+  const unknown = Object.keys(metadata.Signers ?? {}).filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      unknown.map((id) => `Signers.${id}: no signer with this Id in the transaction (its signers: ${[...known].join(', ') || 'none'})`),
+      'INVALID_FILE_METADATA',
+    );
+  }
+}
