@@ -7,6 +7,7 @@
  * `drawText` (which runs a full OpenType layout per call, ~0.2 ms: 30 s for a 10,000-entry trail). Without layout
  * there is no kerning and no ligatures; that keeps measured and drawn widths identical and extracted text literal.
  */
+import { deflateSync } from 'node:zlib';
 import { PDFName, type PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
 
 /** A4 portrait, in points. */
@@ -370,7 +371,8 @@ export class ReceiptLayout {
       };
       text(this.left, leftLines[0] ?? '');
       text(this.right - rightWidth, rightText);
-      const stream = this.doc.context.flateStream(ops.join('\n'));
+      // node:zlib rather than pdf-lib's flateStream (pako in JavaScript): a third of the build time at 10,000 entries.
+      const stream = this.doc.context.stream(deflateSync(Buffer.from(ops.join('\n'), 'latin1')), { Filter: 'FlateDecode' });
       page.node.addContentStream(this.doc.context.register(stream));
       page.node.setFontDictionary(PDFName.of('F1'), this.regular.font.ref);
       page.node.setFontDictionary(PDFName.of('F2'), this.bold.font.ref);
