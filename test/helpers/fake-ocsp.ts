@@ -16,7 +16,8 @@ import type { RevocationFetcher } from '../../src/pades/types.js';
 import type { TestPki } from './pki.js';
 
 /** How the fake responder answers OCSP. */
-export type FakeOcspBehaviour = 'ok' | 'try-later' | 'unauthorized-responder' | 'expired';
+/** `issuer-signed`: signed by the intermediate CA itself, responder named by key hash (RFC 6960 ResponderID byKey). */
+export type FakeOcspBehaviour = 'ok' | 'try-later' | 'unauthorized-responder' | 'expired' | 'issuer-signed';
 
 /** One request the server received. */
 export interface FakeOcspRequest {
@@ -66,10 +67,11 @@ export async function startFakeOcsp(options: { pki: TestPki; now: Date | (() => 
       return new Uint8Array(new pkijs.OCSPResponse({ responseStatus: new asn1js.Enumerated({ value: 3 }) }).toSchema().toBER(false));
     }
     const at = now();
-    const responder = state.behaviour === 'unauthorized-responder' ? pki.signers.p256 : pki.ocsp;
+    const responder = state.behaviour === 'unauthorized-responder' ? pki.signers.p256 : state.behaviour === 'issuer-signed' ? pki.intermediate : pki.ocsp;
     const responderCert = pkijs.Certificate.fromBER(responder.certDer);
     const basic = new pkijs.BasicOCSPResponse();
-    basic.tbsResponseData.responderID = responderCert.subject;
+    basic.tbsResponseData.responderID =
+      state.behaviour === 'issuer-signed' ? new asn1js.OctetString({ valueHex: issuerKeyHash(responder.certDer) }) : responderCert.subject;
     basic.tbsResponseData.producedAt = at;
     const intermediateKeyHash = issuerKeyHash(pki.intermediate.certDer);
     for (const id of ids) {
@@ -86,7 +88,7 @@ export async function startFakeOcsp(options: { pki: TestPki; now: Date | (() => 
     }
     const nonce = request.tbsRequest.requestExtensions?.find((e) => e.extnID === OCSP_NONCE);
     if (nonce) basic.tbsResponseData.responseExtensions = [nonce];
-    basic.certs = [responderCert];
+    if (state.behaviour !== 'issuer-signed') basic.certs = [responderCert];
     await basic.sign(responder.privateKey as unknown as Parameters<pkijs.BasicOCSPResponse['sign']>[0], 'SHA-256');
     const response = new pkijs.OCSPResponse({
       responseStatus: new asn1js.Enumerated({ value: 0 }),

@@ -58,6 +58,17 @@ describe('OCSP', () => {
     }
   });
 
+  it('accepts a response signed by the issuing CA itself, its responder named by key hash', async () => {
+    const server = await startFakeOcsp({ pki, now: NOW, behaviour: 'issuer-signed' });
+    try {
+      const result = await fetchOcsp(server.fetcher, { certificate: pki.seal.certDer, issuer: pki.intermediate.certDer, now: NOW });
+      expect(result).toMatchObject({ status: 'good', certificates: [] });
+      expect(opensslOcsp(result.response, pki.seal.certPath)).toContain(`${pki.seal.certPath}: good`);
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each([
     ['unauthorized-responder', 'OCSP_RESPONSE_INVALID', /not authorized by the issuer/],
     ['try-later', 'OCSP_NOT_SUCCESSFUL', /status 3/],
