@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
@@ -223,6 +223,22 @@ describe('B-T → B-LT → B-LTA', () => {
     expect(dss.ocsps).toHaveLength(0);
     await expectIndependentToolsAccept(partial.bytes, 1);
     await expect(addValidationData(original, { fetcher: ocsp.fetcher, now: LTV_AT })).rejects.toMatchObject({ code: 'NO_SIGNATURES' });
+  });
+
+  it('works on a file with object and xref streams (qpdf --object-streams=generate)', async () => {
+    const input = file(original);
+    const output = join(work, 'objstm.pdf');
+    execFileSync('qpdf', ['--object-streams=generate', input, output]);
+    const objstm = new Uint8Array(readFileSync(output));
+    expect(Buffer.from(objstm).toString('latin1')).toMatch(/\/Type\s*\/ObjStm/);
+    const signed = await signPdf(objstm, { signer: pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    expect(Buffer.from(lta.bytes.subarray(lt.bytes.length)).toString('latin1')).toMatch(/\/Type\s*\/XRef/);
+    expect(await expectIndependentToolsAccept(lta.bytes, 2)).toBe(1);
+    expect((await readDss(lta.bytes))?.vri.size).toBe(1);
+    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
   });
 
   it('completes a chain the CMS leaves incomplete from extraCertificates, and says so when it cannot', async () => {
