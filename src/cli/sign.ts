@@ -8,21 +8,41 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { addDocumentTimestamp } from '../pades/doc-timestamp.js';
 import { loadPkcs12Signer } from '../pades/keys/pkcs12.js';
+import { pemToDer } from '../pades/keys/software.js';
+import { addValidationData } from '../pades/ltv.js';
+import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import { signPdf } from '../pades/sign-pdf.js';
 import { createHttpTimestamper } from '../pades/timestamp.js';
-import type { HashAlgorithm, Signer, Timestamper } from '../pades/types.js';
+import type { HashAlgorithm, RevocationFetcher, Signer, Timestamper } from '../pades/types.js';
 import { UsageError, type CliCommand } from './common.js';
 
-const USAGE = `usage: paraph sign <in.pdf> -o <out.pdf> --p12 <file> [options]
+/** Help text of the options `paraph sign` and `paraph seal` share: the key, LTV, time. */
+export const KEY_USAGE = `  The key, one of:
+      --p12 <file>        PKCS#12 file with the key and its certificate chain
+      --pass <password>   its password (default: $PARAPH_P12_PASSWORD, else empty)
+    or
+      --pkcs11 <module>   PKCS#11 module, e.g. /usr/lib/softhsm/libsofthsm2.so
+      --token <label>     token label (default: the first token)
+      --pin <pin>         user PIN (default: $PARAPH_PKCS11_PIN)
+      --key-label <label> | --key-id <hex>   the private key on the token
+      --cert <pem>        certificate chain (PEM, signer first; default: read from the token)
+      --pss               sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys)
+`;
+export const LTV_USAGE = `      --tsa <url>         add an RFC 3161 signature time-stamp from this TSA (PAdES B-T)
+      --lt                then add a /DSS with the chain, OCSP responses and CRLs (PAdES B-LT; fetched over HTTP)
+      --lta               then also a document time-stamp from --tsa (PAdES B-LTA; implies --lt)
+      --trust <pem>       root certificate(s) completing the chain for --lt (PEM; repeatable)
+      --time <iso>        the signing time written as /M, and the time --lt validates at (default: now)
+`;
+
+const USAGE = `usage: paraph sign <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [options]
 
 Adds a PAdES signature (ETSI.CAdES.detached) in a new incremental update; earlier signatures stay valid.
 
   -o, --output <file>     where to write the signed PDF (required)
-      --p12 <file>        PKCS#12 file with the signing key and its certificate chain (required)
-      --pass <password>   its password (default: $PARAPH_P12_PASSWORD, else empty)
-      --pss               sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys)
-      --field <name>      fill this unsigned signature field (e.g. sig1.Signer1); default: a new invisible field
+${KEY_USAGE}      --field <name>      fill this unsigned signature field (e.g. sig1.Signer1); default: a new invisible field
       --page <n> --rect <left,top,width,height>
                           create a visible field there (points from the page's top-left as a reader sees it)
       --name <text>       name shown in the appearance (default: the certificate's common name)
@@ -30,9 +50,7 @@ Adds a PAdES signature (ETSI.CAdES.detached) in a new incremental update; earlie
       --reason <text>  --location <text>  --contact <text>
       --hash <alg>        SHA-256 (default), SHA-384 or SHA-512
       --certify <1|2|3>   certify the document (DocMDP) with this permission (first signature only)
-      --tsa <url>         add an RFC 3161 signature time-stamp from this TSA (PAdES B-T)
-      --time <iso>        the signing time written as /M (default: now)
-      --contents-size <n> bytes reserved for the CMS (default 16384)
+${LTV_USAGE}      --contents-size <n> bytes reserved for the CMS (default 16384)
   -h, --help              show this help
 `;
 
@@ -80,10 +98,104 @@ export function timestamperFor(url: string | undefined): Timestamper | undefined
   return createHttpTimestamper({ url, random: (n) => new Uint8Array(randomBytes(n)) });
 }
 
-/** Loads `--p12` with `--pass` (or $PARAPH_P12_PASSWORD). */
-export async function pkcs12SignerFor(path: string, password: string | undefined, pss: boolean): Promise<Signer> {
-  const bytes = await readCliFile(path, 'PKCS#12 file');
-  return loadPkcs12Signer(bytes, password ?? process.env.PARAPH_P12_PASSWORD ?? '', pss ? { scheme: 'RSA-PSS' } : {});
+/** The parseArgs options of the key, LTV and time flags both commands take. */
+export const SHARED_OPTIONS = {
+  p12: { type: 'string' },
+  pass: { type: 'string' },
+  pkcs11: { type: 'string' },
+  token: { type: 'string' },
+  pin: { type: 'string' },
+  'key-label': { type: 'string' },
+  'key-id': { type: 'string' },
+  cert: { type: 'string' },
+  pss: { type: 'boolean' },
+  hash: { type: 'string' },
+  tsa: { type: 'string' },
+  lt: { type: 'boolean' },
+  lta: { type: 'boolean' },
+  trust: { type: 'string', multiple: true },
+  time: { type: 'string' },
+  'contents-size': { type: 'string' },
+} as const;
+
+/** The values of {@link SHARED_OPTIONS} as parseArgs returns them. */
+export interface SharedValues {
+  p12?: string;
+  pass?: string;
+  pkcs11?: string;
+  token?: string;
+  pin?: string;
+  'key-label'?: string;
+  'key-id'?: string;
+  cert?: string;
+  pss?: boolean;
+  tsa?: string;
+  lt?: boolean;
+  lta?: boolean;
+  trust?: string[];
+}
+
+/** Opens the key `--p12` or `--pkcs11` names; `close` releases a token session. */
+export async function openSigner(values: SharedValues): Promise<{ signer: Signer; close(): Promise<void> }> {
+  const scheme = values.pss ? { scheme: 'RSA-PSS' as const } : {};
+  if (values.p12 !== undefined && values.pkcs11 !== undefined) throw new UsageError('give either --p12 or --pkcs11, not both');
+  if (values.p12 !== undefined) {
+    const bytes = await readCliFile(values.p12, 'PKCS#12 file');
+    const signer = await loadPkcs12Signer(bytes, values.pass ?? process.env.PARAPH_P12_PASSWORD ?? '', scheme);
+    return { signer, close: async () => {} };
+  }
+  if (values.pkcs11 !== undefined) {
+    const pin = values.pin ?? process.env.PARAPH_PKCS11_PIN;
+    if (pin === undefined) throw new UsageError('--pkcs11 needs --pin <pin> (or $PARAPH_PKCS11_PIN)');
+    const chain = values.cert === undefined ? undefined : pemChain(await readCliFile(values.cert, 'certificate file'));
+    // Loaded only when asked for: it loads the native pkcs11js module.
+    const { openPkcs11Signer } = await import('../pades/keys/pkcs11.js');
+    const signer = await openPkcs11Signer({
+      modulePath: values.pkcs11,
+      pin,
+      ...(values.token === undefined ? {} : { tokenLabel: values.token }),
+      ...(values['key-label'] === undefined ? {} : { keyLabel: values['key-label'] }),
+      ...(values['key-id'] === undefined ? {} : { keyId: values['key-id'] }),
+      ...(chain ? { certificateChain: chain } : {}),
+      ...scheme,
+    });
+    return { signer, close: () => signer.close() };
+  }
+  throw new UsageError('a key is required: --p12 <file> or --pkcs11 <module>');
+}
+
+/** Every certificate of a PEM file, in order. */
+export function pemChain(pem: Uint8Array): Uint8Array[] {
+  const blocks = Buffer.from(pem).toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new UsageError('the certificate file holds no PEM certificate');
+  return blocks.map((block) => pemToDer(block));
+}
+
+/** Checks the --tsa/--lt/--lta combination before any work is done. */
+export function checkLtvFlags(values: SharedValues): void {
+  if (values.lta && values.tsa === undefined) throw new UsageError('--lta needs --tsa <url> for the document time-stamp');
+}
+
+/**
+ * Applies `--lt` (a /DSS for every signature so far) and `--lta` (then a document time-stamp) to signed bytes.
+ */
+export async function extendToLtv(
+  bytes: Uint8Array,
+  values: SharedValues,
+  options: { now: Date; timestamper: Timestamper | undefined; fetcher: RevocationFetcher },
+): Promise<{ bytes: Uint8Array; level: string | undefined }> {
+  if (!values.lt && !values.lta) return { bytes, level: undefined };
+  const trustRoots: Uint8Array[] = [];
+  for (const path of values.trust ?? []) trustRoots.push(...pemChain(await readCliFile(path, 'trust root')));
+  let out = (await addValidationData(bytes, { fetcher: options.fetcher, now: options.now, trustRoots })).bytes;
+  if (!values.lta) return { bytes: out, level: 'B-LT' };
+  out = (await addDocumentTimestamp(out, { timestamper: options.timestamper as Timestamper })).bytes;
+  return { bytes: out, level: 'B-LTA' };
+}
+
+/** What the commands take from outside, so tests can route revocation requests to 127.0.0.1. */
+export interface SigningCommandDeps {
+  readonly revocationFetcher?: RevocationFetcher;
 }
 
 /** Parses `--page` and `--rect` into a placement. */
@@ -106,67 +218,77 @@ export function parseCount(name: string, value: string | undefined): number | un
   return n;
 }
 
-/** `paraph sign`. */
-export const signCommand: CliCommand = async (args, io) => {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      output: { type: 'string', short: 'o' },
-      p12: { type: 'string' },
-      pass: { type: 'string' },
-      pss: { type: 'boolean' },
-      field: { type: 'string' },
-      page: { type: 'string' },
-      rect: { type: 'string' },
-      name: { type: 'string' },
-      image: { type: 'string' },
-      reason: { type: 'string' },
-      location: { type: 'string' },
-      contact: { type: 'string' },
-      hash: { type: 'string' },
-      certify: { type: 'string' },
-      tsa: { type: 'string' },
-      time: { type: 'string' },
-      'contents-size': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
+/** Builds `paraph sign` with its outside dependencies. */
+export function createSignCommand(deps: SigningCommandDeps = {}): CliCommand {
+  return async (args, io) => {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        ...SHARED_OPTIONS,
+        output: { type: 'string', short: 'o' },
+        field: { type: 'string' },
+        page: { type: 'string' },
+        rect: { type: 'string' },
+        name: { type: 'string' },
+        image: { type: 'string' },
+        reason: { type: 'string' },
+        location: { type: 'string' },
+        contact: { type: 'string' },
+        certify: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageError(`expected one input PDF\n\n${USAGE}`);
+    if (!values.output) throw new UsageError(`-o <out.pdf> is required\n\n${USAGE}`);
+    let docMdp: 1 | 2 | 3 | undefined;
+    if (values.certify !== undefined) {
+      if (!['1', '2', '3'].includes(values.certify)) throw new UsageError(`--certify ${values.certify} must be 1, 2 or 3`);
+      docMdp = Number(values.certify) as 1 | 2 | 3;
+    }
+    checkLtvFlags(values);
+    const hash = parseHash(values.hash);
+    const signingTime = parseTime(values.time);
+    const placement = parsePlacement(values.page, values.rect);
+    const contentsSize = parseCount('contents-size', values['contents-size']);
+    const timestamper = timestamperFor(values.tsa);
+    const pdf = await readCliFile(positionals[0] as string, 'input PDF');
+    const image = values.image === undefined ? undefined : await readCliFile(values.image, 'image');
+    const key = await openSigner(values);
+    let result;
+    try {
+      result = await signPdf(pdf, {
+        signer: key.signer,
+        signingTime,
+        hash,
+        field: values.field,
+        placement,
+        reason: values.reason,
+        location: values.location,
+        contactInfo: values.contact,
+        appearance: values.name !== undefined || image ? { name: values.name, image } : undefined,
+        timestamper,
+        docMdp,
+        contentsSize,
+      });
+    } finally {
+      await key.close();
+    }
+    const extended = await extendToLtv(result.bytes, values, {
+      now: signingTime,
+      timestamper,
+      fetcher: deps.revocationFetcher ?? createHttpRevocationFetcher(),
+    });
+    await writeAtomically(values.output, extended.bytes);
+    const level = extended.level ?? (timestamper ? 'B-T' : 'B-B');
+    io.stdout(`signed ${positionals[0]} → ${values.output} (field ${result.fieldName}, PAdES ${level})\n`);
     return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError(`expected one input PDF\n\n${USAGE}`);
-  if (!values.output) throw new UsageError(`-o <out.pdf> is required\n\n${USAGE}`);
-  if (!values.p12) throw new UsageError(`--p12 <file> is required\n\n${USAGE}`);
-  let docMdp: 1 | 2 | 3 | undefined;
-  if (values.certify !== undefined) {
-    if (!['1', '2', '3'].includes(values.certify)) throw new UsageError(`--certify ${values.certify} must be 1, 2 or 3`);
-    docMdp = Number(values.certify) as 1 | 2 | 3;
-  }
-  const hash = parseHash(values.hash);
-  const signingTime = parseTime(values.time);
-  const placement = parsePlacement(values.page, values.rect);
-  const contentsSize = parseCount('contents-size', values['contents-size']);
-  const timestamper = timestamperFor(values.tsa);
-  const pdf = await readCliFile(positionals[0] as string, 'input PDF');
-  const image = values.image === undefined ? undefined : await readCliFile(values.image, 'image');
-  const signer = await pkcs12SignerFor(values.p12, values.pass, values.pss ?? false);
-  const result = await signPdf(pdf, {
-    signer,
-    signingTime,
-    hash,
-    field: values.field,
-    placement,
-    reason: values.reason,
-    location: values.location,
-    contactInfo: values.contact,
-    appearance: values.name !== undefined || image ? { name: values.name, image } : undefined,
-    timestamper,
-    docMdp,
-    contentsSize,
-  });
-  await writeAtomically(values.output, result.bytes);
-  io.stdout(`signed ${positionals[0]} → ${values.output} (field ${result.fieldName}${timestamper ? ', time-stamped' : ''})\n`);
-  return 0;
-};
+  };
+}
+
+/** `paraph sign`. */
+export const signCommand: CliCommand = createSignCommand();

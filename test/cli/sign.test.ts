@@ -6,10 +6,12 @@ import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliCommand, type CliIo } from '../../src/cli/common.js';
-import { sealCommand } from '../../src/cli/seal.js';
-import { signCommand } from '../../src/cli/sign.js';
+import { createSealCommand, sealCommand } from '../../src/cli/seal.js';
+import { createSignCommand, signCommand } from '../../src/cli/sign.js';
+import { verifyPdf } from '../../src/pades/verify.js';
 import { placeFields } from '../../src/pdf/fields.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
+import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa } from '../helpers/fake-tsa.js';
 import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
 
@@ -80,12 +82,45 @@ describe('paraph sign and paraph seal', () => {
     }
   });
 
+  it('--lt and --lta extend the signature and the seal to PAdES B-LT and B-LTA (TSA, OCSP and CRL on 127.0.0.1)', async () => {
+    const now = new Date('2026-11-21T10:00:00Z');
+    const tsa = await startFakeTsa({ pki, now });
+    const ocsp = await startFakeOcsp({ pki, now });
+    try {
+      const sign = createSignCommand({ revocationFetcher: ocsp.fetcher });
+      const seal = createSealCommand({ revocationFetcher: ocsp.fetcher });
+      const lt = join(dir, 'lt.pdf');
+      const lta = join(dir, 'lta.pdf');
+      const time = ['--time', now.toISOString()];
+      const a = await run(sign, [input, '-o', lt, '--p12', join(pki.dir, 'signer-p256.p12'), '--pass', P12_PASSWORD, '--field', 'sig1.Signer1', '--tsa', tsa.url, '--lt', '--trust', pki.rootPath, ...time]);
+      expect(a.stderr).toBe('');
+      expect(a.stdout).toContain('PAdES B-LT');
+      const b = await run(seal, [lt, '-o', lta, '--p12', join(pki.dir, 'seal.p12'), '--pass', P12_PASSWORD, '--tsa', tsa.url, '--lta', '--trust', pki.rootPath, ...time]);
+      expect(b.stderr).toBe('');
+      expect(b.stdout).toContain('PAdES B-LTA');
+      const bytes = new Uint8Array(await readFile(lta));
+      const report = await checkSignedPdf(bytes, pki.rootPem);
+      // Signer, seal and the document time-stamp (which Debian 12's pdfsig cannot check: openssl ts does).
+      expect(report.pdfsig.map((s) => s.validation).slice(0, 2), report.details).toEqual(Array(2).fill('Signature is Valid.'));
+      expect(report.pdfsig.map((s) => s.fieldName)).toEqual(['sig1.Signer1', 'org.Seal', 'DocTimeStamp1']);
+      expect(report.openssl).toEqual([true, true, true]);
+      expect(report.qpdf).toBe(true);
+      const verified = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now });
+      expect(verified.signatures.map((s) => s.level)).toEqual(['B-LTA', 'B-LTA', undefined]);
+      expect(verified.valid).toBe(true);
+    } finally {
+      await tsa.close();
+      await ocsp.close();
+    }
+  });
+
   it('exits 2 with a clear message for usage mistakes and bad input, writing nothing', async () => {
     const out = join(dir, 'never.pdf');
     const p12 = join(pki.dir, 'signer-p256.p12');
     const cases: Array<[string[], RegExp]> = [
       [[input, '--p12', p12], /-o <out\.pdf> is required/],
-      [[input, '-o', out], /--p12 <file> is required/],
+      [[input, '-o', out], /a key is required: --p12 <file> or --pkcs11 <module>/],
+      [[input, '-o', out, '--p12', p12, '--pass', P12_PASSWORD, '--lta'], /--lta needs --tsa/],
       [[input, '-o', out, '--p12', p12, '--pass', 'wrong'], /password/i],
       [[input, '-o', out, '--p12', p12, '--pass', P12_PASSWORD, '--field', 'sig1.Nobody'], /no signature field "sig1\.Nobody".*"sig1\.Signer1"/],
       [[input, '-o', out, '--p12', p12, '--pass', P12_PASSWORD, '--hash', 'MD5'], /--hash MD5 is not supported/],

@@ -177,11 +177,34 @@ export async function opensslCmsVerify(
   });
 }
 
+/**
+ * `openssl ts -verify -data <signed ranges> -in <token> -token_in -CAfile <root>` on the `signatureIndex`-th signature,
+ * for document time-stamps (SubFilter ETSI.RFC3161), whose /Contents is an RFC 3161 token over the ranges.
+ */
+export async function opensslTsVerify(
+  pdf: Uint8Array,
+  signatureIndex: number,
+  caPem: string,
+): Promise<ToolRun & { readonly ok: boolean }> {
+  const signature = (await extractSignatures(pdf))[signatureIndex];
+  if (!signature) throw new Error(`the PDF has no signature #${signatureIndex}`);
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'token.der'), signature.cms);
+    await writeFile(join(dir, 'content.bin'), signedBytes(pdf, signature.byteRange));
+    await writeFile(join(dir, 'root.pem'), caPem);
+    const result = await run('openssl', [
+      'ts', '-verify', '-token_in', '-in', join(dir, 'token.der'), '-data', join(dir, 'content.bin'), '-CAfile', join(dir, 'root.pem'),
+    ]);
+    const ok = result.exitCode === 0 && /Verification: OK/.test(result.stdout + result.stderr);
+    return { ...result, ok };
+  });
+}
+
 /** What the three independent tools say about a signed PDF (see {@link checkSignedPdf}). */
 export interface SignedPdfReport {
   /** pdfsig's per-signature results. */
   readonly pdfsig: PdfsigSignature[];
-  /** `openssl cms -verify` per signature, in revision order. */
+  /** `openssl cms -verify` (`openssl ts -verify` for document time-stamps) per signature, in revision order. */
   readonly openssl: boolean[];
   /** `qpdf --check` passed without warnings. */
   readonly qpdf: boolean;
@@ -190,15 +213,16 @@ export interface SignedPdfReport {
 }
 
 /**
- * Runs pdfsig, `openssl cms -verify` (for every signature, chain to `caPem`) and `qpdf --check` on `pdf`.
- * Document time-stamps (SubFilter ETSI.RFC3161) are verified by openssl too: their token is a CMS SignedData.
+ * Runs pdfsig, openssl (for every signature, chain to `caPem`: `openssl cms -verify`, or `openssl ts -verify` for a
+ * document time-stamp) and `qpdf --check` on `pdf`. Debian 12's pdfsig cannot check document time-stamps (it prints
+ * "Signature Type: unknown"); openssl does.
  */
 export async function checkSignedPdf(pdf: Uint8Array, caPem: string): Promise<SignedPdfReport> {
   const [sig, qpdf, signatures] = await Promise.all([pdfsigCheck(pdf), qpdfCheck(pdf), extractSignatures(pdf)]);
   const openssl: boolean[] = [];
   let details = `pdfsig:\n${sig.stdout}${sig.stderr}\nqpdf:\n${qpdf.stdout}${qpdf.stderr}\n`;
   for (let i = 0; i < signatures.length; i++) {
-    const result = await opensslCmsVerify(pdf, i, caPem);
+    const result = signatures[i]?.subFilter === 'ETSI.RFC3161' ? await opensslTsVerify(pdf, i, caPem) : await opensslCmsVerify(pdf, i, caPem);
     openssl.push(result.ok);
     if (!result.ok) details += `openssl #${i}:\n${result.stdout}${result.stderr}\n`;
   }
