@@ -1,7 +1,7 @@
 /**
  * Opening untrusted PDF bytes with pdf-lib, with every failure turned into a PdfParseError that says what is wrong.
  */
-import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib';
 import { PdfParseError } from '../errors.js';
 
 const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
@@ -27,15 +27,17 @@ export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
   }
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
+    // Encryption is checked on the parsed document below: pdf-lib's own EncryptedPDFError does not survive
+    // `instanceof` across its compiled module boundary.
+    doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false, ignoreEncryption: true });
   } catch (error) {
-    if (error instanceof EncryptedPDFError) {
-      throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
-    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be read (${reason}): it may be damaged or truncated.`, {
       cause: error,
     });
+  }
+  if (doc.isEncrypted) {
+    throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
   }
   let pageCount: number;
   try {
