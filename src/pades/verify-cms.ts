@@ -140,19 +140,39 @@ interface SchemeChoice {
 
 function chooseScheme(signerInfo: pkijs.SignerInfo, digestName: string | undefined): SchemeChoice | string {
   const oid = signerInfo.signatureAlgorithm.algorithmId;
-  const named = SIGNATURE_ALGORITHMS[oid];
-  if (named) return { scheme: named[0] === 'pkcs1' ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: named[1] };
   if (oid === OID.rsaEncryption || oid === OID.ecPublicKey) {
     if (!digestName) return `unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`;
     return { scheme: oid === OID.rsaEncryption ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: digestName };
   }
+  return schemeOfAlgorithm(signerInfo.signatureAlgorithm);
+}
+
+/** The scheme and hash of a signature AlgorithmIdentifier that names its hash (or RSA-PSS with parameters). */
+function schemeOfAlgorithm(algorithm: pkijs.AlgorithmIdentifier): SchemeChoice | string {
+  const oid = algorithm.algorithmId;
+  const named = SIGNATURE_ALGORITHMS[oid];
+  if (named) return { scheme: named[0] === 'pkcs1' ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: named[1] };
   if (oid === OID.rsaPss) {
-    const params = new pkijs.RSASSAPSSParams({ schema: signerInfo.signatureAlgorithm.algorithmParams });
+    const params = new pkijs.RSASSAPSSParams({ schema: algorithm.algorithmParams });
     const hash = DIGESTS[params.hashAlgorithm.algorithmId];
     if (!hash) return `unsupported RSA-PSS hash ${params.hashAlgorithm.algorithmId}`;
     return { scheme: 'RSA-PSS', hash, pssSaltLength: params.saltLength };
   }
   return `unsupported signature algorithm ${oid}`;
+}
+
+/**
+ * Verifies a signature value made with `algorithm` (e.g. an OCSP response's or a certificate's) over `data` with the
+ * public key of the DER certificate `signer`. False for unsupported algorithms.
+ */
+export function verifySignatureValue(algorithm: pkijs.AlgorithmIdentifier, signer: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
+  const choice = schemeOfAlgorithm(algorithm);
+  if (typeof choice === 'string') return false;
+  try {
+    return verifyWith(choice, new X509Certificate(signer).publicKey, data, signature);
+  } catch {
+    return false;
+  }
 }
 
 /** Verifies `signature` over the content `feed` hands out, streaming, for the given scheme choice. */

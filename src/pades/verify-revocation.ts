@@ -2,13 +2,15 @@
  * Reads the validation data of a /DSS (ETSI EN 319 142-1 §5.4.2: /Certs, /OCSPs, /CRLs) and tells whether it
  * covers a certificate path with revocation information (the B-LT condition), and whether that information says
  * a certificate was revoked. CRL signatures are checked against the issuer; OCSP responses are matched by
- * CertID (issuer name hash and serial number) and their status read, their responder signatures are not checked.
+ * CertID (issuer name hash and serial number) and count only when signed by the issuer or by a responder the issuer
+ * delegated (RFC 6960 §4.2.2.2: issued by it, with the OCSPSigning extended key usage). Freshness (thisUpdate,
+ * nextUpdate) is not judged.
  */
 import './crypto-engine.js';
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { digestNameOf } from './verify-cms.js';
+import { digestNameOf, verifySignatureValue } from './verify-cms.js';
 
 /** The DER items a /DSS holds. */
 export interface DssData {
@@ -37,6 +39,24 @@ interface OcspEntry {
   readonly nameHash: Uint8Array;
   readonly hashName: string;
   readonly status: 'good' | 'revoked' | 'unknown';
+  readonly response: pkijs.BasicOCSPResponse;
+}
+
+const EKU_OCSP_SIGNING = '1.3.6.1.5.5.7.3.9';
+
+/** Whether `response` is signed by `issuer` (DER) itself or by a responder certificate it delegated. */
+function ocspSignedFor(response: pkijs.BasicOCSPResponse, issuer: Uint8Array): boolean {
+  const tbs = response.tbsResponseData.tbsView;
+  const signature = response.signature.valueBlock.valueHexView;
+  if (verifySignatureValue(response.signatureAlgorithm, issuer, tbs, signature)) return true;
+  const issuerCert = new X509Certificate(issuer);
+  for (const cert of response.certs ?? []) {
+    const der = new Uint8Array(cert.toSchema().toBER(false));
+    const responder = new X509Certificate(der);
+    const delegated = responder.checkIssued(issuerCert) && responder.verify(issuerCert.publicKey) && (responder.keyUsage ?? []).includes(EKU_OCSP_SIGNING);
+    if (delegated && verifySignatureValue(response.signatureAlgorithm, der, tbs, signature)) return true;
+  }
+  return false;
 }
 
 function readOcspEntries(ocsps: readonly Uint8Array[], warnings: string[]): OcspEntry[] {
@@ -56,6 +76,7 @@ function readOcspEntries(ocsps: readonly Uint8Array[], warnings: string[]): Ocsp
           nameHash: single.certID.issuerNameHash.valueBlock.valueHexView,
           hashName,
           status: tag === 0 ? 'good' : tag === 1 ? 'revoked' : 'unknown',
+          response: basic,
         });
       }
     } catch (error) {
@@ -97,9 +118,9 @@ export async function checkRevocationCoverage(
     const issuer = certs[i + 1];
     const serial = cert.serialNumber.valueBlock.valueHexView;
     const issuerName = new Uint8Array(cert.issuer.toSchema().toBER(false));
-    const byOcsp = ocsp.find(
-      (e) => equalBytes(e.serial, serial) && equalBytes(e.nameHash, createHash(e.hashName).update(issuerName).digest()),
-    );
+    const matching = ocsp.filter((e) => equalBytes(e.serial, serial) && equalBytes(e.nameHash, createHash(e.hashName).update(issuerName).digest()));
+    const byOcsp = matching.find((e) => path[i + 1] !== undefined && ocspSignedFor(e.response, path[i + 1]!));
+    if (matching.length > 0 && !byOcsp) warnings.push(`an OCSP response for ${subjectOf(cert)} is not signed by its issuer or a delegated responder`);
     let found = false;
     if (byOcsp) {
       found = byOcsp.status !== 'unknown';

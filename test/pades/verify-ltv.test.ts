@@ -13,6 +13,7 @@ import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremen
 import { addDocumentTimestamp as addDocumentTimestampWithTsa } from '../../src/pades/doc-timestamp.js';
 import { createCrl } from '../../src/pades/keys/ca.js';
 import { addValidationData } from '../../src/pades/ltv.js';
+import { buildOcspRequest } from '../../src/pades/revocation.js';
 import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
@@ -42,12 +43,12 @@ afterAll(async () => {
   rmSync(tsaDir, { recursive: true, force: true });
 });
 
-/** Adds a /DSS with the given certificates and CRLs in a new incremental update. */
-async function addDss(pdf: Uint8Array, certs: readonly Uint8Array[], crls: readonly Uint8Array[]): Promise<Uint8Array> {
+/** Adds a /DSS with the given certificates, CRLs and OCSP responses in a new incremental update. */
+async function addDss(pdf: Uint8Array, certs: readonly Uint8Array[], crls: readonly Uint8Array[], ocsps: readonly Uint8Array[] = []): Promise<Uint8Array> {
   const session = await openPdfForUpdate(pdf);
   const { context, catalog } = session.doc;
   const streams = (items: readonly Uint8Array[]) => context.obj(items.map((der) => context.register(context.flateStream(der))));
-  const dss = context.register(context.obj({ Certs: streams(certs), CRLs: streams(crls) }));
+  const dss = context.register(context.obj({ Certs: streams(certs), CRLs: streams(crls), OCSPs: streams(ocsps) }));
   catalog.set(context.obj('DSS') as never, dss);
   session.markModified(context.trailerInfo.Root as never);
   return writeIncrementalUpdate(session).bytes;
@@ -125,6 +126,26 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
       const report = await verifyPdf(lt.bytes, { trustRoots: [pki.rootPem], now: NOW });
       expect(report.valid).toBe(false);
       expect(report.signatures[0]?.problems.join(' ')).toMatch(/revoked/);
+    } finally {
+      await ocsp.close();
+    }
+  });
+
+  it('ignores an OCSP response whose signature does not verify (stays at B-T, with a warning)', async () => {
+    const ocsp = await startFakeOcsp({ pki, now: NOW });
+    try {
+      const request = await buildOcspRequest(pki.signers.rsa.certDer, pki.intermediate.certDer);
+      const genuine = await ocsp.fetcher.ocsp('http://ocsp.paraph.test/', request);
+      const signed = await signedWithTimestamp();
+      const good = await verifyPdf(await addDss(signed, [pki.intermediate.certDer], [pki.crls.root], [genuine]), { trustRoots: [pki.rootPem], now: NOW });
+      expect(good.signatures[0]?.level).toBe('B-LT');
+      // Change one digit of the first GeneralizedTime inside the signed response data.
+      const forged = Buffer.from(genuine);
+      const at = forged.indexOf(Buffer.from('2026', 'latin1'));
+      forged[at + 3] = '7'.charCodeAt(0);
+      const report = await verifyPdf(await addDss(signed, [pki.intermediate.certDer], [pki.crls.root], [forged]), { trustRoots: [pki.rootPem], now: NOW });
+      expect(report.signatures[0]?.level).toBe('B-T');
+      expect(report.signatures[0]?.warnings.join(' ')).toMatch(/not signed by its issuer/);
     } finally {
       await ocsp.close();
     }
