@@ -25,9 +25,12 @@ export interface VerifyReceiptOptions {
 
 /** The seal as {@link verifyReceipt} judged it. */
 export interface ReceiptSealCheck {
-  /** Valid, trusted, no disallowed change after it, and covering the whole file. */
+  /**
+   * Valid, trusted, no disallowed change after it, and covering the whole file — itself, or through the document
+   * time-stamps that follow it (PAdES B-LTA).
+   */
   readonly ok: boolean;
-  /** The last signature of the file (the receipt's seal), when there is one. */
+  /** The last signature of the file that is not a document time-stamp (the receipt's seal), when there is one. */
   readonly signature: SignatureReport | undefined;
   /** `verifyPdf`'s full report. */
   readonly report: VerificationReport;
@@ -75,18 +78,24 @@ export async function verifyReceipt(pdf: Uint8Array, options: VerifyReceiptOptio
 }
 
 function judgeSeal(report: VerificationReport, problems: string[]): ReceiptSealCheck {
-  const signature = report.signatures[report.signatures.length - 1];
+  // The seal is the last signature proper; document time-stamps (B-LTA) may follow it, and then the last of those
+  // must reach the end of the file instead.
+  const signature = report.signatures.filter((s) => s.kind === 'signature').at(-1);
+  const last = report.signatures.at(-1);
   if (!report.readable) {
     problems.push(`seal: ${report.problems.join('; ')}`);
   } else if (signature === undefined) {
     problems.push('seal: the receipt is not sealed');
   } else {
     if (!signature.valid) problems.push(`seal: not valid (${signature.problems.join('; ') || report.problems.join('; ')})`);
-    if (!signature.coversWholeDocument) {
+    for (const other of report.signatures) {
+      if (other !== signature && !other.valid) problems.push(`seal: the ${other.kind} ${other.fieldName ?? ''} is not valid (${other.problems.join('; ')})`);
+    }
+    if (last?.coversWholeDocument !== true) {
       problems.push('seal: it does not cover the whole file: something was appended to the receipt after it was sealed');
     }
   }
-  const ok = report.readable && signature !== undefined && report.valid && signature.valid && signature.coversWholeDocument;
+  const ok = report.readable && signature !== undefined && report.valid && signature.valid && last?.coversWholeDocument === true;
   return { ok, signature, report };
 }
 

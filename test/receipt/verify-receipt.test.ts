@@ -10,6 +10,8 @@ import { AUDIT_LOG_ATTACHMENT, buildReceipt, type ReceiptSealer } from '../../sr
 import { readAuditLogAttachment, verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
+import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
+import { startFakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from './sample-transaction.js';
@@ -68,6 +70,36 @@ describe('verifyReceipt', () => {
     expect(verdict.seal.ok).toBe(true);
     expect(verdict.auditLog).toEqual({ ok: true, head: log[log.length - 1]!.hash, count: log.length });
     expect(verdict.attachment?.transactionId).toBe(sampleTransaction().id);
+  });
+
+  it('accepts a time-stamped seal followed by a document time-stamp (B-LTA) and still names the seal', async () => {
+    const tsa = await startFakeTsa({ pki, now: GENERATED_AT });
+    try {
+      const receipt = await buildReceipt({
+        transaction: sampleTransaction(),
+        documents: DOCUMENTS,
+        auditLog: log,
+        generatedAt: GENERATED_AT,
+        sealer: async (pdf) => {
+          const sealedPdf = await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.', timestamper: tsa.timestamper() });
+          return (await addDocumentTimestamp(sealedPdf.bytes, { timestamper: tsa.timestamper() })).bytes;
+        },
+      });
+      const verdict = await verifyReceipt(receipt, { trustRoots });
+      expect(verdict.problems).toEqual([]);
+      expect(verdict.ok).toBe(true);
+      expect(verdict.seal.signature?.kind).toBe('signature');
+      expect(verdict.seal.signature?.signer?.subject).toMatch(/seal/);
+      expect(verdict.seal.signature?.coversWholeDocument).toBe(false);
+      const pdfsig = await pdfsigCheck(receipt);
+      // Debian 12's pdfsig cannot check ETSI.RFC3161 document time-stamps; it does check the seal under it.
+      expect(pdfsig.signatures.map((sig) => [sig.valid, sig.type])).toEqual([[true, 'ETSI.CAdES.detached'], [false, 'unknown']]);
+      expect(pdfsig.signatures[1]?.totalDocumentSigned).toBe(true);
+      const appended = new Uint8Array([...receipt, ...new TextEncoder().encode('\n% appended\n')]);
+      expect((await verifyReceipt(appended, { trustRoots })).ok).toBe(false);
+    } finally {
+      await tsa.close();
+    }
   });
 
   it('refuses an untrusted seal and an unsealed receipt, unless the seal is explicitly not required', async () => {
