@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
@@ -69,6 +69,20 @@ describe('software signer', () => {
         expect(await webcrypto.subtle.verify(alg, keys.publicKey, sig, data)).toBe(true);
       }
     }
+  });
+
+  it('imports a PKCS#8 key labelled id-RSASSA-PSS (openssl genpkey -algorithm RSA-PSS) and signs with PSS', async () => {
+    const keyPath = join(work, 'pss.key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'RSA-PSS', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', keyPath], { stdio: 'pipe' });
+    const pem = readFileSync(keyPath, 'latin1');
+    const key = await importPkcs8Key(pem);
+    expect(key.algorithm.name).toBe('RSA-PSS');
+    const signer = createSoftwareSigner({ privateKey: key, certificateChain: [new Uint8Array([0x30, 0])] });
+    const data = new Uint8Array([4, 5, 6]);
+    const sig = await signer.sign(data, 'SHA-256');
+    const pub = execFileSync('openssl', ['pkey', '-in', keyPath, '-pubout']);
+    const ok = spawnSync('openssl', ['dgst', '-sha256', '-verify', file(pub), '-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:32', '-signature', file(sig), file(data)]);
+    expect(ok.stdout.toString()).toMatch(/Verified OK/);
   });
 
   it('rejects a signer without certificate and a key that is not PKCS#8', async () => {

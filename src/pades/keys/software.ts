@@ -146,10 +146,22 @@ export async function importPkcs8Key(pkcs8: Uint8Array | string, options: { sche
     throw new SigningError('UNSUPPORTED_KEY_ALGORITHM', `Private key algorithm ${oid} is not supported; use an RSA or ECDSA (P-256/P-384) key.`);
   }
   try {
-    return await webcrypto.subtle.importKey('pkcs8', der, algorithm, true, ['sign']);
+    return await webcrypto.subtle.importKey('pkcs8', oid === OID_RSASSA_PSS ? asRsaEncryption(der) : der, algorithm, true, ['sign']);
   } catch (cause) {
     throw new SigningError('INVALID_PRIVATE_KEY', `The PKCS#8 private key could not be imported: ${(cause as Error).message}`, { cause });
   }
+}
+
+/**
+ * WebCrypto only imports RSA keys labelled rsaEncryption; an id-RSASSA-PSS key holds the same RSAPrivateKey, so it
+ * is relabelled (the key then signs with PSS, salt = hash length, whatever parameters the label restricted it to).
+ */
+function asRsaEncryption(pkcs8: Uint8Array): Uint8Array {
+  const seq = asn1js.fromBER(pkcs8).result as asn1js.Sequence;
+  const [version, , privateKey, ...rest] = seq.valueBlock.value;
+  if (!version || !privateKey) throw new SigningError('INVALID_PRIVATE_KEY', 'The PKCS#8 RSA-PSS key is truncated.');
+  const algorithm = new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: OID_RSA_ENCRYPTION }), new asn1js.Null()] });
+  return new Uint8Array(new asn1js.Sequence({ value: [version, algorithm, privateKey, ...rest] }).toBER(false));
 }
 
 /** Minimal unsigned big-endian INTEGER content: strip leading zeros, prefix 0x00 when the top bit is set. */
