@@ -355,7 +355,7 @@ class SectionJudge {
         this.allow('fields', isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`);
       } else if (key === 'Kids') {
         this.checkGrowingArray(`field ${n} 0 R /Kids`, before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
-      } else if (['AP', 'AS', 'MK', 'P'].includes(key)) {
+      } else if (['AP', 'AS', 'MK', 'P', 'DA'].includes(key)) {
         this.allow('fields', `${describe(n, after)}: /${key} changed`);
       } else if (key === 'F' || key === 'Ff' || key === 'Lock' || key === 'SV') {
         this.allow('fields', `${describe(n, after)}: /${key} changed`);
