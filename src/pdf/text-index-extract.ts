@@ -11,6 +11,7 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
 import { PdfParseError } from '../errors.js';
 import { hasPdfHeader } from './load-pdf.js';
 import { type PageGeometry, pageGeometryFromBoxes, userPointToReader } from './page-geometry.js';
+import { bigramSignature } from './text-index-bigrams.js';
 import { encodeBoxes } from './text-index-boxes.js';
 
 /** One page's extracted text: normalized string plus its encoded per-character boxes (see text-index-boxes.ts). */
@@ -18,6 +19,9 @@ export interface ExtractedText {
   pageNumber: number;
   text: string;
   boxes: Uint8Array;
+  /** Bigram signatures of the text and of the text without spaces (text-index-bigrams.ts). */
+  signature: Uint32Array;
+  compactSignature: Uint32Array;
 }
 
 /** A failure that crosses the worker boundary as plain data and becomes a PdfParseError again on the host. */
@@ -194,7 +198,14 @@ class PageTextBuilder {
   }
 
   finish(pageNumber: number): ExtractedText {
-    return { pageNumber, text: this.chars.join(''), boxes: encodeBoxes(this.boxes.subarray(0, this.count * 4)) };
+    const text = this.chars.join('');
+    return {
+      pageNumber,
+      text,
+      boxes: encodeBoxes(this.boxes.subarray(0, this.count * 4)),
+      signature: bigramSignature(text),
+      compactSignature: bigramSignature(text, true),
+    };
   }
 }
 

@@ -53,7 +53,12 @@ try {
         const textPages = message.textPages ? new Set(message.textPages) : undefined;
         await extractRange(doc, message.from, message.to, textPages, {
           geometry: (geo) => port.postMessage({ type: 'geometry', geo }),
-          text: (text) => port.postMessage({ type: 'text', text }, [text.boxes.buffer as ArrayBuffer]),
+          text: (text) =>
+            port.postMessage({ type: 'text', text }, [
+              text.boxes.buffer as ArrayBuffer,
+              text.signature.buffer as ArrayBuffer,
+              text.compactSignature.buffer as ArrayBuffer,
+            ]),
         });
         port.postMessage({ type: 'rangeDone' });
       } catch (error) {

@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { hasPdfHeader } from './load-pdf.js';
+import { mayContain, needleBits } from './text-index-bigrams.js';
 import { decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 
@@ -78,7 +79,7 @@ const CHUNK_PAGES = 25;
  */
 export function normalizeSearchText(text: string): string {
   const expanded = /[\uFB00-\uFB06]/.test(text) ? text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC')) : text;
-  // Control characters never reach the index (and U+0000 separates pages in a search corpus).
+  // Control characters never reach the index.
   return expanded.replace(/[\u0000-\u0008\u000E-\u001F\u007F]/g, '').replace(/\s+/g, ' ').trim();
 }
 
@@ -90,6 +91,9 @@ class IndexedPage implements PageText {
     readonly geometry: PageGeometry,
     readonly text: string,
     private readonly boxes: Uint8Array,
+    /** Bigram signatures of `text` and of `text` without spaces, to skip pages that cannot match. */
+    readonly signature: Uint32Array,
+    readonly compactSignature: Uint32Array,
   ) {}
 
   charBox(index: number): ReaderRect | undefined {
@@ -129,45 +133,7 @@ class IndexedPage implements PageText {
   }
 }
 
-/** Page texts joined by U+0000 (which no page text holds), so one native scan searches many pages at once. */
-interface Corpus {
-  text: string;
-  /** Offset in `text` where each page starts. */
-  starts: Int32Array;
-  pages: readonly IndexedPage[];
-}
-
-function buildCorpus(pages: readonly IndexedPage[], textOf: (page: IndexedPage) => string): Corpus {
-  const starts = new Int32Array(pages.length);
-  const parts: string[] = [];
-  let offset = 0;
-  pages.forEach((page, i) => {
-    const text = textOf(page);
-    starts[i] = offset;
-    parts.push(text);
-    offset += text.length + 1;
-  });
-  return { text: parts.join('\u0000'), starts, pages };
-}
-
-/** Calls `visit` for every non-overlapping occurrence of `needle`, in order, with its page and page-local offset. */
-function scan(corpus: Corpus, needle: string, visit: (page: IndexedPage, at: number) => void): void {
-  const { text, starts, pages } = corpus;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    visit(pages[lo]!, at - starts[lo]!);
-  }
-}
-
 class Index implements TextIndex {
-  private corpora: { full: Corpus; compact?: Corpus } | undefined;
-
   constructor(
     readonly pages: readonly PageGeometry[],
     private readonly texts: ReadonlyMap<number, IndexedPage>,
@@ -180,23 +146,14 @@ class Index implements TextIndex {
   text(pageNumber: number): PageText | undefined {
     return this.texts.get(pageNumber);
   }
-
-  /** The whole document as one corpus (and without spaces), built on the first whole-document search. */
-  documentCorpus(pages: readonly IndexedPage[], compact: boolean): Corpus {
-    this.corpora ??= { full: buildCorpus(pages, (p) => p.text) };
-    if (!compact) return this.corpora.full;
-    this.corpora.compact ??= buildCorpus(pages, (p) => p.withoutSpaces().text);
-    return this.corpora.compact;
-  }
 }
 
 /**
  * Finds `needle` in the indexed text, in page order (then text order), as decisions.md §4 defines: case-sensitive,
  * runs of white space in the needle and the text count as one space, never across pages, non-overlapping matches.
  * When that finds nothing in the pages searched, the needle is matched again with all white space removed from
- * both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches nothing. The first
- * search of a whole document joins its pages into one string (memory about one byte or two per character), so
- * later searches take one native scan.
+ * both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches nothing. Pages whose
+ * bigram signature rules the needle out are skipped, so a search of thousands of pages scans only a few.
  *
  * @throws ParaphError `TEXT_NOT_INDEXED` when a page to search was left out by `indexText`'s `pages` option.
  * @example
@@ -206,20 +163,25 @@ class Index implements TextIndex {
 export function findText(index: TextIndex, needle: string, options: FindTextOptions = {}): TextMatch[] {
   const pages = searchPages(index, options.pageNumber);
   const normalized = normalizeSearchText(needle);
-  if (normalized === '' || pages.length === 0) return [];
-  const whole = options.pageNumber === undefined && index instanceof Index;
-  const corpus = (compact: boolean): Corpus =>
-    whole
-      ? index.documentCorpus(pages, compact)
-      : buildCorpus(pages, compact ? (p) => p.withoutSpaces().text : (p) => p.text);
+  if (normalized === '') return [];
   const found: TextMatch[] = [];
-  scan(corpus(false), normalized, (page, at) => pushMatch(found, page, at, at + normalized.length));
+  const bits = needleBits(normalized);
+  for (const page of pages) {
+    if (!mayContain(page.signature, bits)) continue;
+    for (let at = page.text.indexOf(normalized); at !== -1; at = page.text.indexOf(normalized, at + normalized.length)) {
+      pushMatch(found, page, at, at + normalized.length);
+    }
+  }
   if (found.length > 0) return found;
   const compactNeedle = normalized.replace(/ /g, '');
-  scan(corpus(true), compactNeedle, (page, at) => {
-    const { map } = page.withoutSpaces();
-    pushMatch(found, page, map[at]!, map[at + compactNeedle.length - 1]! + 1);
-  });
+  const compactBits = needleBits(compactNeedle);
+  for (const page of pages) {
+    if (!mayContain(page.compactSignature, compactBits)) continue;
+    const { text, map } = page.withoutSpaces();
+    for (let at = text.indexOf(compactNeedle); at !== -1; at = text.indexOf(compactNeedle, at + compactNeedle.length)) {
+      pushMatch(found, page, map[at]!, map[at + compactNeedle.length - 1]! + 1);
+    }
+  }
   return found;
 }
 
@@ -296,7 +258,7 @@ class Collector implements ExtractSink {
       if (!geo) throw new ParaphError('TEXT_INDEX_FAILED', `Page ${n} is missing from the text index.`, { origin: 'internal' });
       pages.push(geo);
       const t = this.texts.get(n);
-      if (t) texts.set(n, new IndexedPage(n, geo, t.text, t.boxes));
+      if (t) texts.set(n, new IndexedPage(n, geo, t.text, t.boxes, t.signature, t.compactSignature));
     }
     return new Index(pages, texts);
   }

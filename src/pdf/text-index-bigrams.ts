@@ -1,0 +1,44 @@
+/**
+ * Per-page bigram signatures for the text index: a 4,096-bit Bloom filter of the page text's character pairs, so a
+ * whole-document Search (decisions.md §4) only scans the few pages that can hold the needle. 512 bytes per page; a
+ * needle of n characters is ruled out on a page unless all its n − 1 pairs are set.
+ */
+
+const BITS = 4096;
+const WORDS = BITS / 32;
+
+function pairHash(a: number, b: number): number {
+  return (Math.imul(a * 65599 + b, 0x9e3779b1) >>> 20) & (BITS - 1);
+}
+
+/** The signature of `text`; with `skipSpaces`, of the text with its spaces removed. */
+export function bigramSignature(text: string, skipSpaces = false): Uint32Array {
+  const bits = new Uint32Array(WORDS);
+  let prev = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (skipSpaces && c === 32) continue;
+    if (prev >= 0) {
+      const h = pairHash(prev, c);
+      bits[h >>> 5]! |= 1 << (h & 31);
+    }
+    prev = c;
+  }
+  return bits;
+}
+
+/** The bit positions a needle's pairs set (deduplicated); empty for needles shorter than two characters. */
+export function needleBits(needle: string): Uint16Array {
+  const set = new Set<number>();
+  for (let i = 1; i < needle.length; i++) set.add(pairHash(needle.charCodeAt(i - 1), needle.charCodeAt(i)));
+  return Uint16Array.from(set);
+}
+
+/** False when a text with `signature` certainly does not contain the needle of `bits`. */
+export function mayContain(signature: Uint32Array, bits: Uint16Array): boolean {
+  for (let i = 0; i < bits.length; i++) {
+    const h = bits[i]!;
+    if ((signature[h >>> 5]! & (1 << (h & 31))) === 0) return false;
+  }
+  return true;
+}
