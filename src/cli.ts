@@ -25,6 +25,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'check an evidential receipt (seal + audit log chain): paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--json]',
     load: async () => (await import('./cli/receipt.js')).receiptCommand,
   },
+  serve: {
+    summary: 'run the transaction service (HOST, PORT, PARAPH_DATA_DIR, PARAPH_PUBLIC_URL, ...): paraph serve [--config <file.json>]',
+    load: async () => (await import('./cli/serve.js')).serveCommand,
+  },
 };
 
 const io: CliIo = {

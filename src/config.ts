@@ -47,6 +47,8 @@ export interface ServiceConfig {
   readonly smtpUrl?: string;
   /** How often the worker looks for due timers (expiry, cleaning). */
   readonly workerIntervalMs: number;
+  /** Organization named by the advanced seal certificate (created on first start) and shown in seals. */
+  readonly organizationName: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bootstrapAccount?: BootstrapAccountConfig;
 }
@@ -70,6 +72,7 @@ export const CONFIG_KEYS = {
   fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
   smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
+  organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
@@ -146,6 +149,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const maxFileBytes = int('maxFileBytes', 50 * 1024 * 1024, 1024, 2 ** 32);
   const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
+  const organizationName = str('organizationName') ?? 'paraph';
   const level = str('logLevel') ?? 'info';
   let logLevel: ServiceConfig['logLevel'] = 'info';
   if ((LOG_LEVELS as readonly string[]).includes(level)) logLevel = level as ServiceConfig['logLevel'];
@@ -176,6 +180,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     fileReplaceGuardMs,
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     workerIntervalMs,
+    organizationName,
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
   };

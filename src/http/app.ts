@@ -57,22 +57,13 @@ export function loggerOptions(level: string): Record<string, unknown> {
  * await app.listen({ host: '127.0.0.1', port: 8080 });
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const ctx: ServiceContext = {
-    store: deps.store,
-    clock: deps.clock,
-    ids: deps.ids ?? randomIds,
-    keys: deps.keys,
-    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
-    settings: deps.settings,
-    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
-  };
+  const ctx = createServiceContext(deps);
   const loggerInstance = isLogger(deps.logger) ? deps.logger : undefined;
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: (deps.logger as FastifyServerOptions['logger']) ?? false }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
-    requestIdLogLabel: 'requestId',
     return503OnClosing: true,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, discriminator: true },
@@ -111,6 +102,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
   });
   return app;
+}
+
+/** The use cases' context for `deps` (the worker gets its own from the same deps). */
+export function createServiceContext(deps: AppDeps): ServiceContext {
+  return {
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids ?? randomIds,
+    keys: deps.keys,
+    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    settings: deps.settings,
+    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
+  };
 }
 
 function isLogger(value: unknown): value is FastifyBaseLogger {

@@ -62,7 +62,8 @@ export class TimerWorker {
     }
     if (run.expired + run.cleaned > 0) this.options.log.info({ expired: run.expired, cleaned: run.cleaned }, 'timers ran');
     if (this.#ticks++ % (this.options.garbageEveryTicks ?? 60) === 0) {
-      const olderThan = new Date(this.ctx.clock().getTime() - (this.options.garbageAgeMs ?? 3_600_000));
+      // Blob ages are file times on the disk, so the wall clock (not the injected one) judges them.
+      const olderThan = new Date(Date.now() - (this.options.garbageAgeMs ?? 3_600_000));
       const removed = await this.ctx.store.collectGarbage(olderThan);
       if (removed > 0) this.options.log.info({ removed }, 'unreferenced blobs removed');
     }

@@ -1,0 +1,55 @@
+/**
+ * `paraph serve` (decisions.md §10): starts the transaction service with the configuration of the environment and
+ * the optional JSON file named by PARAPH_CONFIG or `--config`; prints the base URL and, when this start created
+ * them, the bootstrap credentials (once). SIGTERM/SIGINT shut it down gracefully.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { describeConfig, loadConfig } from '../config.js';
+import { startServer } from '../server.js';
+import type { CliCommand } from './common.js';
+import { UsageError } from './common.js';
+
+/** Runs the service until a signal stops it; returns 0 after a clean shutdown. */
+export const serveCommand: CliCommand = async (args, io) => {
+  const { values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help) {
+    io.stdout(`usage: paraph serve [--config <file.json>]\n\nenvironment (or config file key):\n${describeConfig()}\n`);
+    return 0;
+  }
+  const fileName = values.config ?? process.env.PARAPH_CONFIG;
+  let fileText: string | undefined;
+  if (fileName !== undefined) {
+    try {
+      fileText = await readFile(fileName, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read the config file ${fileName}: ${(error as Error).message}`);
+    }
+  }
+  const config = loadConfig({ env: process.env, ...(fileText !== undefined ? { fileText, fileName } : {}) });
+  const server = await startServer(config);
+  io.stdout(`paraph service listening on ${server.url} (public URL ${config.publicUrl}, data in ${config.dataDir})\n`);
+  if (server.createdCredentials) {
+    io.stdout(
+      `Created the bootstrap account; these credentials are shown only now:\n` +
+        `  Authorization: APIKey ${server.createdCredentials.userToken}\n` +
+        `  Application: APPKey ${server.createdCredentials.appKey}\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      io.stderr(`${signal}: shutting down\n`);
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      void server.close().then(resolve, (error: unknown) => {
+        io.stderr(`shutdown error: ${(error as Error).message}\n`);
+        resolve();
+      });
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+  return 0;
+};
