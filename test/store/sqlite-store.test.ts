@@ -1,0 +1,82 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { describeStore } from './store-suite.js';
+
+/** Every file under `dir` that is neither the database (with its WAL files) nor a blob at its address. */
+export function strayFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.push(relative(dir, path));
+    }
+  };
+  walk(dir);
+  return out.filter((p) => !/^paraph\.db(-wal|-shm)?$/.test(p) && !/^blobs\/([0-9a-f]{2})\/\1[0-9a-f]{62}$/.test(p));
+}
+
+describeStore('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+  let store: Store = await openSqliteStore({ dataDir: dir });
+  return {
+    get store() {
+      return store;
+    },
+    async reopen() {
+      await store.close();
+      store = await openSqliteStore({ dataDir: dir });
+      return store;
+    },
+    strayFiles: () => strayFiles(dir),
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SQLite store specifics', () => {
+  it('applies numbered migrations once, in WAL mode with foreign keys and synchronous=FULL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+    try {
+      await (await openSqliteStore({ dataDir: dir })).close();
+      await (await openSqliteStore({ dataDir: dir })).close();
+      const db = new Database(join(dir, 'paraph.db'), { readonly: true });
+      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }]);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      db.close();
+      const store = await openSqliteStore({ dataDir: dir });
+      // Foreign keys: a transaction of an unknown account is refused.
+      const { makeTransaction } = await import('./transaction-fixtures.js');
+      await expect(store.commit({ transaction: makeTransaction(undefined, { accountId: 'ghost' }), expectedVersion: 0 })).rejects.toThrow(/FOREIGN KEY/);
+      await store.close();
+      await expect(store.getTransaction('x')).rejects.toThrow('The store is closed.');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes temporary files a crashed writer left, and keeps blobs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+    try {
+      const store = await openSqliteStore({ dataDir: dir });
+      const blob = await store.blobs.write(new Uint8Array([1, 2, 3]));
+      await store.close();
+      mkdirSync(join(dir, 'blobs', 'tmp'), { recursive: true });
+      writeFileSync(join(dir, 'blobs', 'tmp', 'abc.part'), 'half');
+      const reopened = await openSqliteStore({ dataDir: dir });
+      expect(strayFiles(dir)).toEqual([]);
+      expect(await reopened.blobs.exists(blob.sha256)).toBe(true);
+      await expect(reopened.blobs.read('../../paraph.db')).rejects.toThrow(/is not a blob id/);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

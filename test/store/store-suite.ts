@@ -1,0 +1,300 @@
+/**
+ * The behaviour every {@link Store} implementation must show, written against the interface only, so that the
+ * PostgreSQL store of a later issue runs the same suite: `describeStore('postgres', factory)`.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendAuditEntry, verifyAuditLog, type AuditEntry } from '../../src/receipt/audit-log.js';
+import { putFile, transition, type Transaction } from '../../src/domain/transaction.js';
+import { ConcurrencyError, hashSignToken, StoreError, type Account, type AuditEntryInput, type Store } from '../../src/store/store.js';
+import { at, makeTransaction, T0 } from './transaction-fixtures.js';
+
+/** What a store implementation hands the suite. */
+export interface StoreHarness {
+  store: Store;
+  /** Closes the store and opens it again on the same data (persistence checks). */
+  reopen(): Promise<Store>;
+  /** Files in the store's area that are neither blobs nor the database (stray temporary files). */
+  strayFiles(): string[];
+  cleanup(): Promise<void>;
+}
+
+const ACCOUNT: Account = {
+  Id: 'acc-1',
+  Name: 'Acme',
+  UserTokenHash: 'u'.repeat(64),
+  AppKeyHash: 'k'.repeat(64),
+  PostbackSecret: 'secret',
+  CreatedDateTime: '2026-11-21T10:00:00.000+00:00',
+};
+
+function sha(algorithm: 'sha256' | 'sha512', bytes: Uint8Array): string {
+  return createHash(algorithm).update(bytes).digest('hex');
+}
+
+async function* chunks(parts: Uint8Array[], failAfter?: number): AsyncIterable<Uint8Array> {
+  let i = 0;
+  for (const part of parts) {
+    if (failAfter !== undefined && i++ === failAfter) throw new Error('connection reset');
+    yield part;
+  }
+}
+
+function created(tx: Transaction): AuditEntryInput {
+  return {
+    at: new Date(tx.ModifiedDateTime),
+    type: 'transaction.created',
+    actor: 'api',
+    data: { language: tx.Language, seal: tx.Seal, signers: tx.Signers.length, receivers: tx.Receivers.length },
+  };
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Registers the suite for one implementation. */
+export function describeStore(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`Store behaviour: ${name}`, () => {
+    let h: StoreHarness;
+    let store: Store;
+
+    beforeEach(async () => {
+      h = await open();
+      store = h.store;
+      await store.createAccount(ACCOUNT);
+    });
+    afterEach(async () => {
+      await h.cleanup();
+    });
+
+    it('finds accounts by both key hashes only', async () => {
+      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toEqual(ACCOUNT);
+      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, 'x'.repeat(64))).toBeUndefined();
+      expect(await store.getAccount('acc-1')).toEqual(ACCOUNT);
+      expect(await store.countAccounts()).toBe(1);
+      const duplicate = await errorOf(store.createAccount({ ...ACCOUNT, Id: 'acc-2' }));
+      expect(duplicate).toBeInstanceOf(StoreError);
+      expect((duplicate as StoreError).code).toBe('ACCOUNT_EXISTS');
+      expect(await store.countAccounts()).toBe(1);
+    });
+
+    it('inserts at version 0 → 1 and reads back exactly what was committed', async () => {
+      const tx = makeTransaction();
+      const stored = await store.commit({ transaction: tx, expectedVersion: 0, audit: [created(tx)] });
+      expect(stored.version).toBe(1);
+      expect(await store.getTransaction(tx.Id)).toEqual({ ...tx, version: 1 });
+      expect(await store.getTransaction('nope')).toBeUndefined();
+      const again = await errorOf(store.commit({ transaction: tx, expectedVersion: 0 }));
+      expect(again).toBeInstanceOf(ConcurrencyError);
+    });
+
+    it('refuses a stale version and writes nothing of that change', async () => {
+      const tx = makeTransaction();
+      const v1 = await store.commit({ transaction: tx, expectedVersion: 0, audit: [created(tx)] });
+      const v2 = await store.commit({ transaction: { ...v1, Reference: 'second' }, expectedVersion: 1 });
+      expect(v2.version).toBe(2);
+      const stale = await errorOf(
+        store.commit({
+          transaction: { ...v1, Reference: 'lost update' },
+          expectedVersion: 1,
+          audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: {} }],
+          outbox: [{ kind: 'postback', payload: { x: 1 }, dueAt: T0 }],
+        }),
+      );
+      expect(stale).toBeInstanceOf(ConcurrencyError);
+      expect((stale as ConcurrencyError).code).toBe('CONCURRENT_MODIFICATION');
+      expect((await store.getTransaction(tx.Id))?.Reference).toBe('second');
+      expect(await store.listAuditEntries(tx.Id)).toHaveLength(1);
+      expect(await store.claimDue(at(60), 10, 1000)).toEqual([]);
+    });
+
+    it('lets exactly one of two concurrent writers of the same version win', async () => {
+      const v1 = await store.commit({ transaction: makeTransaction(), expectedVersion: 0 });
+      const results = await Promise.allSettled(
+        ['a', 'b', 'c'].map((ref) => store.commit({ transaction: { ...v1, Reference: ref }, expectedVersion: 1 })),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof ConcurrencyError)).toBe(true);
+      expect((await store.getTransaction(v1.Id))?.version).toBe(2);
+    });
+
+    it('chains audit entries across commits exactly like appendAuditEntry, and verifies', async () => {
+      let tx = makeTransaction({ Seal: true });
+      const inputs: AuditEntryInput[] = [created(tx)];
+      tx = await store.commit({ transaction: tx, expectedVersion: 0, audit: inputs });
+      const more: AuditEntryInput[] = [
+        { at: at(1), type: 'file.uploaded', actor: 'api', data: { fileId: 'f', displayName: 'f', sha256: 'a'.repeat(64), bytes: 1, pages: 1 } },
+        { at: at(2), type: 'transaction.started', actor: 'api', data: { files: 1, signers: 0 } },
+      ];
+      tx = await store.commit({ transaction: { ...tx, Reference: 'x' }, expectedVersion: tx.version, audit: more });
+      const entries = await store.listAuditEntries(tx.Id);
+      let expected: readonly AuditEntry[] = [];
+      for (const input of [...inputs, ...more]) expected = appendAuditEntry(expected, input);
+      expect(entries).toEqual(expected);
+      expect(verifyAuditLog(entries)).toMatchObject({ ok: true, count: 3 });
+      const backwards = await errorOf(
+        store.commit({
+          transaction: { ...tx, Reference: 'y' },
+          expectedVersion: tx.version,
+          audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: {} }],
+        }),
+      );
+      expect((backwards as StoreError).code).toBe('AUDIT_INVALID_TIME');
+      expect((await store.getTransaction(tx.Id))?.Reference).toBe('x');
+      await store.commit({ transaction: tx, expectedVersion: tx.version, purgeAudit: true });
+      expect(await store.listAuditEntries(tx.Id)).toEqual([]);
+    });
+
+    it('finds a signer by the hash of their SignUrl token until the token is gone', async () => {
+      const tx = await store.commit({ transaction: makeTransaction(), expectedVersion: 0 });
+      const token = tx.Signers[1]?.SignToken as string;
+      const found = await store.findSignerByTokenHash(hashSignToken(token));
+      expect(found?.signerId).toBe('Signer2');
+      expect(found?.transaction.Id).toBe(tx.Id);
+      expect(await store.findSignerByTokenHash(hashSignToken('other'))).toBeUndefined();
+      const cancelled = transition(tx, { type: 'cancel' }, at(1));
+      await store.commit({ transaction: cancelled, expectedVersion: tx.version });
+      expect(await store.findSignerByTokenHash(hashSignToken(token))).toBeUndefined();
+    });
+
+    it('stores blobs by content, computing both digests while streaming', async () => {
+      const parts = [new Uint8Array([1, 2, 3]), new Uint8Array(70_000).fill(7), new Uint8Array([9])];
+      const whole = Buffer.concat(parts);
+      const info = await store.blobs.write(chunks(parts), { expectSha256: sha('sha256', whole), expectSha512: sha('sha512', whole) });
+      expect(info).toEqual({ sha256: sha('sha256', whole), sha512: sha('sha512', whole), size: whole.length });
+      expect(Buffer.from(await store.blobs.read(info.sha256)).equals(whole)).toBe(true);
+      expect(await store.blobs.exists(info.sha256)).toBe(true);
+      expect(await store.blobs.write(whole)).toEqual(info);
+      const missing = await errorOf(store.blobs.read('f'.repeat(64)));
+      expect((missing as StoreError).code).toBe('BLOB_NOT_FOUND');
+      await store.blobs.delete(info.sha256);
+      expect(await store.blobs.exists(info.sha256)).toBe(false);
+      expect(h.strayFiles()).toEqual([]);
+    });
+
+    it('stores nothing when a digest does not match, the size limit is passed or the stream fails', async () => {
+      const body = new Uint8Array(10_000).fill(1);
+      const bad256 = await errorOf(store.blobs.write(chunks([body]), { expectSha256: '0'.repeat(64) }));
+      expect(bad256).toBeInstanceOf(StoreError);
+      expect((bad256 as StoreError).message).toBe('SHA-256 digest mismatch');
+      const bad512 = await errorOf(store.blobs.write(body, { expectSha256: sha('sha256', body), expectSha512: '0'.repeat(128) }));
+      expect((bad512 as StoreError).message).toBe('SHA-512 digest mismatch');
+      const tooLarge = await errorOf(store.blobs.write(chunks([body, body]), { maxBytes: 15_000 }));
+      expect((tooLarge as StoreError).code).toBe('BLOB_TOO_LARGE');
+      const broken = await errorOf(store.blobs.write(chunks([body, body, body], 2)));
+      expect((broken as Error).message).toBe('connection reset');
+      expect(await store.blobs.exists(sha('sha256', body))).toBe(false);
+      expect(await store.blobs.exists(sha('sha256', Buffer.concat([body, body])))).toBe(false);
+      expect(h.strayFiles()).toEqual([]);
+    });
+
+    it('refuses a commit that references a blob never written', async () => {
+      const tx = putFile(makeTransaction(), { FileId: 'f', Original: { sha256: 'e'.repeat(64), size: 1, pages: 1 } }, T0);
+      const error = await errorOf(store.commit({ transaction: tx, expectedVersion: 0, audit: [created(tx)] }));
+      expect((error as StoreError).code).toBe('BLOB_NOT_FOUND');
+      expect(await store.getTransaction(tx.Id)).toBeUndefined();
+      expect(await store.listAuditEntries(tx.Id)).toEqual([]);
+    });
+
+    it('deletes only unreferenced blobs older than the grace time', async () => {
+      const kept = await store.blobs.write(new TextEncoder().encode('kept'));
+      const orphan = await store.blobs.write(new TextEncoder().encode('orphan'));
+      const tx = putFile(makeTransaction(), { FileId: 'f', Original: { ...kept, pages: 1 } }, T0);
+      await store.commit({ transaction: tx, expectedVersion: 0 });
+      expect(await store.collectGarbage(new Date(Date.now() - 60_000))).toBe(0);
+      expect(await store.collectGarbage(new Date(Date.now() + 60_000))).toBe(1);
+      expect(await store.blobs.exists(kept.sha256)).toBe(true);
+      expect(await store.blobs.exists(orphan.sha256)).toBe(false);
+    });
+
+    it('leases due outbox rows, retries them later and delivers one key in order', async () => {
+      const tx = makeTransaction();
+      await store.commit({
+        transaction: tx,
+        expectedVersion: 0,
+        outbox: [
+          { kind: 'postback', payload: { n: 1 }, orderKey: 'https://pb', dueAt: at(1) },
+          { kind: 'postback', payload: { n: 2 }, orderKey: 'https://pb', dueAt: at(1) },
+          { kind: 'mail', payload: { to: 'a@example.com' }, dueAt: at(5) },
+        ],
+      });
+      expect(await store.claimDue(T0, 10, 60_000)).toEqual([]);
+      const first = await store.claimDue(at(1), 10, 60_000);
+      expect(first.map((m) => [m.kind, m.payload, m.attempts, m.transactionId])).toEqual([['postback', { n: 1 }, 1, 'tx-1']]);
+      // Leased: not handed out again until the lease ends (a crashed worker's rows come back).
+      expect(await store.claimDue(at(1.5), 10, 60_000)).toEqual([]);
+      const again = await store.claimDue(at(2.1), 10, 60_000);
+      expect(again.map((m) => [m.payload, m.attempts])).toEqual([[{ n: 1 }, 2]]);
+      const id = again[0]?.id as number;
+      await store.markFailed(id, 'HTTP 500', at(10));
+      const mail = await store.claimDue(at(6), 10, 60_000);
+      expect(mail.map((m) => m.kind)).toEqual(['mail']);
+      await store.markDone(mail[0]?.id as number);
+      const retried = await store.claimDue(at(10), 10, 60_000);
+      expect(retried.map((m) => [m.payload, m.attempts, m.lastError])).toEqual([[{ n: 1 }, 3, 'HTTP 500']]);
+      await store.markDone(id);
+      const second = await store.claimDue(at(11), 10, 60_000);
+      expect(second.map((m) => m.payload)).toEqual([{ n: 2 }]);
+      await store.markFailed(second[0]?.id as number, 'gave up');
+      expect(await store.claimDue(at(100_000), 10, 60_000)).toEqual([]);
+    });
+
+    it('lists due timers from the transaction dates: expiry, reminders, cleaning after retention', async () => {
+      const open = await store.commit({ transaction: makeTransaction(undefined, { id: 'open' }), expectedVersion: 0 });
+      let ended = await store.commit({ transaction: makeTransaction({ Seal: true }, { id: 'ended' }), expectedVersion: 0 });
+      ended = await store.commit({ transaction: transition(ended, { type: 'fail', reason: 'x' }, at(1)), expectedVersion: 1 });
+      expect(await store.listDueTimers(at(60), { retentionDays: 30 })).toEqual([]);
+      const reminded = transition(
+        putFile(makeTransaction(undefined, { id: 'remind' }), { FileId: 'f', Original: { ...(await store.blobs.write(new Uint8Array([1]))), pages: 1 } }, T0),
+        { type: 'start' },
+        at(1),
+      );
+      await store.commit({
+        transaction: { ...reminded, Signers: reminded.Signers.map((s) => ({ ...s, NextReminderDateTime: '2026-11-28T10:00:00.000+00:00' })) },
+        expectedVersion: 0,
+      });
+      const day = (d: number) => new Date(T0.getTime() + d * 86_400_000);
+      expect(await store.listDueTimers(day(7), { retentionDays: 30 })).toEqual([
+        { transactionId: 'remind', kind: 'remind', at: new Date('2026-11-28T10:00:00.000Z') },
+      ]);
+      const late = await store.listDueTimers(day(31), { retentionDays: 30 });
+      expect(late.map((t) => [t.transactionId, t.kind])).toEqual([
+        ['remind', 'remind'],
+        ['open', 'expire'],
+        ['remind', 'expire'],
+        ['ended', 'clean'],
+      ]);
+      expect((await store.listDueTimers(at(2), { retentionDays: 0 })).map((t) => [t.transactionId, t.kind])).toEqual([['ended', 'clean']]);
+      await store.commit({ transaction: transition(ended, { type: 'clean' }, at(3)), expectedVersion: ended.version });
+      expect(await store.listDueTimers(at(4), { retentionDays: 0 })).toEqual([]);
+      expect(open.version).toBe(1);
+    });
+
+    it('keeps settings', async () => {
+      expect(await store.getSetting('ca')).toBeUndefined();
+      await store.putSetting('ca', { pem: 'x', n: [1, 2] });
+      await store.putSetting('ca', { pem: 'y' });
+      expect(await store.getSetting('ca')).toEqual({ pem: 'y' });
+    });
+
+    it('keeps everything across close and reopen', async () => {
+      const blob = await store.blobs.write(new TextEncoder().encode('pdf'));
+      const tx = putFile(makeTransaction(), { FileId: 'f', Original: { ...blob, pages: 1 } }, T0);
+      await store.commit({ transaction: tx, expectedVersion: 0, audit: [created(tx)], outbox: [{ kind: 'mail', payload: 1, dueAt: T0 }] });
+      await store.putSetting('k', 'v');
+      store = await h.reopen();
+      expect(await store.getTransaction(tx.Id)).toEqual({ ...tx, version: 1 });
+      expect(verifyAuditLog(await store.listAuditEntries(tx.Id))).toMatchObject({ ok: true, count: 1 });
+      expect(await store.getSetting('k')).toBe('v');
+      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toEqual(ACCOUNT);
+      expect((await store.claimDue(T0, 10, 1000)).map((m) => m.payload)).toEqual([1]);
+      expect(new TextDecoder().decode(await store.blobs.read(blob.sha256))).toBe('pdf');
+    });
+  });
+}
