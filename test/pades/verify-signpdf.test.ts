@@ -12,6 +12,7 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
+import { writeSection } from './verify-helpers.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 const minutes = (n: number): Date => new Date(NOW.getTime() + n * 60_000);
@@ -89,6 +90,32 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
       [true, true],
     ]);
     await expectIndependentlyValid(pdf, 4);
+  });
+
+  it('accepts signatures that fill signature fields prepared in the original document', async () => {
+    const prepared = writeSection(
+      undefined,
+      [
+        { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R 6 0 R] >> >>' },
+        { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+        { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Annots [5 0 R 6 0 R] >>' },
+        { num: 4, body: '<< /Length 0 >>\nstream\n\nendstream' },
+        { num: 5, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signer1) /Rect [50 50 190 120] /P 3 0 R /F 4 >>' },
+        { num: 6, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signer2) /Rect [250 50 390 120] /P 3 0 R /F 4 >>' },
+      ],
+      1,
+      7,
+    );
+    const first = (await signPdf(prepared, { signer: pki.signers.rsa.signer, signingTime: NOW, field: 'Signer1' })).bytes;
+    const second = (await signPdf(first, { signer: pki.signers.p256.signer, signingTime: minutes(1), field: 'Signer2' })).bytes;
+    const report = await verifyPdf(second, { trustRoots: [pki.rootDer], now: NOW });
+    expect(report.problems).toEqual([]);
+    expect(report.signatures.map((s) => [s.fieldName, s.valid, s.modifications.ok])).toEqual([
+      ['Signer1', true, true],
+      ['Signer2', true, true],
+    ]);
+    expect(report.signatures[0]?.modifications.allowed.join('\n')).toMatch(/signature field .*Signer2.* signed/);
+    await expectIndependentlyValid(second, 2);
   });
 
   it('reports B-T with a valid time-stamp from the fake TSA', async () => {
