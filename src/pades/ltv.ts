@@ -224,8 +224,19 @@ export async function addValidationData(pdf: Uint8Array, options: AddValidationD
     if (urls.ocsp.length > 0) {
       try {
         const result = await fetchOcsp(options.fetcher, { certificate: cert.der, issuer: issuer.der, now: options.now });
-        validations.set(cert.key, { subject, source: 'ocsp', status: result.status, ocsp: store('OCSPs', result.response), responderCerts: [...result.certificates] });
-        return;
+        // An "unknown" answer proves nothing; a CRL may still do.
+        if (result.status !== 'unknown' || urls.crl.length === 0) {
+          validations.set(cert.key, {
+            subject,
+            source: 'ocsp',
+            status: result.status,
+            ocsp: store('OCSPs', result.response),
+            responderCerts: [...result.certificates],
+            ...(result.status === 'unknown' ? { problem: 'the OCSP responder does not know the certificate' } : {}),
+          });
+          return;
+        }
+        problems.push('the OCSP responder does not know the certificate');
       } catch (error) {
         problems.push((error as Error).message);
       }

@@ -227,6 +227,10 @@ export async function checkOcspResponse(response: Uint8Array, subject: Revocatio
   if (responder.delegated && !(issuedBy(responder.cert, subject.issuer) && hasOcspSigning(responder.cert))) {
     throw fail('OCSP_RESPONSE_INVALID', `The OCSP responder ${subjectOf(responder.der)} is not authorized by the issuer (RFC 6960 §4.2.2.2: issued by the CA, EKU OCSPSigning).`);
   }
+  const producedAt = basic.tbsResponseData.producedAt.getTime();
+  if (responder.delegated && (producedAt < responder.cert.notBefore.value.getTime() || producedAt > responder.cert.notAfter.value.getTime())) {
+    throw fail('OCSP_RESPONSE_INVALID', `The OCSP responder certificate ${subjectOf(responder.der)} was not valid when the response was produced.`);
+  }
   const tbs = new Uint8Array(basic.tbsResponseData.tbsView);
   if (!signatureHolds(tbs, basic.signature.valueBlock.valueHexView, basic.signatureAlgorithm, responder.der)) {
     throw fail('OCSP_RESPONSE_INVALID', 'The OCSP response signature does not verify with the responder certificate.');

@@ -17,7 +17,7 @@ import type { TestPki } from './pki.js';
 
 /** How the fake responder answers OCSP. */
 /** `issuer-signed`: signed by the intermediate CA itself, responder named by key hash (RFC 6960 ResponderID byKey). */
-export type FakeOcspBehaviour = 'ok' | 'try-later' | 'unauthorized-responder' | 'expired' | 'issuer-signed';
+export type FakeOcspBehaviour = 'ok' | 'try-later' | 'unauthorized-responder' | 'expired' | 'issuer-signed' | 'unknown';
 
 /** One request the server received. */
 export interface FakeOcspRequest {
@@ -77,7 +77,7 @@ export async function startFakeOcsp(options: { pki: TestPki; now: Date | (() => 
     for (const id of ids) {
       const known = Buffer.from(id.issuerKeyHash.valueBlock.valueHexView).equals(intermediateKeyHash);
       const revokedAt = revoked.get(serialOf(id));
-      const certStatus = !known
+      const certStatus = !known || state.behaviour === 'unknown'
         ? new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 2 } })
         : revokedAt
           ? new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 1 }, value: [new asn1js.GeneralizedTime({ valueDate: revokedAt })] })

@@ -206,6 +206,20 @@ describe('B-T → B-LT → B-LTA', () => {
     }
   });
 
+  it('uses the CRL when the OCSP responder answers "unknown"', async () => {
+    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const unknowing = await startFakeOcsp({ pki, now: LTV_AT, behaviour: 'unknown' });
+    try {
+      const lt = await addValidationData(signed.bytes, { fetcher: unknowing.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+      expect(lt.certificates.find((c) => c.subject.includes('Carol Example'))).toMatchObject({ source: 'crl', status: 'good' });
+      const dss = (await readDss(lt.bytes))!;
+      expect(dss.ocsps).toHaveLength(0);
+      expect(dss.crls).toHaveLength(2);
+    } finally {
+      await unknowing.close();
+    }
+  });
+
   it('refuses to write incomplete validation data unless asked, and refuses an unsigned document', async () => {
     const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
     const offline: RevocationFetcher = {
