@@ -60,9 +60,10 @@ export interface BuildReceiptOptions extends RenderReceiptOptions {
  * @throws ParaphError `RECEIPT_AUDIT_LOG_INVALID` when the audit log's chain is broken (no receipt over a bad log),
  *   `RECEIPT_INPUT_INVALID` for an invalid date; SigningError `RECEIPT_SEALER_REWROTE` as above.
  * @example
+ * const now = clock();
  * const receipt = await buildReceipt({
- *   transaction, documents, auditLog, generatedAt: new Date(),
- *   sealer: (pdf) => sealPdf(pdf, { signer: sealSigner }).then((r) => r.pdf),
+ *   transaction, documents, auditLog, generatedAt: now,
+ *   sealer: async (pdf) => (await sealPdf(pdf, { signer: sealSigner, signingTime: now, organizationName: 'Acme B.V.' })).bytes,
  * });
  */
 export async function buildReceipt(options: BuildReceiptOptions): Promise<Uint8Array> {

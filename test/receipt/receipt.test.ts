@@ -239,6 +239,29 @@ describe('renderReceipt: languages, long values, size and determinism', () => {
     expect(last).toContain(`page ${pages} of ${pages}`);
   });
 
+  it('shows a rejected transaction: the reason, the signers who did not sign, and no signed hashes', async () => {
+    const base = sampleTransaction();
+    const transaction: ReceiptTransaction = {
+      ...base,
+      status: 40,
+      seal: undefined,
+      signers: base.signers.map((s, i) =>
+        i === 0
+          ? s
+          : i === 1
+            ? { ...s, outcome: 'rejected', signedAt: undefined, certificate: undefined, rejectedAt: new Date('2026-11-21T09:47:00Z'), rejectReason: 'Salary in §3 is wrong' }
+            : { ...s, outcome: 'not signed', signedAt: undefined, certificate: undefined, ipAddress: undefined, userAgent: undefined, verifications: [], activities: [] },
+      ),
+    };
+    const documents = DOCUMENTS.map((d) => ({ ...d, finalSha256: undefined, finalBytes: undefined }));
+    const text = (await pdftotext(await renderReceipt({ transaction, documents, auditLog: sampleAuditLog(), generatedAt: GENERATED_AT }))).replace(/\s+/g, ' ');
+    expect(text).toContain('Status 40 – rejected');
+    expect(text).toContain('Seal on the documents No seal was requested');
+    expect(text).toContain('Outcome rejected Rejected at 2026-11-21 09:47:00 UTC Reason for rejection Salary in §3 is wrong');
+    expect(text).toContain('Outcome not signed IP address not available');
+    expect(text).toContain('SHA-256 signed not available');
+  });
+
   it('is deterministic: the same snapshot gives the same bytes', async () => {
     const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: sampleAuditLog(), generatedAt: GENERATED_AT };
     expect(Buffer.from(await renderReceipt(options)).equals(Buffer.from(await renderReceipt(options)))).toBe(true);
