@@ -61,7 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const loggerInstance = isLogger(deps.logger) ? deps.logger : undefined;
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: (deps.logger as FastifyServerOptions['logger']) ?? false }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // fileIds may be 255 characters, percent-encoded up to 9 bytes each.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
