@@ -460,6 +460,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const trailing = Buffer.from(pdf.buffer, pdf.byteOffset + last.end, pdf.length - last.end).toString('latin1');
   const trailingProblem = /\S/.test(trailing) ? `${pdf.length - last.end} bytes follow the last %%EOF and are not signed` : undefined;
   if (trailingProblem) warnings.push(trailingProblem);
+  if (sections.some((s) => s.encrypted)) warnings.push('the document is encrypted: strings such as field names are shown as stored (encrypted)');
   const dss = readDss(final, warnings);
   const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse: createCertificateParser() };
   const inFields = findSignatures(final, warnings);

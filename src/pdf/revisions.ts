@@ -32,6 +32,8 @@ export interface RevisionSection {
   /** The section trailer's `/Root` and `/Info` references, when present. */
   readonly root: PDFRef | undefined;
   readonly info: PDFRef | undefined;
+  /** The section trailer names an /Encrypt dictionary. */
+  readonly encrypted: boolean;
   /** Object numbers this update's xref section (table or stream) marks as free (deleted), object 0 excluded. */
   readonly freed: readonly number[];
 }
@@ -169,5 +171,6 @@ export async function parseRevisionSection(pdf: Uint8Array, revision: PdfRevisio
         ? findFreedInTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
         : findFreedInXrefStream(pdf, revision.startxref, revision.eofEnd);
   }
-  return { revision, objects, root, info, freed };
+  const encrypted = context.trailerInfo.Encrypt !== undefined;
+  return { revision, objects, root, info, encrypted, freed };
 }
