@@ -333,7 +333,7 @@ const NL: ReceiptText = {
   ],
 };
 
-/** The receipt texts for `language`; languages without a translation get `en-US`. */
+/** The receipt texts for `language` (a BCP 47 tag: `nl-NL`, `nl-BE` and `nl` get Dutch); others get `en-US`. */
 export function receiptTextFor(language: string): ReceiptText {
-  return language.toLowerCase() === 'nl-nl' ? NL : EN;
+  return /^nl(-|$)/i.test(language) ? NL : EN;
 }
