@@ -14,13 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/pades/crypto-engine.js';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
+import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
+import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import type { RevocationFetcher } from '../../src/pades/types.js';
 import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
 import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
 
 const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
@@ -188,6 +190,22 @@ describe('B-T → B-LT → B-LTA', () => {
     expect(await expectIndependentToolsAccept(again.bytes, 3)).toBe(1);
     const report = await verifyPdf(again.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
     expect(report.signatures.filter((s) => s.kind === 'signature').map((s) => [s.valid, s.level])).toEqual([[true, 'B-LTA'], [true, 'B-LTA']]);
+  });
+
+  it('PKCS#12 seal: sealPdf B-T, then B-LT and B-LTA', async () => {
+    const seal = await loadPkcs12Signer(readFileSync(pki.seal.p12Path!), P12_PASSWORD);
+    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const sealed = await sealPdf(signed.bytes, { signer: seal, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const lt = await addValidationData(sealed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    expect((await readDss(lt.bytes))!.ocsps.map(ocspSerials).flat().sort()).toEqual(['2003', '3001', '4001']);
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    expect(await expectIndependentToolsAccept(lta.bytes, 3)).toBe(1);
+    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([
+      ['signature', true, 'B-LTA'],
+      ['signature', true, 'B-LTA'],
+      ['document-timestamp', true, undefined],
+    ]);
   });
 
   it('falls back to CRLs when the OCSP responder fails, and reports a revoked signer', async () => {

@@ -10,8 +10,13 @@ import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPkcs11Signer } from '../../src/pades/keys/pkcs11.js';
+import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
+import { addValidationData } from '../../src/pades/ltv.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
+import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { startFakeOcsp } from '../helpers/fake-ocsp.js';
+import { startFakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type PkiIdentity, type TestPki } from '../helpers/pki.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';
@@ -88,6 +93,27 @@ describe('openPkcs11Signer (SoftHSM)', () => {
       expect(sig.signatures[i]?.signerCommonName).toBe(c.cn);
     }
     await expectValid(pdf, cases.length);
+  });
+
+  it('B-T → B-LT → B-LTA with a token key (local TSA and OCSP)', async () => {
+    const tsa = await startFakeTsa({ pki, now: SIGNED_AT });
+    const ocsp = await startFakeOcsp({ pki, now: SIGNED_AT });
+    const signer = await openPkcs11Signer({ modulePath: MODULE, tokenLabel: TOKEN, pin: PIN, keyLabel: 'dave' });
+    try {
+      const signed = await signPdf(original, { signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+      const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: SIGNED_AT, trustRoots: [pki.rootDer] });
+      const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+      const sig = await pdfsigCheck(lta.bytes);
+      expect(sig.signatures.filter((s) => s.type === 'ETSI.CAdES.detached').map((s) => s.validation)).toEqual(['Signature is Valid.']);
+      expect((await opensslCmsVerify(lta.bytes, 0, pki.rootPem)).ok).toBe(true);
+      expect((await qpdfCheck(lta.bytes)).ok).toBe(true);
+      const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: SIGNED_AT });
+      expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
+    } finally {
+      await signer.close();
+      await tsa.close();
+      await ocsp.close();
+    }
   });
 
   it('signs concurrent requests one after another on one session, and uses a handed-in chain', async () => {
