@@ -294,6 +294,9 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
   }
   if (signedData.signerInfos.length > 1) warnings.push(`the CMS has ${signedData.signerInfos.length} SignerInfos; only the first is checked`);
   const digestName = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
+  if (digestName === 'sha1' || SIGNATURE_ALGORITHMS[signerInfo.signatureAlgorithm.algorithmId]?.[1] === 'sha1') {
+    warnings.push('the signature uses SHA-1, which is no longer collision resistant');
+  }
   const signatureValue = toBytes(signerInfo.signature.valueBlock.valueHexView);
   const signer = findSignerCertificate(signedData, signerInfo);
   const signerCertificate = signer ? certificateDer(signer) : undefined;

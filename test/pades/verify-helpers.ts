@@ -88,7 +88,7 @@ export interface OpensslIdentity {
   /** Extra certificates to embed (the intermediate). */
   readonly chainPaths: readonly string[];
   readonly pss?: boolean;
-  readonly md?: 'sha256' | 'sha384' | 'sha512';
+  readonly md?: 'sha1' | 'sha256' | 'sha384' | 'sha512';
   /** No signed attributes at all (`openssl cms -noattr`), as legacy adbe.pkcs7.detached signers do. */
   readonly noattr?: boolean;
 }

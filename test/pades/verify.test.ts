@@ -127,6 +127,12 @@ describe('verifyPdf: signatures without signed attributes', () => {
     expect((await verifyPdf(tampered, { trustRoots: [rootPem], now: NOW })).signatures[0]).toMatchObject({ digestOk: false, valid: false });
   });
 
+  it('warns about a SHA-1 signature', async () => {
+    const report = await verifyPdf(legacy(identity('signer-rsa', { md: 'sha1' }), 'adbe.pkcs7.detached'), { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.digestOk).toBe(true);
+    expect(report.signatures[0]?.warnings.join(' ')).toMatch(/SHA-1/);
+  });
+
   it('refuses an ETSI.CAdES.detached signature without signed attributes', async () => {
     const report = await verifyPdf(legacy(identity('signer-rsa', { noattr: true }), 'ETSI.CAdES.detached'), { trustRoots: [rootPem], now: NOW });
     expect(report.valid).toBe(false);
