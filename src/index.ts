@@ -195,5 +195,4 @@ export type {
   ReceiptActivity,
   ReceiptSeal,
   ReceiptCertificate,
-  TransactionStatusCode,
 } from './receipt/types.js';
