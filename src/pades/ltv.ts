@@ -13,6 +13,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, PDFStre
 import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../pdf/incremental.js';
+import { pemToDer } from './keys/software.js';
 import { pdfDate } from './placeholder.js';
 import { fetchCrl, fetchOcsp, isIssuedBy, revocationUrls, type RevocationStatus } from './revocation.js';
 import type { RevocationFetcher } from './types.js';
@@ -23,10 +24,10 @@ export interface AddValidationDataOptions {
   readonly fetcher: RevocationFetcher;
   /** The time the revocation data must be current at; also written as each VRI's /TU. */
   readonly now: Date;
-  /** DER trust anchors: completes chains whose root the CMS leaves out (the root goes into /Certs too). */
-  readonly trustRoots?: readonly Uint8Array[];
-  /** Further DER certificates that may complete chains (e.g. intermediates not embedded in the CMS). */
-  readonly extraCertificates?: readonly Uint8Array[];
+  /** Trust anchors (DER or PEM): complete chains whose root the CMS leaves out (the root goes into /Certs too). */
+  readonly trustRoots?: readonly (Uint8Array | string)[];
+  /** Further certificates (DER or PEM) that may complete chains (e.g. intermediates the CMS does not embed). */
+  readonly extraCertificates?: readonly (Uint8Array | string)[];
   /** Write the /DSS even when some certificate has no revocation data (default: throw `VALIDATION_DATA_INCOMPLETE`). */
   readonly allowIncomplete?: boolean;
 }
@@ -169,12 +170,15 @@ export async function addValidationData(pdf: Uint8Array, options: AddValidationD
   if (signatures.length === 0) throw new SigningError('NO_SIGNATURES', 'The document has no signatures, so there is no validation data to add; sign it first.');
 
   const pool = new Map<string, Cert>();
-  for (const der of [...(options.trustRoots ?? []), ...(options.extraCertificates ?? [])]) {
-    const cert = toCert(der);
-    if (cert) pool.set(cert.key, cert);
-    else throw new SigningError('INVALID_CERTIFICATE', 'A trust root or extra certificate is not DER X.509; convert PEM to DER first.');
-  }
-  const trusted = new Set((options.trustRoots ?? []).map((der) => sha256Hex(der)));
+  const handedIn = (list: readonly (Uint8Array | string)[] | undefined): Cert[] =>
+    (list ?? []).map((input) => {
+      const cert = toCert(pemToDer(input));
+      if (!cert) throw new SigningError('INVALID_CERTIFICATE', 'A trust root or extra certificate is neither DER nor PEM X.509.');
+      pool.set(cert.key, cert);
+      return cert;
+    });
+  const trusted = new Set(handedIn(options.trustRoots).map((c) => c.key));
+  handedIn(options.extraCertificates);
 
   // Existing /DSS: its streams are kept (same references) and new data is only added when not already there.
   const catalogRef = context.trailerInfo.Root;

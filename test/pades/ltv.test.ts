@@ -280,7 +280,7 @@ describe('B-T → B-LT → B-LTA', () => {
       code: 'VALIDATION_DATA_INCOMPLETE',
       message: expect.stringMatching(/Carol Example.*its issuer certificate is not available/),
     });
-    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer], extraCertificates: [pki.intermediate.certDer] });
+    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootPem], extraCertificates: [pki.intermediate.certDer] });
     const dss = (await readDss(lt.bytes))!;
     for (const id of [pki.signers.p256, pki.intermediate, pki.root, pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
     expect(dss.ocsps.map(ocspSerials).flat()).toEqual(['2003']);
