@@ -1,25 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStore } from './store-suite.js';
-
-/** Every file under `dir` that is neither the database (with its WAL files) nor a blob at its address. */
-export function strayFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.push(relative(dir, path));
-    }
-  };
-  walk(dir);
-  return out.filter((p) => !/^paraph\.db(-wal|-shm)?$/.test(p) && !/^blobs\/([0-9a-f]{2})\/\1[0-9a-f]{62}$/.test(p));
-}
+import { strayFiles } from './stray-files.js';
 
 describeStore('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
