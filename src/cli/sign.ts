@@ -18,7 +18,7 @@ import { createHttpTimestamper } from '../pades/timestamp.js';
 import type { HashAlgorithm, RevocationFetcher, Signer, Timestamper } from '../pades/types.js';
 import { UsageError, type CliCommand } from './common.js';
 
-/** Help text of the options `paraph sign` and `paraph seal` share: the key, LTV, time. */
+/** Help text of the key options `paraph sign` and `paraph seal` share. */
 export const KEY_USAGE = `  The key, one of:
       --p12 <file>        PKCS#12 file with the key and its certificate chain
       --pass <password>   its password (default: $PARAPH_P12_PASSWORD, else empty)
@@ -30,6 +30,7 @@ export const KEY_USAGE = `  The key, one of:
       --cert <pem>        certificate chain (PEM, signer first; default: read from the token)
       --pss               sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys)
 `;
+/** Help text of the time-stamp, LTV and time options both commands take. */
 export const LTV_USAGE = `      --tsa <url>         add an RFC 3161 signature time-stamp from this TSA (PAdES B-T)
       --lt                then add a /DSS with the chain, OCSP responses and CRLs (PAdES B-LT; fetched over HTTP)
       --lta               then also a document time-stamp from --tsa (PAdES B-LTA; implies --lt)

@@ -68,6 +68,7 @@ export interface PreparedSignature {
   readonly fieldName: string;
 }
 
+/** Bytes of DER the /Contents placeholder holds by default: room for a B-T CMS with an RSA chain and TSA token. */
 export const DEFAULT_CONTENTS_SIZE = 16384;
 /** Digits per /ByteRange number: enough for files up to ~9.3 GB. */
 const RANGE_DIGITS = 10;
