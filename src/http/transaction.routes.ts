@@ -27,6 +27,16 @@ const error = (description: string) => ({ description, content: { 'application/j
 /** Registers the routes under `/api/transaction`. */
 export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
+    // Signhost clients send PUT start (and DELETE) with a JSON Content-Type and no body: an empty body is no body.
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      parseJson(request, text, done);
+    });
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const view = (accept: string | undefined) => ({ version: responseVersion(accept), baseUrl: ctx.settings.publicUrl });
 

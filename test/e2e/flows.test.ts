@@ -5,6 +5,7 @@
  * first: 202, then the PDF: 201).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { listSignatureFields } from '../../src/pades/signature-field.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
@@ -75,12 +76,12 @@ describe('seal-only flow (spec §1 flow 2)', () => {
     const receipt = await call(service.url, 'GET', `/api/file/receipt/${id}`);
     expect(receipt.status).toBe(200);
     expect(receipt.headers.get('content-type')).toBe('application/pdf');
-    const verdict = await verifyReceipt(receipt.bytes, { trustRoots: [sealCaPem], now: service.clock.now() });
+    const verdict = await verifyReceipt(receipt.bytes, { trustRoots: [pemToDer(sealCaPem)], now: service.clock.now() });
     expect(verdict.ok, verdict.problems.join('\n')).toBe(true);
     const types = verdict.attachment?.entries.map((e) => e.type);
     expect(types).toEqual(['transaction.created', 'file.uploaded', 'transaction.started', 'transaction.sealed', 'document.finalized', 'transaction.completed']);
     const uploaded = verdict.attachment?.entries[1];
-    expect(uploaded?.type === 'file.uploaded' && uploaded.data.sha256).toBe((await import('node:crypto')).createHash('sha256').update(pdf).digest('hex'));
+    expect(uploaded?.type === 'file.uploaded' ? uploaded.data.sha256 : undefined).toBe((await import('node:crypto')).createHash('sha256').update(pdf).digest('hex'));
     const receiptTools = await checkSignedPdf(receipt.bytes, sealCaPem);
     expect(receiptTools.pdfsig.map((s) => s.valid), receiptTools.details).toEqual([true]);
   }, 120_000);

@@ -119,12 +119,12 @@ export async function call(
   options: { json?: unknown; body?: Uint8Array | string; headers?: Record<string, string>; auth?: boolean } = {},
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...(options.auth === false ? {} : AUTH_HEADERS), ...options.headers };
-  let body: BodyInit | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
     headers['content-type'] ??= 'application/json';
   } else if (options.body !== undefined) {
-    body = options.body as BodyInit;
+    body = options.body;
   }
   const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const bytes = new Uint8Array(await response.arrayBuffer());
