@@ -93,8 +93,19 @@ export function checkChain(
   parse: CertificateParser = (der) => new X509Certificate(der),
 ): ChainCheck {
   const roots = trustRoots.map(parse);
-  const candidates = pool.map(parse);
-  let current = parse(leaf);
+  const candidates = pool.flatMap((der) => {
+    try {
+      return [parse(der)];
+    } catch {
+      return [];
+    }
+  });
+  let current: X509Certificate;
+  try {
+    current = parse(leaf);
+  } catch {
+    return { chainOk: false, reason: 'the certificate cannot be parsed', path: [leaf] };
+  }
   const path: X509Certificate[] = [current];
   const result = (chainOk: boolean, reason: string): ChainCheck => ({
     chainOk,

@@ -49,12 +49,16 @@ function ocspSignedFor(response: pkijs.BasicOCSPResponse, issuer: Uint8Array): b
   const tbs = response.tbsResponseData.tbsView;
   const signature = response.signature.valueBlock.valueHexView;
   if (verifySignatureValue(response.signatureAlgorithm, issuer, tbs, signature)) return true;
-  const issuerCert = new X509Certificate(issuer);
-  for (const cert of response.certs ?? []) {
-    const der = new Uint8Array(cert.toSchema().toBER(false));
-    const responder = new X509Certificate(der);
-    const delegated = responder.checkIssued(issuerCert) && responder.verify(issuerCert.publicKey) && (responder.keyUsage ?? []).includes(EKU_OCSP_SIGNING);
-    if (delegated && verifySignatureValue(response.signatureAlgorithm, der, tbs, signature)) return true;
+  try {
+    const issuerCert = new X509Certificate(issuer);
+    for (const cert of response.certs ?? []) {
+      const der = new Uint8Array(cert.toSchema().toBER(false));
+      const responder = new X509Certificate(der);
+      const delegated = responder.checkIssued(issuerCert) && responder.verify(issuerCert.publicKey) && (responder.keyUsage ?? []).includes(EKU_OCSP_SIGNING);
+      if (delegated && verifySignatureValue(response.signatureAlgorithm, der, tbs, signature)) return true;
+    }
+  } catch {
+    // An unparsable responder certificate cannot vouch for the response.
   }
   return false;
 }

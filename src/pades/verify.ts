@@ -197,7 +197,7 @@ function streamBytes(state: ObjectState, value: PDFObject | undefined): Uint8Arr
 }
 
 /** Reads /DSS /Certs, /OCSPs and /CRLs of the final document; undefined when it has no /DSS. */
-function readDss(state: ObjectState, warnings: string[]): DssData | undefined {
+function readDss(state: ObjectState, warnings: string[], parse: CertificateParser): DssData | undefined {
   const catalog = resolveIn(state, state.root);
   const dss = catalog instanceof PDFDict ? resolveIn(state, catalog.get(PDFName.of('DSS'))) : undefined;
   if (!(dss instanceof PDFDict)) return undefined;
@@ -215,7 +215,16 @@ function readDss(state: ObjectState, warnings: string[]): DssData | undefined {
     }
     return out;
   };
-  return { certs: list('Certs'), ocsps: list('OCSPs'), crls: list('CRLs') };
+  const certs = list('Certs').filter((der) => {
+    try {
+      parse(der);
+      return true;
+    } catch {
+      warnings.push('a /DSS /Certs entry is not an X.509 certificate and is ignored');
+      return false;
+    }
+  });
+  return { certs, ocsps: list('OCSPs'), crls: list('CRLs') };
 }
 
 interface ByteRangeCheck {
@@ -286,8 +295,12 @@ function summarizeModifications(changes: readonly RevisionChanges[], covered: Pd
 
 function certificateSummary(der: Uint8Array | undefined, parse: CertificateParser): SignatureReport['signer'] {
   if (!der) return undefined;
-  const cert = parse(der);
-  return { subject: describeName(cert.subject), issuer: describeName(cert.issuer), serialNumber: cert.serialNumber };
+  try {
+    const cert = parse(der);
+    return { subject: describeName(cert.subject), issuer: describeName(cert.issuer), serialNumber: cert.serialNumber };
+  } catch {
+    return undefined;
+  }
 }
 
 interface Context {
@@ -301,7 +314,7 @@ interface Context {
   readonly parse: CertificateParser;
 }
 
-async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<SignatureReport, 'level' | 'certification'> & { path: readonly Uint8Array[]; tsaPath: readonly Uint8Array[] }> {
+async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedSignature> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const { dict } = found;
@@ -409,6 +422,38 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<Omit<Sign
   };
 }
 
+type VerifiedSignature = Omit<SignatureReport, 'level' | 'certification'> & { path: readonly Uint8Array[]; tsaPath: readonly Uint8Array[] };
+
+/** The report of a signature whose verification failed unexpectedly. */
+function unverifiable(found: FoundSignature, error: unknown): VerifiedSignature {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    fieldName: found.fieldName,
+    kind: nameValue(found.dict, 'Type') === 'DocTimeStamp' ? 'document-timestamp' : 'signature',
+    subFilter: nameValue(found.dict, 'SubFilter'),
+    signer: undefined,
+    signingTime: undefined,
+    byteRange: [],
+    coveredRevision: undefined,
+    coveredBytes: 0,
+    coversWholeDocument: false,
+    digestAlgorithm: undefined,
+    signatureAlgorithm: undefined,
+    digestOk: false,
+    signatureOk: false,
+    signingCertificateOk: undefined,
+    chainOk: false,
+    chainReason: 'not checked',
+    timestamp: undefined,
+    modifications: { ok: false, laterRevisions: 0, allowed: [], disallowed: ['not checked'] },
+    valid: false,
+    problems: [`the signature could not be verified (${reason})`],
+    warnings: [],
+    path: [],
+    tsaPath: [],
+  };
+}
+
 function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Context, problems: string[]): { report: TimestampReport; path: readonly Uint8Array[] } {
   const valid = tst.tokenOk && tst.imprintOk;
   const tsaCert = tst.cms?.signerCertificate;
@@ -461,13 +506,21 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const trailingProblem = /\S/.test(trailing) ? `${pdf.length - last.end} bytes follow the last %%EOF and are not signed` : undefined;
   if (trailingProblem) warnings.push(trailingProblem);
   if (sections.some((s) => s.encrypted)) warnings.push('the document is encrypted: strings such as field names are shown as stored (encrypted)');
-  const dss = readDss(final, warnings);
-  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse: createCertificateParser() };
+  const parse = createCertificateParser();
+  const dss = readDss(final, warnings, parse);
+  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse };
   const inFields = findSignatures(final, warnings);
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
   if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };
   const results = [];
-  for (const f of found) results.push({ ...(await verifyOne(ctx, f)), objectNumber: f.objectNumber });
+  for (const f of found) {
+    try {
+      results.push({ ...(await verifyOne(ctx, f)), objectNumber: f.objectNumber });
+    } catch (error) {
+      // A verdict, not a crash: whatever slipped through the checks above makes this one signature unverifiable.
+      results.push({ ...unverifiable(f, error), objectNumber: f.objectNumber });
+    }
+  }
   results.sort((a, b) => (a.byteRange[1] ?? 0) - (b.byteRange[1] ?? 0));
   const certification = findCertification(final);
   const docTimestampRevisions = new Set(results.filter((r) => r.kind === 'document-timestamp' && r.coveredRevision !== undefined).map((r) => r.coveredRevision!));
@@ -490,7 +543,9 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
       signatures.push({ ...base, level: undefined, problems, valid: result.valid && problems.length === result.problems.length });
       continue;
     }
-    const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, tsaPath, trustRoots, dss, results.slice(i + 1));
+    const { level, revoked, warnings: levelWarnings } = await levelOf(result, path, tsaPath, trustRoots, dss, results.slice(i + 1)).catch(
+      (error: unknown) => ({ level: 'B-T' as const, revoked: [], warnings: [`the /DSS revocation data could not be read (${error instanceof Error ? error.message : String(error)})`] }),
+    );
     problems.push(...revoked.map((r) => `revocation data reports the certificate of ${r} as revoked`));
     const valid = result.valid && problems.length === result.problems.length;
     signatures.push({ ...base, level, valid, problems, warnings: [...result.warnings, ...levelWarnings] });

@@ -27,7 +27,7 @@ export function lastStartxref(pdf: Uint8Array): number {
  * Writes the original document (`prefix` undefined) or an incremental update after `prefix`: the objects, an xref
  * table with one subsection per object, and a trailer with /Prev.
  */
-export function writeSection(prefix: Uint8Array | undefined, objects: readonly ObjectSpec[], root: number, size: number, extraXref = ''): Uint8Array {
+export function writeSection(prefix: Uint8Array | undefined, objects: readonly ObjectSpec[], root: number, size: number, extraXref = '', extraTrailer = ''): Uint8Array {
   const parts: Buffer[] = [];
   let offset = prefix?.length ?? 0;
   const push = (b: Buffer): void => {
@@ -46,7 +46,7 @@ export function writeSection(prefix: Uint8Array | undefined, objects: readonly O
   for (const [num, at] of [...offsets].sort((a, b) => a[0] - b[0])) xref += `${num} 1\n${String(at).padStart(10, '0')} 00000 n \n`;
   xref += extraXref;
   const prev = prefix ? ` /Prev ${lastStartxref(prefix)}` : '';
-  push(latin1(`${xref}trailer\n<< /Size ${size} /Root ${root} 0 R${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`));
+  push(latin1(`${xref}trailer\n<< /Size ${size} /Root ${root} 0 R${prev}${extraTrailer} >>\nstartxref\n${xrefAt}\n%%EOF\n`));
   return prefix ? Buffer.concat([Buffer.from(prefix), ...parts]) : Buffer.concat(parts);
 }
 

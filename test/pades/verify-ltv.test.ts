@@ -151,6 +151,15 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
     }
   });
 
+  it('does not crash on a /DSS whose /Certs, /OCSPs and /CRLs hold garbage', async () => {
+    const garbage = new TextEncoder().encode('not DER at all');
+    const pdf = await addDss(await signedWithTimestamp(), [garbage], [garbage], [garbage]);
+    const report = await verifyPdf(pdf, { trustRoots: [pki.rootPem], now: NOW });
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]?.level).toBe('B-T');
+    expect(report.warnings.join(' ')).toMatch(/not an X.509 certificate/);
+  });
+
   it('stays at B-T when the /DSS lacks revocation data for the intermediate CA', async () => {
     const signed = await signedWithTimestamp();
     const partial = await addDss(signed, [pki.intermediate.certDer], [pki.crls.intermediate]);

@@ -1,0 +1,170 @@
+/**
+ * Property test of the modification check: random sequences of incremental updates after a signature (new
+ * signature fields, form fill, /DSS, document information) stay allowed; one disallowed update anywhere in the
+ * sequence (content change, non-widget annotation, removed field, page geometry, catalog action, resources) is
+ * always caught, while the signature's digest keeps holding.
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyPdf } from '../../src/pades/verify.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import { signLastPlaceholder, signatureDict, stream, writeSection, type ObjectSpec } from './verify-helpers.js';
+
+const NOW = new Date('2026-11-21T10:00:00Z');
+const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
+
+type Op =
+  | { kind: 'sign-field' }
+  | { kind: 'fill'; value: string }
+  | { kind: 'dss' }
+  | { kind: 'info'; title: string }
+  | { kind: 'content' }
+  | { kind: 'free-text' }
+  | { kind: 'remove-field' }
+  | { kind: 'media-box' }
+  | { kind: 'open-action' }
+  | { kind: 'font' };
+
+const ALLOWED = new Set(['sign-field', 'fill', 'dss', 'info']);
+
+/** The document model the updates are written from. */
+interface Model {
+  fields: number[];
+  annots: number[];
+  next: number;
+  dss: number | undefined;
+  extraCatalog: string;
+  mediaBox: string;
+}
+
+const catalog = (m: Model): ObjectSpec => ({
+  num: 1,
+  body: `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${m.fields.map((n) => `${n} 0 R`).join(' ')}] /SigFlags 3 >>${m.dss ? ` /DSS ${m.dss} 0 R` : ''}${m.extraCatalog} >>`,
+});
+const page = (m: Model, contents = 4): ObjectSpec => ({
+  num: 3,
+  body: `<< /Type /Page /Parent 2 0 R /MediaBox ${m.mediaBox} /Contents ${contents} 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [${m.annots.map((n) => `${n} 0 R`).join(' ')}] >>`,
+});
+const textField = (value: string | undefined): string =>
+  `<< /Type /Annot /Subtype /Widget /FT /Tx /T (Name) /Rect [10 10 100 30] /P 3 0 R /DA (/F1 10 Tf 0 g)${value === undefined ? '' : ` /V (${value})`} >>`;
+
+function baseObjects(m: Model): ObjectSpec[] {
+  return [
+    catalog(m),
+    { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    page(m),
+    { num: 4, body: stream('BT /F1 12 Tf 20 150 Td (I agree to pay 100 EUR.) Tj ET') },
+    { num: 5, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig1) /Rect [0 0 0 0] /P 3 0 R /F 132 /V 7 0 R >>' },
+    { num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    { num: 7, body: signatureDict() },
+    { num: 8, body: textField(undefined) },
+    { num: 9, body: '<< /Title (Contract) >>' },
+  ];
+}
+
+/** The objects one operation writes, updating the model. */
+function apply(m: Model, op: Op): ObjectSpec[] {
+  switch (op.kind) {
+    case 'sign-field': {
+      const field = m.next++;
+      const sig = m.next++;
+      m.fields.push(field);
+      m.annots.push(field);
+      // A placeholder-sized dictionary is enough: only the first signature's verdict is under test.
+      return [catalog(m), page(m), { num: field, body: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (S${field}) /Rect [0 0 0 0] /P 3 0 R /F 132 /V ${sig} 0 R >>` }, { num: sig, body: '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 0 0 0] /Contents <> >>' }];
+    }
+    case 'fill': {
+      const ap = m.next++;
+      return [{ num: 8, body: textField(op.value).replace(' >>', ` /AP << /N ${ap} 0 R >> >>`) }, { num: ap, body: stream(`BT /F1 10 Tf 2 5 Td (${op.value}) Tj ET`, '/Type /XObject /Subtype /Form /BBox [0 0 90 20]') }];
+    }
+    case 'dss': {
+      const cert = m.next++;
+      if (m.dss === undefined) m.dss = m.next++;
+      return [catalog(m), { num: m.dss, body: `<< /Certs [${cert} 0 R] >>` }, { num: cert, body: stream('not really a certificate') }];
+    }
+    case 'info':
+      return [{ num: 9, body: `<< /Title (${op.title}) >>` }];
+    case 'content':
+      return [{ num: 4, body: stream('BT /F1 12 Tf 20 150 Td (I agree to pay 900 EUR.) Tj ET') }];
+    case 'free-text': {
+      const annot = m.next++;
+      m.annots.push(annot);
+      return [page(m), { num: annot, body: '<< /Type /Annot /Subtype /FreeText /Rect [0 0 300 300] /Contents (void) /DA (/F1 12 Tf) >>' }];
+    }
+    case 'remove-field':
+      m.fields = m.fields.filter((n) => n !== 8);
+      return [catalog(m)];
+    case 'media-box':
+      m.mediaBox = '[0 0 300 150]';
+      return [page(m)];
+    case 'open-action':
+      m.extraCatalog = ' /OpenAction << /S /JavaScript /JS (app.alert(1)) >>';
+      return [catalog(m)];
+    case 'font':
+      return [{ num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>' }];
+  }
+}
+
+const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 10, dss: undefined, extraCatalog: '', mediaBox: '[0 0 300 300]' });
+let signed: Buffer;
+
+beforeAll(() => {
+  signed = signLastPlaceholder(writeSection(undefined, baseObjects(newModel()), 1, 10, '', ' /Info 9 0 R'), {
+    certPath: join(PKI_DIR, 'signer-p256.pem'),
+    keyPath: join(PKI_DIR, 'signer-p256.key.pem'),
+    chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')],
+  });
+});
+
+const allowedOp: fc.Arbitrary<Op> = fc.oneof(
+  fc.constant<Op>({ kind: 'sign-field' }),
+  fc.stringMatching(/^[A-Za-z ]{1,12}$/).map<Op>((value) => ({ kind: 'fill', value })),
+  fc.constant<Op>({ kind: 'dss' }),
+  fc.stringMatching(/^[A-Za-z ]{1,12}$/).map<Op>((title) => ({ kind: 'info', title })),
+);
+const disallowedOp: fc.Arbitrary<Op> = fc.constantFrom<Op>(
+  { kind: 'content' },
+  { kind: 'free-text' },
+  { kind: 'remove-field' },
+  { kind: 'media-box' },
+  { kind: 'open-action' },
+  { kind: 'font' },
+);
+
+async function verdict(ops: readonly Op[]): Promise<{ ok: boolean; digestOk: boolean; disallowed: readonly string[] }> {
+  const m = newModel();
+  let pdf: Uint8Array = signed;
+  for (const op of ops) pdf = writeSection(pdf, apply(m, op), 1, m.next, '', ' /Info 9 0 R');
+  const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
+  const first = report.signatures.find((s) => s.fieldName === 'Sig1')!;
+  return { ok: first.modifications.ok, digestOk: first.digestOk, disallowed: first.modifications.disallowed };
+}
+
+describe('modification check over random update sequences', () => {
+  it('accepts any sequence of allowed updates', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(allowedOp, { minLength: 1, maxLength: 5 }), async (ops) => {
+        const result = await verdict(ops);
+        expect(result.disallowed).toEqual([]);
+        expect(result.ok).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('catches one disallowed update anywhere among allowed ones', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(allowedOp, { maxLength: 4 }), disallowedOp, fc.nat(), async (ops, bad, where) => {
+        const sequence = [...ops];
+        sequence.splice(where % (ops.length + 1), 0, bad);
+        expect(sequence.filter((op) => !ALLOWED.has(op.kind))).toHaveLength(1);
+        const result = await verdict(sequence);
+        expect(result.digestOk).toBe(true);
+        expect(result.ok).toBe(false);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
