@@ -83,6 +83,7 @@ export interface CrlOptions {
   readonly issuer: CertificateAuthority;
   readonly thisUpdate: Date;
   readonly nextUpdate: Date;
+  /** cRLNumber (RFC 5280 §5.2.3): 0 or more, increasing with every CRL the issuer publishes. */
   readonly crlNumber: bigint;
   readonly revoked?: readonly RevokedEntry[];
   readonly hash?: HashAlgorithm;
@@ -336,6 +337,7 @@ function accessDescription(method: string, url: string): pkijs.AccessDescription
  * the `revoked` entries.
  */
 export async function createCrl(options: CrlOptions): Promise<Uint8Array> {
+  if (options.crlNumber < 0n) throw new SigningError('INVALID_CRL_NUMBER', `A CRL number is 0 or more; got ${options.crlNumber}.`);
   if (!(options.thisUpdate.getTime() < options.nextUpdate.getTime())) {
     throw new SigningError('INVALID_VALIDITY', `thisUpdate (${options.thisUpdate.toISOString()}) must be before nextUpdate (${options.nextUpdate.toISOString()}).`);
   }
@@ -362,7 +364,7 @@ export async function createCrl(options: CrlOptions): Promise<Uint8Array> {
   crl.crlExtensions = new pkijs.Extensions({
     extensions: [
       extension(OID.authorityKeyIdentifier, false, new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: issuerKeyId }) }).toSchema()),
-      extension(OID.crlNumber, false, new asn1js.Integer({ valueHex: serialNumberBytes(options.crlNumber > 0n ? options.crlNumber : 1n) })),
+      extension(OID.crlNumber, false, new asn1js.Integer({ valueHex: options.crlNumber === 0n ? Uint8Array.of(0) : serialNumberBytes(options.crlNumber) })),
     ],
   });
   try {
