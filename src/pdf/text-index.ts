@@ -69,6 +69,13 @@ export interface FindTextOptions {
 }
 
 const PAGES_PER_WORKER = 30;
+/**
+ * Heap limits of a worker. pdf.js makes plenty of short-lived garbage, and V8 lets a heap grow as far as it may
+ * before collecting: small limits keep the whole extraction of 5,000 pages under ~400 MB RSS. A worker that still
+ * runs out (a page with huge images or content) is replaced by one with large limits that redoes its range.
+ */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 12 };
+const LARGE_WORKER_LIMITS = { maxOldGenerationSizeMb: 4096 };
 /** Pages extracted in this thread before pdf.js's document is opened again (it keeps every loaded page). */
 const PAGES_PER_OPEN = 400;
 const CHUNK_PAGES = 25;
@@ -315,6 +322,11 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
   return { entry: new URL('./text-index-worker.js', here), evaluate: false };
 }
 
+interface Chunk {
+  from: number;
+  to: number;
+}
+
 type WorkerMessage =
   | { type: 'opened'; numPages: number }
   | { type: 'geometry'; geo: PageGeometry }
@@ -338,8 +350,9 @@ function extractInWorkers(
   const spec = workerSpec();
   const workers: Worker[] = [];
   const textPages = wanted ? [...wanted].sort((a, b) => a - b) : null;
-  const chunks: Array<{ from: number; to: number }> = [];
-  let busy = 0;
+  const chunks: Chunk[] = [];
+  const current = new Map<Worker, Chunk>();
+  let planned = false;
   let settled = false;
 
   return new Promise<void>((resolve, reject) => {
@@ -355,35 +368,35 @@ function extractInWorkers(
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const next = (worker: Worker): void => {
+      current.delete(worker);
       const chunk = chunks.shift();
-      if (!chunk) {
-        worker.postMessage({ type: 'exit' });
-        if (busy === 0) finish();
+      if (chunk) {
+        current.set(worker, chunk);
+        worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
         return;
       }
-      busy++;
-      worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
+      worker.postMessage({ type: 'exit' });
+      if (current.size === 0) finish();
     };
 
-    const spawn = (first: boolean): void => {
+    const spawn = (large: boolean): void => {
       let worker: Worker;
       try {
         worker = new Worker(spec.entry, {
           eval: spec.evaluate,
           workerData: { bytes: pdf },
-          // A pathological file exhausts this thread's heap, not the host's.
-          resourceLimits: { maxOldGenerationSizeMb: 2048 },
+          resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
         });
       } catch (error) {
         finish(new ParaphError('TEXT_INDEX_FAILED', `Could not start a text index worker: ${String(error)}`, { origin: 'internal', cause: error }));
         return;
       }
       workers.push(worker);
-      let done = false;
+      let failed = false;
       worker.on('message', (message: WorkerMessage) => {
         switch (message.type) {
           case 'opened':
-            if (first) plan(message.numPages);
+            if (!planned) plan(message.numPages);
             next(worker);
             break;
           case 'geometry':
@@ -393,30 +406,36 @@ function extractInWorkers(
             sink.text(message.text);
             break;
           case 'rangeDone':
-            busy--;
             next(worker);
-            if (chunks.length === 0 && busy === 0) {
-              done = true;
-              finish();
-            }
             break;
           case 'error':
-            done = true;
+            failed = true;
             finish(failureError(message.failure));
             break;
         }
       });
       worker.on('error', (error) => {
+        failed = true;
+        const code = (error as { code?: unknown }).code;
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY' && !large && !settled) {
+          // The small heap that keeps memory flat was not enough for some page: redo its range with room to spare.
+          const chunk = current.get(worker);
+          current.delete(worker);
+          if (chunk) chunks.unshift(chunk);
+          spawn(true);
+          return;
+        }
         finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker failed: ${error.message}`, { origin: 'internal', cause: error }));
       });
       worker.on('exit', (code) => {
-        if (!done && !settled && code !== 0) {
+        if (!failed && !settled && code !== 0) {
           finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
         }
       });
     };
 
     const plan = (numPages: number): void => {
+      planned = true;
       sink.pageCount = numPages;
       const textCount = textPages ? textPages.filter((n) => n <= numPages).length : numPages;
       const size = Math.max(1, Math.min(CHUNK_PAGES, Math.ceil(numPages / 8)));
@@ -425,6 +444,6 @@ function extractInWorkers(
       for (let i = 0; i < extra; i++) spawn(false);
     };
 
-    spawn(true);
+    spawn(false);
   });
 }
