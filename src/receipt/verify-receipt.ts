@@ -1,8 +1,10 @@
 /**
  * Checking an evidential receipt by machine (issue 4, `paraph receipt verify`): its seal must be valid, trusted and
  * cover the whole file; the audit log attached to it (`/AF`, `AFRelationship /Data`) must be readable, its hash
- * chain intact, and its entry count and head hash those the attachment declares. The verdict is data.
+ * chain intact, and its entry count and head hash those the attachment declares; documents handed in must be ones the
+ * log records (by SHA-256). The verdict is data.
  */
+import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from 'pdf-lib';
 import { verifyAuditLog, type AuditEntry, type AuditLogVerdict } from './audit-log.js';
 import { AUDIT_LOG_ATTACHMENT, AUDIT_LOG_FORMAT, type AuditLogAttachment } from './receipt.js';
@@ -21,6 +23,23 @@ export interface VerifyReceiptOptions {
    * a seal nothing stops someone from rebuilding the whole chain.
    */
   readonly requireSeal?: boolean;
+  /**
+   * Documents (PDF bytes) to look up in the receipt: each must be one the audit log records, as finalized
+   * (`document.finalized`) or as uploaded (`file.uploaded`), by SHA-256; one that is not makes the verdict fail.
+   */
+  readonly documents?: readonly Uint8Array[];
+}
+
+/** Where a document handed to {@link verifyReceipt} appears in the receipt's audit log. */
+export interface ReceiptDocumentMatch {
+  /** Its position in `options.documents`. */
+  readonly index: number;
+  /** Lowercase hex SHA-256 of its bytes. */
+  readonly sha256: string;
+  /** The fileId the log records for it, when it was found. */
+  readonly fileId: string | undefined;
+  /** Whether it is the final signed document or the original upload; undefined when not found. */
+  readonly as: 'signed' | 'uploaded' | undefined;
 }
 
 /** The seal as {@link verifyReceipt} judged it. */
@@ -45,7 +64,9 @@ export interface ReceiptVerdict {
   readonly auditLog: AuditLogVerdict | undefined;
   /** The attached log, when it could be read. */
   readonly attachment: AuditLogAttachment | undefined;
-  /** Everything that is wrong, in words. Empty when `ok`. */
+  /** One entry per document in `options.documents`. */
+  readonly documents: readonly ReceiptDocumentMatch[];
+  /** Everything that is wrong, in words (seal problems only when the seal is required). Empty when `ok`. */
   readonly problems: readonly string[];
 }
 
@@ -60,7 +81,9 @@ export interface ReceiptVerdict {
 export async function verifyReceipt(pdf: Uint8Array, options: VerifyReceiptOptions): Promise<ReceiptVerdict> {
   const problems: string[] = [];
   const report = await verifyPdf(pdf, { trustRoots: options.trustRoots, ...(options.now ? { now: options.now } : {}) });
-  const seal = judgeSeal(report, problems);
+  const sealProblems: string[] = [];
+  const seal = judgeSeal(report, sealProblems);
+  if (options.requireSeal !== false) problems.push(...sealProblems);
 
   let attachment: AuditLogAttachment | undefined;
   let auditLog: AuditLogVerdict | undefined;
@@ -73,8 +96,23 @@ export async function verifyReceipt(pdf: Uint8Array, options: VerifyReceiptOptio
     auditLog = verifyAuditLog(attachment.entries, { count: attachment.count, head: attachment.head });
     if (!auditLog.ok) problems.push(`audit log: broken at entry ${auditLog.position + 1} (${auditLog.code}): ${auditLog.reason}`);
   }
-  const ok = (seal.ok || options.requireSeal === false) && auditLog?.ok === true;
-  return { ok, seal, auditLog, attachment, problems: ok ? [] : problems };
+  const documents = (options.documents ?? []).map((bytes, index) => matchDocument(bytes, index, attachment?.entries ?? []));
+  for (const d of documents) {
+    if (d.as === undefined) problems.push(`document ${d.index + 1} (SHA-256 ${d.sha256}) is not recorded in the audit log`);
+  }
+  const ok = (seal.ok || options.requireSeal === false) && auditLog?.ok === true && documents.every((d) => d.as !== undefined);
+  return { ok, seal, auditLog, attachment, documents, problems: ok ? [] : problems };
+}
+
+function matchDocument(bytes: Uint8Array, index: number, entries: readonly AuditEntry[]): ReceiptDocumentMatch {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // A final document is matched before an upload: the same bytes can be both when nothing was signed or sealed.
+  for (const [type, as] of [['document.finalized', 'signed'], ['file.uploaded', 'uploaded']] as const) {
+    // Entries come from the file: malformed ones (reported by the chain check) must not throw here.
+    const entry = entries.find((e) => e?.type === type && (e.data as { sha256?: unknown } | undefined)?.sha256 === sha256);
+    if (entry !== undefined) return { index, sha256, fileId: String((entry.data as { fileId?: unknown }).fileId), as };
+  }
+  return { index, sha256, fileId: undefined, as: undefined };
 }
 
 function judgeSeal(report: VerificationReport, problems: string[]): ReceiptSealCheck {

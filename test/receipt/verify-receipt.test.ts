@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFRef } from 'pdf-lib';
-import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/receipt/audit-log.js';
+import { createHash } from 'node:crypto';
+import { appendAuditEntry, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/receipt/audit-log.js';
 import { AUDIT_LOG_ATTACHMENT, buildReceipt, type ReceiptSealer } from '../../src/receipt/receipt.js';
 import { readAuditLogAttachment, verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
@@ -206,6 +207,38 @@ describe('verifyReceipt', () => {
       { numRuns: 40 },
     );
     expect(placed).toBeGreaterThan(10);
+  });
+
+  it('finds handed-in documents in the log by SHA-256, as signed or as uploaded, and fails for one it does not record', async () => {
+    const original = new TextEncoder().encode('%PDF-1.7 original');
+    const signed = new TextEncoder().encode('%PDF-1.7 signed');
+    const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+    let withFiles = appendAuditEntry(log, {
+      at: new Date('2026-11-21T12:00:00Z'),
+      type: 'file.uploaded',
+      actor: 'api',
+      data: { fileId: 'x.pdf', displayName: 'X', sha256: sha(original), bytes: original.length, pages: 1 },
+    });
+    withFiles = appendAuditEntry(withFiles, {
+      at: new Date('2026-11-21T12:01:00Z'),
+      type: 'document.finalized',
+      actor: 'system',
+      data: { fileId: 'x.pdf', sha256: sha(signed), bytes: signed.length },
+    });
+    const receipt = await buildReceipt({
+      transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: withFiles, generatedAt: GENERATED_AT, sealer: async (pdf) => pdf,
+    });
+    const found = await verifyReceipt(receipt, { trustRoots, requireSeal: false, documents: [signed, original] });
+    expect(found.ok).toBe(true);
+    expect(found.documents).toEqual([
+      { index: 0, sha256: sha(signed), fileId: 'x.pdf', as: 'signed' },
+      { index: 1, sha256: sha(original), fileId: 'x.pdf', as: 'uploaded' },
+    ]);
+    const stranger = new TextEncoder().encode('%PDF-1.7 something else');
+    const missing = await verifyReceipt(receipt, { trustRoots, requireSeal: false, documents: [signed, stranger] });
+    expect(missing.ok).toBe(false);
+    expect(missing.documents[1]).toMatchObject({ as: undefined, fileId: undefined });
+    expect(missing.problems).toEqual([`document 2 (SHA-256 ${sha(stranger)}) is not recorded in the audit log`]);
   });
 
   it('explains a file without the attachment and bytes that are no PDF', async () => {
