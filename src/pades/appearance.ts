@@ -7,7 +7,7 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from 'pdf-lib';
 import { SigningError } from '../errors.js';
-import { loadBundledFont } from '../pdf/fonts.js';
+import { loadBundledFont, type BundledFontFace } from '../pdf/fonts.js';
 
 /** What a signature widget shows. */
 export type SignatureAppearance =
@@ -50,6 +50,24 @@ const memoizingFontkit: Fontkit = {
   },
 };
 
+/** One embedded subset per face and document, shared by every widget of the update. */
+const documentFonts = new WeakMap<PDFDocument, Map<BundledFontFace, Promise<PDFFont>>>();
+
+function documentFont(doc: PDFDocument, face: BundledFontFace): Promise<PDFFont> {
+  let fonts = documentFonts.get(doc);
+  if (!fonts) {
+    fonts = new Map();
+    documentFonts.set(doc, fonts);
+    doc.registerFontkit(memoizingFontkit);
+  }
+  let font = fonts.get(face);
+  if (!font) {
+    font = loadBundledFont(face).then((bytes) => doc.embedFont(bytes, { subset: true }));
+    fonts.set(face, font);
+  }
+  return font;
+}
+
 function num(n: number): string {
   const r = Math.round(n * 1000) / 1000;
   return Object.is(r, -0) ? '0' : String(r);
@@ -81,9 +99,8 @@ export async function createSignatureAppearance(
   box: { width: number; height: number; rotation: number },
   signingTime: Date,
 ): Promise<PDFRef> {
-  doc.registerFontkit(memoizingFontkit);
-  const regular = await doc.embedFont(await loadBundledFont('regular'), { subset: true });
-  const bold = appearance.kind === 'seal' ? await doc.embedFont(await loadBundledFont('bold'), { subset: true }) : regular;
+  const regular = await documentFont(doc, 'regular');
+  const bold = appearance.kind === 'seal' ? await documentFont(doc, 'bold') : regular;
   const { width: w, height: h } = box;
   const pad = Math.min(4, w / 10, h / 10);
   const innerW = Math.max(1, w - 2 * pad);

@@ -9,6 +9,7 @@ import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestBytes } from '../../src/pades/cms.js';
 import { certificateSubjectName, signPdf } from '../../src/pades/sign-pdf.js';
+import { verifyPdf } from '../../src/pades/verify.js';
 import type { HashAlgorithm, Signer } from '../../src/pades/types.js';
 import { placeFields } from '../../src/pdf/fields.js';
 import type { FieldPlacement } from '../../src/pdf/locate.js';
@@ -178,6 +179,29 @@ describe('signPdf', () => {
     const image = renderGray(sealed.bytes, 2);
     for (const top of [100, 200, 300, 400]) expect(inkBox(image, { left: 62, top: top + 2, width: 176, height: 66 }).count).toBeGreaterThan(50);
   }, 60_000);
+
+  it('draws the appearance in every widget of a field placed at several matches', async () => {
+    const base = await contract({ pages: 2 });
+    const widget = (pageNumber: number): FieldPlacement => ({
+      field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], pageNumber, left: 300, top: 500, width: 180, height: 70,
+    });
+    const placed = await placeFields(base, [widget(1), widget(2)]);
+    const { bytes, fieldName } = await signPdf(placed.bytes, { signer: pki.signers.p384.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Dave Example' } });
+    expect(fieldName).toBe('sig.Signer1');
+    // A field with several widgets keeps its widgets as /Kids, so /V sits on the field, not on a widget. Debian 12's
+    // poppler (pdfsig) looks for /V on the widget and reports such fields as unsigned (known poppler limitation, see
+    // pyHanko issue #678); openssl, qpdf and verifyPdf check this case instead.
+    const report = await checkSignedPdf(bytes, pki.rootPem);
+    expect(report.openssl, report.details).toEqual([true]);
+    expect(report.qpdf).toBe(true);
+    const verified = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now: T0 });
+    expect(verified.signatures.map((s) => [s.fieldName, s.valid, s.coversWholeDocument])).toEqual([['sig.Signer1', true, true]]);
+    for (const page of [1, 2]) {
+      const before = inkBox(renderGray(placed.bytes, page), { left: 302, top: 502, width: 176, height: 66 }).count;
+      const after = inkBox(renderGray(bytes, page), { left: 302, top: 502, width: 176, height: 66 }).count;
+      expect(after, `page ${page}`).toBeGreaterThan(before);
+    }
+  });
 
   it('draws the signature upright on pages with /Rotate', async () => {
     for (const rotate of [90, 180, 270]) {
