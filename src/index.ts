@@ -23,6 +23,28 @@ export {
 } from './pades/verify.js';
 export { findRevisions, type PdfRevision } from './pdf/revisions.js';
 export {
+  indexText,
+  findText,
+  normalizeSearchText,
+  type TextIndex,
+  type PageText,
+  type TextMatch,
+  type IndexTextOptions,
+  type FindTextOptions,
+} from './pdf/text-index.js';
+export {
+  pageGeometry,
+  pageGeometryFromBoxes,
+  userPointToReader,
+  readerPointToUser,
+  readerRectToUser,
+  userRectToReader,
+  type PageGeometry,
+  type PageRotation,
+  type ReaderRect,
+  type UserRect,
+} from './pdf/page-geometry.js';
+export {
   parseFileMetaData,
   validateFileMetaData,
   textFieldValueProblem,
