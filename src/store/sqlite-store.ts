@@ -156,21 +156,19 @@ export class SqliteStore implements Store {
   ) {}
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
-    const row = this.live()
-      .prepare('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
+    const row = this.sql('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
       .get(userTokenHash, appKeyHash) as { data: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.data) as Account);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
-    const row = this.live().prepare('SELECT data FROM accounts WHERE id = ?').get(id) as { data: string } | undefined;
+    const row = this.sql('SELECT data FROM accounts WHERE id = ?').get(id) as { data: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.data) as Account);
   }
 
   async createAccount(account: Account): Promise<void> {
     try {
-      this.live()
-        .prepare('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
+      this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
         .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(account));
     } catch (error) {
       if (isConstraint(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
@@ -179,18 +177,18 @@ export class SqliteStore implements Store {
   }
 
   async countAccounts(): Promise<number> {
-    return (this.live().prepare('SELECT count(*) AS n FROM accounts').get() as { n: number }).n;
+    return (this.sql('SELECT count(*) AS n FROM accounts').get() as { n: number }).n;
   }
 
   async getTransaction(id: string): Promise<Transaction | undefined> {
-    const row = this.live().prepare('SELECT data, version FROM transactions WHERE id = ?').get(id) as
+    const row = this.sql('SELECT data, version FROM transactions WHERE id = ?').get(id) as
       | { data: string; version: number }
       | undefined;
     return row === undefined ? undefined : { ...(JSON.parse(row.data) as Transaction), version: row.version };
   }
 
   async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
-    const row = this.live().prepare('SELECT transaction_id, signer_id FROM sign_tokens WHERE token_hash = ?').get(tokenHash) as
+    const row = this.sql('SELECT transaction_id, signer_id FROM sign_tokens WHERE token_hash = ?').get(tokenHash) as
       | { transaction_id: string; signer_id: string }
       | undefined;
     if (row === undefined) return undefined;
@@ -209,21 +207,19 @@ export class SqliteStore implements Store {
     const txId = stored.Id;
     const run = db.transaction(() => {
       if (change.expectedVersion === 0) {
-        const existing = db.prepare('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
+        const existing = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
         if (existing !== undefined) throw new ConcurrencyError(txId, 0, existing.version);
-        db.prepare(
+        this.sql(
           `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt));
       } else {
-        const result = db
-          .prepare(
-            `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?
-             WHERE id = ? AND version = ?`,
-          )
-          .run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), txId, change.expectedVersion);
+        const result = this.sql(
+          `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?
+           WHERE id = ? AND version = ?`,
+        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), txId, change.expectedVersion);
         if (result.changes === 0) {
-          const actual = db.prepare('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
+          const actual = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
           throw new ConcurrencyError(txId, change.expectedVersion, actual?.version);
         }
       }
@@ -232,18 +228,18 @@ export class SqliteStore implements Store {
           throw new StoreError('BLOB_NOT_FOUND', `Transaction ${txId} references blob ${sha256}, which was never stored.`, { origin: 'internal' });
         }
       }
-      db.prepare('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
-      const addRef = db.prepare('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
+      this.sql('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
+      const addRef = this.sql('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
       for (const sha256 of blobs) addRef.run(txId, sha256);
-      db.prepare('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
-      const addToken = db.prepare('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
+      this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
+      const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
       for (const signer of stored.Signers) {
         if (signer.SignToken !== undefined) addToken.run(hashSignToken(signer.SignToken), txId, signer.Id);
       }
-      if (change.purgeAudit === true) db.prepare('DELETE FROM audit_entries WHERE transaction_id = ?').run(txId);
+      if (change.purgeAudit === true) this.sql('DELETE FROM audit_entries WHERE transaction_id = ?').run(txId);
       this.appendAudit(txId, change.audit ?? []);
       const defaultDue = Date.parse(stored.ModifiedDateTime);
-      const addOutbox = db.prepare(
+      const addOutbox = this.sql(
         'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at) VALUES (?, ?, ?, ?, ?)',
       );
       for (const row of change.outbox ?? []) {
@@ -257,11 +253,9 @@ export class SqliteStore implements Store {
   // Chains onto the last stored entry exactly as R's appendAuditEntry does, without loading the whole log.
   private appendAudit(txId: string, inputs: readonly AuditEntryInput[]): void {
     if (inputs.length === 0) return;
-    const lastRow = this.db
-      .prepare('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq DESC LIMIT 1')
-      .get(txId) as { entry: string } | undefined;
+    const lastRow = this.sql('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq DESC LIMIT 1').get(txId) as { entry: string } | undefined;
     let last = lastRow === undefined ? undefined : (JSON.parse(lastRow.entry) as AuditEntry);
-    const insert = this.db.prepare('INSERT INTO audit_entries (transaction_id, seq, entry) VALUES (?, ?, ?)');
+    const insert = this.sql('INSERT INTO audit_entries (transaction_id, seq, entry) VALUES (?, ?, ?)');
     for (const input of inputs) {
       const at = formatAuditTime(input.at);
       if (last !== undefined && at < last.at) {
@@ -286,23 +280,19 @@ export class SqliteStore implements Store {
   }
 
   async listAuditEntries(transactionId: string): Promise<AuditEntry[]> {
-    const rows = this.live()
-      .prepare('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq')
-      .all(transactionId) as { entry: string }[];
+    const rows = this.sql('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq').all(transactionId) as { entry: string }[];
     return rows.map((row) => JSON.parse(row.entry) as AuditEntry);
   }
 
   async listDueTimers(now: Date, options: { retentionDays: number; limit?: number }): Promise<DueTimer[]> {
     const nowMs = now.getTime();
     const retentionMs = options.retentionDays * 86_400_000;
-    const rows = this.live()
-      .prepare(
-        `SELECT id, 'expire' AS kind, expire_at AS at FROM transactions WHERE expire_at <= @now
-         UNION ALL SELECT id, 'remind', remind_at FROM transactions WHERE remind_at <= @now
-         UNION ALL SELECT id, 'clean', ended_at + @retention FROM transactions WHERE ended_at <= @now - @retention
-         ORDER BY at, id LIMIT @limit`,
-      )
-      .all({ now: nowMs, retention: retentionMs, limit: options.limit ?? 100 }) as { id: string; kind: DueTimer['kind']; at: number }[];
+    const rows = this.sql(
+      `SELECT id, 'expire' AS kind, expire_at AS at FROM transactions WHERE expire_at <= @now
+       UNION ALL SELECT id, 'remind', remind_at FROM transactions WHERE remind_at <= @now
+       UNION ALL SELECT id, 'clean', ended_at + @retention FROM transactions WHERE ended_at <= @now - @retention
+       ORDER BY at, id LIMIT @limit`,
+    ).all({ now: nowMs, retention: retentionMs, limit: options.limit ?? 100 }) as { id: string; kind: DueTimer['kind']; at: number }[];
     return rows.map((row) => ({ transactionId: row.id, kind: row.kind, at: new Date(row.at) }));
   }
 
@@ -311,16 +301,14 @@ export class SqliteStore implements Store {
     const nowMs = now.getTime();
     const claim = db.transaction(() => {
       // A row of an order key waits for every earlier pending row of that key (delivery one at a time, in order).
-      const rows = db
-        .prepare(
-          `SELECT id, transaction_id, kind, payload, order_key, due_at, attempts, last_error FROM outbox o
-           WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
-             AND (order_key IS NULL OR NOT EXISTS (
-               SELECT 1 FROM outbox p WHERE p.order_key = o.order_key AND p.status = 'pending' AND p.id < o.id))
-           ORDER BY due_at, id LIMIT @limit`,
-        )
-        .all({ now: nowMs, limit }) as OutboxRow[];
-      const lease = db.prepare('UPDATE outbox SET lease_until = ?, attempts = attempts + 1 WHERE id = ?');
+      const rows = this.sql(
+        `SELECT id, transaction_id, kind, payload, order_key, due_at, attempts, last_error FROM outbox o
+         WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+           AND (order_key IS NULL OR NOT EXISTS (
+             SELECT 1 FROM outbox p WHERE p.order_key = o.order_key AND p.status = 'pending' AND p.id < o.id))
+         ORDER BY due_at, id LIMIT @limit`,
+      ).all({ now: nowMs, limit }) as OutboxRow[];
+      const lease = this.sql('UPDATE outbox SET lease_until = ?, attempts = attempts + 1 WHERE id = ?');
       for (const row of rows) lease.run(nowMs + leaseMs, row.id);
       return rows;
     });
@@ -340,32 +328,30 @@ export class SqliteStore implements Store {
   }
 
   async markDone(id: number): Promise<void> {
-    this.live().prepare("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?").run(id);
+    this.sql("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?").run(id);
   }
 
   async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
     if (retryAt === undefined) {
-      this.live().prepare("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?").run(error, id);
+      this.sql("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?").run(error, id);
     } else {
-      this.live()
-        .prepare('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
+      this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
         .run(retryAt.getTime(), error, id);
     }
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {
-    const row = this.live().prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.sql('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.value) as JsonValue);
   }
 
   async putSetting(key: string, value: JsonValue): Promise<void> {
-    this.live()
-      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+    this.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
       .run(key, JSON.stringify(value));
   }
 
   async collectGarbage(olderThan: Date): Promise<number> {
-    const referenced = this.live().prepare('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1');
+    const referenced = this.sql('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1');
     return this.blobs.deleteUnreferencedSync(olderThan, (sha256) => referenced.get(sha256) !== undefined);
   }
 
@@ -373,6 +359,19 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  // Prepared once per SQL text: preparing costs more than running most of these statements.
+  private sql(text: string): Database.Statement {
+    this.live();
+    let statement = this.statements.get(text);
+    if (statement === undefined) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
   }
 
   private live(): Database.Database {
