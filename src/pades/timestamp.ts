@@ -149,7 +149,10 @@ export function checkTimestampResponse(response: Uint8Array, request: TimestampR
     );
   }
   if (!resp.timeStampToken) throw new TimestampError('TSA_BAD_RESPONSE', 'The TSA granted the request but sent no time-stamp token.', { origin: 'internal' });
-  const token = new Uint8Array(resp.timeStampToken.toSchema().toBER(false));
+  // The token's own bytes as the TSA sent them (not a re-encoding): its signature covers them.
+  const outer = asn1js.fromBER(response).result;
+  const tokenBlock = outer instanceof asn1js.Sequence ? outer.valueBlock.value[1] : undefined;
+  const token = tokenBlock ? Uint8Array.from(tokenBlock.valueBeforeDecodeView) : new Uint8Array(resp.timeStampToken.toSchema().toBER(false));
   const info = parseTimestampToken(token);
   if (!info.nonce || !sameBytes(info.nonce, integerBytes(positiveInteger(request.nonce)))) {
     throw new TimestampError('TSA_NONCE_MISMATCH', 'The time-stamp token does not carry the nonce of the request (a replayed or foreign answer).', { origin: 'internal' });
