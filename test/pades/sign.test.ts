@@ -213,6 +213,15 @@ describe('signPdf', () => {
       expect(ink.count, `rotate ${rotate}`).toBeGreaterThan(100);
       // Upright text lines are wider than tall; a sideways appearance would be taller than wide.
       expect(ink.width, `rotate ${rotate}`).toBeGreaterThan(ink.height * 1.5);
+
+      // The same for a field placed beforehand on the rotated page: the widget's page tells the rotation.
+      const placed = await placeFields(pdf, [
+        { field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], ...box },
+      ]);
+      const signed = await signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Zoë Łukasiewicz-Ōta' } });
+      expectAllValid(await checkSignedPdf(signed.bytes, pki.rootPem), 1);
+      const fieldInk = inkBox(renderGray(signed.bytes, 1), { ...box, left: box.left + 2, top: box.top + 2, width: box.width - 4, height: box.height - 4 });
+      expect(fieldInk.width, `placed field, rotate ${rotate}`).toBeGreaterThan(fieldInk.height * 1.5);
     }
   }, 60_000);
 
