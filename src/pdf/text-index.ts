@@ -385,6 +385,8 @@ function extractInWorkers(
         worker = new Worker(spec.entry, {
           eval: spec.evaluate,
           workerData: { bytes: pdf },
+          // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
+          execArgv: [],
           resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
         });
       } catch (error) {

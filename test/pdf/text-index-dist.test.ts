@@ -1,0 +1,69 @@
+/**
+ * The worker module must also start from compiled JavaScript (the published `dist/`), where no tsx is around. This
+ * compiles the text index's modules with TypeScript into a temporary package and runs them in a plain `node`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { findText, indexText } from '../../src/pdf/text-index.js';
+import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
+
+const root = join(import.meta.dirname, '../..');
+const MODULES = [
+  'src/errors.ts',
+  'src/pdf/load-pdf.ts',
+  'src/pdf/page-geometry.ts',
+  'src/pdf/text-index.ts',
+  'src/pdf/text-index-extract.ts',
+  'src/pdf/text-index-worker.ts',
+  'src/pdf/text-index-boxes.ts',
+  'src/pdf/text-index-bigrams.ts',
+];
+
+describe('text index from compiled JavaScript', () => {
+  it('runs its worker threads from .js files under plain node', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-dist-'));
+    for (const file of MODULES) {
+      const source = readFileSync(join(root, file), 'utf8');
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+        fileName: file,
+      });
+      const out = join(dir, file.replace(/\.ts$/, '.js'));
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, outputText);
+    }
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+
+    const { bytes, truth } = await generatePdf(randomPages(99, { pages: 40, anchorsPerPage: 2 }));
+    writeFileSync(join(dir, 'input.pdf'), bytes);
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { indexText, findText } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/text-index.js')).href)};
+      const index = await indexText(readFileSync(${JSON.stringify(join(dir, 'input.pdf'))}), { workers: 2 });
+      const anchors = ${JSON.stringify(truth.map((t) => t.anchor))};
+      process.stdout.write(JSON.stringify({
+        pageCount: index.pageCount,
+        texts: index.pages.map((p) => index.text(p.pageNumber).text),
+        matches: anchors.map((a) => findText(index, a)),
+        polluted: Array.prototype.push.toString().includes('native code') === false,
+      }));
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout) as { pageCount: number; texts: string[]; matches: unknown[]; polluted: boolean };
+
+    const reference = await indexText(bytes, { workers: 0 });
+    expect(result.pageCount).toBe(40);
+    expect(result.texts).toEqual(reference.pages.map((p) => reference.text(p.pageNumber)!.text));
+    expect(result.matches).toEqual(truth.map((t) => findText(reference, t.anchor)));
+    // The host process never loaded pdf.js, so its globals are untouched.
+    expect(result.polluted).toBe(false);
+  });
+});
