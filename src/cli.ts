@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: async () => (await import('./cli/verify.js')).verifyCommand,
   },
   receipt: {
-    summary: 'check an evidential receipt (seal + audit log chain): paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--json]',
+    summary: 'check an evidential receipt (seal, audit log chain, documents): paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <file.pdf> ...] [--json]',
     load: async () => (await import('./cli/receipt.js')).receiptCommand,
   },
   serve: {

@@ -1,9 +1,10 @@
 /**
- * `paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--json]` (issue 4, "CLI"): checks an evidential
- * receipt's seal, extracts its attached audit log, verifies the hash chain and prints a summary.
+ * `paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <signed.pdf> ...] [--json]` (issue 4,
+ * "CLI"): checks an evidential receipt's seal, extracts its attached audit log, verifies the hash chain, looks up the
+ * given documents in it by SHA-256 and prints a summary.
  *
- * Exit codes (as `paraph verify`): 0 when the seal is valid, trusted and covers the whole file and the audit log
- * is intact; 3 when verification found a problem; 2 for bad input (unreadable file, bad trust root, usage); 1 for
+ * Exit codes (as `paraph verify`): 0 when the seal is valid, trusted and covers the whole file, the audit log is
+ * intact and every --document is recorded in it; 3 when verification found a problem; 2 for bad input (unreadable file, bad trust root, usage); 1 for
  * an internal error.
  */
 import { readFile } from 'node:fs/promises';
@@ -12,14 +13,15 @@ import { parseCertificates } from '../pades/verify-chain.js';
 import { verifyReceipt, type ReceiptVerdict } from '../receipt/verify-receipt.js';
 import { UsageError, type CliCommand } from './common.js';
 
-const USAGE = `usage: paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--json]
+const USAGE = `usage: paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <file.pdf> ...] [--json]
 
 Checks an evidential receipt: its seal (valid, trusted by a --trust root, covering the whole file), the audit
 log attached to it (audit-log.json) and that log's hash chain.
 
-      --trust <file>  PEM or DER certificate the seal must chain to (repeatable)
-      --json          print the verdict as JSON
-  -h, --help          show this help
+      --trust <file>     PEM or DER certificate the seal must chain to (repeatable)
+      --document <file>  a document that must be recorded in the log, signed or as uploaded (repeatable)
+      --json             print the verdict as JSON
+  -h, --help             show this help
 
 exit codes: 0 receipt verified, 3 verification found a problem, 2 bad input or usage
 `;
@@ -33,7 +35,7 @@ async function readInput(path: string, what: string): Promise<Uint8Array> {
 }
 
 /** The human summary `paraph receipt verify` prints. */
-export function formatReceiptVerdict(file: string, verdict: ReceiptVerdict): string {
+export function formatReceiptVerdict(file: string, verdict: ReceiptVerdict, documentNames: readonly string[] = []): string {
   const lines = [`${file}: receipt ${verdict.ok ? 'VERIFIED' : 'NOT VERIFIED'}`];
   const { attachment, auditLog, seal } = verdict;
   if (attachment !== undefined) lines.push(`  transaction: ${attachment.transactionId}`);
@@ -52,6 +54,10 @@ export function formatReceiptVerdict(file: string, verdict: ReceiptVerdict): str
     lines.push(auditLog.ok ? `  chain: intact, head ${auditLog.head}` : `  chain: BROKEN at entry ${auditLog.position + 1} (${auditLog.code})`);
   } else {
     lines.push('  audit log: not readable');
+  }
+  for (const d of verdict.documents) {
+    const name = documentNames[d.index] ?? `document ${d.index + 1}`;
+    lines.push(`  ${name}: ${d.as === undefined ? 'NOT recorded in the audit log' : `recorded as ${d.as} ${d.fileId ?? ''}`} (SHA-256 ${d.sha256})`);
   }
   for (const problem of verdict.problems) lines.push(`  problem: ${problem}`);
   return `${lines.join('\n')}\n`;
@@ -78,6 +84,7 @@ export const receiptCommand: CliCommand = async (args, io) => {
     strict: true,
     options: {
       trust: { type: 'string', multiple: true },
+      document: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -98,9 +105,12 @@ export const receiptCommand: CliCommand = async (args, io) => {
   }
   if (trustRoots.length === 0) io.stderr('warning: no --trust root given: the seal cannot be trusted\n');
   const pdf = await readInput(file, 'receipt');
+  const documentPaths = values.document ?? [];
+  const documents: Uint8Array[] = [];
+  for (const path of documentPaths) documents.push(await readInput(path, 'document'));
   // The CLI is an entry point, so it may read the clock: a seal without time-stamp is judged now.
-  const verdict = await verifyReceipt(pdf, { trustRoots, now: new Date() });
-  io.stdout(values.json ? `${JSON.stringify(toJson(verdict), null, 2)}\n` : formatReceiptVerdict(file, verdict));
+  const verdict = await verifyReceipt(pdf, { trustRoots, now: new Date(), documents });
+  io.stdout(values.json ? `${JSON.stringify(toJson(verdict), null, 2)}\n` : formatReceiptVerdict(file, verdict, documentPaths));
   if (!verdict.seal.report.readable && verdict.attachment === undefined) return 2;
   return verdict.ok ? 0 : 3;
 };

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { receiptCommand } from '../../src/cli/receipt.js';
+import { createHash } from 'node:crypto';
 import { buildReceipt } from '../../src/receipt/receipt.js';
+import { appendAuditEntry } from '../../src/receipt/audit-log.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { PKI_DIR, testPki } from '../helpers/pki.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-transaction.js';
@@ -20,7 +22,7 @@ const exec = promisify(execFile);
 const root = join(PKI_DIR, 'root-ca.pem');
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
 let dir: string;
-const files = { sealed: '', tampered: '', unsealed: '', notPdf: '' };
+const files = { sealed: '', tampered: '', unsealed: '', notPdf: '', doc: '', docReceipt: '' };
 const head = sampleAuditLog().at(-1)!.hash;
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -35,10 +37,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'paraph-cli-receipt-'));
   const pki = await testPki();
   const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: sampleAuditLog(), generatedAt: GENERATED_AT };
-  const sealed = await buildReceipt({
-    ...options,
-    sealer: async (pdf) => (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes,
-  });
+  const sealer = async (pdf: Uint8Array): Promise<Uint8Array> =>
+    (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
+  const sealed = await buildReceipt({ ...options, sealer });
   const tampered = Buffer.from(sealed);
   // A byte inside the attached log's compressed stream: the file still parses, the seal's digest breaks.
   const doc = await PDFDocument.load(sealed, { updateMetadata: false });
@@ -56,6 +57,15 @@ beforeAll(async () => {
   files.tampered = write('tampered.pdf', tampered);
   files.unsealed = write('unsealed.pdf', await buildReceipt({ ...options, sealer: async (pdf) => pdf }));
   files.notPdf = write('not.pdf', new TextEncoder().encode('just text'));
+  const signedDoc = new TextEncoder().encode('%PDF-1.7 the signed document');
+  files.doc = write('doc.pdf', signedDoc);
+  const withDoc = appendAuditEntry(options.auditLog, {
+    at: new Date('2026-11-21T10:55:00Z'),
+    type: 'document.finalized',
+    actor: 'system',
+    data: { fileId: 'doc.pdf', sha256: createHash('sha256').update(signedDoc).digest('hex'), bytes: signedDoc.length },
+  });
+  files.docReceipt = write('with-doc.pdf', await buildReceipt({ ...options, auditLog: withDoc, sealer }));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,6 +94,15 @@ describe('paraph receipt verify', () => {
     expect(unsealed.code).toBe(3);
     expect(unsealed.stdout).toContain('seal: none');
     expect(unsealed.stdout).toContain('chain: intact');
+  });
+
+  it('looks up --document files in the log: exit 0 when recorded, 3 when not', async () => {
+    const recorded = await run(['verify', files.docReceipt, '--trust', root, '--document', files.doc]);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout).toContain(`${files.doc}: recorded as signed doc.pdf`);
+    const unknown = await run(['verify', files.docReceipt, '--trust', root, '--document', files.doc, '--document', files.notPdf]);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stdout).toContain(`${files.notPdf}: NOT recorded in the audit log`);
   });
 
   it('prints the verdict as JSON with --json, the log summarized', async () => {
