@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { P12_PASSWORD, testPki } from '../helpers/pki.js';
 
@@ -13,6 +13,7 @@ function file(bytes: Uint8Array | string): string {
   writeFileSync(path, bytes);
   return path;
 }
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function opensslVerifies(certDer: Uint8Array, data: Uint8Array, signature: Uint8Array, pss: boolean): boolean {
   const pub = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', file(certDer), '-noout', '-pubkey']);

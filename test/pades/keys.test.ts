@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createCrl, createRootCertificate, derToPem, issueCertificate, randomSerialNumber, serialNumberBytes } from '../../src/pades/keys/ca.js';
 import { createSoftwareSigner, ecdsaRawToDer, generateKeyPair, importPkcs8Key, type KeyKind } from '../../src/pades/keys/software.js';
 import type { HashAlgorithm } from '../../src/pades/types.js';
@@ -19,6 +19,7 @@ function file(bytes: Uint8Array | string): string {
   writeFileSync(path, bytes);
   return path;
 }
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Verifies `signature` over `data` with the certificate's public key using openssl (an independent implementation). */
 function opensslVerifies(certPem: string, data: Uint8Array, signature: Uint8Array, hash: HashAlgorithm, pss: boolean): boolean {

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
@@ -33,6 +33,7 @@ function file(bytes: Uint8Array | string): string {
   writeFileSync(path, bytes);
   return path;
 }
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let pki: TestPki;
 let tsa: FakeTsa;

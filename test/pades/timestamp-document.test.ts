@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -18,6 +18,7 @@ function file(bytes: Uint8Array | string): string {
   writeFileSync(path, bytes);
   return path;
 }
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let pki: TestPki;
 let tsa: FakeTsa;
