@@ -207,6 +207,7 @@ export {
   type VerifyReceiptOptions,
   type ReceiptVerdict,
   type ReceiptSealCheck,
+  type ReceiptDocumentMatch,
 } from './receipt/verify-receipt.js';
 export type {
   ReceiptTransaction,
