@@ -44,6 +44,13 @@ describe('SQLite store specifics', () => {
       await expect(store.commit({ transaction: makeTransaction(undefined, { accountId: 'ghost' }), expectedVersion: 0 })).rejects.toThrow(/FOREIGN KEY/);
       await store.close();
       await expect(store.getTransaction('x')).rejects.toThrow('The store is closed.');
+      // synchronous is a per-connection setting: read it through the store's own connection.
+      const full = await openSqliteStore({ dataDir: dir });
+      expect((full as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true })).toBe(2);
+      await full.close();
+      const normal = await openSqliteStore({ dataDir: dir, synchronous: 'NORMAL' });
+      expect((normal as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true })).toBe(1);
+      await normal.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
