@@ -4,11 +4,13 @@
  * signPdf and checked with pdfsig, openssl cms -verify and qpdf --check.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { webcrypto } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueCertificate } from '../../src/pades/keys/ca.js';
 import { openPkcs11Signer } from '../../src/pades/keys/pkcs11.js';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
@@ -126,6 +128,30 @@ describe('openPkcs11Signer (SoftHSM)', () => {
       await signer.close();
     }
     await expect(signer.sign(new Uint8Array(10), 'SHA-256')).rejects.toMatchObject({ code: 'PKCS11_CLOSED' });
+  });
+
+  it('signs with a key generated on the token that demands the PIN for every signature (CKA_ALWAYS_AUTHENTICATE)', async () => {
+    execFileSync('pkcs11-tool', ['--module', MODULE, '--token-label', TOKEN, '--login', '--pin', PIN, '--keypairgen', '--key-type', 'EC:prime256v1',
+      '--id', '07', '--label', 'qualified', '--usage-sign', '--always-auth'], { stdio: 'pipe' });
+    const spkiPath = join(dir, 'qualified.pub.der');
+    execFileSync('pkcs11-tool', ['--module', MODULE, '--token-label', TOKEN, '--read-object', '--type', 'pubkey', '--id', '07', '-o', spkiPath], { stdio: 'pipe' });
+    const spki = readFileSync(spkiPath);
+    const publicKey = await webcrypto.subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+    const certificate = await issueCertificate({
+      profile: 'signer', subject: { commonName: 'Quinn Qualified', emailAddress: 'quinn@example.com' }, publicKey,
+      issuer: { certificate: pki.intermediate.certDer, privateKey: pki.intermediate.privateKey },
+      serialNumber: 0x2099n, notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2030-01-01T00:00:00Z'),
+    });
+    writeCert(certificate, '07', 'qualified');
+    const signer = await openPkcs11Signer({ modulePath: MODULE, tokenLabel: TOKEN, pin: PIN, keyId: '07' });
+    try {
+      let pdf = original;
+      for (const k of [0, 1]) pdf = (await signPdf(pdf, { signer, signingTime: new Date(SIGNED_AT.getTime() + k * 60_000) })).bytes;
+      await expectValid(pdf, 2);
+      expect((await pdfsigCheck(pdf)).signatures.map((s) => s.signerCommonName)).toEqual(['Quinn Qualified', 'Quinn Qualified']);
+    } finally {
+      await signer.close();
+    }
   });
 
   it('fails clearly for a wrong PIN, an unknown token or key, and a key without certificate', async () => {

@@ -3,7 +3,8 @@
  * token), through `pkcs11js`. The key never leaves the token: RSA signs with CKM_SHA*_RSA_PKCS or
  * CKM_SHA*_RSA_PKCS_PSS (MGF1 with the same hash, salt = hash length), ECDSA with CKM_ECDSA over a digest computed
  * here, its r||s output re-encoded as DER (PKCS#11 v2.40 §2.3.1). The certificate comes from the token (same
- * CKA_ID, else same CKA_LABEL as the key) or is handed in.
+ * CKA_ID, else same CKA_LABEL as the key) or is handed in. Keys marked CKA_ALWAYS_AUTHENTICATE get the PIN again
+ * (context-specific login) for every signature.
  */
 import { createHash } from 'node:crypto';
 import pkcs11js from 'pkcs11js';
@@ -175,6 +176,8 @@ export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pk
     if (keys.length > 1) throw new SigningError('PKCS11_KEY_AMBIGUOUS', `The token has ${keys.length} private keys ${wanted}; give keyLabel or keyId to pick one.`);
     const key = keys[0] as pkcs11js.Handle;
     const keyType = attribute(pkcs11, session, key, pkcs11js.CKA_KEY_TYPE)?.readUInt32LE(0);
+    // Keys of qualified signature devices often demand the PIN again for every signature (PKCS#11 v2.40 §4.9).
+    const alwaysAuthenticate = attribute(pkcs11, session, key, pkcs11js.CKA_ALWAYS_AUTHENTICATE)?.[0] === 1;
     let scheme: SignatureScheme;
     if (keyType === pkcs11js.CKK_EC) {
       if (options.scheme !== undefined && options.scheme !== 'ECDSA') throw new SigningError('KEY_SCHEME_MISMATCH', `The token key is an EC key; scheme "${options.scheme}" needs an RSA key.`);
@@ -205,6 +208,7 @@ export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pk
         input = Buffer.from(toBeSigned);
       }
       pkcs11.C_SignInit(openSession, mechanism, key);
+      if (alwaysAuthenticate) pkcs11.C_Login(openSession, pkcs11js.CKU_CONTEXT_SPECIFIC, options.pin);
       const signature = await pkcs11.C_SignAsync(openSession, input, Buffer.alloc(1024));
       return scheme === 'ECDSA' ? ecdsaRawToDer(new Uint8Array(signature)) : new Uint8Array(signature);
     };
