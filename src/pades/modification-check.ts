@@ -399,6 +399,7 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
     for (const n of section.freed) {
       if (objects.has(n)) judge.disallowed.push(`an existing object was deleted: ${describe(n, objects.get(n))}`);
     }
+    judge.disallowed.push(...section.inconsistencies);
     if (before.root && after.root && before.root.objectNumber !== after.root.objectNumber) {
       const oldCatalog = resolveIn(before, before.root);
       const newCatalog = resolveIn(after, after.root);

@@ -135,8 +135,11 @@ export function parsePdfDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** Finds the signature dictionaries referenced by signature fields, walking /AcroForm /Fields. */
-function findSignatures(state: ObjectState, warnings: string[]): FoundSignature[] {
+/**
+ * Finds the signature dictionaries referenced by signature fields, walking /AcroForm /Fields; signature fields whose
+ * /V is set but is no dictionary (e.g. a reference to a missing object) go to `broken`.
+ */
+function findSignatures(state: ObjectState, broken: string[]): FoundSignature[] {
   const catalog = resolveIn(state, state.root);
   if (!(catalog instanceof PDFDict)) return [];
   const form = resolveIn(state, catalog.get(PDFName.of('AcroForm')));
@@ -157,7 +160,7 @@ function findSignatures(state: ObjectState, warnings: string[]): FoundSignature[
     if (ft === 'Sig' && value instanceof PDFDict) {
       found.push({ fieldName: name, dict: value, objectNumber: valueRef instanceof PDFRef ? valueRef.objectNumber : undefined });
     }
-    else if (ft === 'Sig' && value !== undefined) warnings.push(`signature field ${name ?? '?'} has a /V that is not a dictionary`);
+    else if (ft === 'Sig' && valueRef !== undefined) broken.push(`signature field ${name ?? '?'} has a /V that is not a signature dictionary`);
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
     if (kids instanceof PDFArray) for (const kid of kids.asArray()) walk(kid, name, ft, depth + 1);
   };
@@ -509,9 +512,10 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const parse = createCertificateParser();
   const dss = readDss(final, warnings, parse);
   const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse };
-  const inFields = findSignatures(final, warnings);
+  const broken: string[] = [];
+  const inFields = findSignatures(final, broken);
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
-  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), warnings };
+  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), problems: ['the document has no signatures', ...broken], warnings };
   const results = [];
   for (const f of found) {
     try {
@@ -550,8 +554,8 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
     const valid = result.valid && problems.length === result.problems.length;
     signatures.push({ ...base, level, valid, problems, warnings: [...result.warnings, ...levelWarnings] });
   }
-  const valid = signatures.every((s) => s.valid);
-  const problems = valid ? [] : ['at least one signature is not valid'];
+  const valid = signatures.every((s) => s.valid) && broken.length === 0;
+  const problems = [...(signatures.every((s) => s.valid) ? [] : ['at least one signature is not valid']), ...broken];
   for (const c of changes) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
   return { valid, readable: true, revisions: revisions.length, signatures, problems, warnings };
 }

@@ -7,7 +7,7 @@
  * (`xref` table or an `N G obj` xref stream) before it. That check skips `%%EOF` markers inside streams, e.g. an
  * embedded PDF attachment, whose `startxref` offsets are relative to the embedded file.
  */
-import { PDFContext, PDFObjectParser, PDFParser, PDFRawStream, PDFRef, PDFXRefStreamParser, type PDFObject } from 'pdf-lib';
+import { PDFContext, PDFName, PDFObjectParser, PDFParser, PDFRawStream, PDFRef, PDFStream, PDFXRefStreamParser, type PDFObject } from 'pdf-lib';
 
 /** One revision of a PDF: the bytes `[0, end)` form the document as it was when this revision was written. */
 export interface PdfRevision {
@@ -36,6 +36,11 @@ export interface RevisionSection {
   readonly encrypted: boolean;
   /** Object numbers this update's xref section (table or stream) marks as free (deleted), object 0 excluded. */
   readonly freed: readonly number[];
+  /**
+   * Where the update's cross-reference section disagrees with its bytes (an entry pointing at no object, or at
+   * another definition than the last one). `objects` follows the cross-reference section, as readers do.
+   */
+  readonly inconsistencies: readonly string[];
 }
 
 const EOF_MARK = Buffer.from('%%EOF', 'latin1');
@@ -105,46 +110,107 @@ export function findRevisions(pdf: Uint8Array): PdfRevision[] {
   return revisions;
 }
 
-/** Object numbers marked free (`f`) in the classic xref table at `offset`, object 0 excluded. */
-function findFreedInTable(buf: Buffer, offset: number, limit: number): number[] {
-  const freed: number[] = [];
+/** What a cross-reference section says: offsets of objects stored directly in the file, and freed objects. */
+interface XrefSection {
+  readonly offsets: Map<number, number>;
+  readonly freed: number[];
+}
+
+/** Reads the classic xref table at `offset` (all subsections), or undefined when there is none. */
+function readXrefTable(buf: Buffer, offset: number, limit: number): XrefSection | undefined {
   const text = buf.toString('latin1', offset, limit);
   const head = /^\s*xref\s*/.exec(text);
-  if (!head) return freed;
+  if (!head) return undefined;
+  const section: XrefSection = { offsets: new Map(), freed: [] };
   let pos = head[0].length;
   const subsectionRe = /^(\d+)[ \t]+(\d+)[ \t]*\r?\n?/;
   const entryRe = /^\s*(\d{10})[ \t](\d{5})[ \t]([fn])/;
   for (;;) {
     const sub = subsectionRe.exec(text.slice(pos, pos + 40));
-    if (!sub) return freed;
+    if (!sub) return section;
     const first = Number(sub[1]);
     const count = Number(sub[2]);
     pos += sub[0].length;
     for (let k = 0; k < count; k++) {
       const entry = entryRe.exec(text.slice(pos, pos + 24));
-      if (!entry) return freed;
+      if (!entry) return section;
       pos += entry[0].length;
       const objectNumber = first + k;
-      if (entry[3] === 'f' && objectNumber !== 0) freed.push(objectNumber);
+      if (objectNumber === 0) continue;
+      if (entry[3] === 'f') section.freed.push(objectNumber);
+      else section.offsets.set(objectNumber, Number(entry[1]));
     }
     while (pos < text.length && /\s/.test(text[pos]!)) pos++;
   }
 }
 
-/** Object numbers marked free in the xref stream at `offset`, object 0 excluded; empty when it cannot be read. */
-function findFreedInXrefStream(pdf: Uint8Array, offset: number, limit: number): number[] {
-  const head = /^\s*\d+\s+\d+\s+obj\b/.exec(Buffer.from(pdf.buffer, pdf.byteOffset + offset, Math.min(40, limit - offset)).toString('latin1'));
-  if (!head) return [];
+const OBJECT_HEADER = /^\s*(\d+)\s+(\d+)\s+obj\b/;
+
+/** Parses the indirect object `N G obj … ` at `offset`; undefined when there is no object `expected` there. */
+function parseObjectAt(pdf: Uint8Array, offset: number, limit: number, expected?: number): PDFObject | undefined {
+  if (offset < 0 || offset >= limit) return undefined;
+  const head = OBJECT_HEADER.exec(Buffer.from(pdf.buffer, pdf.byteOffset + offset, Math.min(48, limit - offset)).toString('latin1'));
+  if (!head || (expected !== undefined && Number(head[1]) !== expected)) return undefined;
   try {
-    const object = PDFObjectParser.forBytes(pdf.subarray(offset + head[0].length, limit), PDFContext.create()).parseObject();
-    if (!(object instanceof PDFRawStream)) return [];
-    return PDFXRefStreamParser.forStream(object)
-      .parseIntoContext()
-      .filter((entry) => entry.deleted && entry.ref.objectNumber !== 0)
-      .map((entry) => entry.ref.objectNumber);
+    return PDFObjectParser.forBytes(pdf.subarray(offset + head[0].length, limit), PDFContext.create()).parseObject();
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+/** Reads the xref stream at `offset`, or undefined when it cannot be read. */
+function readXrefStream(pdf: Uint8Array, offset: number, limit: number): XrefSection | undefined {
+  const object = parseObjectAt(pdf, offset, limit);
+  if (!(object instanceof PDFRawStream)) return undefined;
+  try {
+    const section: XrefSection = { offsets: new Map(), freed: [] };
+    for (const entry of PDFXRefStreamParser.forStream(object).parseIntoContext()) {
+      const n = entry.ref.objectNumber;
+      if (n === 0) continue;
+      if (entry.deleted) section.freed.push(n);
+      else if (!entry.inObjectStream) section.offsets.set(n, entry.offset);
+    }
+    return section;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameObject(a: PDFObject, b: PDFObject): boolean {
+  if (a instanceof PDFStream && b instanceof PDFStream) {
+    return a.dict.toString() === b.dict.toString() && Buffer.from(a.getContents()).equals(Buffer.from(b.getContents()));
+  }
+  return a.constructor === b.constructor && a.toString() === b.toString();
+}
+
+function isStructuralStream(object: PDFObject): boolean {
+  if (!(object instanceof PDFStream)) return false;
+  const type = object.dict.get(PDFName.of('Type'));
+  return type === PDFName.of('XRef') || type === PDFName.of('ObjStm');
+}
+
+/**
+ * Makes `objects` (from the linear parse of an update) agree with what a reader sees, which follows the
+ * cross-reference offsets: an entry pointing at another definition than the last one in the section (or into an
+ * earlier revision) wins, and every disagreement is reported, since an honest writer produces none.
+ */
+function reconcileWithXref(pdf: Uint8Array, revision: PdfRevision, xref: XrefSection, objects: Map<number, PDFObject>): string[] {
+  const inconsistencies: string[] = [];
+  for (const [n, offset] of xref.offsets) {
+    const atOffset = parseObjectAt(pdf, offset, revision.end, n);
+    if (atOffset === undefined) {
+      inconsistencies.push(`the cross-reference entry of object ${n} points at offset ${offset}, where object ${n} is not defined`);
+      continue;
+    }
+    if (isStructuralStream(atOffset)) continue;
+    const linear = objects.get(n);
+    if (linear !== undefined && sameObject(linear, atOffset)) continue;
+    if (linear !== undefined && offset >= revision.start) {
+      inconsistencies.push(`object ${n} is defined more than once; the cross-reference section points at another definition than the last`);
+    }
+    objects.set(n, atOffset);
+  }
+  return inconsistencies;
 }
 
 const SECTION_HEADER = Buffer.from('%PDF-1.7\n', 'latin1');
@@ -163,14 +229,20 @@ export async function parseRevisionSection(pdf: Uint8Array, revision: PdfRevisio
   for (const [ref, object] of context.enumerateIndirectObjects()) objects.set(ref.objectNumber, object);
   const root = context.trailerInfo.Root instanceof PDFRef ? context.trailerInfo.Root : undefined;
   const info = context.trailerInfo.Info instanceof PDFRef ? context.trailerInfo.Info : undefined;
-  // Deletions only matter in updates (pdf-lib's parser reads xref sections but does not keep their free entries).
+  // Updates are read as a reader would: their xref section decides which definition counts and what is freed
+  // (pdf-lib's parser goes linearly and ignores free entries). The original's internal consistency is the signer's.
   let freed: number[] = [];
+  const inconsistencies: string[] = [];
   if (revision.index > 0) {
-    freed =
+    const xref =
       revision.xrefKind === 'table'
-        ? findFreedInTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
-        : findFreedInXrefStream(pdf, revision.startxref, revision.eofEnd);
+        ? readXrefTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
+        : readXrefStream(pdf, revision.startxref, revision.eofEnd);
+    if (xref) {
+      freed = xref.freed;
+      inconsistencies.push(...reconcileWithXref(pdf, revision, xref, objects));
+    } else inconsistencies.push(`the cross-reference section at offset ${revision.startxref} cannot be read`);
   }
   const encrypted = context.trailerInfo.Encrypt !== undefined;
-  return { revision, objects, root, info, encrypted, freed };
+  return { revision, objects, root, info, encrypted, freed, inconsistencies };
 }

@@ -14,6 +14,7 @@ import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-to
 import { PKI_DIR } from '../helpers/pki.js';
 import {
   addSignatureFieldUpdate,
+  lastStartxref,
   originalObjects,
   signLastPlaceholder,
   stream,
@@ -251,6 +252,31 @@ describe('verifyPdf: tampering', () => {
     expect(report.valid).toBe(false);
     expect(report.signatures[0]?.digestOk).toBe(true);
     expect(report.signatures[0]?.modifications.disallowed.join('\n')).toMatch(message);
+  });
+
+  it('detects a content change hidden behind a second, unchanged definition that only a linear parse sees', async () => {
+    const signed = signedOriginal();
+    const shown = `4 0 obj\n${stream('BT /F1 12 Tf 20 150 Td (I agree to pay 900 EUR.) Tj ET')}\nendobj\n`;
+    const hidden = `4 0 obj\n${stream('BT /F1 12 Tf 20 150 Td (I agree to pay 100 EUR.) Tj ET')}\nendobj\n`;
+    const xrefAt = signed.length + shown.length + hidden.length;
+    const trailer = `xref\n4 1\n${String(signed.length).padStart(10, '0')} 00000 n \ntrailer\n<< /Size 8 /Root 1 0 R /Prev ${lastStartxref(signed)} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const attacked = Buffer.concat([signed, Buffer.from(shown + hidden + trailer, 'latin1')]);
+    const report = await verifyPdf(attacked, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    const disallowed = report.signatures[0]?.modifications.disallowed.join('\n');
+    expect(disallowed).toMatch(/defined more than once/);
+    expect(disallowed).toMatch(/page content/);
+  });
+
+  it('detects a broken object header of a later signature dictionary (fuzz finding)', async () => {
+    const first = signedOriginal();
+    const second = signLastPlaceholder(addSignatureFieldUpdate(first, [5], 'Sig2', 8, 9), identity('signer-p256'));
+    const damaged = Buffer.from(second);
+    damaged[damaged.indexOf(Buffer.from('\n9 0 obj', 'latin1')) + 1] = ':'.charCodeAt(0);
+    const report = await verifyPdf(damaged, { trustRoots: [rootPem], now: NOW });
+    expect(report.valid).toBe(false);
+    expect(report.signatures[0]?.modifications.disallowed.join('\n')).toMatch(/object 9 is not defined/);
+    expect(report.problems).toContain('signature field Sig2 has a /V that is not a signature dictionary');
   });
 
   it('detects an object deleted by a later xref section', async () => {
