@@ -234,8 +234,6 @@ export {
   recordActivity,
   cleanTransaction,
   referencedBlobs,
-  nextTimerAt,
-  transactionTimers,
   formatTime,
   type Transaction,
   type TransactionEvent,
@@ -249,8 +247,8 @@ export {
   type Authentication,
   type Language,
   type DomainErrorCode,
-  type TimerKind,
 } from './domain/transaction.js';
+export { nextTimerAt, transactionTimers, type TimerKind, type TransactionTimers } from './domain/transaction-timers.js';
 export {
   createTransaction,
   validateCreateRequest,

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
 import { ParaphError } from '../errors.js';
-import { referencedBlobs, transactionTimers, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { referencedBlobs, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { transactionTimers } from '../domain/transaction-timers.js';
 import { FileBlobStore } from './file-blob-store.js';
 import {
   ConcurrencyError,

@@ -5,7 +5,6 @@ import {
   ActivityCode,
   DomainError,
   isEndStatus,
-  nextTimerAt,
   putFile,
   recordActivity,
   referencedBlobs,
@@ -16,6 +15,7 @@ import {
   type TransactionEvent,
   type TransactionStatusCode,
 } from '../../src/domain/transaction.js';
+import { nextTimerAt } from '../../src/domain/transaction-timers.js';
 import { at, makeTransaction, T0 } from '../store/transaction-fixtures.js';
 
 const PDF: StoredFile = { FileId: 'doc.pdf', Original: { sha256: 'a'.repeat(64), size: 1000, pages: 2 } };

@@ -1,0 +1,60 @@
+/**
+ * The timers of a transaction (decisions.md §2, §7 and §8): expiry, reminders and cleaning, derived from the
+ * transaction's own dates rather than kept as separate jobs, so that nothing is lost on a restart and a store can
+ * index them as plain columns. Pure.
+ */
+import { addDays, formatTime, isEndStatus, type Transaction } from './transaction.js';
+
+/** What a timer due on a transaction asks the service to do. */
+export type TimerKind = 'expire' | 'remind' | 'clean';
+
+/** The dates a transaction's timers derive from (a store indexes them). */
+export interface TransactionTimers {
+  /** While at 5 or 10: the earliest of `ExpiresDateTime` and the unsigned signers' `Expires`. */
+  expireAt?: string;
+  /** While at 10: the earliest signer `NextReminderDateTime`. */
+  remindAt?: string;
+  /** While ended and not cleaned: `EndedDateTime` (cleaning is due a retention period later). */
+  endedAt?: string;
+}
+
+/** The timer dates of `tx`, all in the {@link formatTime} format; empty for a cleaned transaction. */
+export function transactionTimers(tx: Transaction): TransactionTimers {
+  const timers: TransactionTimers = {};
+  if (tx.cleanedAt !== undefined) return timers;
+  if (isEndStatus(tx.Status)) {
+    if (tx.EndedDateTime !== undefined) timers.endedAt = tx.EndedDateTime;
+    return timers;
+  }
+  if (tx.Status === 5 || tx.Status === 10) {
+    let expireAt = tx.ExpiresDateTime;
+    for (const signer of tx.Signers) {
+      if (signer.Expires !== undefined && signer.SignedDateTime === undefined) {
+        const at = formatTime(new Date(signer.Expires));
+        if (at < expireAt) expireAt = at;
+      }
+    }
+    timers.expireAt = expireAt;
+  }
+  if (tx.Status === 10) {
+    for (const signer of tx.Signers) {
+      const at = signer.NextReminderDateTime;
+      if (at !== undefined && (timers.remindAt === undefined || at < timers.remindAt)) timers.remindAt = at;
+    }
+  }
+  return timers;
+}
+
+/**
+ * The earliest timer of a transaction, derived from its dates (so nothing is lost on restart): expiry while at 5/10,
+ * a reminder while at 10, cleaning `retentionDays` after the end. Undefined when none is pending.
+ */
+export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: TimerKind; at: string } | undefined {
+  const timers = transactionTimers(tx);
+  const candidates: { kind: TimerKind; at: string }[] = [];
+  if (timers.expireAt !== undefined) candidates.push({ kind: 'expire', at: timers.expireAt });
+  if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
+  if (timers.endedAt !== undefined) candidates.push({ kind: 'clean', at: addDays(timers.endedAt, retentionDays) });
+  candidates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return candidates[0];
+}
