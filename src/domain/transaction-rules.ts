@@ -199,7 +199,7 @@ export function validateCreateRequest(request: CreateTransactionRequest, default
 }
 
 function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, issues: string[]): void {
-  if (signer.Email === undefined) issues.push(`${path}.Email: required`);
+  if (signer.Email === undefined) issues.push(`${path}.Email: is required`);
   else if (!EMAIL.test(signer.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
   if (signer.Mobile !== undefined && !isE164(signer.Mobile)) {
     issues.push(`${path}.Mobile: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
@@ -207,7 +207,7 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
   if (signer.BSN !== undefined && !isValidBsn(signer.BSN)) issues.push(`${path}.BSN: not a valid BSN (fails the 11-proef)`);
   if (signer.Iban !== undefined && !isValidIban(signer.Iban)) issues.push(`${path}.Iban: not a valid IBAN`);
   if (signer.SendSignRequest === true && (signer.SignRequestMessage ?? '').trim() === '') {
-    issues.push(`${path}.SignRequestMessage: required when SendSignRequest is true`);
+    issues.push(`${path}.SignRequestMessage: is required when SendSignRequest is true`);
   }
   if (signer.DaysToRemind !== undefined) {
     const days = signer.DaysToRemind;
@@ -265,7 +265,7 @@ function checkVerificationFields(v: VerificationRequest, path: string, signer: S
   switch (v.Type) {
     case 'PhoneNumber':
       if (v.Number === undefined) {
-        if (signer.Mobile === undefined) issues.push(`${path}.Number: required (or set the signer's Mobile)`);
+        if (signer.Mobile === undefined) issues.push(`${path}.Number: is required (or set the signer's Mobile)`);
       } else if (typeof v.Number !== 'string' || !isE164(v.Number)) {
         issues.push(`${path}.Number: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
       }
@@ -313,7 +313,7 @@ function checkAuthentication(auth: VerificationRequest, path: string, issues: st
 }
 
 function checkReceiver(receiver: ReceiverRequest, path: string, issues: string[]): void {
-  if (receiver.Email === undefined) issues.push(`${path}.Email: required`);
+  if (receiver.Email === undefined) issues.push(`${path}.Email: is required`);
   else if (!EMAIL.test(receiver.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
   if (receiver.Subject !== undefined && CONTROL.test(receiver.Subject)) issues.push(`Receiver Subject: ${INVALID_CHARACTERS}`);
   if (receiver.Name !== undefined && CONTROL.test(receiver.Name)) issues.push(`${path}.Name: ${INVALID_CHARACTERS}`);

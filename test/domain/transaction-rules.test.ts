@@ -41,9 +41,9 @@ describe('create request rules', () => {
     expect(issuesOf({ Signers: [signer(), signer({ Email: 'not-an-address' })] })).toEqual([
       'Signers[1].Email: not a valid e-mail address',
     ]);
-    expect(issuesOf({ Signers: [{}] })).toEqual(['Signers[0].Email: required']);
+    expect(issuesOf({ Signers: [{}] })).toEqual(['Signers[0].Email: is required']);
     expect(issuesOf({ Seal: true, Receivers: [{ Email: 'x@' }] })).toEqual(['Receivers[0].Email: not a valid e-mail address']);
-    expect(issuesOf({ Seal: true, Receivers: [{}] })).toEqual(['Receivers[0].Email: required']);
+    expect(issuesOf({ Seal: true, Receivers: [{}] })).toEqual(['Receivers[0].Email: is required']);
   });
 
   it('checks signer ids: pattern and uniqueness', () => {
@@ -95,7 +95,7 @@ describe('create request rules', () => {
 
   it('requires SignRequestMessage with SendSignRequest', () => {
     expect(issuesOf({ Signers: [signer({ SendSignRequest: true })] })).toEqual([
-      'Signers[0].SignRequestMessage: required when SendSignRequest is true',
+      'Signers[0].SignRequestMessage: is required when SendSignRequest is true',
     ]);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: 'Please sign' })] })).toEqual([]);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: false })] })).toEqual([]);
@@ -208,7 +208,7 @@ describe('verification rules', () => {
     expect(withVerifications({ Type: 'PhoneNumber', Number: '0612' })).toEqual([
       'Signers[0].Verifications[0].Number: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)',
     ]);
-    expect(withVerifications({ Type: 'PhoneNumber' })).toEqual(["Signers[0].Verifications[0].Number: required (or set the signer's Mobile)"]);
+    expect(withVerifications({ Type: 'PhoneNumber' })).toEqual(["Signers[0].Verifications[0].Number: is required (or set the signer's Mobile)"]);
     expect(issuesOf({ Signers: [signer({ Mobile: '+31612345678', Verifications: [{ Type: 'PhoneNumber' }] })] })).toEqual([]);
     expect(withVerifications({ Type: 'DigiD', Bsn: '123456789' }, { Type: 'Scribble' })).toEqual([
       'Signers[0].Verifications[0].Bsn: not a valid BSN (fails the 11-proef)',
