@@ -205,7 +205,7 @@ const EN: ReceiptText = {
       'first).',
     '3. The hash of the last entry must equal the audit trail head printed in the summary, and the documents\' ' +
       'SHA-256 values must equal those of the files you hold.',
-    'paraph does all three with: paraph receipt verify receipt.pdf --trust seal-root.pem',
+    'paraph does all three with: paraph receipt verify receipt.pdf --trust seal-root.pem --document signed.pdf',
   ],
 };
 
@@ -329,7 +329,7 @@ const NL: ReceiptText = {
       '(64 nullen voor de eerste).',
     '3. De hash van de laatste regel moet gelijk zijn aan de kop van het audittrail in de samenvatting, en de SHA-256 ' +
       'van de documenten aan die van de bestanden die u heeft.',
-    'paraph doet alle drie met: paraph receipt verify bewijsrapport.pdf --trust zegel-root.pem',
+    'paraph doet alle drie met: paraph receipt verify bewijsrapport.pdf --trust zegel-root.pem --document ondertekend.pdf',
   ],
 };
 
