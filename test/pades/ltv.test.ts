@@ -16,6 +16,7 @@ import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
+import { embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import type { RevocationFetcher } from '../../src/pades/types.js';
@@ -272,6 +273,17 @@ describe('B-T → B-LT → B-LTA', () => {
     expect((await readDss(lta.bytes))?.vri.size).toBe(1);
     const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
     expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
+  });
+
+  it('skips a signature whose /Contents is not CMS, with a warning, and still covers the others', async () => {
+    const good = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const prepared = await prepareSignature(good.bytes, { type: 'signature', signingTime: SIGNED_AT });
+    const broken = embedSignature(prepared, Uint8Array.of(0x04, 0x03, 1, 2, 3));
+    const lt = await addValidationData(broken, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    expect(lt.warnings.join('\n')).toMatch(/is not a CMS SignedData.*skipped/);
+    const dss = (await readDss(lt.bytes))!;
+    expect(dss.ocsps.map(ocspSerials).flat()).toEqual(['2003']);
+    expect(dss.vri.size).toBe(2);
   });
 
   it('completes a chain the CMS leaves incomplete from extraCertificates, and says so when it cannot', async () => {
