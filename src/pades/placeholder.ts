@@ -313,6 +313,20 @@ export function digestPreparedSignature(prepared: PreparedSignature, hash: HashA
  * `prepared` is left unchanged. Throws SigningError `PLACEHOLDER_TOO_SMALL` (nothing written) when `der` does not fit.
  */
 export function embedSignature(prepared: PreparedSignature, der: Uint8Array): Uint8Array {
+  checkFits(prepared, der);
+  return writeContents(prepared.bytes.slice(), prepared, der);
+}
+
+/**
+ * Stage 3 for a caller that owns `prepared` and drops it afterwards (signPdf): writes into `prepared.bytes` itself,
+ * saving a copy of the whole file. Same checks as {@link embedSignature}.
+ */
+export function embedSignatureInPlace(prepared: PreparedSignature, der: Uint8Array): Uint8Array {
+  checkFits(prepared, der);
+  return writeContents(prepared.bytes, prepared, der);
+}
+
+function checkFits(prepared: PreparedSignature, der: Uint8Array): void {
   const capacity = (prepared.contentsLength - 2) / 2;
   if (der.length > capacity) {
     throw new SigningError(
@@ -320,7 +334,9 @@ export function embedSignature(prepared: PreparedSignature, der: Uint8Array): Ui
       `The signature is ${der.length} bytes but the placeholder holds ${capacity}: sign again with contentsSize of at least ${der.length + 1024}.`,
     );
   }
-  const bytes = prepared.bytes.slice();
+}
+
+function writeContents(bytes: Uint8Array, prepared: PreparedSignature, der: Uint8Array): Uint8Array {
   const hex = Buffer.from(der).toString('hex');
   const start = prepared.contentsOffset + 1;
   for (let i = 0; i < hex.length; i++) bytes[start + i] = hex.charCodeAt(i);

@@ -10,7 +10,7 @@ import { buildCmsSignature } from './cms.js';
 import type { DocMdpPermission } from './docmdp.js';
 import {
   digestPreparedSignature,
-  embedSignature,
+  embedSignatureInPlace,
   prepareSignature,
   type PrepareSignatureOptions,
   type SignaturePlacement,
@@ -97,7 +97,7 @@ export async function signWithAppearance(
   });
   const contentDigest = digestPreparedSignature(prepared, hash);
   const der = await buildCmsSignature({ signer: options.signer, contentDigest, hash, timestamper: options.timestamper });
-  return { bytes: embedSignature(prepared, der), fieldName: prepared.fieldName };
+  return { bytes: embedSignatureInPlace(prepared, der), fieldName: prepared.fieldName };
 }
 
 /**
