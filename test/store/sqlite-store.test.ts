@@ -1,11 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { verifyAuditLog } from '../../src/receipt/audit-log.js';
 import { describeStore } from './store-suite.js';
+import { makeTransaction } from './transaction-fixtures.js';
 import { strayFiles } from './stray-files.js';
 
 describeStore('sqlite', async () => {
@@ -68,6 +72,28 @@ describe('SQLite store specifics', () => {
       expect(strayFiles(dir)).toEqual([]);
       expect(await reopened.blobs.exists(blob.sha256)).toBe(true);
       await expect(reopened.blobs.read('../../paraph.db')).rejects.toThrow(/is not a blob id/);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loses no update when two processes write the same transaction concurrently', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+    try {
+      const store = await openSqliteStore({ dataDir: dir });
+      await store.createAccount({ Id: 'acc-1', Name: 'A', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: 'x' });
+      await store.commit({ transaction: { ...makeTransaction(), Reference: '0' }, expectedVersion: 0 });
+      await store.close();
+      const child = join(import.meta.dirname, 'concurrent-child.ts');
+      const run = () => promisify(execFile)(process.execPath, ['--import', 'tsx', child, dir, 'tx-1', '30']);
+      const outputs = await Promise.all([run(), run()]);
+      console.log(`concurrent writers met ${outputs.map((o) => o.stdout.trim()).join(' and ')} conflicts`);
+      const reopened = await openSqliteStore({ dataDir: dir });
+      const tx = await reopened.getTransaction('tx-1');
+      expect(tx?.Reference).toBe('60');
+      expect(tx?.version).toBe(61);
+      expect(verifyAuditLog(await reopened.listAuditEntries('tx-1'))).toMatchObject({ ok: true, count: 60 });
       await reopened.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

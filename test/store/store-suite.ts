@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { appendAuditEntry, verifyAuditLog, type AuditEntry } from '../../src/receipt/audit-log.js';
 import { putFile, transition, type Transaction } from '../../src/domain/transaction.js';
 import { ConcurrencyError, hashSignToken, StoreError, type Account, type AuditEntryInput, type Store } from '../../src/store/store.js';
@@ -274,6 +275,58 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       await store.commit({ transaction: transition(ended, { type: 'clean' }, at(3)), expectedVersion: ended.version });
       expect(await store.listDueTimers(at(4), { retentionDays: 0 })).toEqual([]);
       expect(open.version).toBe(1);
+    });
+
+    it('property: after any sequence of fresh and stale commits the store holds exactly the accepted ones', async () => {
+      let run = 0;
+      const opArb = fc.record({ stale: fc.boolean(), audits: fc.integer({ min: 0, max: 2 }), outbox: fc.integer({ min: 0, max: 2 }) });
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 8 }), async (ops) => {
+          const id = `prop-${run++}`;
+          let current = await store.commit({ transaction: makeTransaction(undefined, { id }), expectedVersion: 0 });
+          const snapshots: Transaction[] = [current];
+          let audits = 0;
+          let outbox = 0;
+          for (const [i, op] of ops.entries()) {
+            const base = op.stale && snapshots.length > 1 ? (snapshots[0] as Transaction) : current;
+            const minute = i + 1;
+            const change = {
+              transaction: { ...base, Reference: `r${i}`, ModifiedDateTime: at(minute).toISOString().replace('Z', '+00:00') },
+              expectedVersion: base.version,
+              audit: Array.from({ length: op.audits }, (): AuditEntryInput => ({ at: at(minute), type: 'transaction.cancelled', actor: 'api', data: {} })),
+              outbox: Array.from({ length: op.outbox }, (_, j) => ({ kind: 'mail' as const, payload: { i, j } })),
+            };
+            if (base !== current) {
+              await expect(store.commit(change)).rejects.toBeInstanceOf(ConcurrencyError);
+              continue;
+            }
+            current = await store.commit(change);
+            snapshots.push(current);
+            audits += op.audits;
+            outbox += op.outbox;
+          }
+          expect(await store.getTransaction(id)).toEqual(current);
+          expect(current.version).toBe(snapshots.length);
+          const entries = await store.listAuditEntries(id);
+          expect(verifyAuditLog(entries)).toMatchObject({ ok: true, count: audits });
+          const claimed = (await store.claimDue(new Date('2100-01-01T00:00:00Z'), 1000, 1)).filter((m) => m.transactionId === id);
+          expect(claimed).toHaveLength(outbox);
+        }),
+        { numRuns: 20 },
+      );
+    });
+
+    it('property: any chunking of a stream gives the digests of its bytes', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 5000 }), { maxLength: 6 }), async (parts) => {
+          const whole = Buffer.concat(parts);
+          const info = await store.blobs.write(chunks(parts));
+          expect(info).toEqual({ sha256: sha('sha256', whole), sha512: sha('sha512', whole), size: whole.length });
+          expect(Buffer.from(await store.blobs.read(info.sha256)).equals(whole)).toBe(true);
+        }),
+        { numRuns: 20 },
+      );
+      expect(h.strayFiles()).toEqual([]);
     });
 
     it('keeps settings', async () => {
