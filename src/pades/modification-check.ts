@@ -52,6 +52,7 @@ type Role =
   | 'widget'
   | 'appearance'
   | 'signature'
+  | 'signed-field'
   | 'dss'
   | 'metadata';
 
@@ -100,14 +101,14 @@ function computeRoles(state: ObjectState): Map<number, Set<Role>> {
   if (!catalog) return roles;
   mark(catalog.get(PDFName.of('Metadata')), 'metadata');
 
-  const markAppearance = (ap: PDFObject | undefined): void => {
-    mark(ap, 'appearance');
+  const markAppearance = (ap: PDFObject | undefined, role: Role): void => {
+    mark(ap, role);
     const apDict = dictOf(state, ap);
     if (!apDict || resolveIn(state, ap) instanceof PDFStream) return;
     for (const [, sub] of apDict.entries()) {
-      mark(sub, 'appearance');
+      mark(sub, role);
       const subDict = resolveIn(state, sub);
-      if (subDict instanceof PDFDict) for (const [, stream] of subDict.entries()) mark(stream, 'appearance');
+      if (subDict instanceof PDFDict) for (const [, stream] of subDict.entries()) mark(stream, role);
     }
   };
 
@@ -149,25 +150,29 @@ function computeRoles(state: ObjectState): Map<number, Set<Role>> {
   mark(acroForm, 'acroform');
   const acroDict = dictOf(state, acroForm);
   const seenFields = new Set<number>();
-  const walkField = (node: PDFObject | undefined, depth: number): void => {
+  // A signed signature field (and its widgets and their appearances) is part of what its signer signed.
+  const walkField = (node: PDFObject | undefined, depth: number, inheritedFt: string | undefined, signedAbove: boolean): void => {
     const n = refNumber(node);
     if (depth > 32 || (n !== undefined && seenFields.has(n))) return;
     if (n !== undefined) seenFields.add(n);
     const dict = dictOf(state, node);
     if (!dict) return;
+    const ft = nameOf(dict, 'FT') ?? inheritedFt;
+    const value = dict.get(PDFName.of('V'));
+    const signed = signedAbove || (ft === 'Sig' && value !== undefined);
     mark(node, nameOf(dict, 'Subtype') === 'Widget' ? 'widget' : 'field');
     if (nameOf(dict, 'Subtype') === 'Widget') mark(node, 'field');
-    markAppearance(dict.get(PDFName.of('AP')));
-    const value = dict.get(PDFName.of('V'));
+    if (signed) mark(node, 'signed-field');
+    markAppearance(dict.get(PDFName.of('AP')), signed ? 'signed-field' : 'appearance');
     if (dictOf(state, value)?.has(PDFName.of('ByteRange'))) mark(value, 'signature');
     mark(dict.get(PDFName.of('Kids')), 'fields');
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walkField(kid, depth + 1);
+    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walkField(kid, depth + 1, ft, signed);
   };
   if (acroDict) {
     mark(acroDict.get(PDFName.of('Fields')), 'fields');
     const fields = resolveIn(state, acroDict.get(PDFName.of('Fields')));
-    if (fields instanceof PDFArray) for (const f of fields.asArray()) walkField(f, 0);
+    if (fields instanceof PDFArray) for (const f of fields.asArray()) walkField(f, 0, undefined, false);
   }
 
   const dss = catalog.get(PDFName.of('DSS'));
@@ -285,6 +290,11 @@ class SectionJudge {
     }
     if (roles.has('signature')) {
       this.disallowed.push(`an existing signature dictionary was changed: ${what}`);
+      return;
+    }
+    // Only the state before counts here: the field being signed in this very update is signed only after it.
+    if (this.rolesBefore?.get(n)?.has('signed-field')) {
+      this.disallowed.push(`a signed signature field, its widget or its appearance was changed: ${what}`);
       return;
     }
     if (roles.has('pages')) {

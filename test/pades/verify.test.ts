@@ -244,6 +244,14 @@ describe('verifyPdf: tampering', () => {
       ],
       /belongs to no form field/,
     ],
+    [
+      "a new appearance for the signed field's widget",
+      [
+        { num: 5, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig1) /Rect [0 0 300 300] /P 3 0 R /F 4 /V 7 0 R /AP << /N 8 0 R >> >>' },
+        { num: 8, body: stream('BT /F1 24 Tf 20 20 Td (Signed by Mallory) Tj ET', '/Type /XObject /Subtype /Form /BBox [0 0 300 300]') },
+      ],
+      /signed signature field, its widget or its appearance was changed/,
+    ],
     ['a font the page uses replaced', [{ num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>' }], /page content or resources changed/],
     ['a page added to the page tree', [{ num: 2, body: '<< /Type /Pages /Kids [3 0 R 8 0 R] /Count 2 >>' }, { num: 8, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] >>' }], /page tree was changed/],
   ])('detects %s after signing', async (_label, objects, message) => {
