@@ -67,6 +67,7 @@ describe('sealPdf', () => {
     const report = await checkSignedPdf(bytes, pki.rootPem);
     expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
     expect(report.openssl).toEqual([true]);
+    expect(report.qpdf).toBe(true);
     // The unsigned placeholder label is replaced by the seal's appearance, which has more ink (border + two lines).
     const after = ink(bytes, { left: 302, top: 602, width: 196, height: 76 });
     expect(after).toBeGreaterThan(before);
@@ -86,6 +87,7 @@ describe('sealPdf', () => {
     expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.', 'Signature is Valid.']);
     expect(report.pdfsig.map((s) => s.totalDocumentSigned)).toEqual([false, true]);
     expect(report.openssl).toEqual([true, true]);
+    expect(report.qpdf).toBe(true);
   });
 
   it('carries a signature time-stamp when given a time-stamper', async () => {
@@ -96,6 +98,7 @@ describe('sealPdf', () => {
       const report = await checkSignedPdf(bytes, pki.rootPem);
       expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
       expect(report.openssl).toEqual([true]);
+      expect(report.qpdf).toBe(true);
     } finally {
       await tsa.close();
     }
@@ -106,6 +109,8 @@ describe('sealPdf', () => {
       code: 'ORGANIZATION_NAME_MISSING',
     });
     const certified = await signPdf(base, { signer: pki.signers.rsa.signer, signingTime: T0, docMdp: 1 });
+    const report = await checkSignedPdf(certified.bytes, pki.rootPem);
+    expect([report.pdfsig[0]?.validation, report.openssl, report.qpdf], report.details).toEqual(['Signature is Valid.', [true], true]);
     await expect(sealPdf(certified.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG })).rejects.toMatchObject({
       code: 'DOCMDP_NO_CHANGES',
     });
