@@ -23,12 +23,21 @@ export function describeCertificate(der: Uint8Array): AuditCertificate {
   return { subject: line(cert.subject), serial: cert.serialNumber.toLowerCase(), issuer: line(cert.issuer) };
 }
 
+/** What an earlier step of the same commit already did (a seal-only start: status 5 → 20 → 30 in one commit). */
+export interface PriorChange {
+  /** The stored version the commit compares against. */
+  readonly expectedVersion: number;
+  readonly audit: readonly AuditEntryInput[];
+  readonly outbox: readonly OutboxInput[];
+}
+
 /**
- * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit.
+ * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit, together with `prior` when
+ * given (then `tx` is the in-memory result of that earlier step).
  *
- * @throws ConcurrencyError when the transaction changed meanwhile (it stays at 20: finalize again).
+ * @throws ConcurrencyError when the transaction changed meanwhile (nothing is written: finalize or start again).
  */
-export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction): Promise<Transaction> {
+export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, prior?: PriorChange): Promise<Transaction> {
   const now = changeTime(ctx, tx);
   const sealCert = ctx.keys.sealSigner.certificateChain[0];
   if (sealCert === undefined) throw new Error('The seal signer has no certificate.');
@@ -47,7 +56,7 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction):
     finals.set(file.FileId, { sha256: info.sha256, size: info.size });
   }
 
-  const audit: AuditEntryInput[] = [];
+  const audit: AuditEntryInput[] = [...(prior?.audit ?? [])];
   if (tx.Seal) {
     audit.push({ at: now, type: 'transaction.sealed', actor: 'system', data: { certificate, level, fileIds: [...finals.keys()] } });
   }
@@ -79,10 +88,10 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction):
   const receiptInfo = await ctx.store.blobs.write(receipt);
   completed = { ...completed, Receipt: { sha256: receiptInfo.sha256, size: receiptInfo.size } };
 
-  const outbox: OutboxInput[] = [];
+  const outbox: OutboxInput[] = [...(prior?.outbox ?? [])];
   const postback = postbackRow(completed);
   if (postback) outbox.push(postback);
-  return ctx.store.commit({ transaction: completed, expectedVersion: tx.version, audit, outbox });
+  return ctx.store.commit({ transaction: completed, expectedVersion: prior?.expectedVersion ?? tx.version, audit, outbox });
 }
 
 function sealOptions(ctx: ServiceContext, now: Date) {

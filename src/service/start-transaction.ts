@@ -3,15 +3,16 @@
  * transaction can start, prepares every document (its metadata's fields placed and a default signature field for
  * each signer the metadata gives none, one incremental update per document), then
  * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued (signing is issue 6);
- * - seal-only: status 20, then sealed at once and finished with the receipt → 30 (finalize-transaction.ts).
+ * - seal-only: sealed at once and finished with the receipt → 30 (finalize-transaction.ts), in the same commit as
+ *   the start, so that a crash leaves the transaction at 5 or at 30, never half done.
  * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
  * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
  */
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
-import type { Account } from '../store/store.js';
-import { commitChange } from './commit-change.js';
+import { ConcurrencyError, type Account, type AuditEntryInput } from '../store/store.js';
+import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';
 import { invitationRows, postbackRow } from './outbox-rows.js';
@@ -51,29 +52,40 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     }
   }
 
-  const started = await commitChange(
-    ctx,
-    () => loadOwnTransaction(ctx, account, transactionId),
-    (current, now) => {
-      assertStartable(current);
-      if (current.version !== tx.version) {
-        throw new ServiceError('START_CONFLICT', 'The transaction changed while it was being started; start it again.');
-      }
-      const next = transition(current, { type: 'start' }, now);
-      const files = next.Files.map((f): StoredFile => {
-        const p = prepared.get(f.FileId);
-        return p ? { ...f, Current: p } : f;
-      });
-      const startedTx: Transaction = { ...next, Files: files };
+  // The preparation above used the transaction as read at first: if anything changed since, start again.
+  const conflict = () => new ServiceError('START_CONFLICT', 'The transaction changed while it was being started; start it again.');
+  const current = await loadOwnTransaction(ctx, account, transactionId);
+  assertStartable(current);
+  if (current.version !== tx.version) throw conflict();
+  const now = changeTime(ctx, current);
+  const next = transition(current, { type: 'start' }, now);
+  const startedTx: Transaction = {
+    ...next,
+    Files: next.Files.map((f): StoredFile => {
+      const p = prepared.get(f.FileId);
+      return p ? { ...f, Current: p } : f;
+    }),
+  };
+  const audit: AuditEntryInput[] = [
+    { at: now, type: 'transaction.started', actor: 'api', data: { files: startedTx.Files.length, signers: startedTx.Signers.length } },
+  ];
+  try {
+    if (startedTx.Status === 20 && startedTx.Signers.length === 0) {
+      // Seal-only: started, sealed and completed in one commit, so a crash leaves it at 5 (start again) or 30.
+      await finalizeTransaction(ctx, startedTx, { expectedVersion: current.version, audit, outbox: [] });
+    } else {
       const postback = postbackRow(startedTx);
-      return {
+      await ctx.store.commit({
         transaction: startedTx,
-        audit: [{ at: now, type: 'transaction.started', actor: 'api', data: { files: files.length, signers: next.Signers.length } }],
+        expectedVersion: current.version,
+        audit,
         outbox: [...invitationRows(startedTx), ...(postback ? [postback] : [])],
-      };
-    },
-  );
-  if (started.Status === 20 && started.Signers.length === 0) await finalizeTransaction(ctx, started);
+      });
+    }
+  } catch (error) {
+    if (error instanceof ConcurrencyError) throw conflict();
+    throw error;
+  }
 }
 
 function assertStartable(tx: Transaction): void {
