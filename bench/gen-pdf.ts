@@ -4,8 +4,10 @@
  * with every fifth line in the embedded DejaVu Sans (CID), a `{{Signer1}}` tag, and a page-unique anchor
  * `{{P<n>}}` (so 100 distinct Search locations can be resolved on any document of ≥ 100 pages).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { loadBundledFont } from '../src/pdf/fonts.js';
@@ -54,4 +56,36 @@ export async function benchPdf(pages: number): Promise<string> {
   }
   writeFileSync(path, await doc.save());
   return path;
+}
+
+/**
+ * Transpiles src/ to JavaScript in bench/.cache/dist/ (type-checking is `npm run typecheck`'s job) and returns that
+ * directory, so benchmarks measure the library as shipped. Runs in a child process, keeping the TypeScript compiler
+ * out of the benchmark's own memory figures.
+ */
+export function compileSrc(): string {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const out = join(BENCH_CACHE, 'dist');
+  const script = `
+    import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+    import { dirname, join, relative } from 'node:path';
+    import ts from 'typescript';
+    const [root, out] = process.argv.slice(1);
+    const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
+    for (const file of walk(join(root, 'src'))) {
+      const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+        fileName: file,
+      });
+      const target = join(out, relative(root, file)).replace(/[.]ts$/, '.js');
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, outputText);
+    }`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, root, out], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error('compiling src/ for the benchmark failed');
+  return out;
 }

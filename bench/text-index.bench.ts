@@ -1,14 +1,21 @@
 /**
  * Text index benchmark (issue 2): index time, ms/page and peak RSS at 10–5,000 pages, next to poppler's
  * `pdftotext -bbox` on the same file, and the time to resolve 100 Search locations on the built index.
- * `npm run bench -- text-index [--max=1000]`.
+ * `npm run bench -- text-index [--max=1000]`. Measures the compiled library (see compileSrc in gen-pdf.ts): as
+ * shipped, its worker threads load `.js` directly, while under tsx every worker would first start a TypeScript loader.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FileMetaData } from '../src/domain/file-metadata.js';
-import { resolveLocations } from '../src/pdf/locate.js';
-import { findText, indexText } from '../src/pdf/text-index.js';
-import { benchPdf } from './gen-pdf.js';
+import type * as Locate from '../src/pdf/locate.js';
+import type * as TextIndexModule from '../src/pdf/text-index.js';
+import { benchPdf, compileSrc } from './gen-pdf.js';
 import { fmt, hasCommand, peakRssMb, printTable, sampleMs, timeCommandMs, timeMs } from './lib.js';
+
+const dist = compileSrc();
+const { findText, indexText } = (await import(pathToFileURL(join(dist, 'src/pdf/text-index.js')).href)) as typeof TextIndexModule;
+const { resolveLocations } = (await import(pathToFileURL(join(dist, 'src/pdf/locate.js')).href)) as typeof Locate;
 
 const maxArg = process.argv.find((a) => a.startsWith('--max='));
 const max = maxArg ? Number(maxArg.slice(6)) : Infinity;
@@ -47,7 +54,7 @@ for (const pages of sizes) {
   ]);
 }
 
-printTable('Text index (indexText, worker threads) vs pdftotext -bbox', [
+printTable('Text index (indexText, worker threads, compiled) vs pdftotext -bbox', [
   'pages',
   'index ms',
   'ms/page',

@@ -94,7 +94,7 @@ interface GraphicsState {
 }
 
 const LIGATURES = /[\uFB00-\uFB06]/;
-const WHITESPACE = /^\s*$/;
+const WHITESPACE = /^\s+$/;
 // Control characters carry no text (some fonts map glyphs to U+0000–U+001F); whitespace is handled separately.
 const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
 
@@ -336,7 +336,7 @@ export async function extractPageText(page: PDFPageProxy, geo: PageGeometry): Pr
       case OPS.showText: {
         const glyphs = args?.[0];
         if (!Array.isArray(glyphs) || gs.fontSize === 0) break;
-        x = showText(builder, glyphs as unknown[], gs, textMatrix, x, y);
+        [x, y] = showText(builder, glyphs as unknown[], gs, textMatrix, x, y);
         break;
       }
       default:
@@ -346,7 +346,7 @@ export async function extractPageText(page: PDFPageProxy, geo: PageGeometry): Pr
   return builder.finish(geo.pageNumber);
 }
 
-/** Measures the glyphs of one text-showing operator; returns the new text-space x. */
+/** Measures the glyphs of one text-showing operator; returns the new text position (x, y) in text space. */
 function showText(
   builder: PageTextBuilder,
   glyphs: readonly unknown[],
@@ -354,7 +354,7 @@ function showText(
   textMatrix: Matrix,
   startX: number,
   startY: number,
-): number {
+): [number, number] {
   const { font, fontSize, fontDirection, charSpacing, wordSpacing } = gs;
   const hScale = gs.hScale * fontDirection;
   const fm = font.fontMatrix;
@@ -404,8 +404,8 @@ function showText(
     }
     x += advance + spacing * fontDirection;
   }
-  if (font.vertical) return startX;
-  return startX + x * hScale;
+  if (font.vertical) return [startX, startY + yOffset];
+  return [startX + x * hScale, startY];
 }
 
 /** Rejects, cheaply, what is no PDF at all: empty input or no `%PDF-` header. */
