@@ -3,7 +3,7 @@
  * qualified name, list the document's signature fields, and create a new one (visible at a placement or
  * invisible), marking every object it changes in the incremental update session.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
 import { appendPageAnnotation, type PdfUpdateSession } from '../pdf/incremental.js';
 
 /** A widget annotation of a field, with the page it sits on when known. */
@@ -84,7 +84,8 @@ export function listSignatureFields(doc: PDFDocument): SignatureFieldInfo[] {
 }
 
 /**
- * The document's AcroForm dictionary, created when missing, with `/SigFlags 3` (signatures exist, append only);
+ * The document's AcroForm dictionary, created when missing, with `/SigFlags 3` (signatures exist, append only) and
+ * `/NeedAppearances` turned off;
  * marks whatever object holds it as modified.
  */
 export function prepareAcroFormForSignature(session: PdfUpdateSession): { form: PDFDict; fields: PDFArray } {
@@ -109,6 +110,9 @@ export function prepareAcroFormForSignature(session: PdfUpdateSession): { form: 
     markCatalog();
   }
   form.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+  // A viewer asked to regenerate appearances would change the signed document's look (Acrobat then reports the
+  // signature as invalid): appearances must be fixed once a document is signed.
+  if (form.get(PDFName.of('NeedAppearances')) === PDFBool.True) form.set(PDFName.of('NeedAppearances'), PDFBool.False);
   let fields: PDFArray;
   const heldFields = form.get(PDFName.of('Fields'));
   if (heldFields instanceof PDFRef) {

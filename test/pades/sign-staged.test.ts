@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFBool, PDFDict, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SigningError } from '../../src/errors.js';
 import { buildCmsSignature } from '../../src/pades/cms.js';
@@ -91,6 +91,19 @@ describe('staged signing: prepare → digest → embed', () => {
     expect(text).toContain('/SubFilter /ETSI.RFC3161');
     expect(text).not.toContain('/M (');
     expect(prepared.fieldName).toBe('DocTimeStamp1');
+  });
+});
+
+describe('AcroForm', () => {
+  it('turns /NeedAppearances off, so viewers do not redraw a signed document', async () => {
+    const doc = await PDFDocument.load(base);
+    doc.catalog.set(PDFName.of('AcroForm'), doc.context.obj({ Fields: [], NeedAppearances: true }));
+    const withFlag = await doc.save({ useObjectStreams: false });
+    const { bytes } = await signPdf(withFlag, { signer: pki.signers.p256.signer, signingTime: T0 });
+    await expectValid(bytes, 1);
+    const form = (await PDFDocument.load(bytes)).catalog.lookup(PDFName.of('AcroForm'), PDFDict);
+    expect(form.get(PDFName.of('NeedAppearances'))).toBe(PDFBool.False);
+    expect(form.get(PDFName.of('SigFlags'))?.toString()).toBe('3');
   });
 });
 
