@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
@@ -20,6 +20,10 @@ const NOW = new Date('2026-11-21T10:00:00Z');
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
 const identity = (name: string) => ({ certPath: join(PKI_DIR, `${name}.pem`), keyPath: join(PKI_DIR, `${name}.key.pem`), chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')] });
 let signed: Buffer;
+
+// pdf-lib's parser reports each damaged object on console.warn; hundreds of damaged files would flood the output.
+const quiet = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+afterAll(() => quiet.mockRestore());
 let signedRange: [number, number, number, number];
 
 beforeAll(async () => {
