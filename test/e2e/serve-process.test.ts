@@ -1,0 +1,149 @@
+/**
+ * `paraph serve` as a process (decisions.md §9–§10, issue 5 "Running it"): with zero configuration it listens on
+ * 127.0.0.1, creates the bootstrap account and prints its credentials once (not on the next start), answers
+ * /health, and shuts down cleanly on SIGTERM. Killed with SIGKILL at random moments of seal-only flows, it restarts
+ * on the same data with every transaction at 5 or 30, never half done, and every sealed one complete.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from './service-harness.js';
+import { seededRandom } from '../helpers/pdf-gen.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const dirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+interface Served {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function serve(dataDir: string, port: number, env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    cwd: dataDir,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), PARAPH_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    children.delete(child);
+    resolve(code);
+  }));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`paraph serve exited: ${out}`);
+    try {
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      if (health.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`paraph serve did not become healthy: ${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => out, exited };
+}
+
+describe('paraph serve', () => {
+  it('starts with zero configuration, prints the base URL and new credentials once, and stops on SIGTERM', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const port = await freePort();
+    const first = await serve(dir, port);
+    const printed = first.output();
+    expect(printed).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(printed).toContain(`data in ${dir}/data`);
+    const userToken = /Authorization: APIKey (\S+)/.exec(printed)?.[1];
+    const appKey = /Application: APPKey (\S+)/.exec(printed)?.[1];
+    expect(userToken).toBeDefined();
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/api/transaction', {
+      json: { Seal: true },
+      auth: false,
+      headers: { authorization: `APIKey ${userToken}`, application: `APPKey ${appKey}` },
+    });
+    expect(created.status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(dir, port);
+    expect(second.output()).not.toContain('APIKey');
+    const got = await call(`http://127.0.0.1:${port}`, 'GET', `/api/transaction/${created.json.Id}`, {
+      auth: false,
+      headers: { authorization: `APIKey ${userToken}`, application: `APPKey ${appKey}` },
+    });
+    expect(got.json.Status).toBe(5);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
+
+  it('refuses a bad configuration with a message naming the variable', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: dir, env: { PATH: process.env.PATH ?? '', PORT: 'http' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('PORT: must be an integer from 0 to 65535 (got "http")');
+  }, 60_000);
+
+  it('survives SIGKILL at random moments of seal-only flows: every transaction ends at 5 or 30, never half done', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { PARAPH_DATA_DIR: dir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' };
+    const pdf = await makePdf([['Crash test document']]);
+    const random = seededRandom(424242);
+    const ids = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      const served = await serve(dir, port, env);
+      // Flows run until the kill; requests cut off by it fail on the client side, which is expected.
+      const flows = Array.from({ length: 3 }, async () => {
+        for (;;) {
+          const created = await call(url, 'POST', '/api/transaction', { json: { Seal: true } });
+          ids.add(created.json.Id as string);
+          await call(url, 'PUT', `/api/transaction/${created.json.Id}/file/doc.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
+          await call(url, 'PUT', `/api/transaction/${created.json.Id}/start`);
+        }
+      }).map((p) => p.catch(() => undefined));
+      await new Promise((r) => setTimeout(r, 1500 + Math.floor(random() * 3000)));
+      served.child.kill('SIGKILL');
+      await served.exited;
+      await Promise.all(flows);
+    }
+    const served = await serve(dir, port, env);
+    let sealed = 0;
+    for (const id of ids) {
+      const got = await call(url, 'GET', `/api/transaction/${id}`);
+      expect(got.status, got.text).toBe(200);
+      expect([5, 30]).toContain(got.json.Status);
+      if (got.json.Status === 30) {
+        sealed++;
+        expect((await call(url, 'GET', `/api/transaction/${id}/file/doc.pdf`)).status).toBe(200);
+        expect((await call(url, 'GET', `/api/file/receipt/${id}`)).status).toBe(200);
+      } else {
+        // Still startable: upload (again) and start complete the flow.
+        if (got.json.Files['doc.pdf'] === undefined) {
+          expect((await call(url, 'PUT', `/api/transaction/${id}/file/doc.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf', ...AUTH_HEADERS } })).status).toBe(201);
+        }
+        expect((await call(url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+      }
+    }
+    expect(ids.size).toBeGreaterThan(4);
+    expect(sealed).toBeGreaterThan(0);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  }, 240_000);
+});
