@@ -76,6 +76,22 @@ describe('findRevisions and parseRevisionSection on classic xref tables', () => 
     expect(section.freed).toEqual([4]);
   });
 
+  it('follows the xref offsets like a reader, and reports duplicate definitions and dangling entries', async () => {
+    const original = writeSection(undefined, BASE, 1, 4);
+    const shown = '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 999 999] >>\nendobj\n';
+    const hidden = '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>\nendobj\n';
+    const xrefAt = original.length + shown.length + hidden.length;
+    const tail = `xref\n3 1\n${String(original.length).padStart(10, '0')} 00000 n \n7 1\n0000000001 00000 n \ntrailer\n<< /Size 8 /Root 1 0 R /Prev ${/startxref\s+(\d+)/.exec(Buffer.from(original).toString('latin1'))![1]} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const updated = Buffer.concat([Buffer.from(original), Buffer.from(shown + hidden + tail, 'latin1')]);
+    const revisions = findRevisions(updated);
+    const section = await parseRevisionSection(updated, revisions[1]!);
+    expect(section.objects.get(3)?.toString()).toContain('999');
+    expect(section.inconsistencies).toEqual([
+      'object 3 is defined more than once; the cross-reference section points at another definition than the last',
+      'the cross-reference entry of object 7 points at offset 1, where object 7 is not defined',
+    ]);
+  });
+
   it('finds nothing in bytes without a startxref trailer', () => {
     expect(findRevisions(new TextEncoder().encode('%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n'))).toEqual([]);
   });
