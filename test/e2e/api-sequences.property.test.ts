@@ -46,7 +46,7 @@ interface Real {
 /** How many commands ran and how many starts succeeded (the test asserts the runs did real work). */
 const stats = { commands: 0, started: 0, sealed: 0, deleted: 0 };
 
-const FILE_IDS = ['a.pdf', 'b c.pdf', 'ü'] as const;
+const FILE_IDS = ['a.pdf', 'b c.pdf', 'ü', '__proto__'] as const;
 
 function expectNo5xx(r: ApiResponse, what: string): void {
   expect(r.status, `${what}: ${r.text}`).toBeLessThan(500);
