@@ -13,7 +13,14 @@ import { normalizeRotation, pageGeometry, readerRectToUser } from '../pdf/page-g
 import { createSignatureAppearance, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
 import { addDocMdpReference, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
-import { createSignatureField, listSignatureFields, prepareAcroFormForSignature, unusedFieldName, type SignatureFieldInfo } from './signature-field.js';
+import {
+  createSignatureField,
+  listAllFieldNames,
+  listSignatureFields,
+  prepareAcroFormForSignature,
+  unusedFieldName,
+  type SignatureFieldInfo,
+} from './signature-field.js';
 import type { HashAlgorithm } from './types.js';
 
 /** A box on a page as the reader sees it (decisions.md §4): points from the visible page's top-left, y down. */
@@ -163,6 +170,9 @@ function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions):
       }
       return { field: existing };
     }
+    if (listAllFieldNames(doc).includes(options.field)) {
+      throw new SigningError('FIELD_NOT_A_SIGNATURE_FIELD', `The field "${options.field}" is not a signature field: give the name of a signature field, or a new name.`);
+    }
     if (!options.placement) {
       const unsigned = fields.filter((f) => !f.signed).map((f) => `"${f.name}"`);
       throw new SigningError(
@@ -174,6 +184,9 @@ function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions):
   if (options.field === undefined && options.selectField && !options.placement) {
     const selected = options.selectField(fields);
     if (selected && !selected.signed) return { field: selected };
+  }
+  if (options.field !== undefined && (options.field.includes('.') || options.field === '')) {
+    throw new SigningError('FIELD_NAME_INVALID', `A new signature field cannot be named "${options.field}": use a non-empty name without a period (a period separates the levels of a field name).`);
   }
   const name = options.field ?? unusedFieldName(doc, options.fieldNamePrefix ?? (options.type === 'doc-timestamp' ? 'DocTimeStamp' : 'Signature'));
   if (options.placement) {
@@ -235,7 +248,10 @@ export async function prepareSignature(pdf: Uint8Array, options: PrepareSignatur
     if (![1, 2, 3].includes(options.docMdp)) {
       throw new SigningError('DOCMDP_INVALID', `docMdp must be 1, 2 or 3; got ${String(options.docMdp)}.`);
     }
-    if (options.type !== 'signature' || permission !== undefined || listSignatureFields(doc).some((f) => f.signed)) {
+    if (options.type !== 'signature') {
+      throw new SigningError('DOCMDP_INVALID', 'A document time-stamp cannot certify a document: docMdp is for signatures.');
+    }
+    if (permission !== undefined || listSignatureFields(doc).some((f) => f.signed)) {
       throw new SigningError('CERTIFICATION_NOT_FIRST', 'Only the first signature of a document can certify it (docMdp): this document is already signed or certified.');
     }
   }

@@ -133,7 +133,8 @@ export function unusedFieldName(doc: PDFDocument, base: string): string {
   for (let i = 1; ; i++) if (!used.has(`${base}${i}`)) return `${base}${i}`;
 }
 
-function listAllFieldNames(doc: PDFDocument): string[] {
+/** The fully qualified names of every field of the AcroForm, of any type (parents included). */
+export function listAllFieldNames(doc: PDFDocument): string[] {
   const context = doc.context;
   const form = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
   const names: string[] = [];

@@ -172,6 +172,22 @@ describe('refusals', () => {
     });
   });
 
+  it('refuses to put a signature into a field of another type, or to create a field whose name has a period', async () => {
+    const placed = await placeFields(base, [
+      { field: 'form.Name', formSet: 'form', fieldKey: 'Name', type: 'SingleLine', signerIds: [], pageNumber: 1, left: 50, top: 100, width: 140, height: 18 },
+    ]);
+    const placement = { pageNumber: 1, left: 10, top: 300, width: 100, height: 50 };
+    await expect(signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'form.Name', placement })).rejects.toMatchObject({
+      code: 'FIELD_NOT_A_SIGNATURE_FIELD',
+    });
+    await expect(signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'form' })).rejects.toMatchObject({
+      code: 'FIELD_NOT_A_SIGNATURE_FIELD',
+    });
+    await expect(signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, field: 'a.b', placement })).rejects.toMatchObject({
+      code: 'FIELD_NAME_INVALID',
+    });
+  });
+
   it('rejects an invalid signing time and a placement outside the document', async () => {
     await expect(signPdf(base, { signer: pki.signers.p256.signer, signingTime: new Date(Number.NaN) })).rejects.toMatchObject({ code: 'SIGNING_TIME_INVALID' });
     await expect(
