@@ -48,6 +48,8 @@ export interface TestServiceOptions {
   clock?: TestClock;
   env?: Record<string, string>;
   worker?: boolean;
+  /** A logger for the app (default: none). */
+  logger?: import('../../src/http/app.js').AppDeps['logger'];
 }
 
 /** A running test service plus its data directory and clock. */
@@ -85,7 +87,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       ...options.env,
     },
   });
-  const server = await startServer(config, { clock: clock.now, keyKind: 'ecdsa-p256', logger: false, worker: options.worker ?? false });
+  const server = await startServer(config, { clock: clock.now, keyKind: 'ecdsa-p256', logger: options.logger ?? false, worker: options.worker ?? false });
   const stop = () => server.close();
   return {
     server,
