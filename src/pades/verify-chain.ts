@@ -1,10 +1,14 @@
 /**
  * Builds and checks a certificate path (RFC 5280 §6, simplified) from a signer or time-stamp certificate, through
  * the certificates a signature carries (CMS certificates, /DSS certificates), to one of the caller's trust roots:
- * each certificate's signature verifies with its issuer's key, issuers are CAs, and every certificate is valid at the
- * validation time. Revocation is not judged here.
+ * each certificate's signature verifies with its issuer's key, issuers are CAs allowed to sign certificates, the
+ * leaf's key usage allows signing, and every certificate is valid at the validation time. Revocation, path length
+ * and name constraints and certificate policies are not judged here.
  */
+import './crypto-engine.js';
 import { X509Certificate } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 
 /** The verdict on one certificate path. */
 export interface ChainCheck {
@@ -71,6 +75,32 @@ function issues(issuer: X509Certificate, subject: X509Certificate): boolean {
   }
 }
 
+const KU = { digitalSignature: 0x80, nonRepudiation: 0x40, keyCertSign: 0x04 } as const;
+
+/** The first octet of the key usage extension (RFC 5280 §4.2.1.3), or undefined when the certificate has none. */
+function keyUsageOf(cert: X509Certificate): number | undefined {
+  try {
+    const parsed = pkijs.Certificate.fromBER(cert.raw);
+    const ext = parsed.extensions?.find((e) => e.extnID === '2.5.29.15');
+    if (!ext) return undefined;
+    const bits = asn1js.fromBER(ext.extnValue.valueBlock.valueHexView).result;
+    return bits instanceof asn1js.BitString ? (bits.valueBlock.valueHexView[0] ?? 0) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Why `cert` may not be used in its place on the path (leaf: signing; above: issuing certificates), if so. */
+function keyUsageProblem(cert: X509Certificate, asIssuer: boolean): string | undefined {
+  const usage = keyUsageOf(cert);
+  if (usage === undefined) return undefined;
+  if (asIssuer && (usage & KU.keyCertSign) === 0) return `issuer ${describeName(cert.subject)} may not sign certificates (key usage lacks keyCertSign)`;
+  if (!asIssuer && (usage & (KU.digitalSignature | KU.nonRepudiation)) === 0) {
+    return `certificate ${describeName(cert.subject)} may not sign (key usage lacks digitalSignature and nonRepudiation)`;
+  }
+  return undefined;
+}
+
 function validityProblem(cert: X509Certificate, at: Date | undefined): string | undefined {
   if (!at) return undefined;
   const from = new Date(cert.validFrom);
@@ -116,6 +146,8 @@ export function checkChain(
     const expired = validityProblem(current, at);
     if (expired) return result(false, expired);
     if (depth > 0 && !current.ca) return result(false, `issuer ${describeName(current.subject)} is not a CA certificate`);
+    const usage = keyUsageProblem(current, depth > 0);
+    if (usage) return result(false, usage);
     if (roots.some((r) => same(r, current))) return result(true, 'trusted');
     const root = roots.find((r) => issues(r, current));
     if (root) {
@@ -123,6 +155,8 @@ export function checkChain(
       const rootExpired = validityProblem(root, at);
       if (rootExpired) return result(false, rootExpired);
       if (!root.ca) return result(false, `trust root ${describeName(root.subject)} is not a CA certificate`);
+      const rootUsage = keyUsageProblem(root, true);
+      if (rootUsage) return result(false, rootUsage);
       return result(true, 'trusted');
     }
     const next = candidates.find((c) => !path.some((p) => same(p, c)) && issues(c, current));

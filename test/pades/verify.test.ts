@@ -4,7 +4,7 @@
  * must catch. pdfsig and openssl confirm that the valid files are valid.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -48,6 +48,11 @@ beforeAll(() => {
     { cwd: otherRootDir, stdio: 'ignore' },
   );
   otherRootPem = readFileSync(join(otherRootDir, 'c.pem'));
+  // A certificate from the real intermediate whose key usage only allows key encipherment.
+  const run = (args: string[]): void => void execFileSync('openssl', args, { cwd: otherRootDir, stdio: 'ignore' });
+  run(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'enc.key.pem', '-out', 'enc.csr', '-subj', '/CN=Encryption Only']);
+  writeFileSync(join(otherRootDir, 'ext.cnf'), 'keyUsage=critical,keyEncipherment\n');
+  run(['x509', '-req', '-in', 'enc.csr', '-CA', pki('intermediate-ca.pem'), '-CAkey', pki('intermediate-ca.key.pem'), '-set_serial', '77', '-days', '3650', '-extfile', 'ext.cnf', '-out', 'enc.pem']);
 });
 
 afterAll(() => rmSync(otherRootDir, { recursive: true, force: true }));
@@ -150,6 +155,14 @@ describe('verifyPdf: trust', () => {
     expect(sig?.signatureOk).toBe(true);
     expect(sig?.chainOk).toBe(false);
     expect(sig?.chainReason).toMatch(/no issuer found for .*Intermediate CA/);
+  });
+
+  it('refuses a signer certificate whose key usage does not allow signing', async () => {
+    const id = { certPath: join(otherRootDir, 'enc.pem'), keyPath: join(otherRootDir, 'enc.key.pem'), chainPaths: [pki('intermediate-ca.pem')] };
+    // openssl x509 dates the certificate from the real clock, so judge it a year later than NOW.
+    const report = await verifyPdf(signedOriginal(id), { trustRoots: [rootPem], now: new Date('2027-11-21T10:00:00Z') });
+    expect(report.signatures[0]).toMatchObject({ digestOk: true, signatureOk: true, chainOk: false, valid: false });
+    expect(report.signatures[0]?.chainReason).toMatch(/may not sign/);
   });
 
   it('reports an expired chain when judged after the certificates expired', async () => {
