@@ -3,8 +3,9 @@
  * 1–5,000-page documents, next to pdf-lib's plain `PDFDocument.load` of the same file and `sha256sum` (the hashing
  * floor); then B-B signatures per second on a 1-page document with ECDSA P-256 and RSA-2048.
  * Each size runs in its own child process so peak RSS belongs to that size alone.
- * `npm run bench -- sign` (all sizes) or `npx tsx bench/sign.bench.ts --max=1000`. Targets: sign 1000 pages within 3× pdf-lib load; peak RSS < 3× file + 150 MB;
- * ≥ 60 signatures/s ECDSA P-256 and ≥ 12/s RSA-2048.
+ * `npm run bench -- sign` (all sizes) or `npx tsx bench/sign.bench.ts --max=1000`.
+ * Targets: sign 1000 pages within 3× pdf-lib load; peak RSS < 3× file + 150 MB; ≥ 60 signatures/s ECDSA P-256 and
+ * ≥ 12/s RSA-2048.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
