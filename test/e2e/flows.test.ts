@@ -89,9 +89,10 @@ describe('seal-only flow (spec §1 flow 2)', () => {
 
 describe('multi-document flow (spec §1 flow 1)', () => {
   it('metadata then PDF for one document, a PDF without metadata for the other; start prepares both and waits for the signers', async () => {
-    const created = await call(service.url, 'POST', '/api/transaction', {
+    const created = await call(service.url, 'POST', '/api/transaction/', {
       json: {
         Seal: true,
+        PostbackUrl: 'http://127.0.0.1:9/postback',
         Signers: [{ Email: 'alice@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }, { Email: 'bob@example.com' }],
         Receivers: [{ Email: 'carol@example.com', Name: 'Carol', Message: 'Signed documents' }],
       },
@@ -134,6 +135,14 @@ describe('multi-document flow (spec §1 flow 1)', () => {
     const annexPrepared = await call(service.url, 'GET', `/api/transaction/${id}/file/annex`);
     const annexFields = listSignatureFields(await loadPdf(annexPrepared.bytes)).map((f) => f.name).sort();
     expect(annexFields).toEqual(['Signer1.Signature', 'Signer2.Signature']);
+
+    // Issue 7 delivers them: a sign request for the first signer (SignRequestMode 2) and a postback for status 10.
+    const queued = await service.server.store.claimDue(new Date('2100-01-01T00:00:00Z'), 100, 60_000);
+    const mine = queued.filter((row) => row.transactionId === id).map((row) => [row.kind, row.payload]);
+    expect(mine).toEqual([
+      ['mail', { transactionId: id, kind: 'invitation', signerId: 'Signer1', to: 'alice@example.com' }],
+      ['postback', { transactionId: id, status: 10, url: 'http://127.0.0.1:9/postback' }],
+    ]);
 
     // No receipt before the end.
     const receipt = await call(service.url, 'GET', `/api/file/receipt/${id}`);
