@@ -98,11 +98,17 @@ const WHITESPACE = /^\s+$/;
 // Control characters carry no text (some fonts map glyphs to U+0000–U+001F); whitespace is handled separately.
 const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
 
+const glyphTexts = new Map<string, string>();
+
 /** Glyph text normalized the way search expects: ligatures expanded (ﬁ → fi), control characters dropped. */
 function glyphText(unicode: string): string {
-  let s = unicode;
-  if (LIGATURES.test(s)) s = s.normalize('NFKC');
-  return s.replace(CONTROL, '');
+  let text = glyphTexts.get(unicode);
+  if (text === undefined) {
+    text = LIGATURES.test(unicode) ? unicode.normalize('NFKC') : unicode;
+    text = text.replace(CONTROL, '');
+    if (glyphTexts.size < 65536) glyphTexts.set(unicode, text);
+  }
+  return text;
 }
 
 /** Collects characters and their reader boxes, inserting single spaces at word and line breaks. */
@@ -112,25 +118,54 @@ class PageTextBuilder {
   private count = 0;
   private pendingSpace = false;
   // End of the previous visible glyph in user space, its baseline direction (unit) and em size in user space.
-  private prev: { x: number; y: number; ux: number; uy: number; em: number } | undefined;
+  private hasPrev = false;
+  private prevX = 0;
+  private prevY = 0;
+  private prevUx = 1;
+  private prevUy = 0;
+  private prevEm = 0;
+  // User space → reader coordinates as an affine map: left = la·x + lb·y + lc, top = ta·x + tb·y + tc.
+  private readonly la: number;
+  private readonly lb: number;
+  private readonly lc: number;
+  private readonly ta: number;
+  private readonly tb: number;
+  private readonly tc: number;
 
-  constructor(private readonly geo: PageGeometry) {}
+  constructor(geo: PageGeometry) {
+    const o = userPointToReader(geo, 0, 0);
+    const x = userPointToReader(geo, 1, 0);
+    const y = userPointToReader(geo, 0, 1);
+    this.lc = o.left;
+    this.la = x.left - o.left;
+    this.lb = y.left - o.left;
+    this.tc = o.top;
+    this.ta = x.top - o.top;
+    this.tb = y.top - o.top;
+  }
 
   space(): void {
     if (this.count > 0) this.pendingSpace = true;
   }
 
   /**
-   * Adds one glyph's text. `m` maps glyph-local text space (x along the advance, y up from the baseline, already in
-   * text space units) to user space; the glyph occupies x ∈ [0, advance], y ∈ [below, above].
+   * Adds one glyph's text. `m0…m5` map glyph-local text space (x along the advance, y up from the baseline, already
+   * in text space units) to user space; the glyph occupies x ∈ [0, advance], y ∈ [below, above].
    */
-  glyph(text: string, m: Matrix, advance: number, below: number, above: number): void {
-    const sx = m[4];
-    const sy = m[5];
-    const ex = advance * m[0] + m[4];
-    const ey = advance * m[1] + m[5];
-    let ux = m[0];
-    let uy = m[1];
+  glyph(
+    text: string,
+    m0: number,
+    m1: number,
+    m2: number,
+    m3: number,
+    m4: number,
+    m5: number,
+    advance: number,
+    below: number,
+    above: number,
+  ): void {
+    let ux = m0;
+    let uy = m1;
     const ulen = Math.hypot(ux, uy);
     if (ulen > 0) {
       ux /= ulen;
@@ -139,46 +174,56 @@ class PageTextBuilder {
       ux = 1;
       uy = 0;
     }
-    const em = Math.hypot(m[2], m[3]) * Math.abs(above - below);
-    const prev = this.prev;
-    if (prev && this.count > 0 && !this.pendingSpace) {
-      const dx = sx - prev.x;
-      const dy = sy - prev.y;
-      const along = dx * prev.ux + dy * prev.uy;
-      const across = -dx * prev.uy + dy * prev.ux;
-      const unit = Math.max(prev.em, 1e-6);
-      const turned = ux * prev.ux + uy * prev.uy < 0.99;
+    const em = Math.hypot(m2, m3) * Math.abs(above - below);
+    if (this.hasPrev && this.count > 0 && !this.pendingSpace) {
+      const dx = m4 - this.prevX;
+      const dy = m5 - this.prevY;
+      const along = dx * this.prevUx + dy * this.prevUy;
+      const across = -dx * this.prevUy + dy * this.prevUx;
+      const unit = Math.max(this.prevEm, 1e-6);
+      const turned = ux * this.prevUx + uy * this.prevUy < 0.99;
       if (turned || Math.abs(across) > LINE_SHIFT_EM * unit || along > WORD_GAP_EM * unit || along < -unit) {
         this.pendingSpace = true;
       }
     }
-    this.prev = { x: ex, y: ey, ux, uy, em };
+    this.hasPrev = true;
+    this.prevX = advance * m0 + m4;
+    this.prevY = advance * m1 + m5;
+    this.prevUx = ux;
+    this.prevUy = uy;
+    this.prevEm = em;
     if (this.pendingSpace) {
       this.push(' ', Number.NaN, Number.NaN, Number.NaN, Number.NaN);
       this.pendingSpace = false;
     }
+    // Glyph-local (gx, gy) → reader: left = Lx·gx + Ly·gy + L0, top = Tx·gx + Ty·gy + T0.
+    const { la, lb, ta, tb } = this;
+    const Lx = la * m0 + lb * m1;
+    const Ly = la * m2 + lb * m3;
+    const L0 = la * m4 + lb * m5 + this.lc;
+    const Tx = ta * m0 + tb * m1;
+    const Ty = ta * m2 + tb * m3;
+    const T0 = ta * m4 + tb * m5 + this.tc;
+    const lyMin = Math.min(Ly * below, Ly * above);
+    const lyMax = Math.max(Ly * below, Ly * above);
+    const tyMin = Math.min(Ty * below, Ty * above);
+    const tyMax = Math.max(Ty * below, Ty * above);
     const n = text.length;
     for (let k = 0; k < n; k++) {
       // A glyph that stands for several characters (a ligature) is split evenly among them.
       const x0 = (advance * k) / n;
       const x1 = (advance * (k + 1)) / n;
-      let left = Infinity;
-      let top = Infinity;
-      let right = -Infinity;
-      let bottom = -Infinity;
-      for (const [gx, gy] of [
-        [x0, below],
-        [x1, below],
-        [x0, above],
-        [x1, above],
-      ] as const) {
-        const p = userPointToReader(this.geo, gx * m[0] + gy * m[2] + m[4], gx * m[1] + gy * m[3] + m[5]);
-        if (p.left < left) left = p.left;
-        if (p.left > right) right = p.left;
-        if (p.top < top) top = p.top;
-        if (p.top > bottom) bottom = p.top;
-      }
-      this.push(text[k]!, left, top, right, bottom);
+      const l0 = Lx * x0;
+      const l1 = Lx * x1;
+      const t0 = Tx * x0;
+      const t1 = Tx * x1;
+      this.push(
+        text[k]!,
+        L0 + (l0 < l1 ? l0 : l1) + lyMin,
+        T0 + (t0 < t1 ? t0 : t1) + tyMin,
+        L0 + (l0 < l1 ? l1 : l0) + lyMax,
+        T0 + (t0 < t1 ? t1 : t0) + tyMax,
+      );
     }
   }
 
@@ -386,7 +431,10 @@ function showText(
       if (WHITESPACE.test(unicode)) builder.space();
       else {
         const text = glyphText(unicode);
-        if (text) builder.glyph(text, multiply(local, tm), Math.abs(advance), 0, em);
+        if (text) {
+          const g = multiply(local, tm);
+          builder.glyph(text, g[0], g[1], g[2], g[3], g[4], g[5], Math.abs(advance), 0, em);
+        }
       }
       yOffset -= advance - spacing * fontDirection;
       continue;
@@ -397,9 +445,21 @@ function showText(
     } else {
       const text = glyphText(unicode);
       if (text) {
-        // Glyph-local space: x along the advance (already scaled by Tz), y up from the baseline.
-        const local: Matrix = [hScale, 0, 0, 1, startX + x * hScale, startY + gs.rise];
-        builder.glyph(text, multiply(local, tm), advance, below, above);
+        // Glyph-local space: x along the advance (scaled by Tz), y up from the baseline; this is [Th 0 0 1 tx ty] × tm.
+        const tx = startX + x * hScale;
+        const ty = startY + gs.rise;
+        builder.glyph(
+          text,
+          hScale * tm[0],
+          hScale * tm[1],
+          tm[2],
+          tm[3],
+          tx * tm[0] + ty * tm[2] + tm[4],
+          tx * tm[1] + ty * tm[3] + tm[5],
+          advance,
+          below,
+          above,
+        );
       }
     }
     x += advance + spacing * fontDirection;

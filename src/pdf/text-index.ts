@@ -76,6 +76,8 @@ const PAGES_PER_WORKER = 30;
  */
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 12 };
 const LARGE_WORKER_LIMITS = { maxOldGenerationSizeMb: 4096 };
+/** Files from this size on start two workers at once (a worker takes a few hundred ms to start). */
+const SPECULATIVE_SPAWN_BYTES = 512 * 1024;
 /** Pages extracted in this thread before pdf.js's document is opened again (it keeps every loaded page). */
 const PAGES_PER_OPEN = 400;
 const CHUNK_PAGES = 25;
@@ -442,10 +444,12 @@ function extractInWorkers(
       const textCount = textPages ? textPages.filter((n) => n <= numPages).length : numPages;
       const size = Math.max(1, Math.min(CHUNK_PAGES, Math.ceil(numPages / 8)));
       for (let from = 1; from <= numPages; from += size) chunks.push({ from, to: Math.min(numPages, from + size - 1) });
-      const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - 1;
+      const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - workers.length;
       for (let i = 0; i < extra; i++) spawn(false);
     };
 
     spawn(false);
+    // A large file will want a second thread: start it now rather than after the first has opened the document.
+    if (maxWorkers > 1 && !wanted && pdf.length >= SPECULATIVE_SPAWN_BYTES) spawn(false);
   });
 }
