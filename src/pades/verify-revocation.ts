@@ -10,6 +10,9 @@ import './crypto-engine.js';
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, decodePDFRawStream, type PDFObject } from 'pdf-lib';
+import { resolveIn, type ObjectState } from './modification-check.js';
+import type { CertificateParser } from './verify-chain.js';
 import { digestNameOf, verifySignatureValue } from './verify-cms.js';
 
 /** The DER items a /DSS holds. */
@@ -145,4 +148,42 @@ export async function checkRevocationCoverage(
     if (!found) missing.push(subjectOf(cert));
   }
   return { covered: missing.length === 0, missing, revoked, warnings };
+}
+
+function streamBytes(state: ObjectState, value: PDFObject | undefined): Uint8Array | undefined {
+  const resolved = resolveIn(state, value);
+  if (resolved instanceof PDFRawStream) return decodePDFRawStream(resolved).decode();
+  if (resolved instanceof PDFStream) return resolved.getContents();
+  return undefined;
+}
+
+/** Reads /DSS /Certs, /OCSPs and /CRLs of the final document; undefined when it has no /DSS. */
+export function readDss(state: ObjectState, warnings: string[], parse: CertificateParser): DssData | undefined {
+  const catalog = resolveIn(state, state.root);
+  const dss = catalog instanceof PDFDict ? resolveIn(state, catalog.get(PDFName.of('DSS'))) : undefined;
+  if (!(dss instanceof PDFDict)) return undefined;
+  const list = (key: string): Uint8Array[] => {
+    const array = resolveIn(state, dss.get(PDFName.of(key)));
+    if (!(array instanceof PDFArray)) return [];
+    const out: Uint8Array[] = [];
+    for (const item of array.asArray()) {
+      try {
+        const bytes = streamBytes(state, item);
+        if (bytes) out.push(bytes);
+      } catch {
+        warnings.push(`a /DSS /${key} stream cannot be decoded`);
+      }
+    }
+    return out;
+  };
+  const certs = list('Certs').filter((der) => {
+    try {
+      parse(der);
+      return true;
+    } catch {
+      warnings.push('a /DSS /Certs entry is not an X.509 certificate and is ignored');
+      return false;
+    }
+  });
+  return { certs, ocsps: list('OCSPs'), crls: list('CRLs') };
 }

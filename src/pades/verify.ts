@@ -7,14 +7,15 @@
  */
 import './crypto-engine.js';
 import { createHash } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, decodePDFRawStream, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from 'pdf-lib';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
 import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
-import { diffRevisions, resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
+import { findOrphanSignatures, findSignatures, type FoundSignature } from './find-signatures.js';
+import { diffRevisions, type RevisionChanges } from './modification-check.js';
 import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
 import { checkCmsSignature, checkTimestampToken, type CmsCheck } from './verify-cms.js';
 import { certificationViolations, findCertification, type DocMdpPermission } from './verify-docmdp.js';
-import { checkRevocationCoverage, type DssData } from './verify-revocation.js';
+import { checkRevocationCoverage, readDss, type DssData } from './verify-revocation.js';
 
 /** Options of {@link verifyPdf}. */
 export interface VerifyOptions {
@@ -101,15 +102,6 @@ export interface VerificationReport {
   readonly warnings: readonly string[];
 }
 
-interface FoundSignature {
-  readonly fieldName: string | undefined;
-  readonly dict: PDFDict;
-  /** Object number of the signature dictionary, when it is an indirect object. */
-  readonly objectNumber: number | undefined;
-  /** Set for a signature dictionary no signature field references any more. */
-  readonly orphan?: boolean;
-}
-
 function failure(problem: string, revisions = 0, readable = false): VerificationReport {
   return { valid: false, readable, revisions, signatures: [], problems: [problem], warnings: [] };
 }
@@ -117,11 +109,6 @@ function failure(problem: string, revisions = 0, readable = false): Verification
 function nameValue(dict: PDFDict | undefined, key: string): string | undefined {
   const value = dict?.get(PDFName.of(key));
   return value instanceof PDFName ? value.decodeText() : undefined;
-}
-
-function textValue(state: ObjectState, value: PDFObject | undefined): string | undefined {
-  const resolved = resolveIn(state, value);
-  return resolved instanceof PDFString || resolved instanceof PDFHexString ? resolved.decodeText() : undefined;
 }
 
 /** Parses a PDF date (`D:YYYYMMDDHHmmSS+HH'mm'`, ISO 32000-2 §7.9.4). */
@@ -133,101 +120,6 @@ export function parsePdfDate(value: string): Date | undefined {
   const offset = sign === '+' || sign === '-' ? (sign === '+' ? 1 : -1) * (Number(oh) * 60 + Number(om)) * 60_000 : 0;
   const date = new Date(utc - offset);
   return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-/**
- * Finds the signature dictionaries referenced by signature fields, walking /AcroForm /Fields; signature fields whose
- * /V is set but is no dictionary (e.g. a reference to a missing object) go to `broken`.
- */
-function findSignatures(state: ObjectState, broken: string[]): FoundSignature[] {
-  const catalog = resolveIn(state, state.root);
-  if (!(catalog instanceof PDFDict)) return [];
-  const form = resolveIn(state, catalog.get(PDFName.of('AcroForm')));
-  if (!(form instanceof PDFDict)) return [];
-  const found: FoundSignature[] = [];
-  const seen = new Set<string>();
-  const walk = (node: PDFObject | undefined, parentName: string | undefined, inheritedFt: string | undefined, depth: number): void => {
-    const key = node?.toString() ?? '';
-    if (depth > 32 || seen.has(key)) return;
-    seen.add(key);
-    const dict = resolveIn(state, node);
-    if (!(dict instanceof PDFDict)) return;
-    const partial = textValue(state, dict.get(PDFName.of('T')));
-    const name = partial === undefined ? parentName : parentName === undefined ? partial : `${parentName}.${partial}`;
-    const ft = nameValue(dict, 'FT') ?? inheritedFt;
-    const value = resolveIn(state, dict.get(PDFName.of('V')));
-    const valueRef = dict.get(PDFName.of('V'));
-    if (ft === 'Sig' && value instanceof PDFDict) {
-      found.push({ fieldName: name, dict: value, objectNumber: valueRef instanceof PDFRef ? valueRef.objectNumber : undefined });
-    }
-    else if (ft === 'Sig' && valueRef !== undefined) broken.push(`signature field ${name ?? '?'} has a /V that is not a signature dictionary`);
-    const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walk(kid, name, ft, depth + 1);
-  };
-  const fields = resolveIn(state, form.get(PDFName.of('Fields')));
-  if (fields instanceof PDFArray) for (const f of fields.asArray()) walk(f, undefined, undefined, 0);
-  return found;
-}
-
-function isSignatureDict(object: PDFObject | undefined): object is PDFDict {
-  if (!(object instanceof PDFDict)) return false;
-  const contents = object.get(PDFName.of('Contents'));
-  return object.get(PDFName.of('ByteRange')) instanceof PDFArray && (contents instanceof PDFHexString || contents instanceof PDFString);
-}
-
-/**
- * Signature dictionaries defined in any revision that no signature field references in the final document (a
- * field removed from the form, or the dictionary deleted): reported too, so that hiding a signature is noticed.
- */
-function findOrphanSignatures(sections: readonly RevisionSection[], final: ObjectState, found: readonly FoundSignature[]): FoundSignature[] {
-  const known = new Set(found.map((f) => f.objectNumber));
-  const orphans = new Map<number, FoundSignature>();
-  for (const section of [...sections].reverse()) {
-    for (const [n, object] of section.objects) {
-      if (known.has(n) || orphans.has(n)) continue;
-      const latest = final.objects.get(n) ?? object;
-      if (isSignatureDict(latest)) orphans.set(n, { fieldName: undefined, dict: latest, objectNumber: n, orphan: true });
-    }
-  }
-  return [...orphans.values()];
-}
-
-function streamBytes(state: ObjectState, value: PDFObject | undefined): Uint8Array | undefined {
-  const resolved = resolveIn(state, value);
-  if (resolved instanceof PDFRawStream) return decodePDFRawStream(resolved).decode();
-  if (resolved instanceof PDFStream) return resolved.getContents();
-  return undefined;
-}
-
-/** Reads /DSS /Certs, /OCSPs and /CRLs of the final document; undefined when it has no /DSS. */
-function readDss(state: ObjectState, warnings: string[], parse: CertificateParser): DssData | undefined {
-  const catalog = resolveIn(state, state.root);
-  const dss = catalog instanceof PDFDict ? resolveIn(state, catalog.get(PDFName.of('DSS'))) : undefined;
-  if (!(dss instanceof PDFDict)) return undefined;
-  const list = (key: string): Uint8Array[] => {
-    const array = resolveIn(state, dss.get(PDFName.of(key)));
-    if (!(array instanceof PDFArray)) return [];
-    const out: Uint8Array[] = [];
-    for (const item of array.asArray()) {
-      try {
-        const bytes = streamBytes(state, item);
-        if (bytes) out.push(bytes);
-      } catch {
-        warnings.push(`a /DSS /${key} stream cannot be decoded`);
-      }
-    }
-    return out;
-  };
-  const certs = list('Certs').filter((der) => {
-    try {
-      parse(der);
-      return true;
-    } catch {
-      warnings.push('a /DSS /Certs entry is not an X.509 certificate and is ignored');
-      return false;
-    }
-  });
-  return { certs, ocsps: list('OCSPs'), crls: list('CRLs') };
 }
 
 interface ByteRangeCheck {
