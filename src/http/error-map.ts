@@ -27,15 +27,6 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   FST_ERR_NOT_FOUND: 404,
 };
 
-/** A ParaphError raised by the HTTP layer with a status chosen by code; `body` replaces `{Message}` (410 partial data). */
-export class HttpError extends ParaphError {
-  readonly body: unknown;
-  constructor(code: string, message: string, body?: unknown) {
-    super(code, message);
-    this.body = body;
-  }
-}
-
 /** The status an error maps to. */
 export function statusOf(error: unknown): number {
   if (error instanceof ParaphError) {
@@ -86,9 +77,5 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
     return;
   }
   request.log.info({ code: (error as { code?: unknown }).code, status }, 'request refused');
-  if (error instanceof HttpError && error.body !== undefined) {
-    void reply.code(status).send(error.body);
-    return;
-  }
   void reply.code(status).send({ Message: messageOf(error) });
 }
