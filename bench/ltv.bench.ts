@@ -96,7 +96,7 @@ async function pipelineTable(max: number): Promise<void> {
       const bytes = new Uint8Array(readFileSync(path));
       const runs = pages >= 1000 ? 3 : 9;
       const signer: Signer = pki.signers.p256.signer;
-      // One untimed round first: JIT, TLS-free keep-alive connections to the local servers, font caches.
+      // One untimed round first: JIT, keep-alive connections to the local servers, font caches.
       const warm = (await signPdf(bytes, { signer, signingTime: NOW, timestamper })).bytes;
       await addDocumentTimestamp((await addValidationData(warm, { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer] })).bytes, { timestamper });
       const load = await sampleMs(runs, () => PDFDocument.load(bytes, { updateMetadata: false }));
