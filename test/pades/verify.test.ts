@@ -306,6 +306,31 @@ describe('verifyPdf: tampering', () => {
     expect(report.signatures[0]?.modifications.disallowed.join('\n')).toMatch(/deleted: \/Font dictionary 6 0 R/);
   });
 
+  it('allows a new signature widget added through an indirect /Annots array and an indirect /Fields array', async () => {
+    const objects = originalObjects();
+    objects[0] = { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm 11 0 R >>' };
+    objects[2] = { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots 10 0 R >>' };
+    objects.push({ num: 10, body: '[5 0 R]' }, { num: 11, body: '<< /Fields 12 0 R /SigFlags 3 >>' }, { num: 12, body: '[5 0 R]' });
+    const signed = signLastPlaceholder(writeSection(undefined, objects, 1, 13), RSA);
+    const updated = writeSection(
+      signed,
+      [
+        { num: 10, body: '[5 0 R 13 0 R]' },
+        { num: 12, body: '[5 0 R 13 0 R]' },
+        { num: 13, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig2) /Rect [0 0 0 0] /P 3 0 R /F 132 >>' },
+      ],
+      1,
+      14,
+    );
+    const report = await verifyPdf(updated, { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]?.modifications).toMatchObject({ ok: true, disallowed: [] });
+    expect(report.signatures[0]?.modifications.allowed.join('\n')).toMatch(/annotations array 10 0 R: added 13 0 R/);
+    expect(report.valid).toBe(true);
+    // Dropping the signed widget from that array instead is caught.
+    const dropped = writeSection(signed, [{ num: 10, body: '[]' }], 1, 13);
+    expect((await verifyPdf(dropped, { trustRoots: [rootPem], now: NOW })).signatures[0]?.modifications.disallowed.join('\n')).toMatch(/entries removed/);
+  });
+
   it('allows filling a text field after signing', async () => {
     const objects = originalObjects();
     objects[0] = { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R 8 0 R] /SigFlags 3 >> >>' };
