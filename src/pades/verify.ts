@@ -176,8 +176,14 @@ function feedRanges(pdf: Uint8Array, range: readonly number[], update: (chunk: U
   update(pdf.subarray(c, c + d));
 }
 
-function coveredRevisionOf(revisions: readonly PdfRevision[], end: number): PdfRevision | undefined {
-  return revisions.find((r) => end >= r.eofEnd && end <= r.end);
+/** The revision whose `%%EOF` the signed bytes end at (white space after the marker may be signed too). */
+function coveredRevisionOf(pdf: Uint8Array, revisions: readonly PdfRevision[], end: number): PdfRevision | undefined {
+  const white = (b: number | undefined): boolean => b === 0x0a || b === 0x0d || b === 0x20 || b === 0x09 || b === 0x0c || b === 0x00;
+  return revisions.find((r) => {
+    if (end < r.eofEnd || end > pdf.length) return false;
+    for (let i = r.eofEnd; i < end; i++) if (!white(pdf[i])) return false;
+    return true;
+  });
 }
 
 function summarizeModifications(changes: readonly RevisionChanges[], covered: PdfRevision | undefined, extraProblem: string | undefined): ModificationReport {
@@ -222,7 +228,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedS
   const { contents } = br;
   problems.push(...br.problems);
   const end = br.range.length === 4 ? (br.range[2] ?? 0) + (br.range[3] ?? 0) : 0;
-  const covered = br.ok ? coveredRevisionOf(ctx.revisions, end) : undefined;
+  const covered = br.ok ? coveredRevisionOf(ctx.pdf, ctx.revisions, end) : undefined;
   if (br.ok && !covered) problems.push(`the signed bytes end at ${end}, which is not the end of a revision (%%EOF)`);
   const coversWholeDocument = br.ok && end === ctx.pdf.length;
   const modifications = summarizeModifications(ctx.changes, covered, coversWholeDocument ? undefined : ctx.trailingProblem);

@@ -93,6 +93,12 @@ describe('verifyPdf: valid signatures', () => {
     expect((await qpdfCheck(pdf)).ok).toBe(true);
   });
 
+  it('accepts a signature whose byte range also covers blank lines after %%EOF', async () => {
+    const withBlankLines = Buffer.concat([Buffer.from(writeSection(undefined, originalObjects(), 1, 8)), Buffer.from('\r\n\n', 'latin1')]);
+    const report = await verifyPdf(signLastPlaceholder(withBlankLines, RSA), { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]).toMatchObject({ coveredRevision: 0, coversWholeDocument: true, valid: true });
+  });
+
   it('accepts a second signature in an incremental update and reports the first as partial with allowed changes', async () => {
     const first = signedOriginal();
     const second = signLastPlaceholder(addSignatureFieldUpdate(first, [5], 'Sig2', 8, 9), identity('signer-p256'));
