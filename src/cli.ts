@@ -17,6 +17,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'add the organizational seal: paraph seal <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--tsa <url>]',
     load: async () => (await import('./cli/seal.js')).sealCommand,
   },
+  extend: {
+    summary: 'add validation data (B-LT) and a document time-stamp (B-LTA) to a signed PDF: paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--lta --tsa <url>]',
+    load: async () => (await import('./cli/extend.js')).extendCommand,
+  },
   verify: {
     summary: 'verify the signatures of a PDF: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]',
     load: async () => (await import('./cli/verify.js')).verifyCommand,

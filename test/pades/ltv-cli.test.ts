@@ -1,0 +1,108 @@
+/**
+ * `paraph extend`: a B-T signed PDF becomes B-LT, then B-LTA, then gets its archive time-stamp renewed; revocation
+ * requests are routed to the fake OCSP/CRL server on 127.0.0.1 through the command's injected fetcher.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, type CliIo } from '../../src/cli/common.js';
+import { createExtendCommand } from '../../src/cli/extend.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { verifyPdf } from '../../src/pades/verify.js';
+import type { RevocationFetcher } from '../../src/pades/types.js';
+import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
+import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
+import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
+import { testPki, type TestPki } from '../helpers/pki.js';
+
+const NOW = new Date('2026-11-21T10:00:00Z');
+let dir: string;
+let pki: TestPki;
+let tsa: FakeTsa;
+let ocsp: FakeOcsp;
+let signedPath: string;
+
+beforeAll(async () => {
+  pki = await testPki();
+  tsa = await startFakeTsa({ pki, now: NOW });
+  ocsp = await startFakeOcsp({ pki, now: NOW });
+  dir = await mkdtemp(join(tmpdir(), 'paraph-extend-cli-'));
+  const doc = await PDFDocument.create();
+  doc.addPage();
+  const signed = await signPdf(await doc.save(), { signer: pki.signers.rsa.signer, signingTime: NOW, timestamper: tsa.timestamper() });
+  signedPath = join(dir, 'signed.pdf');
+  await writeFile(signedPath, signed.bytes);
+});
+afterAll(async () => {
+  await tsa.close();
+  await ocsp.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(args: string[], fetcher: RevocationFetcher = ocsp.fetcher): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t) };
+  const code = await runCommand(createExtendCommand({ revocationFetcher: fetcher }), args, io);
+  return { code, out, err };
+}
+
+async function docTimestampsVerify(pdf: Uint8Array): Promise<number> {
+  const stamps = (await extractSignatures(pdf)).filter((s) => s.subFilter === 'ETSI.RFC3161');
+  for (const [i, stamp] of stamps.entries()) {
+    const data = join(dir, `ts${i}.bin`);
+    const token = join(dir, `ts${i}.der`);
+    const untrusted = join(dir, 'untrusted.pem');
+    await writeFile(data, signedBytes(pdf, stamp.byteRange));
+    await writeFile(token, stamp.cms);
+    await writeFile(untrusted, pki.tsa.certPem + pki.intermediate.certPem);
+    const out = execFileSync('openssl', ['ts', '-verify', '-data', data, '-in', token, '-token_in', '-CAfile', pki.rootPath, '-untrusted', untrusted], { stdio: 'pipe' }).toString();
+    expect(out).toMatch(/Verification: OK/);
+  }
+  return stamps.length;
+}
+
+describe('paraph extend', () => {
+  it('B-T → B-LT → B-LTA → renewed B-LTA, each output checked by pdfsig, openssl and qpdf', async () => {
+    const lt = join(dir, 'lt.pdf');
+    const a = await run([signedPath, '-o', lt, '--trust', pki.rootPath, '--time', NOW.toISOString()]);
+    expect(a, a.err).toMatchObject({ code: 0 });
+    expect(a.out).toMatch(/1 signature\(s\).*PAdES B-LT\)/);
+    const lta = join(dir, 'lta.pdf');
+    const b = await run([lt, '-o', lta, '--lta', '--tsa', tsa.url, '--trust', pki.rootPath, '--time', NOW.toISOString()]);
+    expect(b, b.err).toMatchObject({ code: 0 });
+    const renewed = join(dir, 'renewed.pdf');
+    const c = await run([lta, '-o', renewed, '--lta', '--tsa', tsa.url, '--hash', 'SHA-512', '--trust', pki.rootPath, '--time', NOW.toISOString()]);
+    expect(c, c.err).toMatchObject({ code: 0 });
+    expect(c.out).toMatch(/2 signature\(s\).*PAdES B-LTA\)/);
+
+    const bytes = new Uint8Array(await readFile(renewed));
+    const previous = new Uint8Array(await readFile(lta));
+    expect(Buffer.from(bytes.subarray(0, previous.length)).equals(Buffer.from(previous))).toBe(true);
+    expect((await qpdfCheck(bytes)).ok).toBe(true);
+    expect((await pdfsigCheck(bytes)).signatures.filter((s) => s.type === 'ETSI.CAdES.detached').map((s) => s.validation)).toEqual(['Signature is Valid.']);
+    expect((await opensslCmsVerify(bytes, 0, pki.rootPem)).ok).toBe(true);
+    expect(await docTimestampsVerify(bytes)).toBe(2);
+    const report = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now: NOW });
+    expect(report.valid).toBe(true);
+    expect(report.signatures.map((s) => [s.kind, s.level])).toEqual([['signature', 'B-LTA'], ['document-timestamp', undefined], ['document-timestamp', undefined]]);
+  });
+
+  it('exits 2 for usage mistakes and for missing revocation data, leaving no output file', async () => {
+    const out = join(dir, 'never.pdf');
+    expect((await run([signedPath])).code).toBe(2);
+    expect((await run([signedPath, '-o', out, '--lta'])).err).toMatch(/--lta needs --tsa/);
+    expect((await run([signedPath, '-o', out, '--tsa', tsa.url])).err).toMatch(/--tsa is only used with --lta/);
+    const offline: RevocationFetcher = { ocsp: () => Promise.reject(new Error('offline')), crl: () => Promise.reject(new Error('offline')) };
+    const failed = await run([signedPath, '-o', out, '--trust', pki.rootPath, '--time', NOW.toISOString()], offline);
+    expect(failed.code).not.toBe(0);
+    expect(failed.err).toMatch(/No revocation data for .*Alice Example/);
+    await expect(readFile(out)).rejects.toMatchObject({ code: 'ENOENT' });
+    const partial = await run([signedPath, '-o', out, '--trust', pki.rootPath, '--allow-incomplete', '--time', NOW.toISOString()], offline);
+    expect(partial.code).toBe(0);
+    expect(partial.err).toMatch(/warning: no revocation data for .*Alice Example/);
+  });
+});
