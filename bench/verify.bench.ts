@@ -1,7 +1,8 @@
 /**
  * Verification benchmark (issue 3, verifyPdf): time to verify a document carrying four signatures (three signers
  * and a seal, each in its own incremental update) at 1–5,000 pages, next to pdf-lib's plain load of the same file,
- * poppler's `pdfsig` and `sha256sum` (the hashing floor). `npm run bench -- verify [--max=1000]`.
+ * poppler's `pdfsig` and `sha256sum` (the hashing floor); and how verification scales with the number of signatures
+ * (revisions) on 1,000 pages. `npm run bench -- verify [--max=1000]`.
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,8 +60,23 @@ for (const pages of sizes) {
   ]);
 }
 
+// Scaling with the number of revisions: n sequential signatures on the 1,000-page document (each a revision).
+const revisionRows: string[][] = [];
+if (max >= 1000) {
+  let pdf: Uint8Array = new Uint8Array(readFileSync(await benchPdf(1000)));
+  for (let n = 1; n <= 16; n++) {
+    pdf = (await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: NOW, placement: { pageNumber: 1 + (n % 10), left: 40, top: 60, width: 140, height: 70 } })).bytes;
+    if (n !== 1 && n !== 4 && n !== 16) continue;
+    const report = await verifyPdf(pdf, { trustRoots: [pki.rootDer], now: NOW });
+    if (!report.valid || report.signatures.length !== n) throw new Error(`${n} signatures do not verify`);
+    const times = await sampleMs(3, () => verifyPdf(pdf, { trustRoots: [pki.rootDer], now: NOW }));
+    revisionRows.push([String(n), fmt(times[1]!), fmt(times[1]! / n)]);
+  }
+}
+
 printTable(
   'verifyPdf: 4 signatures (3 signers + seal), ms',
   ['pages', 'MiB', 'verify p50', 'verify max', 'pdf-lib load p50', 'verify / load', 'pdfsig', 'sha256sum', 'peak RSS MB (process)'],
   rows,
 );
+if (revisionRows.length > 0) printTable('verifyPdf on 1,000 pages by number of signatures (one revision each), ms', ['signatures', 'verify p50', 'per signature'], revisionRows);

@@ -77,8 +77,18 @@ function issues(issuer: X509Certificate, subject: X509Certificate): boolean {
 
 const KU = { digitalSignature: 0x80, nonRepudiation: 0x40, keyCertSign: 0x04 } as const;
 
+// Parsed key usage per certificate object; the objects live as long as one verification's certificate parser.
+const keyUsages = new WeakMap<X509Certificate, number | undefined>();
+
 /** The first octet of the key usage extension (RFC 5280 §4.2.1.3), or undefined when the certificate has none. */
 function keyUsageOf(cert: X509Certificate): number | undefined {
+  if (keyUsages.has(cert)) return keyUsages.get(cert);
+  const usage = readKeyUsage(cert);
+  keyUsages.set(cert, usage);
+  return usage;
+}
+
+function readKeyUsage(cert: X509Certificate): number | undefined {
   try {
     const parsed = pkijs.Certificate.fromBER(cert.raw);
     const ext = parsed.extensions?.find((e) => e.extnID === '2.5.29.15');

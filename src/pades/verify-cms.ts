@@ -98,22 +98,26 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
 }
 
-/** Parses DER (trailing zero padding, as in a PDF /Contents, is allowed) into a pkijs SignedData. */
-export function parseSignedData(der: Uint8Array): pkijs.SignedData {
-  const asn1 = asn1js.fromBER(der);
-  if (asn1.offset === -1) throw new Error(`not DER: ${asn1.result.error}`);
-  const info = new pkijs.ContentInfo({ schema: asn1.result });
-  if (info.contentType !== OID.signedData) throw new Error(`content type ${info.contentType} is not SignedData`);
-  return new pkijs.SignedData({ schema: info.content });
-}
-
 function attributeValue(attrs: pkijs.SignedAndUnsignedAttributes | undefined, oid: string): asn1js.AsnType | undefined {
   const attr = attrs?.attributes.find((a) => a.type === oid);
   return attr?.values[0];
 }
 
-function certificateDer(cert: pkijs.Certificate): Uint8Array {
-  return new Uint8Array(cert.toSchema().toBER(false));
+/**
+ * The certificates of a SignedData with their DER exactly as the CMS carries them (re-encoding a parsed certificate
+ * is slow and could differ from the signed bytes).
+ */
+function certificatesOf(signedData: pkijs.SignedData, signedDataAsn1: asn1js.AsnType): Map<pkijs.Certificate, Uint8Array> {
+  const raw = new Map<pkijs.Certificate, Uint8Array>();
+  const fields = signedDataAsn1 instanceof asn1js.Sequence ? signedDataAsn1.valueBlock.value : [];
+  const set = fields.find((f) => f.idBlock.tagClass === 3 && f.idBlock.tagNumber === 0);
+  const encoded = (set as asn1js.Constructed | undefined)?.valueBlock.value ?? [];
+  (signedData.certificates ?? []).forEach((cert, i) => {
+    if (!(cert instanceof pkijs.Certificate)) return;
+    const view = encoded[i]?.valueBeforeDecodeView;
+    raw.set(cert, view && view.length > 0 ? new Uint8Array(view) : new Uint8Array(cert.toSchema().toBER(false)));
+  });
+  return raw;
 }
 
 function findSignerCertificate(signedData: pkijs.SignedData, signerInfo: pkijs.SignerInfo): pkijs.Certificate | undefined {
@@ -267,10 +271,14 @@ function checkSigningCertificate(
 export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigester, feedContent?: ContentFeeder): CmsCheck {
   const problems: string[] = [];
   const warnings: string[] = [];
-  const signedData = parseSignedData(cms);
-  const certificates = (signedData.certificates ?? [])
-    .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
-    .map(certificateDer);
+  // Trailing zero padding, as in a PDF /Contents, is allowed: only the first DER element is read.
+  const asn1 = asn1js.fromBER(cms);
+  if (asn1.offset === -1) throw new Error(`not DER: ${asn1.result.error}`);
+  const info = new pkijs.ContentInfo({ schema: asn1.result });
+  if (info.contentType !== OID.signedData) throw new Error(`content type ${info.contentType} is not SignedData`);
+  const signedData = new pkijs.SignedData({ schema: info.content });
+  const rawCertificates = certificatesOf(signedData, info.content as asn1js.AsnType);
+  const certificates = [...rawCertificates.values()];
   const signerInfo = signedData.signerInfos[0];
   const eContent = signedData.encapContentInfo.eContent;
   const content = eContent ? toBytes(eContent.getValue()) : undefined;
@@ -299,7 +307,7 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
   }
   const signatureValue = toBytes(signerInfo.signature.valueBlock.valueHexView);
   const signer = findSignerCertificate(signedData, signerInfo);
-  const signerCertificate = signer ? certificateDer(signer) : undefined;
+  const signerCertificate = signer ? rawCertificates.get(signer) : undefined;
   if (!signer) problems.push('the signer certificate is not in the CMS');
 
   let digestOk = false;

@@ -196,7 +196,17 @@ function isStructuralStream(object: PDFObject): boolean {
  */
 function reconcileWithXref(pdf: Uint8Array, revision: PdfRevision, xref: XrefSection, objects: Map<number, PDFObject>): string[] {
   const inconsistencies: string[] = [];
+  const sectionText = Buffer.from(pdf.buffer, pdf.byteOffset + revision.start, revision.end - revision.start).toString('latin1');
   for (const [n, offset] of xref.offsets) {
+    // The common case, cheaply: the entry points at the section's only (hence last) definition of the object,
+    // which the linear parse already read. Parsing it again would cost as much as the first time (a signature
+    // dictionary holds tens of kilobytes of hex).
+    if (offset >= revision.start && objects.has(n)) {
+      const head = OBJECT_HEADER.exec(sectionText.slice(offset - revision.start, offset - revision.start + 48));
+      const later = new RegExp(`(?:^|[^0-9])${n}\\s+\\d+\\s+obj\\b`, 'g');
+      later.lastIndex = offset - revision.start + (head?.[0].length ?? 0);
+      if (head && Number(head[1]) === n && !later.test(sectionText)) continue;
+    }
     const atOffset = parseObjectAt(pdf, offset, revision.end, n);
     if (atOffset === undefined) {
       inconsistencies.push(`the cross-reference entry of object ${n} points at offset ${offset}, where object ${n} is not defined`);
