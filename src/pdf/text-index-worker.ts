@@ -1,12 +1,14 @@
 /**
- * Worker thread of the text index: opens the PDF with pdf.js and extracts the page ranges the host hands out
+ * Worker thread of the text index: opens PDFs with pdf.js and extracts the page ranges the host hands out
  * (text-index.ts). Running here keeps pdf.js's core-js polyfills out of the host and lets this thread put back the
- * native `Array.prototype.push`, which the polyfill replaces with a slower one.
+ * native `Array.prototype.push`, which the polyfill replaces with a slower one. A thread serves one document at a
+ * time and can be reused for the next one, so pdf.js is loaded once per thread, not once per document.
  *
- * Protocol: workerData `{ bytes }` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` →
- * `geometry` and `text` messages and `rangeDone`; `exit` ends the thread.
+ * Protocol: `open {bytes}` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` → `text`
+ * messages (one per page, with its geometry) and `rangeDone` | `error`; `close` → `closed` (ready for the next
+ * `open`). The host terminates the thread when it no longer needs it.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 
 // Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index.ts) loaded pdf.js first and
 // saved the native one here.
@@ -16,56 +18,80 @@ const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototyp
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
 Array.prototype.push = nativePush;
 
-interface RangeMessage {
-  type: 'range';
-  from: number;
-  to: number;
-  textPages: number[] | null;
-}
+type Message =
+  | { type: 'open'; bytes: Uint8Array }
+  | { type: 'range'; from: number; to: number; textPages: number[] | null }
+  | { type: 'close' };
+
+type Doc = Awaited<ReturnType<typeof openPdf>>;
 
 /** Pages after which the document is opened again (see below). */
 const PAGES_PER_OPEN = 400;
 
 const port = parentPort;
 if (!port) throw new Error('text-index-worker must run as a worker thread');
-const { bytes } = workerData as { bytes: Uint8Array };
 
-try {
-  let doc = await openPdf(bytes);
-  let pagesSinceOpen = 0;
-  port.postMessage({ type: 'opened', numPages: doc.numPages });
-  let queue = Promise.resolve();
-  port.on('message', (message: RangeMessage | { type: 'exit' }) => {
-    if (message.type === 'exit') {
-      void queue.then(() => doc.destroy()).finally(() => port.close());
+let bytes: Uint8Array | undefined;
+let doc: Doc | undefined;
+let pagesSinceOpen = 0;
+let queue = Promise.resolve();
+
+async function close(): Promise<void> {
+  const open = doc;
+  doc = undefined;
+  bytes = undefined;
+  if (open) await open.destroy().catch(() => undefined);
+}
+
+async function handle(message: Message): Promise<void> {
+  switch (message.type) {
+    case 'open':
+      await close();
+      bytes = message.bytes;
+      doc = await openPdf(bytes);
+      pagesSinceOpen = 0;
+      port!.postMessage({ type: 'opened', numPages: doc.numPages });
+      return;
+    case 'close':
+      await close();
+      port!.postMessage({ type: 'closed' });
+      return;
+    case 'range': {
+      if (!doc || !bytes) throw new Error('range before open');
+      // pdf.js keeps every page it has loaded (and their objects) until the document is destroyed: start afresh
+      // now and then, so memory stays flat however long the document is.
+      if (pagesSinceOpen >= PAGES_PER_OPEN) {
+        await doc.destroy();
+        doc = await openPdf(bytes);
+        pagesSinceOpen = 0;
+      }
+      pagesSinceOpen += message.to - message.from + 1;
+      const textPages = message.textPages ? new Set(message.textPages) : undefined;
+      let geometry: unknown;
+      await extractRange(doc, message.from, message.to, textPages, {
+        geometry: (geo) => {
+          if (textPages && !textPages.has(geo.pageNumber)) port!.postMessage({ type: 'geometry', geo });
+          else geometry = geo;
+        },
+        text: (text) =>
+          port!.postMessage({ type: 'text', geo: geometry, text }, [
+            text.boxes.buffer as ArrayBuffer,
+            text.signature.buffer as ArrayBuffer,
+            text.compactSignature.buffer as ArrayBuffer,
+          ]),
+      });
+      port!.postMessage({ type: 'rangeDone' });
       return;
     }
-    queue = queue.then(async () => {
-      try {
-        // pdf.js keeps every page it has loaded (and their objects) until the document is destroyed: start afresh
-        // now and then, so memory stays flat however long the document is.
-        if (pagesSinceOpen >= PAGES_PER_OPEN) {
-          await doc.destroy();
-          doc = await openPdf(bytes);
-          pagesSinceOpen = 0;
-        }
-        pagesSinceOpen += message.to - message.from + 1;
-        const textPages = message.textPages ? new Set(message.textPages) : undefined;
-        await extractRange(doc, message.from, message.to, textPages, {
-          geometry: (geo) => port.postMessage({ type: 'geometry', geo }),
-          text: (text) =>
-            port.postMessage({ type: 'text', text }, [
-              text.boxes.buffer as ArrayBuffer,
-              text.signature.buffer as ArrayBuffer,
-              text.compactSignature.buffer as ArrayBuffer,
-            ]),
-        });
-        port.postMessage({ type: 'rangeDone' });
-      } catch (error) {
-        port.postMessage({ type: 'error', failure: toFailure(error) });
-      }
-    });
-  });
-} catch (error) {
-  port.postMessage({ type: 'error', failure: toFailure(error) });
+  }
 }
+
+port.on('message', (message: Message) => {
+  queue = queue.then(() =>
+    handle(message).catch(async (error: unknown) => {
+      await close();
+      port.postMessage({ type: 'error', failure: toFailure(error) });
+    }),
+  );
+});
+port.postMessage({ type: 'ready' });

@@ -330,16 +330,94 @@ interface Chunk {
 }
 
 type WorkerMessage =
+  | { type: 'ready' }
   | { type: 'opened'; numPages: number }
   | { type: 'geometry'; geo: PageGeometry }
-  | { type: 'text'; text: ExtractedText }
+  | { type: 'text'; geo: PageGeometry; text: ExtractedText }
   | { type: 'rangeDone' }
+  | { type: 'closed' }
   | { type: 'error'; failure: ExtractFailure };
 
 function failureError(failure: ExtractFailure): ParaphError {
   return failure.internal
     ? new ParaphError(failure.code, failure.message, { origin: 'internal' })
     : new PdfParseError(failure.code, failure.message);
+}
+
+/** A worker thread with pdf.js loaded; `large` ones have the generous heap limits. */
+interface PooledWorker {
+  worker: Worker;
+  large: boolean;
+  /** Our listeners, so they can be removed without touching Node's own (removeAllListeners would). */
+  listeners: Array<[WorkerEvent, (value: unknown) => void]>;
+}
+
+type WorkerEvent = 'message' | 'error' | 'exit';
+
+function listen(pooled: PooledWorker, event: WorkerEvent, listener: (value: unknown) => void): void {
+  pooled.worker.on(event, listener);
+  pooled.listeners.push([event, listener]);
+}
+
+function unlisten(pooled: PooledWorker, only?: WorkerEvent): void {
+  pooled.listeners = pooled.listeners.filter(([event, listener]) => {
+    if (only !== undefined && event !== only) return true;
+    pooled.worker.off(event, listener);
+    return false;
+  });
+}
+
+/**
+ * Threads that finished a document cleanly wait here for the next one (loading pdf.js costs a few hundred ms per
+ * thread). They do not keep the process alive, and end after a few idle seconds.
+ */
+const idle: PooledWorker[] = [];
+const IDLE_MS = 10_000;
+const MAX_IDLE = 4;
+
+function spawnWorker(large: boolean): PooledWorker {
+  const spec = workerSpec();
+  const worker = new Worker(spec.entry, {
+    eval: spec.evaluate,
+    // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
+    execArgv: [],
+    resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
+  });
+  return { worker, large, listeners: [] };
+}
+
+function acquireWorker(): PooledWorker {
+  const pooled = idle.pop();
+  if (pooled) {
+    unlisten(pooled);
+    pooled.worker.ref();
+    return pooled;
+  }
+  return spawnWorker(false);
+}
+
+/** Takes back a worker that has closed its document, or ends it when the pool is full. */
+function releaseWorker(pooled: PooledWorker): void {
+  const { worker } = pooled;
+  unlisten(pooled);
+  if (pooled.large || idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  const drop = (): void => {
+    const at = idle.indexOf(pooled);
+    if (at !== -1) idle.splice(at, 1);
+  };
+  listen(pooled, 'error', drop);
+  listen(pooled, 'exit', drop);
+  worker.unref();
+  idle.push(pooled);
+  setTimeout(() => {
+    if (idle.includes(pooled)) {
+      drop();
+      void worker.terminate();
+    }
+  }, IDLE_MS).unref();
 }
 
 function extractInWorkers(
@@ -349,93 +427,111 @@ function extractInWorkers(
   sink: Collector,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const spec = workerSpec();
-  const workers: Worker[] = [];
   const textPages = wanted ? [...wanted].sort((a, b) => a - b) : null;
   const chunks: Chunk[] = [];
-  const current = new Map<Worker, Chunk>();
+  const active = new Set<PooledWorker>();
+  const current = new Map<PooledWorker, Chunk>();
   let planned = false;
   let settled = false;
+  let started = 0;
 
   return new Promise<void>((resolve, reject) => {
     const finish = (error?: unknown): void => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      for (const w of workers) void w.terminate();
+      // Threads still busy with this document are not reused: they may be mid-page.
+      for (const pooled of active) {
+        unlisten(pooled);
+        void pooled.worker.terminate();
+      }
+      active.clear();
       if (error === undefined) resolve();
       else reject(error);
     };
     const onAbort = (): void => finish(signal?.reason ?? new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const next = (worker: Worker): void => {
-      current.delete(worker);
+    const next = (pooled: PooledWorker): void => {
+      current.delete(pooled);
       const chunk = chunks.shift();
       if (chunk) {
-        current.set(worker, chunk);
-        worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
+        current.set(pooled, chunk);
+        pooled.worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
         return;
       }
-      worker.postMessage({ type: 'exit' });
-      if (current.size === 0) finish();
+      if (current.size > 0) return; // others are still busy; this one waits
+      // Every page is in: the threads close the document and go back to the pool.
+      const done = [...active];
+      active.clear();
+      for (const p of done) {
+        unlisten(p, 'message');
+        listen(p, 'message', (m) => {
+          if ((m as WorkerMessage).type === 'closed') releaseWorker(p);
+        });
+        p.worker.postMessage({ type: 'close' });
+      }
+      finish();
     };
 
-    const spawn = (large: boolean): void => {
-      let worker: Worker;
-      try {
-        worker = new Worker(spec.entry, {
-          eval: spec.evaluate,
-          workerData: { bytes: pdf },
-          // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
-          execArgv: [],
-          resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
-        });
-      } catch (error) {
-        finish(new ParaphError('TEXT_INDEX_FAILED', `Could not start a text index worker: ${String(error)}`, { origin: 'internal', cause: error }));
-        return;
-      }
-      workers.push(worker);
-      let failed = false;
-      worker.on('message', (message: WorkerMessage) => {
+    const start = (pooled: PooledWorker): void => {
+      started++;
+      active.add(pooled);
+      const { worker } = pooled;
+      listen(pooled, 'message', (value) => {
+        const message = value as WorkerMessage;
+        if (settled) return;
         switch (message.type) {
           case 'opened':
             if (!planned) plan(message.numPages);
-            next(worker);
+            next(pooled);
             break;
           case 'geometry':
             sink.geometry(message.geo);
             break;
           case 'text':
+            sink.geometry(message.geo);
             sink.text(message.text);
             break;
           case 'rangeDone':
-            next(worker);
+            next(pooled);
             break;
           case 'error':
-            failed = true;
             finish(failureError(message.failure));
+            break;
+          default:
             break;
         }
       });
-      worker.on('error', (error) => {
-        failed = true;
+      listen(pooled, 'error', (value) => {
+        const error = value instanceof Error ? value : new Error(String(value));
+        if (settled) return;
         const code = (error as { code?: unknown }).code;
-        if (code === 'ERR_WORKER_OUT_OF_MEMORY' && !large && !settled) {
+        active.delete(pooled);
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY' && !pooled.large) {
           // The small heap that keeps memory flat was not enough for some page: redo its range with room to spare.
-          const chunk = current.get(worker);
-          current.delete(worker);
+          const chunk = current.get(pooled);
+          current.delete(pooled);
           if (chunk) chunks.unshift(chunk);
-          spawn(true);
+          launch(spawnWorker(true));
           return;
         }
         finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker failed: ${error.message}`, { origin: 'internal', cause: error }));
       });
-      worker.on('exit', (code) => {
-        if (!failed && !settled && code !== 0) {
+      listen(pooled, 'exit', (code) => {
+        if (!settled && active.has(pooled)) {
           finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
         }
       });
+      worker.postMessage({ type: 'open', bytes: pdf });
+    };
+
+    const launch = (pooled?: PooledWorker): void => {
+      try {
+        start(pooled ?? acquireWorker());
+      } catch (error) {
+        finish(new ParaphError('TEXT_INDEX_FAILED', `Could not start a text index worker: ${String(error)}`, { origin: 'internal', cause: error }));
+      }
     };
 
     const plan = (numPages: number): void => {
@@ -444,12 +540,12 @@ function extractInWorkers(
       const textCount = textPages ? textPages.filter((n) => n <= numPages).length : numPages;
       const size = Math.max(1, Math.min(CHUNK_PAGES, Math.ceil(numPages / 8)));
       for (let from = 1; from <= numPages; from += size) chunks.push({ from, to: Math.min(numPages, from + size - 1) });
-      const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - workers.length;
-      for (let i = 0; i < extra; i++) spawn(false);
+      const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - started;
+      for (let i = 0; i < extra; i++) launch();
     };
 
-    spawn(false);
+    launch();
     // A large file will want a second thread: start it now rather than after the first has opened the document.
-    if (maxWorkers > 1 && !wanted && pdf.length >= SPECULATIVE_SPAWN_BYTES) spawn(false);
+    if (maxWorkers > 1 && !wanted && pdf.length >= SPECULATIVE_SPAWN_BYTES) launch();
   });
 }

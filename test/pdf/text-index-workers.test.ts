@@ -58,6 +58,19 @@ describe('worker threads', () => {
     expect(inThread.text(1)!.text).toBe(index.text(1)!.text);
   });
 
+  it('reuse their threads across documents without mixing them up', async () => {
+    const other = (await generatePdf(randomPages(4242, { pages: 35, anchorsPerPage: 1 }))).bytes;
+    const expectedOther = dump(await indexText(other, { workers: 0 }));
+    const expectedBytes = dump(await indexText(bytes, { workers: 0 }));
+    for (let round = 0; round < 2; round++) {
+      expect(dump(await indexText(other, { workers: 2 }))).toEqual(expectedOther);
+      await expect(indexText(new TextEncoder().encode('%PDF-1.7 broken'), { workers: 2 })).rejects.toMatchObject({
+        code: 'PDF_UNREADABLE',
+      });
+      expect(dump(await indexText(bytes, { workers: 2 }))).toEqual(expectedBytes);
+    }
+  });
+
   it('stop when the signal aborts', async () => {
     const controller = new AbortController();
     const running = indexText(bytes, { workers: 2, signal: controller.signal });
