@@ -7,6 +7,9 @@
  * Box of a character: along the text, the glyph's advance (character spacing excluded); across it, from 0.2 em
  * below the baseline to 0.8 em above it (em = the font size as drawn), whatever the font's own ascent and descent,
  * so the box height of text at size s is s. Text drawn at an angle gets the axis-aligned box of its rotated box.
+ *
+ * Extraction runs in worker threads (text-index-worker.ts) over ranges of pages; threads are kept in a small pool
+ * between documents (unref'd, ended after 10 idle seconds) because loading pdf.js costs a few hundred ms each.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
