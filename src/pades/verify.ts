@@ -274,6 +274,9 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedS
     signatureOk = cms.signatureOk;
     if (cms.hasSigningTime && subFilter === 'ETSI.CAdES.detached') warnings.push('the CMS carries a signingTime attribute, which PAdES baseline forbids');
     if (!cms.hasSignedAttributes && subFilter === 'ETSI.CAdES.detached') problems.push('an ETSI.CAdES.detached signature must have signed attributes');
+    if (cms.hasSignedAttributes && cms.signingCertificateOk === undefined && subFilter === 'ETSI.CAdES.detached') {
+      warnings.push('the CMS has no signing-certificate(-v2) attribute, which PAdES baseline requires');
+    }
     if (cms.timestampToken) {
       const signatureValue = cms.signatureValue;
       const tst = checkTimestampToken(cms.timestampToken, (h) => createHash(h).update(signatureValue).digest());

@@ -91,6 +91,8 @@ export interface OpensslIdentity {
   readonly md?: 'sha1' | 'sha256' | 'sha384' | 'sha512';
   /** No signed attributes at all (`openssl cms -noattr`), as legacy adbe.pkcs7.detached signers do. */
   readonly noattr?: boolean;
+  /** Leave out the ESS signing-certificate attribute (no `-cades`). */
+  readonly noCades?: boolean;
 }
 
 /** Where the last placeholder sits: the /ByteRange text and the `<…>` of /Contents. */
@@ -138,7 +140,7 @@ export function signLastPlaceholder(pdf: Uint8Array, id: OpensslIdentity): Buffe
   try {
     writeFileSync(join(dir, 'data.bin'), rangeBytes(patched, range));
     const args = ['cms', '-sign', '-binary', '-in', 'data.bin', '-signer', id.certPath, '-inkey', id.keyPath, '-outform', 'DER', '-out', 'sig.der', '-md', id.md ?? 'sha256'];
-    args.push(...(id.noattr ? ['-noattr'] : ['-nosmimecap', '-cades']));
+    args.push(...(id.noattr ? ['-noattr'] : id.noCades ? ['-nosmimecap'] : ['-nosmimecap', '-cades']));
     for (const extra of id.chainPaths) args.push('-certfile', extra);
     if (id.pss) args.push('-keyopt', 'rsa_padding_mode:pss');
     runOpenssl(args, dir);

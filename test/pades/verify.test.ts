@@ -139,6 +139,12 @@ describe('verifyPdf: signatures without signed attributes', () => {
     expect((await verifyPdf(tampered, { trustRoots: [rootPem], now: NOW })).signatures[0]).toMatchObject({ digestOk: false, valid: false });
   });
 
+  it('warns when a PAdES signature lacks the signing-certificate attribute', async () => {
+    const report = await verifyPdf(signedOriginal(identity('signer-rsa', { noCades: true })), { trustRoots: [rootPem], now: NOW });
+    expect(report.signatures[0]).toMatchObject({ valid: true, signingCertificateOk: undefined });
+    expect(report.signatures[0]?.warnings.join(' ')).toMatch(/no signing-certificate/);
+  });
+
   it('warns about a SHA-1 signature', async () => {
     const report = await verifyPdf(legacy(identity('signer-rsa', { md: 'sha1' }), 'adbe.pkcs7.detached'), { trustRoots: [rootPem], now: NOW });
     expect(report.signatures[0]?.digestOk).toBe(true);
