@@ -16,6 +16,7 @@ import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
+import { extractionWorkers } from './extraction-workers.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
 /** The request, as the HTTP layer hands it over. */
@@ -108,7 +109,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       replaced = existing?.Original !== undefined;
       const metadataKey = existing?.MetadataBlob?.sha256;
       if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
-        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { workers: 0 })).placements;
+        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { workers: extractionWorkers(pages) })).placements;
         resolvedFor = metadataKey;
       }
       const file: StoredFile = {
@@ -157,7 +158,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
       withPdf = existing?.Original !== undefined;
       if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
         const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-        placements = (await placeFieldsFromMetadata(pdf, metadata, { workers: 0 })).placements;
+        placements = (await placeFieldsFromMetadata(pdf, metadata, { workers: extractionWorkers(existing.Original.pages) })).placements;
         placedOn = existing.Original.sha256;
       }
       const file: StoredFile = {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { listSignatureFields } from '../../src/pades/signature-field.js';
+import { PDFName } from 'pdf-lib';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
@@ -174,3 +175,28 @@ describe('generated fields flow (spec §1 flow 3)', () => {
     expect(got.json.Status).toBe(10);
   }, 120_000);
 });
+
+describe('a long document', () => {
+  it('resolves Search locations of a 12-page PDF (text extracted in worker threads) at upload and at start', async () => {
+    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'erin@example.com' }, { Email: 'frank@example.com' }] } });
+    const id = created.json.Id as string;
+    const pages = Array.from({ length: 12 }, (_, i) => [`Page ${i + 1}`, ...(i === 10 ? ['Sign: {{Erin}}'] : []), ...(i === 11 ? ['{{Signer2}}'] : [])]);
+    const pdf = await makePdf(pages);
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/file/long.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } })).status).toBe(201);
+    const metadata = { Signers: { Signer1: { FormSets: ['erin'] } }, FormSets: { erin: { sig: { Type: 'Signature', Location: { Search: '{{Erin}}' } } } } };
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/file/long.pdf`, { json: metadata })).status).toBe(204);
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    const prepared = await call(service.url, 'GET', `/api/transaction/${id}/file/long.pdf`);
+    const doc = await loadPdf(prepared.bytes);
+    const fields = listSignatureFields(doc);
+    const pageOf = (name: string): number => {
+      const widget = fields.find((f) => f.name === name)?.widgets[0];
+      const pageRef = widget?.dict.get(PDFName.of('P'));
+      return doc.getPages().findIndex((p) => p.ref === pageRef) + 1;
+    };
+    expect(fields.map((f) => f.name).sort()).toEqual(['Signer2.Signature', 'erin.sig']);
+    expect(pageOf('erin.sig')).toBe(11);
+    expect(pageOf('Signer2.Signature')).toBe(12);
+  }, 120_000);
+});
+
