@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPdf } from '../../src/pades/verify.js';
+import { parsePdfDate, verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import {
@@ -408,6 +409,33 @@ describe('verifyPdf: tampering', () => {
     const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
     expect(report.valid).toBe(false);
     expect(report.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/follow the last %%EOF/);
+  });
+});
+
+describe('parsePdfDate', () => {
+  it('reads back any time written as a PDF date with any UTC offset', () => {
+    const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(2090, 0, 1) / 1000 }),
+        fc.integer({ min: -12 * 60, max: 14 * 60 }),
+        (seconds, offsetMinutes) => {
+          const time = new Date(seconds * 1000);
+          const local = new Date(time.getTime() + offsetMinutes * 60_000);
+          const sign = offsetMinutes < 0 ? '-' : '+';
+          const abs = Math.abs(offsetMinutes);
+          const text = `D:${local.getUTCFullYear()}${pad(local.getUTCMonth() + 1)}${pad(local.getUTCDate())}${pad(local.getUTCHours())}${pad(local.getUTCMinutes())}${pad(local.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}'${pad(abs % 60)}'`;
+          expect(parsePdfDate(text)?.getTime()).toBe(time.getTime());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('accepts Z, missing parts, and rejects what is not a PDF date', () => {
+    expect(parsePdfDate('D:20261121100000Z')?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+    expect(parsePdfDate('D:2026')?.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    expect(parsePdfDate('21 Nov 2026')).toBeUndefined();
   });
 });
 
