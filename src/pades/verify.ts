@@ -284,6 +284,10 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedS
       timestamp = checked.report;
       tsaPath = checked.path;
       if (timestamp.valid) validationTime = tst.time;
+      // /M is written before the signature exists, the time-stamp after: a later /M is a claim the token contradicts.
+      if (timestamp.valid && tst.time && signingTime && signingTime.getTime() > tst.time.getTime() + 5 * 60_000) {
+        warnings.push(`the claimed signing time /M (${signingTime.toISOString()}) is after the time-stamp (${tst.time.toISOString()})`);
+      }
     }
   } else if (cms) {
     // A document time-stamp's /Contents is the token itself; its imprint covers the byte ranges.

@@ -132,6 +132,13 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
     await expectIndependentlyValid(pdf, 1);
   });
 
+  it('warns when the claimed signing time /M is later than the signature time-stamp', async () => {
+    const { bytes } = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: minutes(60), timestamper: tsa.timestamper() });
+    const report = await verifyPdf(bytes, { trustRoots: [pki.rootPem] });
+    expect(report.valid).toBe(true);
+    expect(report.signatures[0]?.warnings.join(' ')).toMatch(/is after the time-stamp/);
+  });
+
   it('reports an untrusted root as chainOk false while digest and signature hold', async () => {
     const pdf = await signOnce(original);
     const report = await verifyPdf(pdf, { trustRoots: [pki.signers.rsa.certDer], now: NOW });
