@@ -14,7 +14,9 @@ import { UsageError } from './common.js';
 export const serveCommand: CliCommand = async (args, io) => {
   const { values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
   if (values.help) {
-    io.stdout(`usage: paraph serve [--config <file.json>]\n\nenvironment (or config file key):\n${describeConfig()}\n`);
+    io.stdout(
+      `usage: paraph serve [--config <file.json>]\n\nThe JSON config file may also be named by PARAPH_CONFIG; environment variables win over it.\n\nenvironment (or config file key):\n${describeConfig()}\n`,
+    );
     return 0;
   }
   const fileName = values.config ?? process.env.PARAPH_CONFIG;

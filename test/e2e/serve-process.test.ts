@@ -5,7 +5,9 @@
  * on the same data with every transaction at 5 or 30, never half done, and every sealed one complete.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from './service-harness.js';
@@ -85,6 +87,31 @@ describe('paraph serve', () => {
     expect(got.json.Status).toBe(5);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  }, 120_000);
+
+  it('reads a JSON config file given with --config', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const port = await freePort();
+    await writeFile(join(dir, 'paraph.json'), JSON.stringify({ port, dataDir: 'store', organizationName: 'Config File Org', bootstrapAccount: { userToken: 'cfg-user', appKey: 'cfg-app' } }));
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', 'paraph.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(out).toContain(`data in ${join(dir, 'store')}`);
+    const pem = (await call(`http://127.0.0.1:${port}`, 'GET', '/api/ca/seal.pem', { auth: false })).text;
+    expect(new X509Certificate(pem).subject).toContain('O=Config File Org');
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/api/transaction', {
+      json: { Seal: true },
+      auth: false,
+      headers: { authorization: 'APIKey cfg-user', application: 'APPKey cfg-app' },
+    });
+    expect(created.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   }, 120_000);
 
   it('refuses a bad configuration with a message naming the variable', async () => {
