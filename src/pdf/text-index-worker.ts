@@ -4,7 +4,7 @@
  * native `Array.prototype.push`, which the polyfill replaces with a slower one. A thread serves one document at a
  * time and can be reused for the next one, so pdf.js is loaded once per thread, not once per document.
  *
- * Protocol: `open {bytes}` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` → `text`
+ * Protocol (every reply carries the `job` number of the last `open`): `open {bytes, job}` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` → `text`
  * messages (one per page, with its geometry) and `rangeDone` | `error`; `close` → `closed` (ready for the next
  * `open`). The host terminates the thread when it no longer needs it.
  */
@@ -19,7 +19,7 @@ const { extractRange, openPdf, toFailure } = await import('./text-index-extract.
 Array.prototype.push = nativePush;
 
 type Message =
-  | { type: 'open'; bytes: Uint8Array }
+  | { type: 'open'; bytes: Uint8Array; job: number }
   | { type: 'range'; from: number; to: number; textPages: number[] | null }
   | { type: 'close' };
 
@@ -32,6 +32,8 @@ const port = parentPort;
 if (!port) throw new Error('text-index-worker must run as a worker thread');
 
 let bytes: Uint8Array | undefined;
+/** The host's number for the current document; every reply carries it, so late replies are recognized. */
+let job = 0;
 let doc: Doc | undefined;
 let pagesSinceOpen = 0;
 let queue = Promise.resolve();
@@ -47,14 +49,15 @@ async function handle(message: Message): Promise<void> {
   switch (message.type) {
     case 'open':
       await close();
+      job = message.job;
       bytes = message.bytes;
       doc = await openPdf(bytes);
       pagesSinceOpen = 0;
-      port!.postMessage({ type: 'opened', numPages: doc.numPages });
+      port!.postMessage({ type: 'opened', job, numPages: doc.numPages });
       return;
     case 'close':
       await close();
-      port!.postMessage({ type: 'closed' });
+      port!.postMessage({ type: 'closed', job });
       return;
     case 'range': {
       if (!doc || !bytes) throw new Error('range before open');
@@ -70,17 +73,17 @@ async function handle(message: Message): Promise<void> {
       let geometry: unknown;
       await extractRange(doc, message.from, message.to, textPages, {
         geometry: (geo) => {
-          if (textPages && !textPages.has(geo.pageNumber)) port!.postMessage({ type: 'geometry', geo });
+          if (textPages && !textPages.has(geo.pageNumber)) port!.postMessage({ type: 'geometry', job, geo });
           else geometry = geo;
         },
         text: (text) =>
-          port!.postMessage({ type: 'text', geo: geometry, text }, [
+          port!.postMessage({ type: 'text', job, geo: geometry, text }, [
             text.boxes.buffer as ArrayBuffer,
             text.signature.buffer as ArrayBuffer,
             text.compactSignature.buffer as ArrayBuffer,
           ]),
       });
-      port!.postMessage({ type: 'rangeDone' });
+      port!.postMessage({ type: 'rangeDone', job });
       return;
     }
   }
@@ -90,7 +93,7 @@ port.on('message', (message: Message) => {
   queue = queue.then(() =>
     handle(message).catch(async (error: unknown) => {
       await close();
-      port.postMessage({ type: 'error', failure: toFailure(error) });
+      port.postMessage({ type: 'error', job, failure: toFailure(error) });
     }),
   );
 });

@@ -332,14 +332,15 @@ interface Chunk {
   to: number;
 }
 
-type WorkerMessage =
+type WorkerMessage = { job?: number } & (
   | { type: 'ready' }
   | { type: 'opened'; numPages: number }
   | { type: 'geometry'; geo: PageGeometry }
   | { type: 'text'; geo: PageGeometry; text: ExtractedText }
   | { type: 'rangeDone' }
   | { type: 'closed' }
-  | { type: 'error'; failure: ExtractFailure };
+  | { type: 'error'; failure: ExtractFailure }
+);
 
 function failureError(failure: ExtractFailure): ParaphError {
   return failure.internal
@@ -375,6 +376,8 @@ function unlisten(pooled: PooledWorker, only?: WorkerEvent): void {
  * thread). They do not keep the process alive, and end after a few idle seconds.
  */
 const idle: PooledWorker[] = [];
+/** Numbers the documents given to workers, so that a reused thread's late replies about an earlier one are ignored. */
+let lastJob = 0;
 const IDLE_MS = 10_000;
 const MAX_IDLE = 4;
 
@@ -431,6 +434,7 @@ function extractInWorkers(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const textPages = wanted ? [...wanted].sort((a, b) => a - b) : null;
+  const job = ++lastJob;
   const chunks: Chunk[] = [];
   const active = new Set<PooledWorker>();
   const current = new Map<PooledWorker, Chunk>();
@@ -464,15 +468,13 @@ function extractInWorkers(
         return;
       }
       if (current.size > 0) return; // others are still busy; this one waits
-      // Every page is in: the threads close the document and go back to the pool.
+      // Every page is in: the threads close the document and go back to the pool at once (a thread handles its
+      // messages in order, so the next document's `open` waits for this `close`).
       const done = [...active];
       active.clear();
       for (const p of done) {
-        unlisten(p, 'message');
-        listen(p, 'message', (m) => {
-          if ((m as WorkerMessage).type === 'closed') releaseWorker(p);
-        });
         p.worker.postMessage({ type: 'close' });
+        releaseWorker(p);
       }
       finish();
     };
@@ -483,7 +485,7 @@ function extractInWorkers(
       const { worker } = pooled;
       listen(pooled, 'message', (value) => {
         const message = value as WorkerMessage;
-        if (settled) return;
+        if (settled || message.job !== job) return;
         switch (message.type) {
           case 'opened':
             if (!planned) plan(message.numPages);
@@ -526,7 +528,7 @@ function extractInWorkers(
           finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
         }
       });
-      worker.postMessage({ type: 'open', bytes: pdf });
+      worker.postMessage({ type: 'open', bytes: pdf, job });
     };
 
     const launch = (pooled?: PooledWorker): void => {
