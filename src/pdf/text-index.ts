@@ -354,6 +354,8 @@ interface PooledWorker {
   large: boolean;
   /** Our listeners, so they can be removed without touching Node's own (removeAllListeners would). */
   listeners: Array<[WorkerEvent, (value: unknown) => void]>;
+  /** Counts the times it went idle, so an old idle timer does not end it after it was reused and released again. */
+  released: number;
 }
 
 type WorkerEvent = 'message' | 'error' | 'exit';
@@ -389,7 +391,7 @@ function spawnWorker(large: boolean): PooledWorker {
     execArgv: [],
     resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
   });
-  return { worker, large, listeners: [] };
+  return { worker, large, listeners: [], released: 0 };
 }
 
 function acquireWorker(): PooledWorker {
@@ -418,8 +420,9 @@ function releaseWorker(pooled: PooledWorker): void {
   listen(pooled, 'exit', drop);
   worker.unref();
   idle.push(pooled);
+  const generation = ++pooled.released;
   setTimeout(() => {
-    if (idle.includes(pooled)) {
+    if (pooled.released === generation && idle.includes(pooled)) {
       drop();
       void worker.terminate();
     }
