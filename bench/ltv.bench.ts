@@ -19,9 +19,9 @@ import { createSoftwareSigner, generateKeyPair, type KeyKind } from '../src/pade
 import { addValidationData } from '../src/pades/ltv.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
 import type { Signer } from '../src/pades/types.js';
-import { startFakeOcsp } from '../test/helpers/fake-ocsp.js';
-import { startFakeTsa } from '../test/helpers/fake-tsa.js';
-import { testPki } from '../test/helpers/pki.js';
+import { startFakeOcsp } from '../src/testing/start-fake-ocsp.js';
+import { startFakeTsa } from '../src/testing/start-fake-tsa.js';
+import { testPki } from '../src/testing/test-pki.js';
 import { benchPdf } from './gen-pdf.js';
 import { fmt, hasCommand, peakRssMb, printTable, sampleMs } from './lib.js';
 

@@ -10,7 +10,7 @@ import { BENCH_CACHE, fmt, hasCommand, peakRssMb, printTable, quantile, sampleMs
 import { buildReceipt, type ReceiptSealer } from '../src/receipt/receipt.js';
 import { verifyReceipt } from '../src/receipt/verify-receipt.js';
 import { sealPdf } from '../src/pades/seal-pdf.js';
-import { testPki } from '../test/helpers/pki.js';
+import { testPki } from '../src/testing/test-pki.js';
 import { DOCUMENTS, largeAuditLog, sampleTransaction } from '../test/receipt/sample-transaction.js';
 
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');

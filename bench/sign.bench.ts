@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
-import { testPki } from '../test/helpers/pki.js';
+import { testPki } from '../src/testing/test-pki.js';
 import { benchPdf } from './gen-pdf.js';
 import { fmt, hasCommand, peakRssMb, printTable, sampleMs, timeCommandMs } from './lib.js';
 

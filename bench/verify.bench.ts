@@ -10,7 +10,7 @@ import { PDFDocument } from 'pdf-lib';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
 import { verifyPdf } from '../src/pades/verify.js';
-import { testPki } from '../test/helpers/pki.js';
+import { testPki } from '../src/testing/test-pki.js';
 import { benchPdf } from './gen-pdf.js';
 import { BENCH_CACHE, fmt, hasCommand, peakRssMb, printTable, sampleMs, timeCommandMs } from './lib.js';
 

@@ -11,7 +11,7 @@
  */
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, PDFName, type PDFFont, type PDFRef, StandardFonts } from 'pdf-lib';
-import { loadBundledFont } from '../../src/pdf/fonts.js';
+import { loadBundledFont } from '../pdf/fonts.js';
 import {
   type PageGeometry,
   type PageRotation,
@@ -19,7 +19,7 @@ import {
   pageGeometryFromBoxes,
   readerPointToUser,
   userPointToReader,
-} from '../../src/pdf/page-geometry.js';
+} from '../pdf/page-geometry.js';
 
 /** Fonts the generator can write with. `Type3` only has `A–Z a–z 0–9 { } space`. */
 export type GenFont = 'Helvetica' | 'Times-Roman' | 'Courier' | 'DejaVuSans' | 'Type3';
@@ -164,8 +164,25 @@ function num(n: number): string {
   return Object.is(r, -0) ? '0' : String(r);
 }
 
-/** Generates the PDF described by `pages`, returning its bytes and where each anchor landed. */
-export async function generatePdf(pages: readonly GenPage[]): Promise<GeneratedPdf> {
+/**
+ * Options of the seeded form of {@link generatePdf}: random pages as {@link randomPages} makes them. The same options
+ * always give the same bytes and truth.
+ */
+export interface GeneratePdfOptions extends Partial<RandomPagesOptions> {
+  /** Seed of the document (any 32-bit integer). */
+  seed: number;
+}
+
+/**
+ * Generates a PDF with anchor texts where `truth` says, in reader coordinates (decisions.md §4): either exactly the
+ * pages described, or random pages from a seed (`{ seed, pages, anchorsPerPage, rotate, cropBox, fonts, rotatedText }`).
+ *
+ * @example
+ * const { bytes, truth } = await generatePdf({ seed: 7, pages: 3, fonts: ['Helvetica', 'DejaVuSans'] });
+ * // truth[0] = { pageNumber, anchor: '{{…}}', box: { left, top, width, height }, font, style, upright, size }
+ */
+export async function generatePdf(input: readonly GenPage[] | GeneratePdfOptions): Promise<GeneratedPdf> {
+  const pages = isPageList(input) ? input : randomPages(input.seed, { ...input, pages: input.pages ?? 1 });
   const doc = await PDFDocument.create();
   doc.registerFontkit(fontkit);
   // Fixed dates: the same input always gives the same bytes.
@@ -338,6 +355,10 @@ function drawText(ops: string[], geo: PageGeometry, text: GenText, fonts: Readon
   };
 }
 
+function isPageList(input: readonly GenPage[] | GeneratePdfOptions): input is readonly GenPage[] {
+  return Array.isArray(input);
+}
+
 /** A small seeded PRNG (mulberry32), so generated documents depend on the seed only. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -361,6 +382,12 @@ export interface RandomPagesOptions {
   anchorsPerPage?: number;
   /** Allow text at an angle to the reader. Default true. */
   rotatedText?: boolean;
+  /** Give pages a random /Rotate (0, 90, 180, 270). Default true; false keeps every page upright. */
+  rotate?: boolean;
+  /** Move the CropBox away from the origin and widen the MediaBox around it. Default true. */
+  cropBox?: boolean;
+  /** Fonts to draw anchors with (default all of {@link GenFont}). */
+  fonts?: readonly GenFont[];
 }
 
 /**
@@ -380,7 +407,8 @@ export function randomPages(seed: number, options: RandomPagesOptions): GenPage[
     const texts: GenText[] = [];
     const rowHeight = height / count;
     for (let k = 0; k < count; k++) {
-      const font = pick(FONTS);
+      const drawn = pick(FONTS);
+      const font = options.fonts === undefined || options.fonts.length === 0 ? drawn : options.fonts[FONTS.indexOf(drawn) % options.fonts.length]!;
       const style = pick(STYLES);
       const size = Math.min(int(6, 24), rowHeight / 2);
       let anchor = '{{';
@@ -427,12 +455,15 @@ export function randomPages(seed: number, options: RandomPagesOptions): GenPage[
         angle,
       });
     }
+    // Always draw the same numbers, so a seed gives the same text layout whatever the switches.
+    const rotation = pick([0, 90, 180, 270] as const);
+    const cropOrigin = { x: int(-300, 300), y: int(-300, 300) };
+    const mediaMargin = pick([0, 0, 15, 40]);
     pages.push({
       width,
       height,
-      rotation: pick([0, 90, 180, 270] as const),
-      cropOrigin: { x: int(-300, 300), y: int(-300, 300) },
-      mediaMargin: pick([0, 0, 15, 40]),
+      rotation: options.rotate === false ? 0 : rotation,
+      ...(options.cropBox === false ? {} : { cropOrigin, mediaMargin }),
       texts,
     });
   }

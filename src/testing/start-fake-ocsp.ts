@@ -9,11 +9,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import '../../src/pades/crypto-engine.js';
-import { createCrl } from '../../src/pades/keys/ca.js';
-import { createHttpRevocationFetcher } from '../../src/pades/revocation.js';
-import type { RevocationFetcher } from '../../src/pades/types.js';
-import type { TestPki } from './pki.js';
+import '../pades/crypto-engine.js';
+import { createCrl } from '../pades/keys/ca.js';
+import { createHttpRevocationFetcher } from '../pades/revocation.js';
+import type { RevocationFetcher } from '../pades/types.js';
+import type { TestPki } from './test-pki.js';
 
 /** How the fake responder answers OCSP. */
 /** `issuer-signed`: signed by the intermediate CA itself, responder named by key hash (RFC 6960 ResponderID byKey). */

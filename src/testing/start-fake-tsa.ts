@@ -8,10 +8,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import '../../src/pades/crypto-engine.js';
-import { createHttpTimestamper } from '../../src/pades/timestamp.js';
-import type { Timestamper } from '../../src/pades/types.js';
-import type { PkiSigner, TestPki } from './pki.js';
+import '../pades/crypto-engine.js';
+import { createHttpTimestamper } from '../pades/timestamp.js';
+import type { Timestamper } from '../pades/types.js';
+import type { PkiSigner, TestPki } from './test-pki.js';
 
 /** How the fake TSA answers. */
 export type FakeTsaBehaviour = 'ok' | 'reject' | 'wrong-nonce' | 'wrong-imprint' | 'bad-signature' | 'not-a-tsa' | 'http-500';
