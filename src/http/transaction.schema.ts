@@ -5,35 +5,12 @@
  * validation and the OpenAPI document.
  */
 import { Type, type TSchema } from 'typebox';
+import { LANGUAGES, VERIFICATION_TYPES } from '../domain/transaction.js';
 
 /** A string enum as plain JSON Schema `enum` (clearer validation messages than an anyOf of literals). */
 export function stringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TSchema {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
-
-/** Verification `Type` values (decisions.md §1), case-sensitive. */
-export const VERIFICATION_TYPES = [
-  'Scribble',
-  'Consent',
-  'PhoneNumber',
-  'Email',
-  'IPAddress',
-  'SigningCertificate',
-  'DigiD',
-  'eHerkenning',
-  'eIDAS Login',
-  'iDeal',
-  'iDIN',
-  'itsme Identification',
-  'itsme sign',
-  'SURFnet',
-  'CSC Qualified',
-  'Onfido',
-  'OpenID Providers',
-] as const;
-
-/** Transaction and signer languages (decisions.md §2). */
-export const LANGUAGES = ['nl-NL', 'en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL'] as const;
 
 const Str = (options: Record<string, unknown> = {}) => Type.String(options);
 const Attributes = Type.Record(Type.String(), Type.String());
