@@ -1,0 +1,49 @@
+/**
+ * `paraph/testing` (issue 8): the generators and fakes paraph's own test suite uses, published for harnesses and
+ * benchmarks that drive paraph — fast-check arbitraries of valid (and invalid) requests, a PDF generator with ground
+ * truth, the test PKI, a fake TSA and OCSP responder, and the real service on a random port. Needs the optional peer
+ * dependency `fast-check` for the arbitraries. Never use the test PKI outside tests: its keys are public.
+ */
+export {
+  fieldSpec,
+  fileMetaData,
+  invalidFileMetaData,
+  location,
+  printableText,
+  type FileMetaDataArbitraryOptions,
+  type InvalidFileMetaData,
+  type LocationArbitraryOptions,
+} from './file-metadata-arbitraries.js';
+export { bsn, createTransactionRequest, e164, email, iban } from './transaction-arbitraries.js';
+export {
+  generatePdf,
+  randomPages,
+  seededRandom,
+  type GeneratePdfOptions,
+  type GeneratedPdf,
+  type GenFont,
+  type GenPage,
+  type GenStyle,
+  type GenText,
+  type GenTruth,
+  type RandomPagesOptions,
+} from './generate-pdf.js';
+export { CRL_URLS, OCSP_URL, P12_PASSWORD, PKI_DIR, testPki, type PkiIdentity, type PkiSigner, type TestPki } from './test-pki.js';
+export { FAKE_TSA_POLICY, startFakeTsa, type FakeTsa, type FakeTsaBehaviour, type FakeTsaRequest } from './start-fake-tsa.js';
+export { startFakeOcsp, type FakeOcsp, type FakeOcspBehaviour, type FakeOcspRequest } from './start-fake-ocsp.js';
+export {
+  APP_KEY,
+  AUTH_HEADERS,
+  createTestClient,
+  digestHeader,
+  freePort,
+  startTestService,
+  tempDataDir,
+  TestClock,
+  USER_TOKEN,
+  type TestClient,
+  type TestRequestOptions,
+  type TestResponse,
+  type TestService,
+  type TestServiceOptions,
+} from './start-test-service.js';
