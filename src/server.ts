@@ -7,9 +7,13 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import { formatTime } from './domain/transaction.js';
+import { EventWorker } from './events/event-worker.js';
+import { createMailTransport } from './events/mail-transport.js';
+import { notifyOnOutbox } from './events/notify-on-outbox.js';
 import { buildApp, createServiceContext, loggerOptions, type AppDeps } from './http/app.js';
 import type { KeyKind } from './pades/keys/software.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
@@ -49,6 +53,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly worker: TimerWorker;
+  /** The outbox worker (postbacks, mails). */
+  readonly events: EventWorker;
   /** Set when this start created the bootstrap account. */
   readonly createdCredentials?: CreatedCredentials;
   /** Whether this start created the CAs. */
@@ -86,19 +92,28 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       retentionDays: config.retentionDays,
     };
     let worker: TimerWorker | undefined;
+    let events: EventWorker | undefined;
+    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir: join(config.dataDir, 'mail') });
     const deps: AppDeps = {
-      store,
+      store: notifyOnOutbox(store, () => events?.wake()),
       clock,
       keys,
       settings,
       ...(timestamper ? { timestamper } : {}),
       logger: options.logger ?? loggerOptions(config.logLevel),
-      healthy: () => options.worker === false || worker?.running === true,
+      healthy: () => options.worker === false || (worker?.running === true && events?.running === true),
     };
     const app = await buildApp(deps);
     worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log: app.log });
+    events = new EventWorker(createServiceContext(deps), {
+      mail: { transport: mailTransport, from: `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
+      log: app.log,
+    });
     await app.listen({ host: config.host, port: config.port });
-    if (options.worker !== false) worker.start();
+    if (options.worker !== false) {
+      worker.start();
+      events.start();
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -108,12 +123,15 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       app,
       store,
       worker,
+      events,
       createdKeys,
       ...(createdCredentials ? { createdCredentials } : {}),
       close: () =>
         (closing ??= (async () => {
           await app.close();
           await worker?.stop();
+          await events?.stop();
+          mailTransport.close();
           await qualified?.close?.();
           await store.close();
         })()),

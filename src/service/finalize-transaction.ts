@@ -14,7 +14,7 @@ import { transition, type StoredFile, type Transaction } from '../domain/transac
 import type { AuditEntryInput, OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
-import { postbackRow } from './outbox-rows.js';
+import { completionMailRows, postbackRow } from './outbox-rows.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
 export function describeCertificate(der: Uint8Array): AuditCertificate {
@@ -91,6 +91,7 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   const outbox: OutboxInput[] = [...(prior?.outbox ?? [])];
   const postback = postbackRow(completed);
   if (postback) outbox.push(postback);
+  outbox.push(...completionMailRows(completed));
   return ctx.store.commit({ transaction: completed, expectedVersion: prior?.expectedVersion ?? tx.version, audit, outbox });
 }
 

@@ -33,3 +33,15 @@ export function invitationRows(tx: Transaction): OutboxInput[] {
   const first = tx.Signers[0];
   return first !== undefined && first.SendSignRequest ? [signerMailRow(tx, first, 'invitation')] : [];
 }
+
+/**
+ * The mails of a completed transaction (decisions.md §7): a confirmation with the signed documents and the receipt
+ * to every signer with `SendSignConfirmation`, the signed documents to every receiver.
+ */
+export function completionMailRows(tx: Transaction): OutboxInput[] {
+  const rows = tx.Signers.filter((s) => s.SendSignConfirmation === true).map((s) => signerMailRow(tx, s, 'confirmation'));
+  for (const receiver of tx.Receivers) {
+    rows.push({ kind: 'mail', payload: { transactionId: tx.Id, kind: 'documents', receiverId: receiver.Id, to: receiver.Email } });
+  }
+  return rows;
+}

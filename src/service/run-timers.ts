@@ -8,6 +8,7 @@ import { isEndStatus, transition } from '../domain/transaction.js';
 import type { DueTimer } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import type { ServiceContext } from './context.js';
+import { remindSigners } from '../events/remind-signers.js';
 import { postbackRow } from './outbox-rows.js';
 import { ServiceError } from './service-error.js';
 
@@ -30,6 +31,7 @@ export async function runDueTimers(ctx: ServiceContext, limit = 100): Promise<Ti
     try {
       if (timer.kind === 'expire' && (await expireTransaction(ctx, timer.transactionId))) expired++;
       if (timer.kind === 'clean' && (await cleanTransactionData(ctx, timer.transactionId))) cleaned++;
+      if (timer.kind === 'remind') await remindSigners(ctx, timer.transactionId);
     } catch (error) {
       failures.push({ timer, error });
     }

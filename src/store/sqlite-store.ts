@@ -26,6 +26,7 @@ import {
   type Account,
   type AuditEntryInput,
   type DueTimer,
+  type OutboxAttempt,
   type OutboxKind,
   type OutboxMessage,
   type Store,
@@ -103,6 +104,23 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    // Issue 7: every delivery attempt is recorded; retries stop a fixed time after a row was first due.
+    version: 2,
+    sql: `
+      ALTER TABLE outbox ADD COLUMN first_due_at INTEGER;
+      UPDATE outbox SET first_due_at = due_at;
+      CREATE TABLE outbox_attempts (
+        outbox_id INTEGER NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'retry', 'failed')),
+        response_code INTEGER,
+        detail TEXT
+      );
+      CREATE INDEX outbox_attempts_row ON outbox_attempts(outbox_id, attempt);
+    `,
+  },
 ];
 
 /**
@@ -148,6 +166,7 @@ interface OutboxRow {
   payload: string;
   order_key: string | null;
   due_at: number;
+  first_due_at: number | null;
   attempts: number;
   last_error: string | null;
 }
@@ -247,10 +266,11 @@ export class SqliteStore implements Store {
       this.appendAudit(txId, change.audit ?? []);
       const defaultDue = Date.parse(stored.ModifiedDateTime);
       const addOutbox = this.sql(
-        'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at) VALUES (?, ?, ?, ?, ?, ?)',
       );
       for (const row of change.outbox ?? []) {
-        addOutbox.run(txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, row.dueAt?.getTime() ?? defaultDue);
+        const due = row.dueAt?.getTime() ?? defaultDue;
+        addOutbox.run(txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, due, due);
       }
     });
     run.immediate();
@@ -309,7 +329,7 @@ export class SqliteStore implements Store {
     const claim = db.transaction(() => {
       // A row of an order key waits for every earlier pending row of that key (delivery one at a time, in order).
       const rows = this.sql(
-        `SELECT id, transaction_id, kind, payload, order_key, due_at, attempts, last_error FROM outbox o
+        `SELECT id, transaction_id, kind, payload, order_key, due_at, first_due_at, attempts, last_error FROM outbox o
          WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
            AND (order_key IS NULL OR NOT EXISTS (
              SELECT 1 FROM outbox p WHERE p.order_key = o.order_key AND p.status = 'pending' AND p.id < o.id))
@@ -327,6 +347,7 @@ export class SqliteStore implements Store {
         payload: JSON.parse(row.payload) as JsonValue,
         dueAt: new Date(row.due_at),
         attempts: row.attempts + 1,
+        firstDueAt: new Date(row.first_due_at ?? row.due_at),
       };
       if (row.order_key !== null) message.orderKey = row.order_key;
       if (row.last_error !== null) message.lastError = row.last_error;
@@ -345,6 +366,25 @@ export class SqliteStore implements Store {
       this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
         .run(retryAt.getTime(), error, id);
     }
+  }
+
+  async recordAttempt(attempt: OutboxAttempt): Promise<void> {
+    this.sql('INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(attempt.outboxId, attempt.attempt, attempt.at.getTime(), attempt.outcome, attempt.responseCode ?? null, attempt.detail ?? null);
+  }
+
+  async listAttempts(outboxId: number): Promise<OutboxAttempt[]> {
+    const rows = this.sql(
+      'SELECT attempt, at, outcome, response_code, detail FROM outbox_attempts WHERE outbox_id = ? ORDER BY attempt, rowid',
+    ).all(outboxId) as { attempt: number; at: number; outcome: OutboxAttempt['outcome']; response_code: number | null; detail: string | null }[];
+    return rows.map((row) => ({
+      outboxId,
+      attempt: row.attempt,
+      at: new Date(row.at),
+      outcome: row.outcome,
+      ...(row.response_code !== null ? { responseCode: row.response_code } : {}),
+      ...(row.detail !== null ? { detail: row.detail } : {}),
+    }));
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {

@@ -57,6 +57,21 @@ export interface OutboxMessage {
   /** Attempts so far, including the current claim. */
   attempts: number;
   lastError?: string;
+  /** When the row was first due (retries give up a fixed time after this, decisions.md §7). */
+  firstDueAt: Date;
+}
+
+/** One delivery attempt of an outbox row (decisions.md §7 "Every attempt is recorded"). */
+export interface OutboxAttempt {
+  outboxId: number;
+  /** 1-based attempt number. */
+  attempt: number;
+  at: Date;
+  outcome: 'delivered' | 'retry' | 'failed';
+  /** HTTP status of a postback, SMTP reply code of a mail, when there was one. */
+  responseCode?: number;
+  /** The error or the server's reply. */
+  detail?: string;
 }
 
 /** One atomic unit of work. */
@@ -142,6 +157,10 @@ export interface Store {
   markDone(id: number): Promise<void>;
   /** Records the error; with `retryAt` the row is due again then, without it the row is given up (`failed`). */
   markFailed(id: number, error: string, retryAt?: Date): Promise<void>;
+  /** Records one delivery attempt of an outbox row. */
+  recordAttempt(attempt: OutboxAttempt): Promise<void>;
+  /** The attempts of an outbox row, in order. */
+  listAttempts(outboxId: number): Promise<OutboxAttempt[]>;
 
   getSetting(key: string): Promise<JsonValue | undefined>;
   putSetting(key: string, value: JsonValue): Promise<void>;

@@ -1,0 +1,76 @@
+/**
+ * Delivering one `postback` outbox row (decisions.md §7): the account's shared secret and postback version, the
+ * transaction rendered at the row's status, one POST. {@link recordPostbackFailure} writes the `postback.failed`
+ * audit entry of a postback given up on after 72 hours.
+ */
+import type { JsonValue, TransactionStatusCode } from '../domain/transaction.js';
+import { commitChange } from '../service/commit-change.js';
+import type { ServiceContext } from '../service/context.js';
+import type { OutboxMessage } from '../store/store.js';
+import type { DeliveryOutcome } from './delivery.js';
+import { renderPostback, sendPostback } from './postback.js';
+
+/** The payload of a postback row (written by the service's `postbackRow`). */
+export interface PostbackPayload {
+  readonly transactionId: string;
+  readonly status: TransactionStatusCode;
+  readonly url: string;
+}
+
+/** Reads a postback payload; undefined when malformed. */
+export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { transactionId, status, url } = value;
+  if (typeof transactionId !== 'string' || typeof status !== 'number' || typeof url !== 'string') return undefined;
+  return { transactionId, status: status as TransactionStatusCode, url };
+}
+
+/** Sends the postback of an outbox row. */
+export async function deliverPostback(ctx: ServiceContext, message: OutboxMessage, options: { timeoutMs?: number } = {}): Promise<DeliveryOutcome> {
+  const payload = parsePostbackPayload(message.payload);
+  if (payload === undefined) return { ok: false, permanent: true, error: 'not a postback payload' };
+  const tx = await ctx.store.getTransaction(payload.transactionId);
+  if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${payload.transactionId} does not exist` };
+  const account = await ctx.store.getAccount(tx.AccountId);
+  const request = renderPostback(tx, payload.status, {
+    secret: account?.PostbackSecret ?? '',
+    version: account?.PostbackVersion ?? 1,
+    baseUrl: ctx.settings.publicUrl,
+  });
+  const result = await sendPostback(payload.url, request, options);
+  if (result.ok) return { ok: true, ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}) };
+  return {
+    ok: false,
+    permanent: false,
+    error: result.error ?? 'failed',
+    ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}),
+  };
+}
+
+/** Audits a postback given up on (unless the transaction was cleaned: its audit details are gone). */
+export async function recordPostbackFailure(ctx: ServiceContext, message: OutboxMessage, error: string, httpStatus?: number): Promise<void> {
+  const payload = parsePostbackPayload(message.payload);
+  if (payload === undefined) return;
+  await commitChange(
+    ctx,
+    async () => {
+      const tx = await ctx.store.getTransaction(payload.transactionId);
+      if (tx === undefined) throw new Error(`transaction ${payload.transactionId} does not exist`);
+      return tx;
+    },
+    (tx, now) =>
+      tx.cleanedAt !== undefined
+        ? undefined
+        : {
+            transaction: tx,
+            audit: [
+              {
+                at: now,
+                type: 'postback.failed',
+                actor: 'system',
+                data: { url: payload.url, error, attempt: message.attempts, ...(httpStatus !== undefined ? { httpStatus } : {}) },
+              },
+            ],
+          },
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * Sending a mail (decisions.md §7): through nodemailer's SMTP transport when an SMTP URL is configured, otherwise
+ * written as an `.eml` file under `<dataDir>/mail/` so that a developer can open it. A permanent SMTP refusal (5xx)
+ * is told apart from a temporary one, so that the worker gives up at once instead of retrying for 72 hours.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
+
+/** A mail to send. */
+export interface OutgoingMail {
+  readonly from: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly attachments?: readonly { filename: string; content: Uint8Array; contentType: string }[];
+}
+
+/** The outcome of a send. */
+export type SendResult =
+  | { readonly ok: true; readonly messageId: string; readonly responseCode?: number; readonly detail?: string }
+  | { readonly ok: false; readonly permanent: boolean; readonly responseCode?: number; readonly error: string };
+
+/** Sends mails. */
+export interface MailTransport {
+  send(mail: OutgoingMail): Promise<SendResult>;
+  close(): void;
+}
+
+/** Options of {@link createMailTransport}. */
+export interface MailTransportOptions {
+  /** `smtp://user:pass@host:port` or `smtps://…`; without it mails become `.eml` files. */
+  readonly smtpUrl?: string;
+  /** Where `.eml` files go (created when missing). */
+  readonly mailDir: string;
+}
+
+/**
+ * The transport of the configuration.
+ *
+ * @example const transport = createMailTransport({ smtpUrl: process.env.PARAPH_SMTP_URL, mailDir: './data/mail' });
+ */
+export function createMailTransport(options: MailTransportOptions): MailTransport {
+  if (options.smtpUrl !== undefined) return smtpTransport(options.smtpUrl);
+  return emlTransport(options.mailDir);
+}
+
+function toNodemailer(mail: OutgoingMail): SendMailOptions {
+  return {
+    from: mail.from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, content: Buffer.from(a.content), contentType: a.contentType })),
+  };
+}
+
+function smtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport(url);
+  return {
+    async send(mail) {
+      try {
+        const info = await transporter.sendMail(toNodemailer(mail));
+        const code = Number.parseInt(String(info.response ?? ''), 10);
+        return { ok: true, messageId: info.messageId, ...(Number.isFinite(code) ? { responseCode: code } : {}), detail: String(info.response ?? '') };
+      } catch (error) {
+        const err = error as { responseCode?: number; message?: string };
+        const code = typeof err.responseCode === 'number' ? err.responseCode : undefined;
+        return {
+          ok: false,
+          permanent: code !== undefined && code >= 500 && code < 600,
+          ...(code !== undefined ? { responseCode: code } : {}),
+          error: err.message ?? String(error),
+        };
+      }
+    },
+    close: () => transporter.close(),
+  };
+}
+
+function emlTransport(dir: string): MailTransport {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      try {
+        const info = await transporter.sendMail(toNodemailer(mail));
+        await mkdir(dir, { recursive: true });
+        const name = `${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+        const temp = join(dir, `.${name}.tmp`);
+        await writeFile(temp, info.message as Buffer);
+        await rename(temp, join(dir, name));
+        return { ok: true, messageId: info.messageId, detail: `written to ${join(dir, name)}` };
+      } catch (error) {
+        return { ok: false, permanent: false, error: (error as Error).message };
+      }
+    },
+    close: () => transporter.close(),
+  };
+}

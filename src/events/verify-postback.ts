@@ -1,0 +1,57 @@
+/**
+ * Checking a received postback, for client code (decisions.md §7): the `X-Paraph-Signature` HMAC over the exact
+ * body bytes, and the Signhost-compatible `Checksum` (body field and header) over Id, Status and the shared secret.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { postbackChecksum, postbackSignature } from './postback.js';
+
+/** The verdict of {@link verifyPostback}. */
+export type PostbackVerification =
+  | { readonly valid: true; readonly transaction: { readonly Id: string; readonly Status: number; readonly [key: string]: unknown } }
+  | { readonly valid: false; readonly reason: string };
+
+/** Request headers as node or fetch give them (names in any case). */
+export type PostbackHeaders = Readonly<Record<string, string | readonly string[] | undefined>> | Headers;
+
+/**
+ * Verifies a postback with the account's shared secret. Pass the body exactly as received (bytes or the raw
+ * string, not re-serialized JSON).
+ *
+ * @example
+ * const verdict = verifyPostback(rawBody, req.headers, process.env.PARAPH_POSTBACK_SECRET!);
+ * if (!verdict.valid) return res.writeHead(400).end(verdict.reason);
+ */
+export function verifyPostback(body: string | Uint8Array, headers: PostbackHeaders, secret: string): PostbackVerification {
+  const signature = header(headers, 'x-paraph-signature');
+  if (signature === undefined) return { valid: false, reason: 'X-Paraph-Signature header missing' };
+  if (!equalText(signature, postbackSignature(body, secret))) return { valid: false, reason: 'X-Paraph-Signature does not match the body' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+  } catch {
+    return { valid: false, reason: 'body is not JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null) return { valid: false, reason: 'body is not a JSON object' };
+  const { Id, Status, Checksum } = parsed as Record<string, unknown>;
+  if (typeof Id !== 'string' || typeof Status !== 'number') return { valid: false, reason: 'body lacks Id or Status' };
+  const expected = postbackChecksum(Id, Status, secret);
+  if (typeof Checksum !== 'string' || !equalText(Checksum, expected)) return { valid: false, reason: 'Checksum in the body does not match' };
+  const checksumHeader = header(headers, 'checksum');
+  if (checksumHeader !== undefined && !equalText(checksumHeader, expected)) return { valid: false, reason: 'Checksum header does not match' };
+  return { valid: true, transaction: parsed as { Id: string; Status: number } };
+}
+
+function header(headers: PostbackHeaders, name: string): string | undefined {
+  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    if (key.toLowerCase() !== name) continue;
+    return typeof value === 'string' ? value : value?.[0];
+  }
+  return undefined;
+}
+
+function equalText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,69 @@
+/**
+ * A postback receiver for tests (issue 7): a node HTTP server on 127.0.0.1 that records every POST (path, headers,
+ * raw body) and answers with the status a handed-in function picks (default 200), e.g. 500 three times then 200.
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+
+/** One received request. */
+export interface ReceivedPostback {
+  /** Path and query, e.g. `/hook?a=1`. */
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body as received. */
+  readonly body: string;
+  /** The status this request was answered with. */
+  readonly answeredWith: number;
+}
+
+/** Options of {@link startPostbackReceiver}. */
+export interface PostbackReceiverOptions {
+  /** The status to answer request number `n` (0-based, counted over all requests) to `path` with. */
+  readonly respond?: (n: number, path: string) => number;
+}
+
+/** A running receiver. */
+export interface PostbackReceiver {
+  /** `http://127.0.0.1:<port>` (append any path). */
+  readonly url: string;
+  /** Every request, in arrival order (also the refused ones). */
+  readonly received: ReceivedPostback[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a receiver on a free port of 127.0.0.1.
+ *
+ * @example
+ * const receiver = await startPostbackReceiver({ respond: (n) => (n < 3 ? 500 : 200) });
+ * // PostbackUrl: `${receiver.url}/hook`; later: receiver.received.filter((r) => r.answeredWith === 200)
+ */
+export async function startPostbackReceiver(options: PostbackReceiverOptions = {}): Promise<PostbackReceiver> {
+  const received: ReceivedPostback[] = [];
+  let count = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const status = options.respond ? options.respond(count++, path) : 200;
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
