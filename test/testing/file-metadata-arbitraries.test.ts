@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseFileMetaData, validateFileMetaData } from '../../src/domain/file-metadata.js';
 import { ValidationError } from '../../src/errors.js';
-import { fileMetaData, invalidFileMetaData, location } from '../../src/testing/index.js';
+import { fileMetaData, invalidFileMetaData, location } from '../../src/testing/file-metadata-arbitraries.js';
 
 const RUNS = { numRuns: 1000, seed: 20261122 } as const;
 

@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/pades/crypto-engine.js';
+import { signPdf } from '../../src/pades/sign-pdf.js';
+import { generatePdf } from '../../src/testing/generate-pdf.js';
+import { startFakeOcsp } from '../../src/testing/start-fake-ocsp.js';
+import { startFakeTsa, type FakeTsa } from '../../src/testing/start-fake-tsa.js';
+import { testPki, type TestPki } from '../../src/testing/test-pki.js';
+import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
+
+const NOW = new Date('2026-11-21T10:00:00.000Z');
+const SIGNATURE_TIMESTAMP_TOKEN = '1.2.840.113549.1.9.16.2.14';
+
+let pki: TestPki;
+let tsa: FakeTsa;
+let dir: string;
+beforeAll(async () => {
+  pki = await testPki();
+  tsa = await startFakeTsa({ pki, now: NOW });
+  dir = mkdtempSync(join(tmpdir(), 'paraph-fakes-'));
+});
+afterAll(async () => {
+  await tsa.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The signature value and the RFC 3161 token in its unsigned attributes. */
+function signatureAndToken(cms: Uint8Array): { signature: Uint8Array; token: Uint8Array } {
+  const content = pkijs.ContentInfo.fromBER(cms);
+  const signed = new pkijs.SignedData({ schema: content.content });
+  const info = signed.signerInfos[0]!;
+  const attribute = info.unsignedAttrs?.attributes.find((a) => a.type === SIGNATURE_TIMESTAMP_TOKEN);
+  if (!attribute) throw new Error('no signature time-stamp token');
+  return {
+    signature: new Uint8Array(info.signature.valueBlock.valueHexView),
+    token: new Uint8Array((attribute.values[0] as asn1js.Sequence).toBER()),
+  };
+}
+
+function opensslTsVerify(data: Uint8Array, token: Uint8Array): string {
+  writeFileSync(join(dir, 'data.bin'), data);
+  writeFileSync(join(dir, 'token.der'), token);
+  writeFileSync(join(dir, 'untrusted.pem'), pki.tsa.certPem + pki.intermediate.certPem);
+  return execFileSync('openssl', ['ts', '-verify', '-data', join(dir, 'data.bin'), '-in', join(dir, 'token.der'), '-token_in', '-CAfile', pki.rootPath, '-untrusted', join(dir, 'untrusted.pem')], { stdio: 'pipe' }).toString();
+}
+
+describe('startFakeTsa', () => {
+  it('time-stamps a PAdES signature (B-T) that openssl ts -verify accepts over the signature value; the PDF passes pdfsig, openssl cms and qpdf', async () => {
+    const { bytes: pdf } = await generatePdf({ seed: 3, pages: 1 });
+    const { bytes } = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: NOW, timestamper: tsa.timestamper() });
+    const [signature] = await extractSignatures(bytes);
+    const { signature: value, token } = signatureAndToken(signature!.cms);
+    expect(opensslTsVerify(value, token)).toMatch(/Verification: OK/);
+    // Not vacuous: the token does not cover other data.
+    expect(() => opensslTsVerify(new Uint8Array([...value, 0]), token)).toThrow();
+    expect(tsa.requests.at(-1)?.certReq).toBe(true);
+
+    const report = await checkSignedPdf(bytes, pki.rootPem);
+    expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);
+    expect(report.openssl, report.details).toEqual([true]);
+    expect(report.qpdf, report.details).toBe(true);
+  });
+});
+
+describe('startFakeOcsp', () => {
+  it('listens on 127.0.0.1 and answers a status request for a test signer as good', async () => {
+    const ocsp = await startFakeOcsp({ pki, now: NOW });
+    try {
+      expect(new URL(ocsp.url).hostname).toBe('127.0.0.1');
+      const request = join(dir, 'req.der');
+      const response = join(dir, 'resp.der');
+      execFileSync('openssl', ['ocsp', '-issuer', pki.intermediate.certPath, '-cert', pki.signers.rsa.certPath, '-no_nonce', '-reqout', request], { stdio: 'pipe' });
+      const answer = await fetch(ocsp.url, { method: 'POST', headers: { 'content-type': 'application/ocsp-request' }, body: new Uint8Array(readFileSync(request)) });
+      expect(answer.status).toBe(200);
+      writeFileSync(response, new Uint8Array(await answer.arrayBuffer()));
+      writeFileSync(join(dir, 'ocsp-untrusted.pem'), pki.ocsp.certPem + pki.intermediate.certPem);
+      const out = execFileSync('openssl', ['ocsp', '-respin', response, '-issuer', pki.intermediate.certPath, '-cert', pki.signers.rsa.certPath, '-CAfile', pki.rootPath, '-verify_other', join(dir, 'ocsp-untrusted.pem'), '-attime', String(NOW.getTime() / 1000)], { stdio: 'pipe' }).toString();
+      expect(out).toMatch(/: good/);
+    } finally {
+      await ocsp.close();
+    }
+  });
+});
