@@ -280,5 +280,10 @@ export {
   type TransactionChange,
   type OutboxInput,
   type OutboxMessage,
+  type OutboxAttempt,
   type DueTimer,
 } from './store/store.js';
+// Events (issue 7): postback format and checking, the mail row payload.
+export { verifyPostback, type PostbackVerification, type PostbackHeaders } from './events/verify-postback.js';
+export { postbackChecksum, postbackSignature } from './events/postback.js';
+export { mailRow, parseMailPayload, type MailPayload, type MailPayloadKind } from './events/mail-payload.js';
