@@ -29,6 +29,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'check an evidential receipt (seal, audit log chain, documents): paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <file.pdf> ...] [--json]',
     load: async () => (await import('./cli/receipt.js')).receiptCommand,
   },
+  bench: {
+    summary: 'time an operation on your own file: paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]',
+    load: async () => (await import('./cli/bench.js')).benchCommand,
+  },
   serve: {
     summary: 'run the transaction service (HOST, PORT, PARAPH_DATA_DIR, PARAPH_PUBLIC_URL, ...): paraph serve [--config <file.json>]',
     load: async () => (await import('./cli/serve.js')).serveCommand,
