@@ -1,12 +1,14 @@
 /**
  * The outbox worker (decisions.md §7, issue 7 "Outbox and worker"): claims due rows with a lease (rows of a crashed
- * worker come back when their lease ends), delivers them concurrently — the store hands out one row per order key
- * at a time, so postbacks to one URL stay in order while other URLs go on —, records every attempt, and retries
- * with backoff and jitter for 72 hours; a row given up on is audited (mails also get activity 999).
- * Delivery is at least once: a row delivered just before a crash is delivered again after the restart.
+ * worker come back when their lease ends) and delivers them concurrently. The store hands out one row per order key
+ * at a time, so postbacks to one URL stay in order; a slow or failing URL holds only its own queue, because the
+ * worker claims new rows as soon as any delivery ends instead of waiting for a whole batch. Outcomes are written
+ * in batches (attempt record + done / retry at / failed in one store write); retries back off with jitter for 72
+ * hours; a row given up on is audited (mails also get activity 999). Delivery is at least once: a row delivered
+ * just before a crash is delivered again after the restart.
  */
 import type { ServiceContext } from '../service/context.js';
-import type { OutboxMessage } from '../store/store.js';
+import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
 import { nextRetryAt } from './backoff.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { deliverMail, recordMailFailure, type MailDeps } from './deliver-mail.js';
@@ -26,26 +28,32 @@ export interface EventWorkerOptions {
   readonly random?: () => number;
   /** Lease of a claimed row (default 120 s: longer than the 30 s postback timeout plus a slow SMTP server). */
   readonly leaseMs?: number;
-  /** Rows claimed per round (default 64). */
-  readonly batchSize?: number;
+  /** Deliveries in flight at most (default 64). */
+  readonly concurrency?: number;
   /** Poll interval when idle (default 250 ms); {@link EventWorker.wake} cuts it short. */
   readonly idleMs?: number;
   readonly postbackTimeoutMs?: number;
 }
 
-/** Counts of one round. */
+/** Counts of {@link EventWorker.runOnce} / {@link EventWorker.drain}. */
 export interface EventRound {
   readonly delivered: number;
   readonly retried: number;
   readonly failed: number;
 }
 
+type Settled = { message: OutboxMessage; settlement: OutboxSettlement; outcome: DeliveryOutcome };
+
 /** The outbox worker of one process. Several processes may run one each against a shared store. */
 export class EventWorker {
   #stopped = true;
   #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #wakeRequested = false;
+  #inFlight = 0;
+  #pumping = false;
+  #pumpAgain = false;
+  #queue: Settled[] = [];
+  #flushing: Promise<void> | undefined;
+  #idle: (() => void)[] = [];
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -60,38 +68,30 @@ export class EventWorker {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
-    this.#schedule(0);
+    void this.#pump();
   }
 
-  /** Stops claiming and waits for the deliveries in flight. */
+  /** Stops claiming and waits for the deliveries in flight to be delivered and recorded. */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#running;
-  }
-
-  /** New rows were committed: run a round now rather than after the idle interval. */
-  wake(): void {
-    if (this.#stopped) return;
-    if (this.#running !== undefined) {
-      this.#wakeRequested = true;
-      return;
+    while (this.#inFlight > 0 || this.#queue.length > 0 || this.#flushing) {
+      await new Promise<void>((resolve) => this.#idle.push(resolve));
     }
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#schedule(0);
   }
 
-  /** One round (also for tests): claim due rows, deliver them all, record the outcomes. */
-  async runOnce(): Promise<EventRound> {
-    const now = this.ctx.clock();
-    const claimed = await this.ctx.store.claimDue(now, this.options.batchSize ?? 64, this.options.leaseMs ?? 120_000);
-    const outcomes = await Promise.all(claimed.map((message) => this.#handle(message)));
-    return {
-      delivered: outcomes.filter((o) => o === 'delivered').length,
-      retried: outcomes.filter((o) => o === 'retry').length,
-      failed: outcomes.filter((o) => o === 'failed').length,
-    };
+  /** New rows were committed: claim now rather than after the idle interval. */
+  wake(): void {
+    if (!this.#stopped) void this.#pump();
+  }
+
+  /** One round for tests (worker not started): claim every due row, deliver them all, record the outcomes. */
+  async runOnce(limit = 256): Promise<EventRound> {
+    const claimed = await this.ctx.store.claimDue(this.ctx.clock(), limit, this.options.leaseMs ?? 120_000);
+    const settled = await Promise.all(claimed.map((message) => this.#deliverAndJudge(message)));
+    await this.#settle(settled);
+    return count(settled);
   }
 
   /** Runs rounds until nothing is due at the clock's now (tests; bounded by `maxRounds`). */
@@ -107,6 +107,69 @@ export class EventWorker {
     return total;
   }
 
+  async #pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        if (this.#stopped) return;
+        const room = (this.options.concurrency ?? 64) - this.#inFlight;
+        if (room <= 0) return;
+        let claimed: OutboxMessage[] = [];
+        try {
+          claimed = await this.ctx.store.claimDue(this.ctx.clock(), room, this.options.leaseMs ?? 120_000);
+        } catch (error) {
+          this.options.log.error({ err: error }, 'claiming outbox rows failed');
+        }
+        for (const message of claimed) {
+          this.#inFlight++;
+          void this.#deliverAndJudge(message).then((settled) => {
+            this.#inFlight--;
+            this.#queue.push(settled);
+            this.#scheduleFlush();
+          });
+        }
+        if (claimed.length === 0 && this.#inFlight === 0) this.#sleep();
+      } while (this.#pumpAgain);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #sleep(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#pump();
+    }, this.options.idleMs ?? 250);
+    this.#timer.unref();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushing) return;
+    this.#flushing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(async () => {
+        while (this.#queue.length > 0) {
+          const batch = this.#queue.splice(0);
+          try {
+            await this.#settle(batch);
+          } catch (error) {
+            // The rows stay leased and come back when the lease ends: delivered again, at least once.
+            this.options.log.error({ err: error, rows: batch.length }, 'recording outbox outcomes failed');
+          }
+        }
+      })
+      .finally(() => {
+        this.#flushing = undefined;
+        if (this.#inFlight === 0 && this.#queue.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        if (!this.#stopped) void this.#pump();
+      });
+  }
+
   async #deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
     try {
       if (message.kind === 'postback') {
@@ -119,51 +182,39 @@ export class EventWorker {
     }
   }
 
-  async #handle(message: OutboxMessage): Promise<'delivered' | 'retry' | 'failed'> {
+  async #deliverAndJudge(message: OutboxMessage): Promise<Settled> {
     const outcome = await this.#deliver(message);
     const at = this.ctx.clock();
-    const store = this.ctx.store;
     const base = { outboxId: message.id, attempt: message.attempts, at, ...(outcome.responseCode !== undefined ? { responseCode: outcome.responseCode } : {}) };
     if (outcome.ok) {
-      await store.recordAttempt({ ...base, outcome: 'delivered', ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) });
-      await store.markDone(message.id);
-      return 'delivered';
+      return { message, outcome, settlement: { attempt: { ...base, outcome: 'delivered', ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) } } };
     }
     const retryAt = outcome.permanent ? undefined : nextRetryAt(at, message.firstDueAt, message.attempts, this.options.random ?? Math.random);
-    await store.recordAttempt({ ...base, outcome: retryAt ? 'retry' : 'failed', detail: outcome.error });
-    await store.markFailed(message.id, outcome.error, retryAt);
-    if (retryAt) return 'retry';
-    this.options.log.error({ outboxId: message.id, kind: message.kind, error: outcome.error, url: urlOf(message) }, 'outbox row given up');
-    try {
-      if (message.kind === 'mail') await recordMailFailure(this.ctx, message, outcome.error);
-      if (message.kind === 'postback') await recordPostbackFailure(this.ctx, message, outcome.error, outcome.responseCode);
-    } catch (error) {
-      this.options.log.error({ err: error, outboxId: message.id }, 'recording a given-up row failed');
-    }
-    return 'failed';
+    return {
+      message,
+      outcome,
+      settlement: { attempt: { ...base, outcome: retryAt ? 'retry' : 'failed', detail: outcome.error }, ...(retryAt ? { retryAt } : {}) },
+    };
   }
 
-  #schedule(delay: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      let busy = false;
-      this.#running = this.runOnce()
-        .then(
-          (round) => {
-            busy = round.delivered + round.retried + round.failed > 0;
-          },
-          (error: unknown) => this.options.log.error({ err: error }, 'event worker round failed'),
-        )
-        .finally(() => {
-          this.#running = undefined;
-          const again = busy || this.#wakeRequested;
-          this.#wakeRequested = false;
-          this.#schedule(again ? 0 : (this.options.idleMs ?? 250));
-        });
-    }, delay);
-    this.#timer.unref();
+  async #settle(batch: readonly Settled[]): Promise<void> {
+    await this.ctx.store.settleOutbox(batch.map((s) => s.settlement));
+    for (const { message, outcome, settlement } of batch) {
+      if (settlement.attempt.outcome !== 'failed' || outcome.ok) continue;
+      this.options.log.error({ outboxId: message.id, kind: message.kind, error: outcome.error, url: urlOf(message) }, 'outbox row given up');
+      try {
+        if (message.kind === 'mail') await recordMailFailure(this.ctx, message, outcome.error);
+        if (message.kind === 'postback') await recordPostbackFailure(this.ctx, message, outcome.error, outcome.responseCode);
+      } catch (error) {
+        this.options.log.error({ err: error, outboxId: message.id }, 'recording a given-up row failed');
+      }
+    }
   }
+}
+
+function count(settled: readonly Settled[]): EventRound {
+  const by = (o: string) => settled.filter((s) => s.settlement.attempt.outcome === o).length;
+  return { delivered: by('delivered'), retried: by('retry'), failed: by('failed') };
 }
 
 function urlOf(message: OutboxMessage): string | undefined {

@@ -28,6 +28,7 @@ import {
   type DueTimer,
   type OutboxAttempt,
   type OutboxKind,
+  type OutboxSettlement,
   type OutboxMessage,
   type Store,
   type TransactionChange,
@@ -368,9 +369,22 @@ export class SqliteStore implements Store {
     }
   }
 
-  async recordAttempt(attempt: OutboxAttempt): Promise<void> {
-    this.sql('INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(attempt.outboxId, attempt.attempt, attempt.at.getTime(), attempt.outcome, attempt.responseCode ?? null, attempt.detail ?? null);
+  async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {
+    if (settlements.length === 0) return;
+    const db = this.live();
+    const insert = this.sql('INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail) VALUES (?, ?, ?, ?, ?, ?)');
+    const done = this.sql("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?");
+    const retry = this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?');
+    const failed = this.sql("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?");
+    db.transaction(() => {
+      for (const { attempt, retryAt } of settlements) {
+        insert.run(attempt.outboxId, attempt.attempt, attempt.at.getTime(), attempt.outcome, attempt.responseCode ?? null, attempt.detail ?? null);
+        const error = attempt.detail ?? null;
+        if (attempt.outcome === 'delivered') done.run(attempt.outboxId);
+        else if (attempt.outcome === 'retry' && retryAt !== undefined) retry.run(retryAt.getTime(), error, attempt.outboxId);
+        else failed.run(error, attempt.outboxId);
+      }
+    }).immediate();
   }
 
   async listAttempts(outboxId: number): Promise<OutboxAttempt[]> {

@@ -61,6 +61,12 @@ export interface OutboxMessage {
   firstDueAt: Date;
 }
 
+/** An attempt and what follows from it; `retryAt` is required when the outcome is `retry`. */
+export interface OutboxSettlement {
+  attempt: OutboxAttempt;
+  retryAt?: Date;
+}
+
 /** One delivery attempt of an outbox row (decisions.md §7 "Every attempt is recorded"). */
 export interface OutboxAttempt {
   outboxId: number;
@@ -157,8 +163,12 @@ export interface Store {
   markDone(id: number): Promise<void>;
   /** Records the error; with `retryAt` the row is due again then, without it the row is given up (`failed`). */
   markFailed(id: number, error: string, retryAt?: Date): Promise<void>;
-  /** Records one delivery attempt of an outbox row. */
-  recordAttempt(attempt: OutboxAttempt): Promise<void>;
+  /**
+   * Records delivery attempts and their consequences in one write: `delivered` marks the row done, `retry` makes it
+   * due again at `retryAt`, `failed` gives it up. (One write for a whole round keeps the worker off the disk's
+   * fsync rate.)
+   */
+  settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void>;
   /** The attempts of an outbox row, in order. */
   listAttempts(outboxId: number): Promise<OutboxAttempt[]>;
 

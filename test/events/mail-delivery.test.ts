@@ -1,0 +1,164 @@
+/**
+ * Mails through a real SMTP server on 127.0.0.1 (issue 7, `smtp-server` + `mailparser`): the sign request carries
+ * the SignUrl, the signer's message and the document name and records 101; the confirmation carries the signed PDF
+ * and the receipt; receivers get the signed documents (301); a refused recipient gives 999 at once; without SMTP
+ * the mail is an .eml file in the data directory. Templates: en-US and nl-NL, others fall back to en-US.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailRow } from '../../src/events/mail-payload.js';
+import { renderMailText } from '../../src/events/mail-templates.js';
+import { completionMailRows } from '../../src/service/outbox-rows.js';
+import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { checkSignedPdf } from '../helpers/external-tools.js';
+
+let sink: SmtpSink;
+let service: TestService;
+
+beforeAll(async () => {
+  sink = await startSmtpSink({ refuseRecipient: (address) => (address.startsWith('bounce@') ? 550 : undefined) });
+  service = await startTestService({ env: { PARAPH_SMTP_URL: sink.url } });
+}, 60_000);
+
+afterAll(async () => {
+  await service?.dispose();
+  await sink?.close();
+});
+
+async function createWithFile(json: Record<string, unknown>, fileId = 'Contract.pdf'): Promise<string> {
+  const created = await call(service.url, 'POST', '/api/transaction', { json });
+  expect(created.status, created.text).toBe(200);
+  const id = created.json.Id as string;
+  const pdf = await makePdf([['An agreement to sign']]);
+  const upload = await call(service.url, 'PUT', `/api/transaction/${id}/file/${encodeURIComponent(fileId)}`, {
+    body: pdf,
+    headers: { 'content-type': 'application/pdf', digest: digestHeader(pdf) },
+  });
+  expect(upload.status).toBe(201);
+  return id;
+}
+
+describe('mail over SMTP', () => {
+  it('sends the sign request with the SignUrl, message and document name, and records 101', async () => {
+    const id = await createWithFile({
+      Reference: 'mail-1',
+      Signers: [{ Email: 'alice@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign the lease <today>.', Language: 'en-US' }],
+    });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    const before = sink.received.length;
+    expect(await service.server.events.drain()).toMatchObject({ delivered: 1, failed: 0 });
+    const raw = sink.received[before]!;
+    expect(raw.to).toEqual(['alice@example.com']);
+    const mail = await simpleParser(raw.raw);
+    const got = await call(service.url, 'GET', `/api/transaction/${id}`);
+    const signUrl = got.json.Signers[0].SignUrl as string;
+    expect(signUrl).toMatch(/\/sign\//);
+    expect(mail.subject).toBe('Please sign: mail-1');
+    expect(mail.text).toContain(signUrl);
+    expect(mail.text).toContain('Please sign the lease <today>.');
+    expect(mail.text).toContain('Contract.pdf');
+    expect(mail.html).toContain(`href="${signUrl.replace(/&/g, '&#38;')}"`);
+    expect(mail.html).toContain('Please sign the lease &#60;today&#62;.');
+    expect(got.json.Signers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual([101]);
+  });
+
+  it('sends the confirmation with the signed PDF and the receipt, and receivers the signed documents (301)', async () => {
+    const id = await createWithFile({ Seal: true, Reference: 'mail-2', Language: 'en-US', Receivers: [{ Email: 'bob@example.com', Name: 'Bob', Language: 'nl-NL' }] }, 'Offer 7');
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    const stored = await service.server.store.getTransaction(id);
+    expect(stored?.Status).toBe(30);
+    // A confirmation as a signer with SendSignConfirmation gets it (the signer flow enqueues it with completionMailRows).
+    await service.server.store.commit({
+      transaction: stored!,
+      expectedVersion: stored!.version,
+      outbox: [mailRow({ transactionId: id, kind: 'confirmation', to: 'carol@example.com' })],
+    });
+    const before = sink.received.length;
+    expect(await service.server.events.drain()).toMatchObject({ delivered: 2, failed: 0 });
+    const mails = await Promise.all(sink.received.slice(before).map((m) => simpleParser(m.raw)));
+    const toBob = mails.find((m) => m.subject?.startsWith('Ondertekende documenten'));
+    const toCarol = mails.find((m) => m.subject === 'Signed: mail-2');
+    expect(toBob?.attachments.map((a) => [a.filename, a.contentType])).toEqual([['Offer 7.pdf', 'application/pdf']]);
+    expect(toCarol?.attachments.map((a) => a.filename)).toEqual(['Offer 7.pdf', 'receipt.pdf']);
+    const signed = await call(service.url, 'GET', `/api/transaction/${id}/file/Offer%207`);
+    expect(Buffer.from(toCarol!.attachments[0]!.content).equals(Buffer.from(signed.bytes))).toBe(true);
+    const receipt = await call(service.url, 'GET', `/api/file/receipt/${id}`);
+    expect(Buffer.from(toCarol!.attachments[1]!.content).equals(Buffer.from(receipt.bytes))).toBe(true);
+    const sealCa = (await call(service.url, 'GET', '/api/ca/seal.pem', { auth: false })).text;
+    const tools = await checkSignedPdf(new Uint8Array(toBob!.attachments[0]!.content), sealCa);
+    expect(tools.pdfsig.map((s) => s.valid), tools.details).toEqual([true]);
+    const got = await call(service.url, 'GET', `/api/transaction/${id}`);
+    expect(got.json.Receivers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual([301]);
+  });
+
+  it('records 999 at once when the SMTP server refuses the recipient permanently', async () => {
+    const id = await createWithFile({ Signers: [{ Email: 'bounce@example.com', SendSignRequest: true, SignRequestMessage: 'Hi' }] });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    expect(await service.server.events.drain()).toMatchObject({ delivered: 0, failed: 1 });
+    const got = await call(service.url, 'GET', `/api/transaction/${id}`);
+    const activities = got.json.Signers[0].Activities as { Code: number; Info: string }[];
+    expect(activities.map((a) => a.Code)).toEqual([999]);
+    expect(activities[0]!.Info).toContain('bounce@example.com');
+    const audit = await service.server.store.listAuditEntries(id);
+    expect(audit.at(-1)).toMatchObject({ type: 'mail.failed', data: { kind: 'invitation', to: 'bounce@example.com' } });
+  });
+});
+
+describe('mail without SMTP', () => {
+  it('writes an .eml file under the data directory', async () => {
+    const local = await startTestService();
+    try {
+      const created = await call(local.url, 'POST', '/api/transaction', {
+        json: { Signers: [{ Email: 'dave@example.com', SendSignRequest: true, SignRequestMessage: 'Graag tekenen', Language: 'nl-NL' }] },
+      });
+      const id = created.json.Id as string;
+      const pdf = await makePdf([['Text']]);
+      await call(local.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
+      expect((await call(local.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+      expect(await local.server.events.drain()).toMatchObject({ delivered: 1 });
+      const files = await readdir(join(local.dataDir, 'mail'));
+      expect(files.filter((f) => f.endsWith('.eml'))).toHaveLength(1);
+      const mail = await simpleParser(await readFile(join(local.dataDir, 'mail', files[0]!)));
+      expect(mail.subject).toMatch(/^Verzoek tot ondertekening/);
+      expect(mail.text).toContain('Graag tekenen');
+      expect(mail.text).toContain('/sign/');
+    } finally {
+      await local.dispose();
+    }
+  });
+});
+
+describe('templates', () => {
+  it('have en-US and nl-NL texts for every kind; other languages fall back to en-US', () => {
+    const kinds = ['invitation', 'reminder', 'confirmation', 'documents', 'receipt', 'cancellation', 'notification', 'verification-code'] as const;
+    for (const kind of kinds) {
+      const en = renderMailText({ kind, language: 'en-US', documents: ['a.pdf'], reference: 'R' });
+      const nl = renderMailText({ kind, language: 'nl-NL', documents: ['a.pdf'], reference: 'R' });
+      const de = renderMailText({ kind, language: 'de-DE', documents: ['a.pdf'], reference: 'R' });
+      expect(nl.text).not.toBe(en.text);
+      expect(de).toEqual(en);
+      expect(en.html).toMatch(/^<!doctype html>/);
+    }
+    const code = renderMailText({ kind: 'verification-code', language: 'en-US', documents: [], code: '123456' });
+    expect(code.text).toContain('123456');
+    expect(renderMailText({ kind: 'invitation', language: 'en-US', documents: [], subject: 'A\r\nBcc: x@y' }).subject).toBe('A Bcc: x@y');
+  });
+
+  it('completion mails go to signers with SendSignConfirmation and to every receiver', () => {
+    const rows = completionMailRows({
+      Id: 't',
+      Signers: [
+        { Id: 'S1', Email: 's1@x', SendSignConfirmation: true },
+        { Id: 'S2', Email: 's2@x' },
+      ],
+      Receivers: [{ Id: 'R1', Email: 'r1@x' }],
+    } as unknown as Parameters<typeof completionMailRows>[0]);
+    expect(rows.map((r) => r.payload)).toEqual([
+      { transactionId: 't', kind: 'confirmation', signerId: 'S1', to: 's1@x' },
+      { transactionId: 't', kind: 'documents', receiverId: 'R1', to: 'r1@x' },
+    ]);
+  });
+});
