@@ -158,6 +158,11 @@ export interface Signer {
   CreatedDateTime: string;
   ModifiedDateTime: string;
   Context?: JsonObject;
+  /**
+   * Progress of the signer's session behind SignUrl (issue 6: verifications done, one-time code hashes, the scribble,
+   * the sign request id). Internal: never part of a response; deleted when the transaction is cleaned.
+   */
+  SignSession?: JsonObject;
 }
 
 /** A receiver of the finished documents (spec §2.4). */
@@ -420,7 +425,7 @@ const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', '
 export function cleanTransaction(tx: Transaction, now: Date): Transaction {
   const at = formatTime(now);
   const signers = tx.Signers.map((signer) => {
-    const { SignToken: _token, Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, ...kept } = signer;
+    const { SignToken: _token, Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, SignSession: _session, ...kept } = signer;
     return {
       ...kept,
       Verifications: signer.Verifications.map((v) => stripFields(v, SENSITIVE_VERIFICATION_FIELDS)),

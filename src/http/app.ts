@@ -22,6 +22,9 @@ import { publicRoutes } from './public.routes.js';
 import { receiptRoutes } from './receipt.routes.js';
 import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
 import { transactionRoutes } from './transaction.routes.js';
+import { signerRoutes, redactSignToken } from './signer.routes.js';
+import { signPageRoutes } from './sign-page.routes.js';
+import { defaultVerificationSenders, type VerificationSenders } from '../service/verification-senders.js';
 import { formatSchemaErrors } from './validation-messages.js';
 
 /** What the app is built from. */
@@ -39,6 +42,8 @@ export interface AppDeps {
   readonly healthy?: () => boolean;
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
+  /** Senders of the PhoneNumber/Email verification codes (default: SMS to the log, e-mail through the mail outbox). */
+  readonly verificationSenders?: VerificationSenders;
 }
 
 /** Headers that carry credentials: never logged. */
@@ -46,7 +51,12 @@ export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.applica
 
 /** Pino options of the service: request ids, nothing secret. */
 export function loggerOptions(level: string): Record<string, unknown> {
-  return { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // The SignUrl token is a credential (decisions.md §6): never in a log line.
+    serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactSignToken(req.url ?? ''), id: req.id }) },
+  };
 }
 
 /**
@@ -102,6 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
   });
+  const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log);
+  await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });
+  await app.register(signPageRoutes(ctx));
   return app;
 }
 

@@ -1,0 +1,101 @@
+/**
+ * The signing page at SignUrl (`/sign/<token>`, decisions.md §6, issue 6): server-rendered HTML in the signer's
+ * language, built on the signer JSON API by one small module script; pdf.js (`pdfjs-dist`) and `signature_pad`
+ * are served from node_modules by the asset route, so the page makes no third-party request. Every response
+ * carries a CSP without inline scripts, frame-ancestors 'none' plus X-Frame-Options DENY (clickjacking), no
+ * referrer (the token is in the URL) and no caching.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { ParaphError } from '../errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { findSignerByToken } from '../service/signer/signer-access.js';
+import { renderSignPage, renderSignErrorPage } from './sign-page-html.js';
+import { signPageTexts } from './sign-page-texts.js';
+
+/** The Content-Security-Policy of the page and its assets. */
+export const SIGN_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Asset name → [file, content type]. Only these are served. */
+function assetTable(): Map<string, [string, string]> {
+  const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));
+  const pad = dirname(require.resolve('signature_pad'));
+  // Run from src/ (tsx) or from dist/ (the build copies nothing but .ts output: fall back to the sources).
+  const own = [join(here, 'sign-page'), join(here, '../../src/http/sign-page')].find((dir) => existsSync(join(dir, 'sign-page.js'))) ?? join(here, 'sign-page');
+  return new Map([
+    ['sign-page.js', [join(own, 'sign-page.js'), 'text/javascript; charset=utf-8']],
+    ['sign-page.css', [join(own, 'sign-page.css'), 'text/css; charset=utf-8']],
+    ['pdf.min.mjs', [join(pdfjs, 'legacy/build/pdf.min.mjs'), 'text/javascript; charset=utf-8']],
+    ['pdf.worker.min.mjs', [join(pdfjs, 'legacy/build/pdf.worker.min.mjs'), 'text/javascript; charset=utf-8']],
+    ['signature_pad.umd.min.js', [join(pad, 'signature_pad.umd.min.js'), 'text/javascript; charset=utf-8']],
+  ]);
+}
+
+function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', SIGN_PAGE_CSP)
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('cross-origin-opener-policy', 'same-origin')
+    .header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
+}
+
+/** Registers `/sign/:token` and `/sign/assets/*`. */
+export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  const assets = assetTable();
+  const cache = new Map<string, Buffer>();
+  const fontsDir = join(dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts');
+  return async (app) => {
+    app.get<{ Params: { name: string } }>('/sign/assets/:name', async (request, reply) => {
+      const entry = assets.get(request.params.name);
+      if (entry === undefined) return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      let body = cache.get(entry[0]);
+      if (body === undefined) {
+        body = await readFile(entry[0]);
+        cache.set(entry[0], body);
+      }
+      return securityHeaders(reply).header('cache-control', 'public, max-age=3600').type(entry[1]).send(body);
+    });
+    app.get<{ Params: { name: string } }>('/sign/assets/standard_fonts/:name', async (request, reply) => {
+      const name = request.params.name;
+      if (!/^[A-Za-z0-9_-]+\.(pfb|ttf)$/.test(name)) return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      try {
+        const body = await readFile(join(fontsDir, name));
+        return securityHeaders(reply).header('cache-control', 'public, max-age=86400').type('application/octet-stream').send(body);
+      } catch {
+        return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      }
+    });
+    app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      try {
+        const { transaction, signer } = await findSignerByToken(ctx, request.params.token);
+        const texts = signPageTexts(signer.Language ?? transaction.Language);
+        return reply.send(renderSignPage(texts));
+      } catch (error) {
+        if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+        const texts = signPageTexts(request.headers['accept-language']);
+        return reply.code(error.code === 'SIGN_TOKEN_UNKNOWN' ? 404 : 410).send(renderSignErrorPage(texts, error.message));
+      }
+    });
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The signer JSON API behind SignUrl (decisions.md §6, issue 6), authorized by the token in the path only:
+ * GET session, GET file, POST verification, POST sign, POST reject. JSON bodies only (other content types get 415,
+ * which with the token in the path makes the API CSRF-safe); responses are never cached.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServiceContext } from '../service/context.js';
+import type { VerificationSenders } from '../service/verification-senders.js';
+import { downloadSignerFile } from '../service/signer/download-signer-file.js';
+import { openSignerSession } from '../service/signer/open-session.js';
+import { performVerification } from '../service/signer/perform-verification.js';
+import { rejectAsSigner } from '../service/signer/reject-as-signer.js';
+import { signAsSigner } from '../service/signer/sign-as-signer.js';
+import type { SignerRequestInfo } from '../service/signer/signer-access.js';
+import { RejectBodySchema, SignBodySchema, SignerFileParamsSchema, SignerParamsSchema, VerificationBodySchema } from './signer.schema.js';
+
+/** What the signer routes need besides the use cases' context. */
+export interface SignerRouteDeps {
+  readonly senders: VerificationSenders;
+}
+
+/** IP address and user agent of a request, for the audit trail. */
+export function requestInfo(request: FastifyRequest): SignerRequestInfo {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: (typeof agent === 'string' ? agent : '').slice(0, 512) };
+}
+
+/** Registers the signer API under `/api/signer`. */
+export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('cache-control', 'no-store');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-content-type-options', 'nosniff');
+      return payload;
+    });
+    const tags = ['signer'];
+    app.get('/:token', { schema: { params: SignerParamsSchema }, config: { openapi: { summary: "The signer's session", tags } } }, async (request) =>
+      openSignerSession(ctx, request.params.token, requestInfo(request)),
+    );
+    app.get(
+      '/:token/file/:fileId',
+      { schema: { params: SignerFileParamsSchema }, config: { openapi: { summary: 'A document to show the signer', tags } } },
+      async (request, reply) => {
+        const file = await downloadSignerFile(ctx, request.params.token, request.params.fileId, requestInfo(request));
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `inline; filename="${file.fileName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pdf"`)
+          .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+      },
+    );
+    app.post(
+      '/:token/verification',
+      { schema: { params: SignerParamsSchema, body: VerificationBodySchema }, config: { openapi: { summary: 'Perform a verification step', tags } } },
+      async (request) => performVerification(ctx, deps.senders, request.params.token, request.body),
+    );
+    app.post(
+      '/:token/sign',
+      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: { openapi: { summary: 'Sign', tags } } },
+      async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
+    );
+    app.post(
+      '/:token/reject',
+      { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: { openapi: { summary: 'Reject', tags } } },
+      async (request, reply) => reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request))),
+    );
+  };
+}
+
+/** A URL with the SignUrl token replaced, for logs (decisions.md §6: the token is a credential). */
+export function redactSignToken(url: string): string {
+  return url.replace(/^(\/(?:api\/signer|sign)\/)[^/?#]+/, '$1[token]');
+}

@@ -1,0 +1,35 @@
+/**
+ * JSON shapes of the signer API behind SignUrl (decisions.md §6, issue 6) as TypeBox schemas: the token parameter,
+ * the verification, sign and reject bodies. Shape only; the rules (order of verifications, codes, field formats)
+ * are the signer use cases'.
+ */
+import { Type } from 'typebox';
+
+/** `/:token` (and `/:token/file/:fileId`). */
+export const SignerParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+/** `/:token/file/:fileId`. */
+export const SignerFileParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), fileId: Type.String({ minLength: 1, maxLength: 2048 }) });
+
+/** POST /:token/verification. */
+export const VerificationBodySchema = Type.Object(
+  {
+    Type: Type.String({ minLength: 1, maxLength: 64 }),
+    Image: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    Name: Type.Optional(Type.String({ maxLength: 255 })),
+    Code: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /:token/sign: `{ "Fields": { "<fileId>": { "<formset>.<field>": value } } }`. */
+export const SignBodySchema = Type.Object(
+  {
+    Fields: Type.Optional(
+      Type.Record(Type.String(), Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 1000 }), Type.Boolean()]))),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /:token/reject. */
+export const RejectBodySchema = Type.Object({ Reason: Type.String({ maxLength: 1000 }) }, { additionalProperties: false });

@@ -1,0 +1,52 @@
+/**
+ * Use case GET /api/signer/<token>/file/<fileId> (decisions.md §6): the PDF the signer is shown — the prepared
+ * document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
+ * signer opens each document, with an audit entry.
+ */
+import { findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
+import { commitChange } from '../commit-change.js';
+import type { ServiceContext } from '../context.js';
+import { postbackRow } from '../outbox-rows.js';
+import { ServiceError } from '../service-error.js';
+import { endedMessage, findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
+
+/**
+ * The document's current PDF for the token's signer.
+ *
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `SIGNER_TRANSACTION_CLEANED`,
+ *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409).
+ */
+export async function downloadSignerFile(
+  ctx: ServiceContext,
+  token: string,
+  fileId: string,
+  _info: SignerRequestInfo,
+): Promise<{ bytes: Uint8Array; fileName: string }> {
+  const access = await findSignerByToken(ctx, token);
+  const tx = access.transaction;
+  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  const file = findFile(tx, fileId);
+  const blob = file?.Current ?? file?.Original;
+  if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', `There is no document ${JSON.stringify(fileId)} in this transaction.`);
+  const bytes = await ctx.store.blobs.read(blob.sha256);
+  const opened = access.signer.Activities.some((a) => a.Code === 105 && a.Info === fileId);
+  if (!opened && tx.Status === 10) {
+    await commitChange(
+      ctx,
+      async () => (await reloadAccess(ctx, access)).transaction,
+      (current, now) => {
+        const signer = current.Signers.find((s) => s.Id === access.signer.Id);
+        if (signer === undefined || current.Status !== 10 || signer.Activities.some((a) => a.Code === 105 && a.Info === fileId)) return undefined;
+        const next = recordActivity(current, { signerId: signer.Id }, { id: ctx.ids.id(), code: 105, info: fileId }, now);
+        const postback = postbackRow(next);
+        return {
+          transaction: next,
+          audit: [{ at: now, type: 'document.opened', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, fileId } }],
+          outbox: postback ? [postback] : [],
+        };
+      },
+    );
+  }
+  return { bytes, fileName: file.DisplayName ?? file.FileId };
+}

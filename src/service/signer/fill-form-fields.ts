@@ -1,0 +1,181 @@
+/**
+ * Writing a signer's values into the form fields paraph placed (ISO 32000-2 §12.7.4: text fields /V plus a new
+ * normal appearance; check boxes /V and /AS set to the on-state or Off), and the signer's initials for `SetParaph`
+ * (decisions.md §4: the initials at the bottom right of every page without a signature field, as a Stamp
+ * annotation with its own appearance), in one incremental update before the signer's signature. Pure: bytes in,
+ * bytes out.
+ */
+import fontkit from '@pdf-lib/fontkit';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFFont } from 'pdf-lib';
+import { loadBundledFont } from '../../pdf/fonts.js';
+import { checkBoxAppearance, num, textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
+import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { PlacementError } from '../../errors.js';
+import type { FieldValue } from './signer-fields.js';
+
+/** Initials to stamp (SetParaph). */
+export interface ParaphStamp {
+  /** PNG of the initials (the scribble), or undefined to write `text`. */
+  readonly image?: Uint8Array;
+  /** The initials as text (e.g. `J.J.`), used when there is no image. */
+  readonly text: string;
+  /** 1-based pages to stamp. */
+  readonly pages: readonly number[];
+}
+
+/**
+ * Fills `values` and stamps `paraph` into `pdf` in one incremental update. Returns the input unchanged when there is
+ * nothing to do.
+ *
+ * @throws PlacementError `FIELD_NOT_FOUND` when a field is not in the PDF.
+ */
+export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValue[], paraph?: ParaphStamp): Promise<Uint8Array> {
+  if (values.length === 0 && (paraph === undefined || paraph.pages.length === 0)) return pdf;
+  const session = await openPdfForUpdate(pdf);
+  const doc = session.doc;
+  const ctx = doc.context;
+  const texts = values.filter((v) => v.type !== 'Check').map((v) => String(v.value));
+  let font: PDFFont | undefined;
+  if (texts.length > 0 || (paraph && !paraph.image)) {
+    doc.registerFontkit(fontkit);
+    font = await doc.embedFont(await loadBundledFont('regular'), { subset: true });
+  }
+  for (const value of values) {
+    const field = findField(session, value.name);
+    if (field === undefined) throw new PlacementError('FIELD_NOT_FOUND', `The document has no field ${JSON.stringify(value.name)}.`);
+    session.markModified(field.ref);
+    if (value.type === 'Check') {
+      const on = value.value === true;
+      const state = PDFName.of(on ? exportName(value.exportValue ?? 'Yes') : 'Off');
+      field.dict.set(PDFName.of('V'), state);
+      for (const widget of field.widgets) {
+        session.markModified(widget.ref);
+        widget.dict.set(PDFName.of('AS'), state);
+      }
+      continue;
+    }
+    const text = String(value.value);
+    field.dict.set(PDFName.of('V'), PDFHexString.fromText(text));
+    for (const widget of field.widgets) {
+      const rect = widget.dict.lookup(PDFName.of('Rect'), PDFArray).asRectangle();
+      const rotation = widget.dict.lookupMaybe(PDFName.of('MK'), PDFDict)?.get(PDFName.of('R'))?.toString() ?? '0';
+      const [w, h] = rotation === '90' || rotation === '270' ? [rect.height, rect.width] : [rect.width, rect.height];
+      const oldStream = widget.dict.lookupMaybe(PDFName.of('AP'), PDFDict)?.lookupMaybe(PDFName.of('N'), PDFStream);
+      // Keep the old appearance's /Matrix: it undoes the page's /Rotate (fields.ts).
+      const matrixValue = oldStream?.dict.get(PDFName.of('Matrix'));
+      const content = textFieldAppearance(font as PDFFont, 'F1', w, h, textFieldFontSize(h), text);
+      const stream = ctx.flateStream(content, {
+        Type: 'XObject',
+        Subtype: 'Form',
+        BBox: [0, 0, w, h],
+        Resources: { Font: { F1: (font as PDFFont).ref } },
+      });
+      if (matrixValue) stream.dict.set(PDFName.of('Matrix'), matrixValue);
+      session.markModified(widget.ref);
+      widget.dict.set(PDFName.of('AP'), ctx.obj({ N: ctx.register(stream) }));
+    }
+  }
+  if (paraph) await stampParaph(session, paraph, font);
+  if (font) await font.embed();
+  return writeIncrementalUpdate(session).bytes;
+}
+
+/** The check box on-state name: the export value's UTF-8 bytes (as fields.ts writes it). */
+function exportName(value: string): string {
+  const bytes = new TextEncoder().encode(value);
+  return String.fromCharCode(...bytes);
+}
+
+interface Found {
+  readonly ref: PDFRef;
+  readonly dict: PDFDict;
+  readonly widgets: readonly { ref: PDFRef; dict: PDFDict }[];
+}
+
+/** The terminal field `<formset>.<key>` with its widgets (merged field/widget, or its /Kids). */
+function findField(session: PdfUpdateSession, name: string): Found | undefined {
+  const ctx = session.doc.context;
+  const acroForm = session.doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  const fields = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (fields === undefined) return undefined;
+  const parts = name.split('.');
+  let level: PDFArray | undefined = fields;
+  let found: { ref: PDFRef; dict: PDFDict } | undefined;
+  for (const part of parts) {
+    found = undefined;
+    for (let i = 0; level !== undefined && i < level.size(); i++) {
+      const ref = level.get(i);
+      const dict = ref instanceof PDFRef ? ctx.lookup(ref) : undefined;
+      if (ref instanceof PDFRef && dict instanceof PDFDict && partialName(dict) === part) {
+        found = { ref, dict };
+        break;
+      }
+    }
+    if (found === undefined) return undefined;
+    level = found.dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+  }
+  if (found === undefined) return undefined;
+  const kids = found.dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+  const widgets: { ref: PDFRef; dict: PDFDict }[] = [];
+  if (kids === undefined) widgets.push(found);
+  else {
+    for (let i = 0; i < kids.size(); i++) {
+      const ref = kids.get(i);
+      const dict = ref instanceof PDFRef ? ctx.lookup(ref) : undefined;
+      if (ref instanceof PDFRef && dict instanceof PDFDict) widgets.push({ ref, dict });
+    }
+  }
+  return { ...found, widgets };
+}
+
+function partialName(dict: PDFDict): string | undefined {
+  const t = dict.get(PDFName.of('T'));
+  if (t instanceof PDFString || t instanceof PDFHexString) return t.decodeText();
+  return undefined;
+}
+
+const STAMP_W = 60;
+const STAMP_H = 30;
+const STAMP_MARGIN = 18;
+
+/** Stamp annotations with the initials at the bottom right of the given pages (reader orientation ignored: 0°). */
+async function stampParaph(session: PdfUpdateSession, paraph: ParaphStamp, font: PDFFont | undefined): Promise<void> {
+  const doc = session.doc;
+  const ctx = doc.context;
+  const pages = doc.getPages();
+  const image = paraph.image ? await doc.embedPng(paraph.image) : undefined;
+  for (const n of paraph.pages) {
+    const page = pages[n - 1];
+    if (page === undefined) continue;
+    const box = page.getCropBox();
+    const x = box.x + box.width - STAMP_MARGIN - STAMP_W;
+    const y = box.y + STAMP_MARGIN;
+    let ops: string;
+    const resources: Record<string, unknown> = {};
+    if (image) {
+      const scale = Math.min(STAMP_W / image.width, STAMP_H / image.height);
+      const iw = image.width * scale;
+      const ih = image.height * scale;
+      ops = `q ${num(iw)} 0 0 ${num(ih)} ${num(STAMP_W - iw)} ${num((STAMP_H - ih) / 2)} cm /Im1 Do Q\n`;
+      resources.XObject = { Im1: image.ref };
+    } else {
+      const f = font as PDFFont;
+      const size = Math.min(14, STAMP_W / Math.max(1, f.widthOfTextAtSize(paraph.text, 1)));
+      const tw = f.widthOfTextAtSize(paraph.text, size);
+      ops = `BT 0.05 0.1 0.45 rg /F1 ${num(size)} Tf ${num(STAMP_W - tw)} ${num((STAMP_H - size * 0.73) / 2)} Td ${f.encodeText(paraph.text).toString()} Tj ET\n`;
+      resources.Font = { F1: f.ref };
+    }
+    const stream = ctx.flateStream(ops, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, STAMP_W, STAMP_H], Resources: resources as never });
+    const annot = ctx.obj({
+      Type: 'Annot',
+      Subtype: 'Stamp',
+      Name: 'Paraph',
+      Rect: [x, y, x + STAMP_W, y + STAMP_H],
+      F: 4 | 128, // Print, Locked
+      Contents: PDFHexString.fromText('Paraph'),
+      AP: { N: ctx.register(stream) },
+      P: page.ref,
+    });
+    appendPageAnnotation(session, page.ref, ctx.register(annot));
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Use case POST /api/signer/<token>/verification (decisions.md §6, issue 6): the verifications paraph performs,
+ * in the order the signer's `Verifications` list them — `Consent`, `Scribble` (a drawn PNG, or a typed name unless
+ * RequireHandsignature; the name fixed when ScribbleNameFixed), `PhoneNumber` and `Email` one-time codes (6 digits,
+ * valid 10 minutes, 5 attempts, a new code at most once a minute and 5 codes per verification). Each completed step
+ * is an audit entry `verification.performed` (evidence without secrets).
+ */
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import type { JsonValue, Signer } from '../../domain/transaction.js';
+import { formatTime } from '../../domain/transaction.js';
+import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
+import { commitChange } from '../commit-change.js';
+import type { ServiceContext } from '../context.js';
+import { ServiceError } from '../service-error.js';
+import type { VerificationSenders } from '../verification-senders.js';
+import {
+  assertCanAct,
+  assertTurn,
+  findSignerByToken,
+  readSignSession,
+  reloadAccess,
+  signerSteps,
+  withSignSession,
+  type PendingCode,
+  type SignSession,
+} from './signer-access.js';
+
+/** Limits of the one-time codes. */
+export const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
+/** Largest accepted scribble PNG (decoded). */
+export const MAX_SCRIBBLE_BYTES = 512 * 1024;
+
+/** A verification request body. */
+export interface VerificationRequest {
+  readonly Type: string;
+  /** Scribble: `data:image/png;base64,…`. */
+  readonly Image?: string;
+  /** Scribble: the name (typed or confirmed). */
+  readonly Name?: string;
+  /** PhoneNumber/Email: the code received; without it a code is sent. */
+  readonly Code?: string;
+}
+
+/** The outcome: whether the step is done, or a code was sent. */
+export interface VerificationOutcome {
+  readonly Type: string;
+  readonly Done: boolean;
+  readonly CodeSent?: boolean;
+  /** Verifications still to do after this one. */
+  readonly Remaining: readonly string[];
+}
+
+/**
+ * Performs (or, for a code verification without `Code`, starts) the next verification of the signer.
+ *
+ * @throws ServiceError `VERIFICATION_UNKNOWN` (a type the signer does not have), `VERIFICATION_OUT_OF_ORDER`,
+ *   `VERIFICATION_ALREADY_DONE`, `SCRIBBLE_INVALID`, `SCRIBBLE_NAME_FIXED`, `CODE_NOT_SENT`, `CODE_WRONG`,
+ *   `CODE_EXPIRED`, `CODE_ATTEMPTS_EXCEEDED`, `CODE_RESEND_TOO_SOON` (429), plus the refusals of assertCanAct/assertTurn.
+ */
+export async function performVerification(
+  ctx: ServiceContext,
+  senders: VerificationSenders,
+  token: string,
+  request: VerificationRequest,
+): Promise<VerificationOutcome> {
+  const access = await findSignerByToken(ctx, token);
+  let outcome: VerificationOutcome | undefined;
+  let refusal: ServiceError | undefined;
+  await commitChange(
+    ctx,
+    async () => (await reloadAccess(ctx, access)).transaction,
+    async (tx, now) => {
+      refusal = undefined;
+      const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
+      assertCanAct(tx, signer);
+      assertTurn(tx, signer);
+      const steps = signerSteps(signer);
+      const session = readSignSession(signer);
+      const step = steps.find((s) => s.type === request.Type && !session.done.includes(s.index)) ?? steps.find((s) => s.type === request.Type);
+      if (step === undefined) {
+        throw new ServiceError('VERIFICATION_UNKNOWN', `Type: ${JSON.stringify(request.Type)} is not one of your verifications (${steps.map((s) => s.type).join(', ')}).`);
+      }
+      if (session.done.includes(step.index)) throw new ServiceError('VERIFICATION_ALREADY_DONE', `Verification ${step.type} is already done.`);
+      const pending = steps.find((s) => !session.done.includes(s.index));
+      if (pending !== undefined && pending.index !== step.index) {
+        throw new ServiceError('VERIFICATION_OUT_OF_ORDER', `Complete the ${pending.type} verification first.`);
+      }
+      const remainingAfter = steps.filter((s) => !session.done.includes(s.index) && s.index !== step.index).map((s) => s.type);
+      const actor = `signer:${signer.Id}` as const;
+      const done = (next: SignSession, evidence: Record<string, string>, extra: { audit?: AuditEntryInput[] } = {}) => {
+        outcome = { Type: step.type, Done: true, Remaining: remainingAfter };
+        const updated = withSignSession(tx, signer.Id, { ...next, done: [...next.done, step.index] });
+        return {
+          transaction: { ...updated, ModifiedDateTime: formatTime(now) },
+          audit: [
+            ...(extra.audit ?? []),
+            { at: now, type: 'verification.performed' as const, actor, data: { signerId: signer.Id, verification: step.type, result: 'passed' as const, evidence } },
+          ],
+        };
+      };
+      switch (step.type) {
+        case 'Consent':
+          return done(session, { consent: 'given' });
+        case 'Scribble': {
+          const scribble = checkScribble(signer, step.spec, request);
+          return done({ ...session, scribble }, { name: scribble.name, kind: scribble.imageBase64 ? 'drawn' : 'typed' });
+        }
+        case 'PhoneNumber':
+        case 'Email': {
+          const to = step.type === 'PhoneNumber'
+            ? (typeof step.spec.Number === 'string' ? step.spec.Number : signer.Mobile)
+            : (typeof step.spec.Email === 'string' ? step.spec.Email : signer.Email);
+          if (to === undefined || to === '') throw new ServiceError('VERIFICATION_NO_RECIPIENT', `${step.type}: no phone number is known for you; contact the sender.`);
+          const key = String(step.index);
+          const code = session.codes[key];
+          if (request.Code === undefined) {
+            if (code !== undefined && now.getTime() - Date.parse(code.sentAt) < CODE_RULES.resendAfterMs) {
+              throw new ServiceError('CODE_RESEND_TOO_SOON', 'A code was sent less than a minute ago: wait a minute before asking for a new one.');
+            }
+            if (code !== undefined && code.sends >= CODE_RULES.maxSends) {
+              throw new ServiceError('CODE_SEND_LIMIT', `${CODE_RULES.maxSends} codes were sent already: contact the sender of the documents.`);
+            }
+            const plain = String(randomInt(0, 1_000_000)).padStart(6, '0');
+            const expiresAt = new Date(now.getTime() + CODE_RULES.validMs);
+            const sender = step.type === 'PhoneNumber' ? senders.sms : senders.email;
+            const rows: readonly OutboxInput[] = await sender({
+              transactionId: tx.Id,
+              signerId: signer.Id,
+              to,
+              code: plain,
+              language: signer.Language ?? tx.Language,
+              expiresAt,
+            });
+            const next: PendingCode = { codeSha256: sha256(plain), expiresAt: formatTime(expiresAt), attempts: 0, sentAt: formatTime(now), sends: (code?.sends ?? 0) + 1 };
+            outcome = { Type: step.type, Done: false, CodeSent: true, Remaining: [step.type, ...remainingAfter] };
+            return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: next } }), ModifiedDateTime: formatTime(now) }, outbox: rows };
+          }
+          if (code === undefined) throw new ServiceError('CODE_NOT_SENT', `${step.type}: ask for a code first (send {"Type": "${step.type}"}).`);
+          if (!/^\d{6}$/.test(request.Code)) throw new ServiceError('CODE_WRONG', `Code: enter the 6 digits of the code you received.`);
+          if (now.getTime() > Date.parse(code.expiresAt)) throw new ServiceError('CODE_EXPIRED', 'The code has expired (codes are valid for 10 minutes): ask for a new code.');
+          if (code.attempts >= CODE_RULES.maxAttempts) {
+            throw new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.');
+          }
+          if (!timingSafeEqual(Buffer.from(sha256(request.Code), 'hex'), Buffer.from(code.codeSha256, 'hex'))) {
+            // The wrong attempt is committed, then the refusal is answered.
+            const attempts = code.attempts + 1;
+            refusal = attempts >= CODE_RULES.maxAttempts
+              ? new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.')
+              : new ServiceError('CODE_WRONG', `The code is not correct: check it and try again (${CODE_RULES.maxAttempts - attempts} attempts left).`);
+            return {
+              transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: { ...code, attempts } } }), ModifiedDateTime: formatTime(now) },
+            };
+          }
+          const { [key]: _used, ...codes } = session.codes;
+          const evidence: Record<string, string> = step.type === 'PhoneNumber' ? { number: `…${to.slice(-2)}` } : { email: to };
+          return done({ ...session, codes }, evidence);
+        }
+        default:
+          throw new ServiceError('VERIFICATION_NOT_AVAILABLE', `Verification ${step.type} needs an identity provider, and none is configured.`);
+      }
+    },
+  );
+  if (refusal !== undefined) throw refusal;
+  return outcome as VerificationOutcome;
+}
+
+function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): { imageBase64?: string; name: string } {
+  const requireImage = spec.RequireHandsignature === true || signer.RequireScribble === true;
+  const fixed = spec.ScribbleNameFixed === true || signer.ScribbleNameFixed === true;
+  const preset = typeof spec.ScribbleName === 'string' ? spec.ScribbleName : signer.ScribbleName;
+  let name = (request.Name ?? '').trim();
+  if (fixed && preset !== undefined) {
+    if (name !== '' && name !== preset) throw new ServiceError('SCRIBBLE_NAME_FIXED', `Name: the name is fixed to ${JSON.stringify(preset)} and cannot be changed.`);
+    name = preset;
+  }
+  if (name === '' && preset !== undefined) name = preset;
+  if (name === '' || name.length > 255 || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new ServiceError('SCRIBBLE_INVALID', 'Name: enter your full name (at most 255 characters).');
+  }
+  if (request.Image === undefined) {
+    if (requireImage) throw new ServiceError('SCRIBBLE_INVALID', 'Image: draw your signature; a typed name is not accepted for this document.');
+    return { name };
+  }
+  const prefix = 'data:image/png;base64,';
+  if (!request.Image.startsWith(prefix)) throw new ServiceError('SCRIBBLE_INVALID', 'Image: send the drawn signature as data:image/png;base64,…');
+  const bytes = Buffer.from(request.Image.slice(prefix.length), 'base64');
+  const png = bytes.length > 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  if (!png) throw new ServiceError('SCRIBBLE_INVALID', 'Image: the drawn signature is not a PNG image.');
+  if (bytes.length > MAX_SCRIBBLE_BYTES) throw new ServiceError('SCRIBBLE_INVALID', `Image: the drawn signature is larger than ${MAX_SCRIBBLE_BYTES / 1024} KiB.`);
+  return { imageBase64: bytes.toString('base64'), name };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** True when every verification of the signer is done (signing is refused until then). */
+export function verificationsComplete(signer: Signer): boolean {
+  const done = readSignSession(signer).done;
+  return signerSteps(signer).every((s) => done.includes(s.index));
+}
+
+/** The first verification of the signer not done yet. */
+export function nextVerification(signer: Signer): string | undefined {
+  const done = readSignSession(signer).done;
+  return signerSteps(signer).find((s) => !done.includes(s.index))?.type;
+}
+

@@ -1,0 +1,213 @@
+/**
+ * Use case POST /api/signer/<token>/sign (decisions.md §5, §6; issue 6): the signer whose turn it is, with every
+ * verification done, signs. Their Check/SingleLine/Date/Number values are validated and written (one incremental
+ * update, with the SetParaph initials), then every Signature field of theirs (or the default field) in every
+ * document gets a PAdES signature in its own incremental update, with a certificate the service's signing CA issues
+ * for this signing (subject: the signer's name and e-mail) and the scribble in the appearance. One commit records
+ * the new PDFs, `IPAddress` appended to the Verifications, `SignedDateTime`, the signer's Context, activity 203 and
+ * the audit entry. The last signer moves the transaction to 20 and it is finalized at once (seal when `Seal`,
+ * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type StoredFile, type Transaction } from '../../domain/transaction.js';
+import { randomSerialNumber } from '../../pades/keys/ca.js';
+import { issueSigningIdentity } from '../../pades/keys/identity.js';
+import { signPdf } from '../../pades/sign-pdf.js';
+import { ConcurrencyError } from '../../store/store.js';
+import type { ServiceContext } from '../context.js';
+import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
+import { postbackRow, signerMailRow } from '../outbox-rows.js';
+import { ServiceError } from '../service-error.js';
+import { nextVerification } from './perform-verification.js';
+import { fillFormFields } from './fill-form-fields.js';
+import {
+  assertCanAct,
+  assertTurn,
+  findSignerByToken,
+  readSignSession,
+  reloadAccess,
+  type SignerAccess,
+  type SignerRequestInfo,
+} from './signer-access.js';
+import { signatureFieldNames, validateFieldValues } from './signer-fields.js';
+import { returnUrl } from './open-session.js';
+
+/** The body of a sign request. */
+export interface SignRequest {
+  readonly Fields?: Readonly<Record<string, Readonly<Record<string, JsonValue>>>>;
+}
+
+/** The answer to a sign request (also to a replay). */
+export interface SignResult {
+  readonly SignerStatus: 'signed';
+  readonly SignedDateTime: string;
+  readonly TransactionStatus: number;
+  readonly ReturnUrl?: string;
+}
+
+const CERTIFICATE_DAYS = 3 * 365;
+const inFlight = new Set<string>();
+
+/**
+ * Signs for the token's signer.
+ *
+ * @throws ServiceError `SIGNER_NOT_AT_TURN` (409), `VERIFICATION_MISSING` (400), `SIGNING_IN_PROGRESS` (409),
+ *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNER_ALREADY_REJECTED` (410); ValidationError `SIGN_FIELDS_INVALID` (400).
+ */
+export async function signAsSigner(ctx: ServiceContext, token: string, request: SignRequest, info: SignerRequestInfo): Promise<SignResult> {
+  const access = await findSignerByToken(ctx, token);
+  const key = `${access.transaction.Id}/${access.signer.Id}`;
+  if (inFlight.has(key)) throw new ServiceError('SIGNING_IN_PROGRESS', 'Your signature is being applied right now: wait a moment.');
+  inFlight.add(key);
+  try {
+    return await signOnce(ctx, access, request, info);
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignRequest, info: SignerRequestInfo): Promise<SignResult> {
+  for (let attempt = 1; ; attempt++) {
+    const access = attempt === 1 ? first : await reloadAccess(ctx, first);
+    const { transaction: tx, signer } = access;
+    if (signer.SignedDateTime !== undefined) return replay(ctx, tx, signer.Id);
+    assertCanAct(tx, signer);
+    assertTurn(tx, signer);
+    const missing = nextVerification(signer);
+    if (missing !== undefined) {
+      throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
+    }
+    const { values, context } = validateFieldValues(tx, signer, request.Fields ?? {});
+    const now = ctx.clock();
+    const session = readSignSession(signer);
+    const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
+    const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+
+    const identity = await issueSigningIdentity({
+      issuer: ctx.keys.signingCa,
+      subject: { commonName: name, emailAddress: signer.Email },
+      serialNumber: randomSerialNumber(randomBytes),
+      notBefore: new Date(now.getTime() - 60_000),
+      notAfter: new Date(now.getTime() + CERTIFICATE_DAYS * 86_400_000),
+    });
+    const signedFields: { fileId: string; field: string }[] = [];
+    const updated = new Map<string, { sha256: string; size: number }>();
+    for (const file of tx.Files) {
+      const source = file.Current ?? file.Original;
+      if (source === undefined) continue;
+      const fields = signatureFieldNames(file, signer);
+      const fileValues = values.get(file.FileId) ?? [];
+      const paraph = paraphPages(file, fields.length > 0 ? signer.Id : undefined);
+      if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
+      let bytes = await ctx.store.blobs.read(source.sha256);
+      bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
+      for (const field of fields) {
+        bytes = (
+          await signPdf(bytes, {
+            signer: identity.signer,
+            signingTime: now,
+            field,
+            reason: 'Signed',
+            appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
+            ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
+          })
+        ).bytes;
+        signedFields.push({ fileId: file.FileId, field });
+      }
+      const blob = await ctx.store.blobs.write(bytes);
+      updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
+    }
+
+    const at = new Date(Math.max(now.getTime(), Date.parse(tx.ModifiedDateTime)));
+    let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
+    next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
+    next = {
+      ...next,
+      Files: next.Files.map((f): StoredFile => {
+        const u = updated.get(f.FileId);
+        return u ? { ...f, Current: u } : f;
+      }),
+      Signers: next.Signers.map((s) => {
+        if (s.Id !== signer.Id) return s;
+        const { SignSession: _session, ...rest } = s;
+        const kept: JsonObject = session.scribble ? { done: [...session.done], codes: {}, scribble: { name: session.scribble.name } } : { done: [...session.done], codes: {} };
+        return {
+          ...rest,
+          SignSession: kept,
+          ...(s.ScribbleName === undefined ? { ScribbleName: name } : {}),
+          Verifications: [...s.Verifications, { Type: 'IPAddress' as const, IPAddress: info.ip }],
+          Context: context,
+        };
+      }),
+    };
+    const certificate = identity.certificate;
+    const outbox = [];
+    const postback = postbackRow(next);
+    if (postback) outbox.push(postback);
+    const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
+    if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
+    let committed: Transaction;
+    try {
+      committed = await ctx.store.commit({
+        transaction: next,
+        expectedVersion: tx.version,
+        audit: [
+          {
+            at,
+            type: 'signer.signed',
+            actor: `signer:${signer.Id}`,
+            data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
+          },
+        ],
+        outbox,
+      });
+    } catch (error) {
+      if (error instanceof ConcurrencyError && attempt < 3) continue;
+      throw error;
+    }
+    if (committed.Status === 20) committed = await finalizeTransaction(ctx, committed);
+    return result(ctx, committed, signer.Id);
+  }
+}
+
+/** A replay: the signer has signed; finish a transaction left at 20 (e.g. by a crash) and answer the same result. */
+async function replay(ctx: ServiceContext, tx: Transaction, signerId: string): Promise<SignResult> {
+  let current = tx;
+  if (tx.Status === 20 && tx.Signers.every((s) => s.SignedDateTime !== undefined)) {
+    try {
+      current = await finalizeTransaction(ctx, tx);
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      current = (await ctx.store.getTransaction(tx.Id)) ?? tx;
+    }
+  }
+  return result(ctx, current, signerId);
+}
+
+function result(_ctx: ServiceContext, tx: Transaction, signerId: string): SignResult {
+  const signer = tx.Signers.find((s) => s.Id === signerId);
+  return {
+    SignerStatus: 'signed',
+    SignedDateTime: signer?.SignedDateTime ?? '',
+    TransactionStatus: tx.Status,
+    ...(signer?.ReturnUrl !== undefined ? { ReturnUrl: returnUrl(tx, signerId, signer.ReturnUrl, 'signed') } : {}),
+  };
+}
+
+/** Pages of `file` that get the initials (SetParaph): every page without a signature field of any signer. */
+function paraphPages(file: StoredFile, _signerId: string | undefined): number[] {
+  if (file.Metadata?.SetParaph !== true || file.Original === undefined) return [];
+  const withSignature = new Set((file.Placements ?? []).filter((p) => p.type === 'Signature' || p.type === 'Seal').map((p) => p.pageNumber));
+  // Default signature fields (no metadata Signature) sit on page 1.
+  const metadataSignatures = (file.Placements ?? []).some((p) => p.type === 'Signature');
+  if (!metadataSignatures) withSignature.add(1);
+  const pages: number[] = [];
+  for (let n = 1; n <= file.Original.pages; n++) if (!withSignature.has(n)) pages.push(n);
+  return pages;
+}
+
+/** Initials of a name: `Zoë van Dijk` → `Z.v.D.`. */
+export function initials(name: string): string {
+  const parts = name.split(/\s+/).filter(Boolean);
+  return parts.map((p) => `${[...p][0] ?? ''}.`).join('') || name;
+}

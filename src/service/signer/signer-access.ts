@@ -1,0 +1,142 @@
+/**
+ * What every signer use case (issue 6, decisions.md §6) shares: finding the signer by the SignUrl token (the
+ * token is the only credential; the store looks up its SHA-256), the refusals of a session that cannot go on
+ * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
+ * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
+ */
+import { isEndStatus, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { hashSignToken } from '../../store/store.js';
+import type { ServiceContext } from '../context.js';
+import { ServiceError } from '../service-error.js';
+
+/** Who made a signer request: recorded with activities 103, 105, 202, 203 (decisions.md §6, issue 6). */
+export interface SignerRequestInfo {
+  readonly ip: string;
+  readonly userAgent: string;
+}
+
+/** A one-time code sent for a PhoneNumber or Email verification. Only its SHA-256 is kept. */
+export interface PendingCode {
+  readonly codeSha256: string;
+  readonly expiresAt: string;
+  /** Wrong codes entered for this code. */
+  readonly attempts: number;
+  readonly sentAt: string;
+  /** Codes sent for this verification so far (resend limit). */
+  readonly sends: number;
+}
+
+/** The session state of a signer, stored in `Signer.SignSession`. */
+export interface SignSession {
+  /** Indexes into `Signer.Verifications` of the verifications done. */
+  readonly done: readonly number[];
+  /** Outstanding codes by verification index. */
+  readonly codes: Readonly<Record<string, PendingCode>>;
+  /** The drawn signature (PNG, base64) and/or the name the signer typed or confirmed. */
+  readonly scribble?: { readonly imageBase64?: string; readonly name: string };
+}
+
+const EMPTY_SESSION: SignSession = { done: [], codes: {} };
+
+/** The session state of `signer` (an empty one before the first step). */
+export function readSignSession(signer: Signer): SignSession {
+  const raw = signer.SignSession as Partial<SignSession> | undefined;
+  if (raw === undefined) return EMPTY_SESSION;
+  return { done: raw.done ?? [], codes: raw.codes ?? {}, ...(raw.scribble ? { scribble: raw.scribble } : {}) };
+}
+
+/** `tx` with `session` stored on signer `signerId`. */
+export function withSignSession(tx: Transaction, signerId: string, session: SignSession): Transaction {
+  const json = JSON.parse(JSON.stringify(session)) as JsonObject;
+  return { ...tx, Signers: tx.Signers.map((s) => (s.Id === signerId ? { ...s, SignSession: json } : s)) };
+}
+
+/** The transaction and signer of a SignUrl token. */
+export interface SignerAccess {
+  readonly transaction: Transaction;
+  readonly signer: Signer;
+}
+
+/**
+ * Looks the token up. Refuses with `SIGN_TOKEN_UNKNOWN` (404) for a token no signer has and
+ * `SIGNER_TRANSACTION_CLEANED` (410) for a cleaned transaction.
+ */
+export async function findSignerByToken(ctx: ServiceContext, token: string): Promise<SignerAccess> {
+  const found = token.length >= 16 && token.length <= 128 ? await ctx.store.findSignerByTokenHash(hashSignToken(token)) : undefined;
+  const signer = found?.transaction.Signers.find((s) => s.Id === found.signerId);
+  if (found === undefined || signer === undefined || signer.SignToken !== token) {
+    throw new ServiceError('SIGN_TOKEN_UNKNOWN', 'This signing link is not valid: check that you opened the complete link from your invitation.');
+  }
+  if (found.transaction.cleanedAt !== undefined) {
+    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
+  }
+  return { transaction: found.transaction, signer };
+}
+
+/** Re-reads the transaction of an access (for optimistic retries) and the same signer in it. */
+export async function reloadAccess(ctx: ServiceContext, access: SignerAccess): Promise<SignerAccess> {
+  const tx = await ctx.store.getTransaction(access.transaction.Id);
+  const signer = tx?.Signers.find((s) => s.Id === access.signer.Id);
+  if (tx === undefined || signer === undefined || tx.cleanedAt !== undefined) {
+    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
+  }
+  return { transaction: tx, signer };
+}
+
+/**
+ * Refuses a step that changes something when the transaction is not waiting for signers: 409
+ * `SIGNING_NOT_STARTED` at 5, `SIGNER_TRANSACTION_ENDED` (410) at an end status, `SIGNING_IN_PROGRESS` (409) at
+ * 20, `SIGNER_ALREADY_SIGNED` / `SIGNER_ALREADY_REJECTED` (410) when this signer is done.
+ */
+export function assertCanAct(tx: Transaction, signer: Signer): void {
+  if (signer.SignedDateTime !== undefined) {
+    throw new ServiceError('SIGNER_ALREADY_SIGNED', `Signer ${signer.Id} has already signed this transaction.`);
+  }
+  if (signer.RejectDateTime !== undefined) {
+    throw new ServiceError('SIGNER_ALREADY_REJECTED', `Signer ${signer.Id} has already rejected this transaction.`);
+  }
+  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  if (tx.Status === 20) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+}
+
+/** Why an ended transaction cannot be signed, in words a signer understands. */
+export function endedMessage(tx: Transaction): string {
+  switch (tx.Status) {
+    case 30:
+      return 'This transaction has already been signed by everyone.';
+    case 40:
+      return 'This transaction was rejected by a signer; it can no longer be signed.';
+    case 50:
+      return 'This signing request has expired.';
+    case 60:
+      return 'This signing request was cancelled by the sender.';
+    default:
+      return 'This transaction could not be processed and has ended.';
+  }
+}
+
+/** The signers before `signer` that have not signed yet (whom the signer waits for). */
+export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
+  const index = tx.Signers.findIndex((s) => s.Id === signer.Id);
+  return tx.Signers.slice(0, Math.max(0, index)).filter((s) => s.SignedDateTime === undefined);
+}
+
+/**
+ * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet (decisions.md §2: signers
+ * sign one after another in the order of `Signers`).
+ */
+export function assertTurn(tx: Transaction, signer: Signer): void {
+  const before = waitingFor(tx, signer);
+  if (before.length > 0) {
+    throw new ServiceError(
+      'SIGNER_NOT_AT_TURN',
+      `It is not your turn yet: ${before.map((s) => s.ScribbleName ?? s.Email).join(', ')} must sign first.`,
+    );
+  }
+}
+
+/** The verifications the signer performs (IPAddress is added by the service at signing, not done by the signer). */
+export function signerSteps(signer: Signer): { index: number; type: string; spec: Readonly<Record<string, JsonValue>> }[] {
+  return signer.Verifications.flatMap((v, index) => (v.Type === 'IPAddress' ? [] : [{ index, type: v.Type, spec: v }]));
+}

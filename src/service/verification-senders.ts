@@ -1,0 +1,77 @@
+/**
+ * Pluggable senders of the one-time codes of the `PhoneNumber` and `Email` verifications (decisions.md §6, issue
+ * 6). A sender turns a code into outbox rows committed with the change that created the code (so a code is sent
+ * exactly when it is stored) and/or a side effect of its own. Defaults: SMS codes are written to the outbox log
+ * (a log line; no SMS gateway is configured by default), e-mail codes become a `verification-code` mail row that
+ * the mail worker of issue 7 delivers. External identity methods (DigiD, iDIN, …) go through
+ * {@link IdentityProvider}; none is configured by default.
+ */
+import { mailRow } from '../events/mail-payload.js';
+import type { Language } from '../domain/transaction.js';
+import type { OutboxInput } from '../store/store.js';
+
+/** One code to deliver. */
+export interface CodeMessage {
+  readonly transactionId: string;
+  readonly signerId: string;
+  /** Phone number (E.164) or e-mail address. */
+  readonly to: string;
+  /** Six digits. */
+  readonly code: string;
+  readonly language: Language;
+  /** When the code stops being accepted. */
+  readonly expiresAt: Date;
+}
+
+/** Delivers codes of one channel. Returns outbox rows to commit with the code (may be empty). */
+export type CodeSender = (message: CodeMessage) => Promise<readonly OutboxInput[]> | readonly OutboxInput[];
+
+/** The senders of both channels. */
+export interface VerificationSenders {
+  readonly sms: CodeSender;
+  readonly email: CodeSender;
+}
+
+/** Where the default SMS sender writes (the service's logger; info level). */
+export interface OutboxLog {
+  info(object: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * The default SMS sender: writes the code to `log` (development and tests; configure a gateway for production).
+ *
+ * @example
+ * const senders = defaultVerificationSenders(app.log);
+ */
+export function logSmsSender(log: OutboxLog): CodeSender {
+  return (message) => {
+    log.info(
+      { outbox: 'sms', transactionId: message.transactionId, signerId: message.signerId, to: message.to, code: message.code },
+      'SMS verification code (no SMS gateway configured)',
+    );
+    return [];
+  };
+}
+
+/** The default e-mail sender: a `verification-code` mail row for the mail outbox worker. */
+export const mailCodeSender: CodeSender = (message) => [
+  mailRow({ transactionId: message.transactionId, kind: 'verification-code', signerId: message.signerId, to: message.to, code: message.code }),
+];
+
+/** SMS to `log`, e-mail through the mail outbox. */
+export function defaultVerificationSenders(log: OutboxLog): VerificationSenders {
+  return { sms: logSmsSender(log), email: mailCodeSender };
+}
+
+/**
+ * An external identity method (decisions.md §1): starts the method for a signer and reports the verified
+ * attributes. paraph ships none; `PUT start` refuses transactions that need one that is not configured.
+ */
+export interface IdentityProvider {
+  /** The verification `Type` it performs, e.g. `iDIN`. */
+  readonly type: string;
+  /** The URL to send the signer to; the provider returns to `returnUrl`. */
+  begin(request: { transactionId: string; signerId: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
+  /** Completes the method from the provider's callback query; returns the attributes to record. */
+  complete(request: { transactionId: string; signerId: string; query: Readonly<Record<string, string>> }): Promise<Record<string, string>>;
+}

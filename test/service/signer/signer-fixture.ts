@@ -1,0 +1,98 @@
+/**
+ * Test fixture of the signer journey (issue 6): the real service on 127.0.0.1 with a log sink (the default SMS
+ * sender writes codes to the log), and a transaction with two documents — `contract` with a Signature, a Check and
+ * a SingleLine field per signer, and `annex` without metadata (default signature fields) — started and waiting.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { loggerOptions } from '../../../src/http/app.js';
+import { call, makePdf, startTestService, type TestService } from '../../e2e/service-harness.js';
+
+/** A running service plus every log line it wrote. */
+export interface SignerService {
+  readonly service: TestService;
+  readonly lines: Record<string, unknown>[];
+  /** The last SMS code written to the log for `signerId`. */
+  smsCode(signerId: string): string | undefined;
+}
+
+/** Starts the service with a log sink. */
+export async function startSignerService(options: { worker?: boolean } = {}): Promise<SignerService> {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = pino(loggerOptions('info'), sink);
+  const service = await startTestService({ logger, worker: options.worker ?? false });
+  return {
+    service,
+    lines,
+    smsCode: (signerId) => {
+      const line = [...lines].reverse().find((l) => l.outbox === 'sms' && l.signerId === signerId);
+      return typeof line?.code === 'string' ? line.code : undefined;
+    },
+  };
+}
+
+/** Options of {@link createSigningTransaction}. */
+export interface SigningTransactionOptions {
+  readonly signers?: readonly Record<string, unknown>[];
+  readonly seal?: boolean;
+  readonly language?: string;
+  readonly setParaph?: boolean;
+}
+
+/** A started transaction: its id and each signer's token and SignUrl. */
+export interface SigningTransaction {
+  readonly id: string;
+  readonly signers: readonly { id: string; token: string; signUrl: string }[];
+}
+
+/** Creates, uploads (two documents) and starts a transaction. */
+export async function createSigningTransaction(base: string, options: SigningTransactionOptions = {}): Promise<SigningTransaction> {
+  const signers = options.signers ?? [
+    { Email: 'alice@example.com', ScribbleName: 'Alice Janssen', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }], ReturnUrl: 'https://example.com/done' },
+    { Email: 'bob@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
+  ];
+  const created = await call(base, 'POST', '/api/transaction', {
+    json: { Seal: options.seal ?? true, Reference: 'REF-42', ...(options.language ? { Language: options.language } : {}), Signers: signers },
+  });
+  if (created.status !== 200) throw new Error(`create: ${created.status} ${created.text}`);
+  const id = created.json.Id as string;
+  const ids = (created.json.Signers as { Id: string }[]).map((s) => s.Id);
+  const formSets: Record<string, Record<string, unknown>> = {};
+  const signerSets: Record<string, { FormSets: string[] }> = {};
+  ids.forEach((signerId, i) => {
+    const top = 200 + i * 200;
+    formSets[`f${i + 1}`] = {
+      sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 300, Top: top, Width: 200, Height: 80 } },
+      agree: { Type: 'Check', Value: 'Yes', Location: { PageNumber: 1, Left: 72, Top: top } },
+      city: { Type: 'SingleLine', Location: { PageNumber: 1, Left: 72, Top: top + 40, Width: 150, Height: 20 } },
+    };
+    signerSets[signerId] = { FormSets: [`f${i + 1}`] };
+  });
+  const metadata = { DisplayName: 'Service contract', ...(options.setParaph ? { SetParaph: true } : {}), Signers: signerSets, FormSets: formSets };
+  const contract = await makePdf([['Service contract between the parties', 'Article 1. Scope'], ['Article 2. Signatures']]);
+  const annex = await makePdf([['Annex A: price list']]);
+  const put = async (fileId: string, options: Parameters<typeof call>[3]) => {
+    const response = await call(base, 'PUT', `/api/transaction/${id}/file/${fileId}`, options);
+    if (response.status >= 300) throw new Error(`PUT ${fileId}: ${response.status} ${response.text}`);
+  };
+  await put('contract', { json: metadata });
+  await put('contract', { body: contract, headers: { 'content-type': 'application/pdf' } });
+  await put('annex', { body: annex, headers: { 'content-type': 'application/pdf' } });
+  const start = await call(base, 'PUT', `/api/transaction/${id}/start`);
+  if (start.status !== 204) throw new Error(`start: ${start.status} ${start.text}`);
+  const got = await call(base, 'GET', `/api/transaction/${id}`);
+  return {
+    id,
+    signers: (got.json.Signers as { Id: string; SignUrl: string }[]).map((s) => ({ id: s.Id, signUrl: s.SignUrl, token: s.SignUrl.split('/sign/')[1] as string })),
+  };
+}
+
+/** A small valid PNG (a dark diagonal stroke on transparent), as a data URL. */
+export const SCRIBBLE_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAHUlEQVR4nGPgEon6D8IM5AKYAaOGjBoyashQNwQAosVDY2Ec5d0AAAAASUVORK5CYII=';
