@@ -11,22 +11,13 @@ import { fileURLToPath } from 'node:url';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { loadBundledFont } from '../src/pdf/fonts.js';
+import { seededRandom } from '../src/testing/generate-pdf.js';
 import { BENCH_CACHE } from './lib.js';
 
 const WORDS =
   'agreement party client provider services term notice payment invoice schedule liability warranty law court data privacy confidential obligation period renewal fee delivery acceptance termination breach remedy dispute clause annex signature date name address'.split(
     ' ',
   );
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Path of the cached `pages`-page benchmark PDF, generating it first when missing. */
 export async function benchPdf(pages: number): Promise<string> {
@@ -37,7 +28,7 @@ export async function benchPdf(pages: number): Promise<string> {
   const helvetica = await doc.embedFont(StandardFonts.Helvetica);
   const dejavu = await doc.embedFont(await loadBundledFont('regular'), { subset: true, customName: 'PARAPH+DejaVuSans' });
   const resources = doc.context.obj({ Font: doc.context.obj({ F0: helvetica.ref, F1: dejavu.ref }) });
-  const rnd = random(pages);
+  const rnd = seededRandom(pages);
   for (let p = 1; p <= pages; p++) {
     const page = doc.addPage([595, 842]);
     const ops: string[] = ['BT', '/F0 10 Tf', '13 TL', '60 790 Td'];
