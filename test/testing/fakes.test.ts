@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
+import { simpleParser } from 'mailparser';
+import { createTransport } from 'nodemailer';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/pades/crypto-engine.js';
@@ -10,6 +12,8 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { startFakeOcsp } from '../../src/testing/start-fake-ocsp.js';
 import { startFakeTsa, type FakeTsa } from '../../src/testing/start-fake-tsa.js';
+import { startPostbackReceiver } from '../../src/testing/start-postback-receiver.js';
+import { startSmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
 
@@ -83,6 +87,58 @@ describe('startFakeOcsp', () => {
       expect(out).toMatch(/: good/);
     } finally {
       await ocsp.close();
+    }
+  });
+});
+
+describe('startSmtpSink', () => {
+  it('receives what nodemailer sends: envelope, headers, text and attachment bytes', async () => {
+    const sink = await startSmtpSink();
+    try {
+      const { port, hostname } = new URL(sink.url);
+      expect(hostname).toBe('127.0.0.1');
+      const transport = createTransport({ host: hostname, port: Number(port), secure: false, ignoreTLS: true });
+      const attachment = Buffer.from('%PDF-1.7 fake pdf bytes \u0000\u00ff', 'latin1');
+      await transport.sendMail({
+        from: 'paraph@example.com',
+        to: ['alice@example.com', 'bob@example.com'],
+        subject: 'Please sign — “contract”',
+        text: 'Zoë, please sign.',
+        attachments: [{ filename: 'contract.pdf', content: attachment, contentType: 'application/pdf' }],
+      });
+      transport.close();
+      expect(sink.received).toHaveLength(1);
+      const [mail] = sink.received;
+      expect(mail!.from).toBe('paraph@example.com');
+      expect(mail!.to).toEqual(['alice@example.com', 'bob@example.com']);
+      const parsed = await simpleParser(mail!.raw);
+      expect(parsed.subject).toBe('Please sign — “contract”');
+      expect(parsed.text?.trim()).toBe('Zoë, please sign.');
+      expect(parsed.attachments.map((a) => a.filename)).toEqual(['contract.pdf']);
+      expect(Buffer.compare(parsed.attachments[0]!.content, attachment)).toBe(0);
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
+describe('startPostbackReceiver', () => {
+  it('records every POST with its body and answers with the chosen status (first two fail)', async () => {
+    const receiver = await startPostbackReceiver({ respond: (n) => (n < 2 ? 500 : 200) });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${receiver.url}/hook?i=${i}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([500, 500, 200]);
+      expect(receiver.received.map((r) => [r.path, r.body, r.answeredWith])).toEqual([
+        ['/hook?i=0', '{"i":0}', 500],
+        ['/hook?i=1', '{"i":1}', 500],
+        ['/hook?i=2', '{"i":2}', 200],
+      ]);
+    } finally {
+      await receiver.close();
     }
   });
 });
