@@ -47,6 +47,10 @@ export interface ServiceConfig {
   readonly smtpUrl?: string;
   /** How often the worker looks for due timers (expiry, cleaning). */
   readonly workerIntervalMs: number;
+  /** Lease of a claimed outbox row: after a crash its postback or mail is retried this long after the claim (default 120 s). */
+  readonly outboxLeaseMs?: number;
+  /** From address of the service's mails (default `paraph <noreply@<public URL host>>`). */
+  readonly mailFrom?: string;
   /** Organization named by the advanced seal certificate (created on first start) and shown in seals. */
   readonly organizationName: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -72,6 +76,8 @@ export const CONFIG_KEYS = {
   fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
   smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
+  outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000)' },
+  mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
@@ -149,6 +155,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const maxFileBytes = int('maxFileBytes', 50 * 1024 * 1024, 1024, 2 ** 32);
   const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
+  const outboxLeaseMs = str('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs', 120_000, 1000, 3_600_000);
+  const mailFrom = str('mailFrom');
   const organizationName = str('organizationName') ?? 'paraph';
   const level = str('logLevel') ?? 'info';
   let logLevel: ServiceConfig['logLevel'] = 'info';
@@ -180,6 +188,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     fileReplaceGuardMs,
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     workerIntervalMs,
+    ...(outboxLeaseMs !== undefined ? { outboxLeaseMs } : {}),
+    ...(mailFrom !== undefined ? { mailFrom } : {}),
     organizationName,
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),

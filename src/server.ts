@@ -106,8 +106,9 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
     const app = await buildApp(deps);
     worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log: app.log });
     events = new EventWorker(createServiceContext(deps), {
-      mail: { transport: mailTransport, from: `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
+      mail: { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
       log: app.log,
+      ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),
     });
     await app.listen({ host: config.host, port: config.port });
     if (options.worker !== false) {

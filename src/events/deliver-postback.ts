@@ -37,7 +37,8 @@ export async function deliverPostback(ctx: ServiceContext, message: OutboxMessag
     version: account?.PostbackVersion ?? 1,
     baseUrl: ctx.settings.publicUrl,
   });
-  const result = await sendPostback(payload.url, request, options);
+  // The row id lets a receiver drop the duplicates at-least-once delivery can produce (it is not part of the body).
+  const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, options);
   if (result.ok) return { ok: true, ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}) };
   return {
     ok: false,

@@ -19,13 +19,15 @@ export interface ReceivedPostback {
 export interface PostbackReceiverOptions {
   /** The status to answer request number `n` (0-based, counted over all requests) to `path` with. */
   readonly respond?: (n: number, path: string) => number;
+  /** Milliseconds to wait before answering request number `n` (default 0): keeps deliveries in flight. */
+  readonly delayMs?: (n: number) => number;
 }
 
 /** A running receiver. */
 export interface PostbackReceiver {
   /** `http://127.0.0.1:<port>` (append any path). */
   readonly url: string;
-  /** Every request, in arrival order (also the refused ones). */
+  /** Every request, in the order answered (also the refused ones; a request cut off before its answer is not listed). */
   readonly received: ReceivedPostback[];
   close(): Promise<void>;
 }
@@ -45,9 +47,15 @@ export async function startPostbackReceiver(options: PostbackReceiverOptions = {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const status = options.respond ? options.respond(count++, path) : 200;
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      const n = count++;
+      const status = options.respond ? options.respond(n, path) : 200;
+      const answer = () => {
+        received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      };
+      const delay = options.delayMs?.(n) ?? 0;
+      if (delay > 0) setTimeout(answer, delay);
+      else answer();
     });
   });
   server.keepAliveTimeout = 5_000;
