@@ -16,6 +16,7 @@ export interface SignPageTexts {
   readonly documents: string;
   readonly page: string;
   readonly pages: string;
+  readonly onePage: string;
   readonly fieldsToFill: string;
   readonly required: string;
   readonly fieldOnPage: string;
@@ -82,6 +83,7 @@ const EN: SignPageTexts = {
   documents: 'Documents',
   page: 'Page {n} of {total}',
   pages: '{n} pages',
+  onePage: '1 page',
   fieldsToFill: 'Fields to fill in',
   required: 'required',
   fieldOnPage: 'page {n}',
@@ -148,6 +150,7 @@ const NL: SignPageTexts = {
   documents: 'Documenten',
   page: 'Pagina {n} van {total}',
   pages: "{n} pagina's",
+  onePage: '1 pagina',
   fieldsToFill: 'In te vullen velden',
   required: 'verplicht',
   fieldOnPage: 'pagina {n}',

@@ -106,7 +106,7 @@ async function renderDocuments(documents) {
     h.textContent = doc.DisplayName;
     const meta = document.createElement('p');
     meta.className = 'muted small';
-    meta.textContent = fmt(T.pages, { n: doc.Pages });
+    meta.textContent = doc.Pages === 1 ? T.onePage : fmt(T.pages, { n: doc.Pages });
     card.append(h, meta);
     if (doc.Description) {
       const d = document.createElement('p');
