@@ -107,6 +107,30 @@ describe('mail over SMTP', () => {
   });
 });
 
+describe('cancellation notices', () => {
+  it('DELETE with SendNotifications mails the signers who were sent a sign request', async () => {
+    const id = await createWithFile({
+      Language: 'en-US',
+      Reference: 'mail-cancel',
+      SignRequestMode: 1,
+      Signers: [
+        { Email: 'frank@example.com', SendSignRequest: true, SignRequestMessage: 'Sign please' },
+        { Email: 'grace@example.com', SendSignRequest: false },
+      ],
+    });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    await service.server.events.drain();
+    const before = sink.received.length;
+    expect((await call(service.url, 'DELETE', `/api/transaction/${id}`, { json: { SendNotifications: true, Reason: 'Changed terms' } })).status).toBe(200);
+    await service.server.events.drain();
+    const mails = await Promise.all(sink.received.slice(before).map(async (m) => ({ to: m.to, mail: await simpleParser(m.raw) })));
+    expect(mails.map((m) => m.to)).toEqual([['frank@example.com']]);
+    expect(mails[0]!.mail.subject).toBe('Cancelled: mail-cancel');
+    expect(mails[0]!.mail.text).toContain('Changed terms');
+    expect(mails[0]!.mail.attachments).toEqual([]);
+  });
+});
+
 describe('mail without SMTP', () => {
   it('writes an .eml file under the data directory', async () => {
     const local = await startTestService();

@@ -102,4 +102,40 @@ describe('postbacks to a failing and a healthy URL', () => {
     ]);
     expect(attempts[0]!.detail).toBe('HTTP 500');
   });
+
+  it('gives a postback up 72 hours after it was first due, with every attempt recorded and an audit entry', async () => {
+    const down = await startPostbackReceiver({ respond: () => 503 });
+    try {
+      const id = await sealOnly(`${down.url}/down`, 'down-1');
+      const startedAt = service.clock.now().getTime();
+      expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+      let failed = 0;
+      for (let round = 0; round < 200 && failed === 0; round++) {
+        failed += (await service.server.events.drain()).failed;
+        service.clock.advance(30 * 60_000);
+      }
+      expect(failed).toBe(1);
+      const elapsed = service.clock.now().getTime() - startedAt;
+      expect(elapsed).toBeGreaterThanOrEqual(71 * 3_600_000);
+      expect(elapsed).toBeLessThanOrEqual(74 * 3_600_000);
+      const [row] = outboxIds(id);
+      const attempts = await service.server.store.listAttempts(row!);
+      expect(attempts.length).toBe(down.received.length);
+      expect(attempts.every((a) => a.responseCode === 503)).toBe(true);
+      expect(attempts.at(-1)?.outcome).toBe('failed');
+      expect(attempts.slice(0, -1).every((a) => a.outcome === 'retry')).toBe(true);
+      // Gaps between attempts: the first retry within a minute, none longer than an hour (plus the test's step).
+      const gaps = attempts.slice(1).map((a, i) => a.at.getTime() - attempts[i]!.at.getTime());
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(90 * 60_000);
+      const audit = await service.server.store.listAuditEntries(id);
+      expect(audit.at(-1)).toMatchObject({ type: 'postback.failed', data: { url: `${down.url}/down`, httpStatus: 503, error: 'HTTP 503' } });
+      // Nothing more is sent for it.
+      service.clock.advance(10 * 3_600_000);
+      const before = down.received.length;
+      await service.server.events.drain();
+      expect(down.received.length).toBe(before);
+    } finally {
+      await down.close();
+    }
+  });
 });
