@@ -246,6 +246,38 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.claimDue(at(100_000), 10, 60_000)).toEqual([]);
     });
 
+    it('settles attempts in one write: done, retry at a time (first due date kept), failed; attempts listed in order', async () => {
+      await store.commit({
+        transaction: makeTransaction(),
+        expectedVersion: 0,
+        outbox: [
+          { kind: 'postback', payload: { n: 1 }, orderKey: 'k', dueAt: at(1) },
+          { kind: 'postback', payload: { n: 2 }, orderKey: 'k', dueAt: at(1) },
+          { kind: 'mail', payload: { m: 1 }, dueAt: at(1) },
+        ],
+      });
+      const claimed = await store.claimDue(at(1), 10, 60_000);
+      expect(claimed.map((m) => [m.payload, m.firstDueAt.getTime()])).toEqual([[{ n: 1 }, at(1).getTime()], [{ m: 1 }, at(1).getTime()]]);
+      const [pb, mail] = claimed as [(typeof claimed)[0], (typeof claimed)[0]];
+      await store.settleOutbox([
+        { attempt: { outboxId: pb.id, attempt: 1, at: at(1), outcome: 'retry', responseCode: 500, detail: 'HTTP 500' }, retryAt: at(3) },
+        { attempt: { outboxId: mail.id, attempt: 1, at: at(1), outcome: 'failed', responseCode: 550, detail: 'refused' } },
+      ]);
+      expect(await store.claimDue(at(2), 10, 60_000)).toEqual([]);
+      const retried = await store.claimDue(at(3), 10, 60_000);
+      expect(retried.map((m) => [m.payload, m.attempts, m.lastError, m.firstDueAt.getTime(), m.dueAt.getTime()])).toEqual([
+        [{ n: 1 }, 2, 'HTTP 500', at(1).getTime(), at(3).getTime()],
+      ]);
+      await store.settleOutbox([{ attempt: { outboxId: pb.id, attempt: 2, at: at(3), outcome: 'delivered', responseCode: 200 } }]);
+      expect((await store.claimDue(at(4), 10, 60_000)).map((m) => m.payload)).toEqual([{ n: 2 }]);
+      expect(await store.listAttempts(pb.id)).toEqual([
+        { outboxId: pb.id, attempt: 1, at: at(1), outcome: 'retry', responseCode: 500, detail: 'HTTP 500' },
+        { outboxId: pb.id, attempt: 2, at: at(3), outcome: 'delivered', responseCode: 200 },
+      ]);
+      expect(await store.listAttempts(mail.id)).toEqual([{ outboxId: mail.id, attempt: 1, at: at(1), outcome: 'failed', responseCode: 550, detail: 'refused' }]);
+      expect(await store.listAttempts(999_999)).toEqual([]);
+    });
+
     it('lists due timers from the transaction dates: expiry, reminders, cleaning after retention', async () => {
       const open = await store.commit({ transaction: makeTransaction(undefined, { id: 'open' }), expectedVersion: 0 });
       let ended = await store.commit({ transaction: makeTransaction({ Seal: true }, { id: 'ended' }), expectedVersion: 0 });
