@@ -84,6 +84,8 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   if (payload === undefined) return { ok: false, permanent: true, error: 'not a mail payload' };
   const tx = await ctx.store.getTransaction(message.transactionId);
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${message.transactionId} does not exist` };
+  const stale = staleReason(tx, payload);
+  if (stale !== undefined) return { ok: true, detail: `not sent: ${stale}` };
   const mail = await composeMail(ctx, tx, payload, deps.from);
   const sent = await deps.transport.send(mail);
   if (!sent.ok) {
@@ -91,6 +93,17 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   }
   await recordMailSent(ctx, payload, sent.messageId);
   return { ok: true, ...(sent.responseCode !== undefined ? { responseCode: sent.responseCode } : {}), ...(sent.detail ? { detail: sent.detail } : {}) };
+}
+
+// A sign request or reminder that waited (retries, a stopped service) must not ask for a signature that is no
+// longer wanted.
+function staleReason(tx: Transaction, payload: MailPayload): string | undefined {
+  if (payload.kind !== 'invitation' && payload.kind !== 'reminder') return undefined;
+  if (tx.cleanedAt !== undefined || tx.Status !== 10) return `transaction is at status ${tx.Status}`;
+  const signer = tx.Signers.find((s) => s.Id === payload.signerId);
+  if (signer === undefined) return `signer ${payload.signerId ?? '(none)'} is not part of the transaction`;
+  if (signer.SignedDateTime !== undefined || signer.RejectDateTime !== undefined) return `signer ${signer.Id} has signed or rejected`;
+  return undefined;
 }
 
 function person(payload: MailPayload): { signerId: string } | { receiverId: string } | undefined {

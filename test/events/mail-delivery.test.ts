@@ -131,6 +131,17 @@ describe('cancellation notices', () => {
   });
 });
 
+describe('stale sign requests', () => {
+  it('a sign request still queued when the transaction is cancelled is not sent', async () => {
+    const id = await createWithFile({ Signers: [{ Email: 'heidi@example.com', SendSignRequest: true, SignRequestMessage: 'Sign' }] });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    expect((await call(service.url, 'DELETE', `/api/transaction/${id}`)).status).toBe(200);
+    const before = sink.received.length;
+    expect(await service.server.events.drain()).toMatchObject({ failed: 0 });
+    expect(sink.received.slice(before).flatMap((m) => m.to)).not.toContain('heidi@example.com');
+  });
+});
+
 describe('mail without SMTP', () => {
   it('writes an .eml file under the data directory', async () => {
     const local = await startTestService();
