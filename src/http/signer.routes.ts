@@ -1,7 +1,8 @@
 /**
  * The signer JSON API behind SignUrl (decisions.md §6, issue 6), authorized by the token in the path only:
  * GET session, GET file, POST verification, POST sign, POST reject. JSON bodies only (other content types get 415,
- * which with the token in the path makes the API CSRF-safe); responses are never cached.
+ * which with the token in the path makes the API CSRF-safe); responses are never cached. The routes are not in the
+ * OpenAPI document of the account API: they are the signing page's own API, authorized by the SignUrl token.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -36,13 +37,12 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       reply.header('x-content-type-options', 'nosniff');
       return payload;
     });
-    const tags = ['signer'];
-    app.get('/:token', { schema: { params: SignerParamsSchema }, config: { openapi: { summary: "The signer's session", tags } } }, async (request) =>
+    app.get('/:token', { schema: { params: SignerParamsSchema } }, async (request) =>
       openSignerSession(ctx, request.params.token, requestInfo(request)),
     );
     app.get(
       '/:token/file/:fileId',
-      { schema: { params: SignerFileParamsSchema }, config: { openapi: { summary: 'A document to show the signer', tags } } },
+      { schema: { params: SignerFileParamsSchema } },
       async (request, reply) => {
         const file = await downloadSignerFile(ctx, request.params.token, request.params.fileId, requestInfo(request));
         return reply
@@ -53,17 +53,17 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
     );
     app.post(
       '/:token/verification',
-      { schema: { params: SignerParamsSchema, body: VerificationBodySchema }, config: { openapi: { summary: 'Perform a verification step', tags } } },
+      { schema: { params: SignerParamsSchema, body: VerificationBodySchema } },
       async (request) => performVerification(ctx, deps.senders, request.params.token, request.body),
     );
     app.post(
       '/:token/sign',
-      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: { openapi: { summary: 'Sign', tags } } },
+      { schema: { params: SignerParamsSchema, body: SignBodySchema } },
       async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
     );
     app.post(
       '/:token/reject',
-      { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: { openapi: { summary: 'Reject', tags } } },
+      { schema: { params: SignerParamsSchema, body: RejectBodySchema } },
       async (request, reply) => reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request))),
     );
   };

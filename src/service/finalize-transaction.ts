@@ -15,6 +15,7 @@ import type { AuditEntryInput, OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { completionMailRows, postbackRow } from './outbox-rows.js';
+import { signerEvidence } from './signer/signer-evidence.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
 export function describeCertificate(der: Uint8Array): AuditCertificate {
@@ -78,7 +79,7 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   for (const entry of audit) chain = appendAuditEntry(chain, entry);
   const receiptCertificate: ReceiptCertificate = certificate;
   const receipt = await buildReceipt({
-    transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined),
+    transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
     documents: receiptDocuments(completed, finals),
     auditLog: chain,
     generatedAt: now,
@@ -99,14 +100,14 @@ function sealOptions(ctx: ServiceContext, now: Date) {
   return { signer: ctx.keys.sealSigner, signingTime: now, ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}) };
 }
 
-function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction['seal']): ReceiptTransaction {
+function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction['seal'], chain: readonly AuditEntry[]): ReceiptTransaction {
   const signers: ReceiptSigner[] = tx.Signers.map((s) => ({
     id: s.Id,
     email: s.Email,
     ...(s.ScribbleName !== undefined ? { name: s.ScribbleName } : {}),
     ...(s.Reference !== undefined ? { reference: s.Reference } : {}),
     outcome: s.SignedDateTime !== undefined ? 'signed' : s.RejectDateTime !== undefined ? 'rejected' : 'not signed',
-    verifications: s.Verifications.map((v) => ({ type: v.Type, result: 'not performed', evidence: {} })),
+    ...signerEvidence(s, chain),
     ...(s.SignedDateTime !== undefined ? { signedAt: new Date(s.SignedDateTime) } : {}),
     activities: s.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime), ...(a.Info !== undefined ? { info: a.Info } : {}) })),
   }));

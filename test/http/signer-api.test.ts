@@ -4,6 +4,11 @@
  * attempts, bad field values, ended and cancelled transactions, replayed sign requests (no second signature).
  * Signed PDFs are checked with pdfsig, openssl, qpdf and verifyPdf.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
@@ -23,6 +28,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.service.dispose();
 });
+
+async function pdfText(pdf: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'paraph-receipt-'));
+  try {
+    await writeFile(join(dir, 'r.pdf'), pdf);
+    return (await promisify(execFile)('pdftotext', ['-layout', join(dir, 'r.pdf'), '-'])).stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 async function verifyAll(token: string, name: string): Promise<void> {
   expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(200);
@@ -127,7 +142,13 @@ describe('signer API', () => {
       expect(verdict.signatures.length).toBe(3);
       expect(verdict.valid, JSON.stringify([verdict.problems, verdict.signatures], null, 1).slice(0, 3000)).toBe(true);
     }
-    expect((await call(base, 'GET', `/api/file/receipt/${tx.id}`)).status).toBe(200);
+    const receipt = await call(base, 'GET', `/api/file/receipt/${tx.id}`);
+    expect(receipt.status).toBe(200);
+    const receiptText = await pdfText(receipt.bytes);
+    expect(receiptText).toContain('SignerTest/1.0'); // user agent and IP of each signing
+    expect(receiptText).toContain('127.0.0.1');
+    expect(receiptText).toContain('geslaagd'); // verifications passed (the transaction's language is nl-NL)
+    expect(receiptText).not.toContain('niet uitgevoerd');
 
     // Ended: the first signer's replay still answers the same; other steps are refused with 410.
     expect((await signer(one.token, 'POST', '/sign', {})).json.TransactionStatus).toBe(30);
