@@ -49,7 +49,7 @@ export class EventWorker {
   #stopped = true;
   #timer: NodeJS.Timeout | undefined;
   #inFlight = 0;
-  #pumping = false;
+  #pumping: Promise<void> | undefined;
   #pumpAgain = false;
   #queue: Settled[] = [];
   #flushing: Promise<void> | undefined;
@@ -65,6 +65,7 @@ export class EventWorker {
     return !this.#stopped;
   }
 
+  /** Starts delivering in the background. */
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
@@ -76,6 +77,7 @@ export class EventWorker {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    await this.#pumping;
     while (this.#inFlight > 0 || this.#queue.length > 0 || this.#flushing) {
       await new Promise<void>((resolve) => this.#idle.push(resolve));
     }
@@ -107,37 +109,41 @@ export class EventWorker {
     return total;
   }
 
-  async #pump(): Promise<void> {
+  #pump(): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true;
-      return;
+      return this.#pumping;
     }
-    this.#pumping = true;
-    try {
-      do {
-        this.#pumpAgain = false;
-        if (this.#stopped) return;
-        const room = (this.options.concurrency ?? 64) - this.#inFlight;
-        if (room <= 0) return;
-        let claimed: OutboxMessage[] = [];
-        try {
-          claimed = await this.ctx.store.claimDue(this.ctx.clock(), room, this.options.leaseMs ?? 120_000);
-        } catch (error) {
-          this.options.log.error({ err: error }, 'claiming outbox rows failed');
-        }
-        for (const message of claimed) {
-          this.#inFlight++;
-          void this.#deliverAndJudge(message).then((settled) => {
-            this.#inFlight--;
-            this.#queue.push(settled);
-            this.#scheduleFlush();
-          });
-        }
-        if (claimed.length === 0 && this.#inFlight === 0) this.#sleep();
-      } while (this.#pumpAgain);
-    } finally {
-      this.#pumping = false;
-    }
+    this.#pumping = this.#claimLoop().finally(() => {
+      this.#pumping = undefined;
+      // A wake that came in as the loop was ending.
+      if (this.#pumpAgain && !this.#stopped) void this.#pump();
+    });
+    return this.#pumping;
+  }
+
+  async #claimLoop(): Promise<void> {
+    do {
+      this.#pumpAgain = false;
+      if (this.#stopped) return;
+      const room = (this.options.concurrency ?? 64) - this.#inFlight;
+      if (room <= 0) return;
+      let claimed: OutboxMessage[] = [];
+      try {
+        claimed = await this.ctx.store.claimDue(this.ctx.clock(), room, this.options.leaseMs ?? 120_000);
+      } catch (error) {
+        this.options.log.error({ err: error }, 'claiming outbox rows failed');
+      }
+      for (const message of claimed) {
+        this.#inFlight++;
+        void this.#deliverAndJudge(message).then((settled) => {
+          this.#inFlight--;
+          this.#queue.push(settled);
+          this.#scheduleFlush();
+        });
+      }
+      if (claimed.length === 0 && this.#inFlight === 0) this.#sleep();
+    } while (this.#pumpAgain);
   }
 
   #sleep(): void {
