@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
-import { createSigningTransaction, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
+import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
+import { pdfsigCheck } from '../helpers/external-tools.js';
 
 let s: SignerService;
 let base: string;
@@ -265,5 +266,39 @@ describe('signer API', () => {
     const signed = await signer(token, 'POST', '/sign', { Fields: { contract: { 'f1.city': 'Leiden' } } });
     expect(signed.status, signed.text).toBe(200);
     expect(signed.json.TransactionStatus).toBe(30);
+  });
+
+  it('SetParaph: the initials at the bottom right of every page without a signature field, inside the signed revision', async () => {
+    const tx = await createSigningTransaction(base, { seal: false, setParaph: true, signers: [{ Email: 'ilse@example.com', Verifications: [{ Type: 'Scribble' }] }] });
+    const token = tx.signers[0]!.token;
+    expect((await signer(token, 'POST', '/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Ilse de Wit' })).status).toBe(200);
+    const signed = await signer(token, 'POST', '/sign', { Fields: { contract: { 'f1.city': 'Gouda' } } });
+    expect(signed.status, signed.text).toBe(200);
+    const pdf = (await call(base, 'GET', `/api/transaction/${tx.id}/file/contract`)).bytes;
+    const corner = { x: 595 - 18 - 60, y: 842 - 18 - 30, w: 60, h: 30 };
+    expect(await inkPixels(pdf, 2, corner)).toBeGreaterThan(20); // page 2 has no signature field: initials
+    expect(await inkPixels(pdf, 1, corner)).toBe(0); // page 1 holds the signature
+    const ca = (await call(base, 'GET', '/api/ca/signing.pem', { auth: false })).text;
+    const report = await checkSignedPdf(pdf, ca);
+    expect(report.pdfsig.map((x) => x.valid), report.details).toEqual([true]);
+    expect(report.openssl, report.details).toEqual([true]);
+    expect(report.qpdf, report.details).toBe(true);
+    expect((await verifyPdf(pdf, { trustRoots: [ca], now: s.service.clock.now() })).valid).toBe(true);
+  });
+
+  it('two sign requests at once: one signature only', async () => {
+    const tx = await createSigningTransaction(base, { seal: false, signers: [{ Email: 'dup@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const token = tx.signers[0]!.token;
+    expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(200);
+    const body = { Fields: { contract: { 'f1.city': 'Ede' } } };
+    const answers = await Promise.all([signer(token, 'POST', '/sign', body), signer(token, 'POST', '/sign', body), signer(token, 'POST', '/sign', body)]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((x) => x === 200 || x === 409)).toBe(true);
+    const pdf = (await call(base, 'GET', `/api/transaction/${tx.id}/file/contract`)).bytes;
+    expect((await pdfsigCheck(pdf)).signatures.length).toBe(1);
+    const got = await call(base, 'GET', `/api/transaction/${tx.id}`);
+    expect(got.json.Status).toBe(30);
+    expect(got.json.Signers[0].Activities.filter((a: { Code: number }) => a.Code === 203).length).toBe(1);
   });
 });

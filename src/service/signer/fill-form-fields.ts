@@ -178,4 +178,6 @@ async function stampParaph(session: PdfUpdateSession, paraph: ParaphStamp, font:
     });
     appendPageAnnotation(session, page.ref, ctx.register(annot));
   }
+  // pdf-lib writes an embedded image's stream only on embed() (save() would do it; the incremental writer does not).
+  if (image) await image.embed();
 }

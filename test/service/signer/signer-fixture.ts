@@ -3,7 +3,12 @@
  * sender writes codes to the log), and a transaction with two documents — `contract` with a Signature, a Check and
  * a SingleLine field per signer, and `annex` without metadata (default signature fields) — started and waiting.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { loggerOptions } from '../../../src/http/app.js';
 import { call, makePdf, startTestService, type TestService } from '../../e2e/service-harness.js';
@@ -96,3 +101,38 @@ export async function createSigningTransaction(base: string, options: SigningTra
 /** A small valid PNG (a dark diagonal stroke on transparent), as a data URL. */
 export const SCRIBBLE_DATA_URL =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAHUlEQVR4nGPgEon6D8IM5AKYAaOGjBoyashQNwQAosVDY2Ec5d0AAAAASUVORK5CYII=';
+
+const run = promisify(execFile);
+
+/**
+ * Pixels of signature ink (dark blue) in a region (points, top-left origin) of page `pageNumber`, rendered by
+ * pdftoppm at 72 dpi; with `pngPrefix` the whole page is also written as a PNG there.
+ */
+export async function inkPixels(pdf: Uint8Array, pageNumber: number, region: { x: number; y: number; w: number; h: number }, pngPrefix?: string): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'paraph-render-'));
+  try {
+    const file = join(dir, 'doc.pdf');
+    await writeFile(file, pdf);
+    const page = String(pageNumber);
+    await run('pdftoppm', ['-r', '72', '-f', page, '-l', page, '-x', String(region.x), '-y', String(region.y), '-W', String(region.w), '-H', String(region.h), file, join(dir, 'out')]);
+    if (pngPrefix !== undefined) await run('pdftoppm', ['-r', '72', '-f', page, '-l', page, '-png', file, pngPrefix]);
+    const ppm = await readFile(join(dir, (await readdir(dir)).find((n) => n.endsWith('.ppm')) as string));
+    // P6 header: "P6\n<w> <h>\n255\n"
+    let offset = 0;
+    let fields = 0;
+    while (fields < 4) {
+      while (ppm[offset] === 0x20 || ppm[offset] === 0x0a) offset++;
+      while (ppm[offset] !== 0x20 && ppm[offset] !== 0x0a) offset++;
+      fields++;
+    }
+    offset++;
+    let ink = 0;
+    for (let i = offset; i + 2 < ppm.length; i += 3) {
+      const [r, g, b] = [ppm[i]!, ppm[i + 1]!, ppm[i + 2]!];
+      if (r < 70 && g < 90 && b > 60 && b - r > 35) ink++;
+    }
+    return ink;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
