@@ -24,6 +24,8 @@ export interface BootstrapAccountConfig {
   readonly userToken: string;
   readonly appKey: string;
   readonly postbackSecret?: string;
+  /** Address of sender notifications (transactions with SendEmailNotifications). */
+  readonly notificationEmail?: string;
 }
 
 /** The validated service configuration. */
@@ -83,6 +85,7 @@ export const CONFIG_KEYS = {
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
   postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'bootstrapAccount.postbackSecret', help: 'bootstrap account postback shared secret' },
+  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
 } as const;
 
 type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -168,11 +171,17 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const userToken = str('userToken');
   const appKey = str('appKey');
   const postbackSecret = str('postbackSecret');
+  const notificationEmail = str('notificationEmail');
   let bootstrapAccount: BootstrapAccountConfig | undefined;
   if ((userToken === undefined) !== (appKey === undefined)) {
     issues.push(`${CONFIG_KEYS.userToken.env} and ${CONFIG_KEYS.appKey.env}: set both or neither`);
   } else if (userToken !== undefined && appKey !== undefined) {
-    bootstrapAccount = { userToken, appKey, ...(postbackSecret !== undefined ? { postbackSecret } : {}) };
+    bootstrapAccount = {
+      userToken,
+      appKey,
+      ...(postbackSecret !== undefined ? { postbackSecret } : {}),
+      ...(notificationEmail !== undefined ? { notificationEmail } : {}),
+    };
   }
 
   if (issues.length > 0) throw new ValidationError(issues.map((i) => `configuration: ${i}`), 'INVALID_CONFIG');

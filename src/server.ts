@@ -174,6 +174,7 @@ async function ensureAccount(store: Store, config: ServiceConfig, clock: () => D
         UserTokenHash: userTokenHash,
         AppKeyHash: appKeyHash,
         ...(boot.postbackSecret !== undefined ? { PostbackSecret: boot.postbackSecret } : {}),
+        ...(boot.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
         CreatedDateTime: formatTime(clock()),
       });
     }

@@ -84,6 +84,11 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   if (payload === undefined) return { ok: false, permanent: true, error: 'not a mail payload' };
   const tx = await ctx.store.getTransaction(message.transactionId);
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${message.transactionId} does not exist` };
+  if (payload.to === '') {
+    const account = await ctx.store.getAccount(tx.AccountId);
+    if (account?.NotificationEmail === undefined) return { ok: true, detail: 'not sent: the account has no NotificationEmail' };
+    return deliverMail(ctx, deps, { ...message, payload: { ...(message.payload as Record<string, string>), to: account.NotificationEmail } });
+  }
   const stale = staleReason(tx, payload);
   if (stale !== undefined) return { ok: true, detail: `not sent: ${stale}` };
   const mail = await composeMail(ctx, tx, payload, deps.from);

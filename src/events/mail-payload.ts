@@ -20,14 +20,15 @@ export type MailPayloadKind = MailKind | 'verification-code';
  * - `invitation` (101), `reminder` (104), `confirmation` (301 + 401, signed PDFs and receipt attached),
  *   `cancellation`, `verification-code`: to a signer, `signerId` set.
  * - `documents` (301, signed PDFs attached): to a receiver, `receiverId` set.
- * - `notification`: to the sender's address `to`, `event` says what happened (e.g. `signed`, `rejected`, `expired`).
+ * - `notification`: to the sender, `event` says what happened (e.g. `signed`, `rejected`, `expired`); an empty `to`
+ *   means the account's `NotificationEmail` (not sent when the account has none).
  * - `verification-code`: `code` is the one-time code; no activity and no audit entry are recorded for it (the
  *   verification use case records the evidence), a failure records 999.
  */
 export interface MailPayload {
   readonly transactionId: string;
   readonly kind: MailPayloadKind;
-  /** The e-mail address. */
+  /** The e-mail address (empty for a `notification` to the account's address). */
   readonly to: string;
   readonly signerId?: string;
   readonly receiverId?: string;

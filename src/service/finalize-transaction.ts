@@ -14,7 +14,7 @@ import { transition, type StoredFile, type Transaction } from '../domain/transac
 import type { AuditEntryInput, OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
-import { completionMailRows, postbackRow } from './outbox-rows.js';
+import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { signerEvidence } from './signer/signer-evidence.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
@@ -93,6 +93,8 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   const postback = postbackRow(completed);
   if (postback) outbox.push(postback);
   outbox.push(...completionMailRows(completed));
+  const notice = notificationRow(completed, 'signed');
+  if (notice) outbox.push(notice);
   return ctx.store.commit({ transaction: completed, expectedVersion: prior?.expectedVersion ?? tx.version, audit, outbox });
 }
 

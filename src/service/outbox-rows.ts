@@ -35,6 +35,15 @@ export function invitationRows(tx: Transaction): OutboxInput[] {
 }
 
 /**
+ * A notice to the sender (decisions.md §7 "notices to the sender when SendEmailNotifications"), or undefined when the
+ * transaction does not want them. `to` is left empty: the worker sends it to the account's `NotificationEmail`.
+ */
+export function notificationRow(tx: Transaction, event: string): OutboxInput | undefined {
+  if (!tx.SendEmailNotifications) return undefined;
+  return { kind: 'mail', payload: { transactionId: tx.Id, kind: 'notification', to: '', event } };
+}
+
+/**
  * The mails of a completed transaction (decisions.md §7): a confirmation with the signed documents and the receipt
  * to every signer with `SendSignConfirmation`, the signed documents to every receiver.
  */

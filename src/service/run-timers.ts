@@ -9,7 +9,7 @@ import type { DueTimer } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { remindSigners } from '../events/remind-signers.js';
-import { postbackRow } from './outbox-rows.js';
+import { notificationRow, postbackRow } from './outbox-rows.js';
 import { ServiceError } from './service-error.js';
 
 /** What {@link runDueTimers} did. */
@@ -59,10 +59,11 @@ export async function expireTransaction(ctx: ServiceContext, id: string): Promis
       done = true;
       const expired = transition(tx, { type: 'expire' }, now);
       const postback = postbackRow(expired);
+      const notice = notificationRow(expired, 'expired');
       return {
         transaction: expired,
         audit: [{ at: now, type: 'transaction.expired', actor: 'system', data: { expiredAt: expired.ModifiedDateTime } }],
-        outbox: postback ? [postback] : [],
+        outbox: [...(postback ? [postback] : []), ...(notice ? [notice] : [])],
       };
     },
   );

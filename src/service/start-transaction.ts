@@ -16,7 +16,7 @@ import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { extractionWorkers } from './extraction-workers.js';
 import { finalizeTransaction } from './finalize-transaction.js';
-import { invitationRows, postbackRow } from './outbox-rows.js';
+import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -120,10 +120,11 @@ async function fail(ctx: ServiceContext, account: Account, tx: Transaction, reas
       assertStartable(current);
       const failed = transition(current, { type: 'fail', reason }, now);
       const postback = postbackRow(failed);
+      const notice = notificationRow(failed, 'failed');
       return {
         transaction: failed,
         audit: [{ at: now, type: 'transaction.failed', actor: 'system', data: { reason } }],
-        outbox: postback ? [postback] : [],
+        outbox: [...(postback ? [postback] : []), ...(notice ? [notice] : [])],
       };
     },
   );

@@ -24,6 +24,8 @@ export interface Account {
   PostbackSecret?: string;
   /** Response version of postback bodies (decisions.md §2); default 1. */
   PostbackVersion?: 1 | 2;
+  /** Where sender notifications go (transactions with `SendEmailNotifications`, decisions.md §7); none without it. */
+  NotificationEmail?: string;
   CreatedDateTime: string;
 }
 

@@ -3,7 +3,8 @@
  * DaysToRemind days while unsigned (104, one postback each), expiry to 50 at DaysToExpire (postback 50), cleaning
  * after the retention period (GET 410 with only the partial fields, file download 410).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { simpleParser } from 'mailparser';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARTIAL_TRANSACTION_KEYS } from '../../src/domain/transaction-view.js';
@@ -17,7 +18,7 @@ let receiver: PostbackReceiver;
 
 beforeAll(async () => {
   receiver = await startPostbackReceiver();
-  service = await startTestService({ env: { PARAPH_POSTBACK_SECRET: 'timer-secret', PARAPH_RETENTION_DAYS: '1' } });
+  service = await startTestService({ env: { PARAPH_POSTBACK_SECRET: 'timer-secret', PARAPH_RETENTION_DAYS: '1', PARAPH_NOTIFICATION_EMAIL: 'sender@example.com' } });
 }, 60_000);
 
 afterAll(async () => {
@@ -36,6 +37,7 @@ describe('timers with a moved clock', () => {
       json: {
         Reference: 'timers-1',
         DaysToExpire: 7,
+        SendEmailNotifications: true,
         PostbackUrl: `${receiver.url}/t`,
         Signers: [{ Email: 'erin@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign', DaysToRemind: 3 }],
       },
@@ -65,6 +67,13 @@ describe('timers with a moved clock', () => {
     await runWorkers();
     const expired = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(expired.json.Status).toBe(50);
+    // The sender is told (SendEmailNotifications, the account's notification address).
+    const emls = (await readdir(join(service.dataDir, 'mail'))).filter((f) => f.endsWith('.eml'));
+    expect(emls).toHaveLength(4);
+    const notices = await Promise.all(emls.map(async (f) => simpleParser(await readFile(join(service.dataDir, 'mail', f)))));
+    const notice = notices.find((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '') === 'sender@example.com');
+    expect(notice?.subject).toBe('Nieuws over transactie: timers-1');
+    expect(notice?.text).toContain('expired');
 
     // Postbacks: started, each mail activity, expiry — in order, all verifiable.
     expect(receiver.received.map((r) => JSON.parse(r.body).Status)).toEqual([10, 10, 10, 10, 50]);
