@@ -186,7 +186,7 @@ describe('signer API', () => {
   });
 
   it('reject: 202, status 40, RejectReason via GET; then the others are refused', async () => {
-    const tx = await createSigningTransaction(base);
+    const tx = await createSigningTransaction(base, { transaction: { SendEmailNotifications: true, PostbackUrl: 'http://127.0.0.1:9/postback' } });
     const [one, two] = tx.signers as [(typeof tx.signers)[0], (typeof tx.signers)[0]];
     expect((await signer(one.token, 'POST', '/reject', { Reason: '  ' })).status).toBe(400);
     const rejected = await signer(one.token, 'POST', '/reject', { Reason: 'The price is wrong' });
@@ -197,6 +197,23 @@ describe('signer API', () => {
     expect(got.json.Status).toBe(40);
     expect(got.json.Signers[0].RejectReason).toBe('The price is wrong');
     expect(got.json.Signers[0].Activities.at(-1)).toMatchObject({ Code: 202, Activity: 'Rejected' });
+    // The sender is notified and the postback for status 40 is queued.
+    // Postbacks to one URL are claimable one at a time: mark each done and claim again.
+    const payloads: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      const claimed = await s.service.server.store.claimDue(new Date('2100-01-01T00:00:00Z'), 500, 60_000);
+      if (claimed.length === 0) break;
+      for (const row of claimed) {
+        if (row.transactionId === tx.id) payloads.push(row.payload);
+        await s.service.server.store.markDone(row.id);
+      }
+    }
+    expect(payloads).toEqual(
+      expect.arrayContaining([
+        { transactionId: tx.id, kind: 'notification', to: '', event: 'rejected' },
+        { transactionId: tx.id, status: 40, url: 'http://127.0.0.1:9/postback' },
+      ]),
+    );
     const again = await signer(one.token, 'POST', '/reject', { Reason: 'again' });
     expect(again.status).toBe(410);
     const other = await signer(two.token, 'POST', '/verification', { Type: 'Consent' });

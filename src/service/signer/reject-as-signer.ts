@@ -7,7 +7,7 @@ import { recordActivity, transition } from '../../domain/transaction.js';
 import type { OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
-import { postbackRow } from '../outbox-rows.js';
+import { notificationRow, postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { assertCanAct, assertTurn, findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
 import { returnUrl } from './open-session.js';
@@ -41,6 +41,8 @@ export async function rejectAsSigner(ctx: ServiceContext, token: string, reason:
       const outbox: OutboxInput[] = [];
       const postback = postbackRow(next);
       if (postback) outbox.push(postback);
+      const notice = notificationRow(next, 'rejected');
+      if (notice) outbox.push(notice);
       return {
         transaction: next,
         audit: [{ at: now, type: 'signer.rejected', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, reason: text, ip: info.ip, userAgent: info.userAgent } }],

@@ -48,6 +48,8 @@ export interface SigningTransactionOptions {
   readonly seal?: boolean;
   readonly language?: string;
   readonly setParaph?: boolean;
+  /** More properties of the create request. */
+  readonly transaction?: Record<string, unknown>;
 }
 
 /** A started transaction: its id and each signer's token and SignUrl. */
@@ -63,7 +65,7 @@ export async function createSigningTransaction(base: string, options: SigningTra
     { Email: 'bob@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
   ];
   const created = await call(base, 'POST', '/api/transaction', {
-    json: { Seal: options.seal ?? true, Reference: 'REF-42', ...(options.language ? { Language: options.language } : {}), Signers: signers },
+    json: { Seal: options.seal ?? true, Reference: 'REF-42', ...(options.language ? { Language: options.language } : {}), ...options.transaction, Signers: signers },
   });
   if (created.status !== 200) throw new Error(`create: ${created.status} ${created.text}`);
   const id = created.json.Id as string;
