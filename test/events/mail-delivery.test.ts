@@ -14,6 +14,7 @@ import { completionMailRows } from '../../src/service/outbox-rows.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
+import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 
 let sink: SmtpSink;
 let service: TestService;
@@ -104,6 +105,46 @@ describe('mail over SMTP', () => {
     expect(activities[0]!.Info).toContain('bounce@example.com');
     const audit = await service.server.store.listAuditEntries(id);
     expect(audit.at(-1)).toMatchObject({ type: 'mail.failed', data: { kind: 'invitation', to: 'bounce@example.com' } });
+  });
+});
+
+describe('signer journey', () => {
+  it('a signer who signs through the signer API gets the confirmation with the signed PDF and the receipt (301, 401)', async () => {
+    const id = await createWithFile({
+      Seal: true,
+      Language: 'en-US',
+      Reference: 'journey-1',
+      Signers: [{ Email: 'ivan@example.com', SendSignRequest: true, SignRequestMessage: 'Sign please', SendSignConfirmation: true }],
+    });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    await service.server.events.drain();
+    const signUrl = (await call(service.url, 'GET', `/api/transaction/${id}`)).json.Signers[0].SignUrl as string;
+    const invitation = sink.received.find((m) => m.to.includes('ivan@example.com'));
+    expect((await simpleParser(invitation!.raw)).text).toContain(signUrl);
+    const token = decodeURIComponent(signUrl.slice(signUrl.lastIndexOf('/') + 1));
+    const api = (path: string, json: unknown) => call(service.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+    expect((await api('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Ivan' })).status).toBe(200);
+    const signed = await api('/sign', { Fields: {} });
+    expect(signed.status, signed.text).toBeLessThan(300);
+    expect((await call(service.url, 'GET', `/api/transaction/${id}`)).json.Status).toBe(30);
+
+    const before = sink.received.length;
+    await service.server.events.drain();
+    const confirmation = sink.received.slice(before).find((m) => m.to.includes('ivan@example.com'));
+    const mail = await simpleParser(confirmation!.raw);
+    expect(mail.subject).toBe('Signed: journey-1');
+    expect(mail.attachments.map((a) => a.filename)).toEqual(['Contract.pdf', 'receipt.pdf']);
+    const final = await call(service.url, 'GET', `/api/transaction/${id}/file/Contract.pdf`);
+    expect(Buffer.from(mail.attachments[0]!.content).equals(Buffer.from(final.bytes))).toBe(true);
+    const cas = (await call(service.url, 'GET', '/api/ca/signing.pem', { auth: false })).text + (await call(service.url, 'GET', '/api/ca/seal.pem', { auth: false })).text;
+    const tools = await checkSignedPdf(new Uint8Array(mail.attachments[0]!.content), cas);
+    expect(tools.pdfsig.map((x) => x.valid), tools.details).toEqual([true, true]);
+    expect(tools.openssl).toEqual([true, true]);
+    expect(tools.qpdf).toBe(true);
+    const receiptTools = await checkSignedPdf(new Uint8Array(mail.attachments[1]!.content), cas);
+    expect(receiptTools.pdfsig.map((x) => x.valid), receiptTools.details).toEqual([true]);
+    const got = await call(service.url, 'GET', `/api/transaction/${id}`);
+    expect(got.json.Signers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual(expect.arrayContaining([101, 203, 301, 401]));
   });
 });
 
