@@ -76,7 +76,7 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
 describe('SIGKILL with pending postbacks and mails', () => {
   it('delivers every one after the restart, at least once', async () => {
     let slow = true;
-    const receiver: PostbackReceiver = await startPostbackReceiver({ delayMs: () => (slow ? 400 : 0) });
+    const receiver: PostbackReceiver = await startPostbackReceiver({ delayMs: () => (slow ? 1500 : 0) });
     const sink: SmtpSink = await startSmtpSink();
     const dataDir = await tempDataDir();
     cleanup.push(() => receiver.close(), () => sink.close(), () => rm(dataDir, { recursive: true, force: true }));
