@@ -45,7 +45,7 @@ ${banner(t)}
       <p id="reference" class="muted" hidden></p>
     </div>
 
-    <h2 class="section-title">${e(t.documents)}</h2>
+    <h2 class="section-title" id="documents-title">${e(t.documents)}</h2>
     <div id="documents"></div>
 
     <section class="card steps" aria-labelledby="steps-title">

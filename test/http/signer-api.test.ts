@@ -318,4 +318,28 @@ describe('signer API', () => {
     expect(got.json.Status).toBe(30);
     expect(got.json.Signers[0].Activities.filter((a: { Code: number }) => a.Code === 203).length).toBe(1);
   });
+
+  it('Authentications: no document before the PhoneNumber authentication is done, then the verifications', async () => {
+    const tx = await createSigningTransaction(base, {
+      signers: [{ Email: 'auth@example.com', Authentications: [{ Type: 'PhoneNumber', Number: '+31698765432' }], Verifications: [{ Type: 'Consent' }] }],
+    });
+    const token = tx.signers[0]!.token;
+    const first = await signer(token, 'GET', '');
+    expect(first.json.State).toBe('authenticate');
+    expect(first.json.Documents).toEqual([]);
+    expect(first.json.Verifications.map((v: { Type: string; Phase: string }) => `${v.Phase}:${v.Type}`)).toEqual(['authentication:PhoneNumber', 'verification:Consent']);
+    const file = await signer(token, 'GET', '/file/contract');
+    expect(file.status).toBe(403);
+    expect(file.json.Message).toContain('Confirm who you are first');
+    expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(400);
+    expect((await signer(token, 'POST', '/verification', { Type: 'PhoneNumber' })).status).toBe(200);
+    const done = await signer(token, 'POST', '/verification', { Type: 'PhoneNumber', Code: s.smsCode('Signer1') });
+    expect(done.json).toEqual({ Type: 'PhoneNumber', Done: true, Remaining: ['Consent'] });
+    const after = await signer(token, 'GET', '');
+    expect(after.json.State).toBe('verify');
+    expect(after.json.Documents.length).toBe(2);
+    expect((await signer(token, 'GET', '/file/contract')).status).toBe(200);
+    const audit = await s.service.server.store.listAuditEntries(tx.id);
+    expect(audit.filter((e) => e.type === 'verification.performed').map((e) => (e.data as { verification: string }).verification)).toEqual(['PhoneNumber (authentication)']);
+  });
 });

@@ -98,6 +98,7 @@ async function load() {
 async function renderDocuments(documents) {
   const host = $('documents');
   host.textContent = '';
+  $('documents-title').hidden = documents.length === 0;
   for (const doc of documents) {
     const card = document.createElement('article');
     card.className = 'card document';
@@ -251,7 +252,10 @@ async function verify(body, errorEl) {
     if (errorEl) errorEl.hidden = true;
     const result = await request('POST', '/verification', body);
     if (result.Done) {
+      const before = session.State;
       session = await request('GET', '');
+      // Documents are shown once the authentications are done (decisions.md §6).
+      if (before === 'authenticate' && session.State !== 'authenticate') await renderDocuments(session.Documents);
       renderSteps();
     }
     return result;

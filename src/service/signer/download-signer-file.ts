@@ -8,13 +8,13 @@ import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { endedMessage, findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
+import { endedMessage, findSignerByToken, needsAuthentication, reloadAccess, type SignerRequestInfo } from './signer-access.js';
 
 /**
  * The document's current PDF for the token's signer.
  *
  * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `SIGNER_TRANSACTION_CLEANED`,
- *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409).
+ *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED` (403).
  */
 export async function downloadSignerFile(
   ctx: ServiceContext,
@@ -26,6 +26,9 @@ export async function downloadSignerFile(
   const tx = access.transaction;
   if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
   if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  if (needsAuthentication(access.signer)) {
+    throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first (the authentication step) to see the documents.');
+  }
   const file = findFile(tx, fileId);
   const blob = file?.Current ?? file?.Original;
   if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', `There is no document ${JSON.stringify(fileId)} in this transaction.`);

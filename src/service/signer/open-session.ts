@@ -11,12 +11,14 @@ import { findSignerByToken, readSignSession, reloadAccess, signerSteps, waitingF
 import { signerFields, type SignerField } from './signer-fields.js';
 
 /** The state of the signer's journey. */
-export type SignerState = 'not-started' | 'waiting' | 'verify' | 'sign' | 'signed' | 'rejected' | 'ended' | 'processing';
+export type SignerState = 'not-started' | 'waiting' | 'authenticate' | 'verify' | 'sign' | 'signed' | 'rejected' | 'ended' | 'processing';
 
 /** A verification step as the page shows it (no secrets). */
 export interface SessionStep {
   readonly Index: number;
   readonly Type: string;
+  /** Authentications come first and must be done before any document is shown. */
+  readonly Phase: 'authentication' | 'verification';
   readonly Done: boolean;
   /** PhoneNumber: the number with all but the last 2 digits hidden; Email: the address. */
   readonly SentTo?: string;
@@ -87,9 +89,9 @@ export async function openSignerSession(ctx: ServiceContext, token: string, info
 export function toSessionView(access: SignerAccess, _publicUrl: string): SignerSessionView {
   const { transaction: tx, signer } = access;
   const session = readSignSession(signer);
-  const steps: SessionStep[] = signerSteps(signer).map(({ index, type, spec }) => {
+  const steps: SessionStep[] = signerSteps(signer).map(({ index, type, spec, phase }) => {
     const done = session.done.includes(index);
-    const base = { Index: index, Type: type, Done: done };
+    const base = { Index: index, Type: type, Phase: phase, Done: done };
     if (type === 'PhoneNumber') {
       const number = typeof spec.Number === 'string' ? spec.Number : (signer.Mobile ?? '');
       return { ...base, SentTo: maskNumber(number), CodeSent: session.codes[String(index)] !== undefined };
@@ -116,6 +118,7 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
   else if (isEndStatus(tx.Status)) state = 'ended';
   else if (tx.Status === 20) state = 'processing';
   else if (waiting.length > 0) state = 'waiting';
+  else if (steps.some((s) => s.Phase === 'authentication' && !s.Done)) state = 'authenticate';
   else state = allDone ? 'sign' : 'verify';
 
   const name = session.scribble?.name ?? signer.ScribbleName ?? scribbleNameOf(signer);
@@ -145,7 +148,7 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
       ...(signer.RejectDateTime !== undefined ? { RejectDateTime: signer.RejectDateTime } : {}),
     },
     WaitingFor: waiting.map((s) => ({ Id: s.Id, Name: s.ScribbleName ?? s.Email })),
-    Documents: done || state === 'not-started' || state === 'ended' ? [] : documents,
+    Documents: done || state === 'not-started' || state === 'ended' || state === 'authenticate' ? [] : documents,
     Verifications: steps,
     ...(done && signer.ReturnUrl !== undefined ? { ReturnUrl: returnUrl(tx, signer.Id, signer.ReturnUrl, state === 'signed' ? 'signed' : 'rejected') } : {}),
     ...(name !== undefined ? { ScribbleName: name } : {}),

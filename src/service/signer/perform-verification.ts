@@ -87,6 +87,7 @@ export async function performVerification(
       }
       const remainingAfter = steps.filter((s) => !session.done.includes(s.index) && s.index !== step.index).map((s) => s.type);
       const actor = `signer:${signer.Id}` as const;
+      const auditName = step.phase === 'authentication' ? `${step.type} (authentication)` : step.type;
       const done = (next: SignSession, evidence: Record<string, string>, extra: { audit?: AuditEntryInput[] } = {}) => {
         outcome = { Type: step.type, Done: true, Remaining: remainingAfter };
         const updated = withSignSession(tx, signer.Id, { ...next, done: [...next.done, step.index] });
@@ -94,7 +95,7 @@ export async function performVerification(
           transaction: { ...updated, ModifiedDateTime: formatTime(now) },
           audit: [
             ...(extra.audit ?? []),
-            { at: now, type: 'verification.performed' as const, actor, data: { signerId: signer.Id, verification: step.type, result: 'passed' as const, evidence } },
+            { at: now, type: 'verification.performed' as const, actor, data: { signerId: signer.Id, verification: auditName, result: 'passed' as const, evidence } },
           ],
         };
       };

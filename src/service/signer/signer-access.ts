@@ -136,7 +136,30 @@ export function assertTurn(tx: Transaction, signer: Signer): void {
   }
 }
 
-/** The verifications the signer performs (IPAddress is added by the service at signing, not done by the signer). */
-export function signerSteps(signer: Signer): { index: number; type: string; spec: Readonly<Record<string, JsonValue>> }[] {
-  return signer.Verifications.flatMap((v, index) => (v.Type === 'IPAddress' ? [] : [{ index, type: v.Type, spec: v }]));
+/** Index offset of authentication steps in {@link SignSession.done} (verifications use their own index). */
+export const AUTHENTICATION_INDEX = 1000;
+
+/** A step of the signer's journey: an authentication (before any document is shown) or a verification. */
+export interface SignerStep {
+  /** Verification index, or {@link AUTHENTICATION_INDEX} + authentication index. */
+  readonly index: number;
+  readonly type: string;
+  readonly phase: 'authentication' | 'verification';
+  readonly spec: Readonly<Record<string, JsonValue>>;
+}
+
+/**
+ * The steps the signer performs, in order: the `Authentications` first (decisions.md §6: done before the session
+ * shows any document), then the `Verifications` (IPAddress is added by the service at signing, not done by the signer).
+ */
+export function signerSteps(signer: Signer): SignerStep[] {
+  const authentications = (signer.Authentications ?? []).map((a, i): SignerStep => ({ index: AUTHENTICATION_INDEX + i, type: a.Type, phase: 'authentication', spec: a }));
+  const verifications = signer.Verifications.flatMap((v, index): SignerStep[] => (v.Type === 'IPAddress' ? [] : [{ index, type: v.Type, phase: 'verification', spec: v }]));
+  return [...authentications, ...verifications];
+}
+
+/** True while an authentication of the signer is not done: no document may be shown yet. */
+export function needsAuthentication(signer: Signer): boolean {
+  const done = readSignSession(signer).done;
+  return signerSteps(signer).some((s) => s.phase === 'authentication' && !done.includes(s.index));
 }
