@@ -43,6 +43,7 @@ ${banner(t)}
       <h1 id="greeting"></h1>
       <p id="intro-text">${e(t.intro)}</p>
       <p id="reference" class="muted" hidden></p>
+      <p><a href="#steps-title" class="button">${e(t.toSteps)}</a></p>
     </div>
 
     <h2 class="section-title" id="documents-title">${e(t.documents)}</h2>

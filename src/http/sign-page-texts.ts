@@ -56,6 +56,8 @@ export interface SignPageTexts {
   readonly cancel: string;
   readonly signedHeading: string;
   readonly signedText: string;
+  readonly signedAllText: string;
+  readonly toSteps: string;
   readonly rejectedHeading: string;
   readonly rejectedText: string;
   readonly redirecting: string;
@@ -123,6 +125,8 @@ const EN: SignPageTexts = {
   cancel: 'Cancel',
   signedHeading: 'Thank you, you have signed',
   signedText: 'Your signature has been applied. You will receive the signed documents when everyone has signed.',
+  signedAllText: 'Your signature has been applied and everyone has signed. The documents are complete.',
+  toSteps: 'Go to the signing steps',
   rejectedHeading: 'You have rejected the documents',
   rejectedText: 'The sender has been informed.',
   redirecting: 'You are being redirected…',
@@ -190,6 +194,8 @@ const NL: SignPageTexts = {
   cancel: 'Annuleren',
   signedHeading: 'Bedankt, u heeft ondertekend',
   signedText: 'Uw handtekening is geplaatst. U ontvangt de ondertekende documenten zodra iedereen heeft getekend.',
+  signedAllText: 'Uw handtekening is geplaatst en iedereen heeft getekend. De documenten zijn compleet.',
+  toSteps: 'Naar de stappen om te ondertekenen',
   rejectedHeading: 'U heeft de documenten geweigerd',
   rejectedText: 'De afzender is op de hoogte gebracht.',
   redirecting: 'U wordt doorgestuurd…',

@@ -47,9 +47,9 @@ function showMessage(title, text, link) {
   $('message-title').focus?.();
 }
 
-function finish(state, returnUrl) {
+function finish(state, returnUrl, complete) {
   const signed = state === 'signed';
-  showMessage(signed ? T.signedHeading : T.rejectedHeading, signed ? T.signedText : T.rejectedText, returnUrl);
+  showMessage(signed ? T.signedHeading : T.rejectedHeading, signed ? (complete ? T.signedAllText : T.signedText) : T.rejectedText, returnUrl);
   $('message').classList.add(signed ? 'success' : 'neutral');
   if (returnUrl) {
     $('message-text').textContent += ' ' + T.redirecting;
@@ -71,7 +71,7 @@ async function load() {
   switch (s.State) {
     case 'signed':
     case 'rejected':
-      return finish(s.State, s.ReturnUrl);
+      return finish(s.State, s.ReturnUrl, s.TransactionStatus === 30);
     case 'waiting':
       return showMessage(T.waitingHeading, fmt(T.waitingText, { names: s.WaitingFor.map((w) => w.Name).join(', ') }));
     case 'not-started':
@@ -360,7 +360,7 @@ function wire() {
     $('sign-error').hidden = true;
     try {
       const result = await request('POST', '/sign', { Fields: values });
-      finish('signed', result.ReturnUrl);
+      finish('signed', result.ReturnUrl, result.TransactionStatus === 30);
     } catch (error) {
       $('sign-error').hidden = false;
       $('sign-error').textContent = error.message;
