@@ -38,15 +38,15 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   const problem = missingProvider(tx);
   if (problem !== undefined) await fail(ctx, account, tx, problem);
 
-  const prepared = new Map<string, { sha256: string; size: number }>();
+  const prepared = new Map<string, { sha256: string; size: number; placements: StoredFile['Placements'] }>();
   const signerIds = tx.Signers.map((s) => s.Id);
   for (const file of tx.Files) {
     if (file.Original === undefined) continue;
     try {
       const original = await ctx.store.blobs.read(file.Original.sha256);
-      const { bytes } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, workers: extractionWorkers(file.Original.pages) });
+      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, workers: extractionWorkers(file.Original.pages) });
       const info = await ctx.store.blobs.write(bytes);
-      prepared.set(file.FileId, { sha256: info.sha256, size: info.size });
+      prepared.set(file.FileId, { sha256: info.sha256, size: info.size, placements });
     } catch (error) {
       if (!isInputError(error)) throw error;
       await fail(ctx, account, tx, `File ${JSON.stringify(file.FileId)} could not be prepared: ${(error as ParaphError).message}`);
@@ -64,7 +64,8 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     ...next,
     Files: next.Files.map((f): StoredFile => {
       const p = prepared.get(f.FileId);
-      return p ? { ...f, Current: p } : f;
+      // The placements include the default signature fields, so the signing page can highlight them too.
+      return p ? { ...f, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements } : f;
     }),
   };
   const audit: AuditEntryInput[] = [

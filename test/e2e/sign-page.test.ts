@@ -101,7 +101,7 @@ async function signThroughPage(page: Page, signUrl: string, who: { prefix: strin
   await page.goto(signUrl);
   await page.locator('.document').nth(1).waitFor();
   await expect.poll(() => page.locator('.page canvas').count(), { timeout: 20_000 }).toBe(3);
-  await expect.poll(() => page.locator('.overlay').count()).toBe(3);
+  await expect.poll(() => page.locator('.overlay').count()).toBe(4); // the signer's Signature, Check and SingleLine, and the default field in the annex
   expect(await page.locator('.document h3').allTextContents()).toEqual(['Service contract', 'annex']);
   await shot(page, `${who.prefix}-1-documents`);
 
