@@ -15,6 +15,7 @@ import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
 import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
+import { withSigningHold } from '../../src/service/signer/signer-access.js';
 
 let s: SignerService;
 let base: string;
@@ -341,5 +342,40 @@ describe('signer API', () => {
     expect((await signer(token, 'GET', '/file/contract')).status).toBe(200);
     const audit = await s.service.server.store.listAuditEntries(tx.id);
     expect(audit.filter((e) => e.type === 'verification.performed').map((e) => (e.data as { verification: string }).verification)).toEqual(['PhoneNumber (authentication)']);
+  });
+
+  it('status 20 while a signature is applied: others wait (409); a hold left by a crashed process is taken over after 5 minutes', async () => {
+    const tx = await createSigningTransaction(base, { seal: false, transaction: { PostbackUrl: 'http://127.0.0.1:9/hold' }, signers: [{ Email: 'h@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const token = tx.signers[0]!.token;
+    expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(200);
+    const store = s.service.server.store;
+    const current = (await store.getTransaction(tx.id))!;
+    await store.commit({ transaction: withSigningHold(current, 'Signer1', s.service.clock.now()), expectedVersion: current.version });
+    expect((await call(base, 'GET', `/api/transaction/${tx.id}`)).json.Status).toBe(20);
+    expect((await signer(token, 'GET', '')).json.State).toBe('processing');
+    const busy = await signer(token, 'POST', '/sign', { Fields: { contract: { 'f1.city': 'Epe' } } });
+    expect(busy.status).toBe(409);
+    expect(busy.json.Message).toBe('The documents are being processed right now: try again in a moment.');
+    expect((await signer(token, 'POST', '/reject', { Reason: 'x' })).status).toBe(409);
+
+    s.service.clock.advance(5 * 60_000);
+    const signed = await signer(token, 'POST', '/sign', { Fields: { contract: { 'f1.city': 'Epe' } } });
+    expect(signed.status, signed.text).toBe(200);
+    expect(signed.json.TransactionStatus).toBe(30);
+    const pdf = (await call(base, 'GET', `/api/transaction/${tx.id}/file/contract`)).bytes;
+    expect((await pdfsigCheck(pdf)).signatures.length).toBe(1);
+    expect((await store.getTransaction(tx.id))!.Signers[0]!.SignSession).not.toHaveProperty('signingSince');
+
+    // Postbacks follow every status: 10 (start), 20 (hold), 20 (signed, activity 203), 30.
+    const statuses: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      const claimed = await store.claimDue(new Date('2100-01-01T00:00:00Z'), 500, 60_000);
+      if (claimed.length === 0) break;
+      for (const row of claimed) {
+        if (row.transactionId === tx.id && row.kind === 'postback') statuses.push((row.payload as { status: number }).status);
+        await store.markDone(row.id);
+      }
+    }
+    expect(statuses).toEqual([10, 20, 20, 30]);
   });
 });

@@ -9,11 +9,12 @@
  * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type StoredFile, type Transaction } from '../../domain/transaction.js';
+import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signPdf } from '../../pades/sign-pdf.js';
 import { ConcurrencyError } from '../../store/store.js';
+import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
@@ -26,6 +27,7 @@ import {
   findSignerByToken,
   readSignSession,
   reloadAccess,
+  withSigningHold,
   type SignerAccess,
   type SignerRequestInfo,
 } from './signer-access.js';
@@ -71,103 +73,138 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     const access = attempt === 1 ? first : await reloadAccess(ctx, first);
     const { transaction: tx, signer } = access;
     if (signer.SignedDateTime !== undefined) return replay(ctx, tx, signer.Id);
-    assertCanAct(tx, signer);
+    const now = changeTime(ctx, tx);
+    assertCanAct(tx, signer, now);
     assertTurn(tx, signer);
     const missing = nextVerification(signer);
     if (missing !== undefined) {
       throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
     }
     const { values, context } = validateFieldValues(tx, signer, request.Fields ?? {});
-    const now = ctx.clock();
-    const session = readSignSession(signer);
-    const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
-    const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
-
-    const identity = await issueSigningIdentity({
-      issuer: ctx.keys.signingCa,
-      subject: { commonName: name, emailAddress: signer.Email },
-      serialNumber: randomSerialNumber(randomBytes),
-      notBefore: new Date(now.getTime() - 60_000),
-      notAfter: new Date(now.getTime() + CERTIFICATE_DAYS * 86_400_000),
-    });
-    const signedFields: { fileId: string; field: string }[] = [];
-    const updated = new Map<string, { sha256: string; size: number }>();
-    for (const file of tx.Files) {
-      const source = file.Current ?? file.Original;
-      if (source === undefined) continue;
-      const fields = signatureFieldNames(file, signer);
-      const fileValues = values.get(file.FileId) ?? [];
-      const paraph = paraphPages(file, fields.length > 0 ? signer.Id : undefined);
-      if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
-      let bytes = await ctx.store.blobs.read(source.sha256);
-      bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
-      for (const field of fields) {
-        bytes = (
-          await signPdf(bytes, {
-            signer: identity.signer,
-            signingTime: now,
-            field,
-            reason: 'Signed',
-            appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
-            ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
-          })
-        ).bytes;
-        signedFields.push({ fileId: file.FileId, field });
-      }
-      const blob = await ctx.store.blobs.write(bytes);
-      updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
-    }
-
-    const at = new Date(Math.max(now.getTime(), Date.parse(tx.ModifiedDateTime)));
-    let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
-    next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
-    next = {
-      ...next,
-      Files: next.Files.map((f): StoredFile => {
-        const u = updated.get(f.FileId);
-        return u ? { ...f, Current: u } : f;
-      }),
-      Signers: next.Signers.map((s) => {
-        if (s.Id !== signer.Id) return s;
-        const { SignSession: _session, ...rest } = s;
-        const kept: JsonObject = session.scribble ? { done: [...session.done], codes: {}, scribble: { name: session.scribble.name } } : { done: [...session.done], codes: {} };
-        return {
-          ...rest,
-          SignSession: kept,
-          ...(s.ScribbleName === undefined ? { ScribbleName: name } : {}),
-          Verifications: [...s.Verifications, { Type: 'IPAddress' as const, IPAddress: info.ip }],
-          Context: context,
-        };
-      }),
-    };
-    const certificate = identity.certificate;
-    const outbox = [];
-    const postback = postbackRow(next);
-    if (postback) outbox.push(postback);
-    const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
-    if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
-    let committed: Transaction;
+    // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
+    let held: Transaction;
     try {
-      committed = await ctx.store.commit({
-        transaction: next,
-        expectedVersion: tx.version,
-        audit: [
-          {
-            at,
-            type: 'signer.signed',
-            actor: `signer:${signer.Id}`,
-            data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
-          },
-        ],
-        outbox,
-      });
+      const hold = withSigningHold({ ...tx, Status: 10 }, signer.Id, now);
+      const postback = postbackRow(hold);
+      held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
       if (error instanceof ConcurrencyError && attempt < 3) continue;
       throw error;
     }
-    if (committed.Status === 20) committed = await finalizeTransaction(ctx, committed);
-    return result(ctx, committed, signer.Id);
+    try {
+      return await applySignature(ctx, held, signer.Id, values, context, info, now);
+    } catch (error) {
+      await releaseHold(ctx, held, signer.Id);
+      throw error;
+    }
   }
+}
+
+/** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */
+async function releaseHold(ctx: ServiceContext, held: Transaction, signerId: string): Promise<void> {
+  try {
+    const back = withSigningHold(held, signerId, undefined);
+    const postback = postbackRow(back);
+    await ctx.store.commit({ transaction: back, expectedVersion: held.version, outbox: postback ? [postback] : [] });
+  } catch {
+    // The transaction changed meanwhile; whoever changed it decided its status.
+  }
+}
+
+/** Fills, signs every document and commits the signature (from the held transaction, at 20). */
+async function applySignature(
+  ctx: ServiceContext,
+  held: Transaction,
+  signerId: string,
+  values: ReturnType<typeof validateFieldValues>['values'],
+  context: JsonObject,
+  info: SignerRequestInfo,
+  now: Date,
+): Promise<SignResult> {
+  const tx = withSigningHold(held, signerId, undefined);
+  const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
+  const session = readSignSession(signer);
+  const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
+  const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+
+  const identity = await issueSigningIdentity({
+    issuer: ctx.keys.signingCa,
+    subject: { commonName: name, emailAddress: signer.Email },
+    serialNumber: randomSerialNumber(randomBytes),
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + CERTIFICATE_DAYS * 86_400_000),
+  });
+  const signedFields: { fileId: string; field: string }[] = [];
+  const updated = new Map<string, { sha256: string; size: number }>();
+  for (const file of tx.Files) {
+    const source = file.Current ?? file.Original;
+    if (source === undefined) continue;
+    const fields = signatureFieldNames(file, signer);
+    const fileValues = values.get(file.FileId) ?? [];
+    const paraph = paraphPages(file, fields.length > 0 ? signer.Id : undefined);
+    if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
+    let bytes = await ctx.store.blobs.read(source.sha256);
+    bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
+    for (const field of fields) {
+      bytes = (
+        await signPdf(bytes, {
+          signer: identity.signer,
+          signingTime: now,
+          field,
+          reason: 'Signed',
+          appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
+          ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
+        })
+      ).bytes;
+      signedFields.push({ fileId: file.FileId, field });
+    }
+    const blob = await ctx.store.blobs.write(bytes);
+    updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
+  }
+
+  const at = new Date(Math.max(now.getTime(), Date.parse(tx.ModifiedDateTime)));
+  let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
+  next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
+  next = {
+    ...next,
+    Files: next.Files.map((f): StoredFile => {
+      const u = updated.get(f.FileId);
+      return u ? { ...f, Current: u } : f;
+    }),
+    Signers: next.Signers.map((s) => {
+      if (s.Id !== signer.Id) return s;
+      const { SignSession: _session, ...rest } = s;
+      const kept: JsonObject = session.scribble ? { done: [...session.done], codes: {}, scribble: { name: session.scribble.name } } : { done: [...session.done], codes: {} };
+      return {
+        ...rest,
+        SignSession: kept,
+        ...(s.ScribbleName === undefined ? { ScribbleName: name } : {}),
+        Verifications: [...s.Verifications, { Type: 'IPAddress' as const, IPAddress: info.ip }],
+        Context: context,
+      };
+    }),
+  };
+  const certificate = identity.certificate;
+  const outbox = [];
+  const postback = postbackRow(next);
+  if (postback) outbox.push(postback);
+  const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
+  if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
+  let committed = await ctx.store.commit({
+      transaction: next,
+      expectedVersion: held.version,
+      audit: [
+        {
+          at,
+          type: 'signer.signed',
+          actor: `signer:${signer.Id}`,
+          data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
+        },
+      ],
+      outbox,
+    });
+  if (committed.Status === 20) committed = await finalizeTransaction(ctx, committed);
+  return result(ctx, committed, signer.Id);
 }
 
 /** A replay: the signer has signed; finish a transaction left at 20 (e.g. by a crash) and answer the same result. */

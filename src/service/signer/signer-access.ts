@@ -4,7 +4,7 @@
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { isEndStatus, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { formatTime, isEndStatus, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
@@ -88,7 +88,7 @@ export async function reloadAccess(ctx: ServiceContext, access: SignerAccess): P
  * `SIGNING_NOT_STARTED` at 5, `SIGNER_TRANSACTION_ENDED` (410) at an end status, `SIGNING_IN_PROGRESS` (409) at
  * 20, `SIGNER_ALREADY_SIGNED` / `SIGNER_ALREADY_REJECTED` (410) when this signer is done.
  */
-export function assertCanAct(tx: Transaction, signer: Signer): void {
+export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void {
   if (signer.SignedDateTime !== undefined) {
     throw new ServiceError('SIGNER_ALREADY_SIGNED', `Signer ${signer.Id} has already signed this transaction.`);
   }
@@ -97,7 +97,38 @@ export function assertCanAct(tx: Transaction, signer: Signer): void {
   }
   if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
   if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
-  if (tx.Status === 20) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+  if (tx.Status === 20) {
+    const hold = signingHold(tx);
+    // A hold older than SIGNING_STALE_MS was left by a process that died while signing: the signer may sign again.
+    const stale = hold !== undefined && now !== undefined && now.getTime() - hold.since >= SIGNING_STALE_MS;
+    if (!stale) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+  }
+}
+
+/** How long a signing may hold the transaction at 20 before another attempt may take over. */
+export const SIGNING_STALE_MS = 5 * 60_000;
+
+/** The signer whose signature is being applied (status 20 while signing), and since when (ms). */
+export function signingHold(tx: Transaction): { signerId: string; since: number } | undefined {
+  for (const signer of tx.Signers) {
+    const since = (signer.SignSession as { signingSince?: unknown } | undefined)?.signingSince;
+    if (typeof since === 'string') return { signerId: signer.Id, since: Date.parse(since) };
+  }
+  return undefined;
+}
+
+/** `tx` at 20 with `signerId` marked as signing since `now` (or, with `now` undefined, the mark removed and back at 10). */
+export function withSigningHold(tx: Transaction, signerId: string, now: Date | undefined): Transaction {
+  return {
+    ...tx,
+    Status: now === undefined ? 10 : 20,
+    ...(now === undefined ? {} : { ModifiedDateTime: formatTime(now) }),
+    Signers: tx.Signers.map((s) => {
+      if (s.Id !== signerId) return s;
+      const { signingSince: _since, ...rest } = (s.SignSession ?? {}) as JsonObject;
+      return { ...s, SignSession: now === undefined ? rest : { ...rest, signingSince: formatTime(now) } };
+    }),
+  };
 }
 
 /** Why an ended transaction cannot be signed, in words a signer understands. */
