@@ -4,10 +4,9 @@
  * shows the organization's name and "Sealed" with the date. The form XObject is drawn upright in the box the reader
  * sees; its /Matrix undoes the page's /Rotate.
  */
-import fontkit from '@pdf-lib/fontkit';
 import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from 'pdf-lib';
 import { SigningError } from '../errors.js';
-import { loadBundledFont, type BundledFontFace } from '../pdf/fonts.js';
+import { cachingFontkit, loadBundledFont, type BundledFontFace } from '../pdf/fonts.js';
 
 /** What a signature widget shows. */
 export type SignatureAppearance =
@@ -31,25 +30,6 @@ export function formatAppearanceDate(time: Date): string {
   return `${time.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
-
-/**
- * fontkit, remembering the font it parsed from each bundled font's bytes: parsing DejaVu Sans afresh for every
- * signature costs ~50 ms (its tables are read lazily and kept in the font object), reusing it ~5 ms. The bytes are
- * the immutable instances loadBundledFont returns, so the memo is invisible to callers.
- */
-const parsedFonts = new WeakMap<Uint8Array, ReturnType<Fontkit['create']>>();
-const memoizingFontkit: Fontkit = {
-  create(data: Uint8Array, postscriptName?: string) {
-    let font = parsedFonts.get(data);
-    if (!font) {
-      font = fontkit.create(data, postscriptName);
-      parsedFonts.set(data, font);
-    }
-    return font;
-  },
-};
-
 /** One embedded subset per face and document, shared by every widget of the update. */
 const documentFonts = new WeakMap<PDFDocument, Map<BundledFontFace, Promise<PDFFont>>>();
 
@@ -58,7 +38,7 @@ function documentFont(doc: PDFDocument, face: BundledFontFace): Promise<PDFFont>
   if (!fonts) {
     fonts = new Map();
     documentFonts.set(doc, fonts);
-    doc.registerFontkit(memoizingFontkit);
+    doc.registerFontkit(cachingFontkit);
   }
   let font = fonts.get(face);
   if (!font) {

@@ -12,7 +12,6 @@
  * fields the subset keeps all of Latin-1 and Latin Extended-A, ~40 KB, so a viewer can show what a signer types). Every widget
  * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R.
  */
-import fontkit from '@pdf-lib/fontkit';
 import { createHash } from 'node:crypto';
 import {
   PDFArray,
@@ -35,7 +34,7 @@ import {
   textFieldAppearance,
   textFieldFontSize,
 } from './field-appearance.js';
-import { loadBundledFont } from './fonts.js';
+import { cachingFontkit, loadBundledFont } from './fonts.js';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from './incremental.js';
 import type { FieldPlacement } from './locate.js';
 import { pageGeometry, readerRectToUser, type PageGeometry, type ReaderRect } from './page-geometry.js';
@@ -121,7 +120,7 @@ export async function placeFields(
   }
   let font: PDFFont | undefined;
   if (needsFont) {
-    doc.registerFontkit(fontkit);
+    doc.registerFontkit(cachingFontkit);
     // A subset's name carries a 6-letter tag; derive it from the text shown so the output is deterministic.
     const shown = [...labels.values(), ...fields.map((f) => f.value ?? ''), hasText ? TEXT_FIELD_CHARSET : ''].join('\u0000');
     font = await doc.embedFont(await loadBundledFont('regular'), {

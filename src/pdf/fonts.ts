@@ -4,6 +4,8 @@
  * The files ship inside the package; reading them is the one disk access the pure core makes, once per process.
  */
 import { readFile } from 'node:fs/promises';
+import fontkit from '@pdf-lib/fontkit';
+import type { PDFDocument } from 'pdf-lib';
 
 /** Which bundled face to load. */
 export type BundledFontFace = 'regular' | 'bold';
@@ -26,3 +28,25 @@ export function loadBundledFont(face: BundledFontFace = 'regular'): Promise<Uint
   }
   return bytes;
 }
+
+/** The fontkit instance pdf-lib's `registerFontkit` takes. */
+export type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
+
+const parsedFonts = new WeakMap<Uint8Array, ReturnType<Fontkit['create']>>();
+
+/**
+ * fontkit, remembering the font it parsed from each font file's bytes. Parsing DejaVu Sans afresh for every
+ * document costs ~50 ms (its tables are read lazily and kept in the font object); reusing it ~5 ms. pdf-lib only
+ * reads the parsed font and makes a new subset per document, so sharing it is invisible to callers. Keyed by the
+ * byte array itself: pass the instances {@link loadBundledFont} returns (or your own long-lived ones).
+ */
+export const cachingFontkit: Fontkit = {
+  create(data: Uint8Array, postscriptName?: string) {
+    let font = parsedFonts.get(data);
+    if (!font) {
+      font = fontkit.create(data, postscriptName);
+      parsedFonts.set(data, font);
+    }
+    return font;
+  },
+};

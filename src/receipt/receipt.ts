@@ -6,14 +6,13 @@
  * and the result is handed to a sealer that adds the service's seal as an incremental update.
  * Pure apart from the sealer: no clock (the caller hands in `generatedAt`), no disk but the bundled fonts.
  */
-import fontkit from '@pdf-lib/fontkit';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { verifyAuditLog, type AuditEntry } from './audit-log.js';
 import { A4, ReceiptLayout } from './receipt-layout.js';
 import { receiptTextFor, type ReceiptText } from './receipt-text.js';
 import type { ReceiptActivity, ReceiptDocument, ReceiptSeal, ReceiptSigner, ReceiptTransaction } from './types.js';
-import { loadBundledFont } from '../pdf/fonts.js';
+import { cachingFontkit, loadBundledFont } from '../pdf/fonts.js';
 import { ParaphError, SigningError } from '../errors.js';
 
 /** File name of the attached audit log. */
@@ -95,7 +94,7 @@ export async function renderReceipt(options: RenderReceiptOptions): Promise<Uint
   const t = receiptTextFor(options.language ?? transaction.language);
 
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(cachingFontkit);
   const [regular, bold] = await Promise.all([loadBundledFont('regular'), loadBundledFont('bold')]);
   const fonts = {
     regular: await doc.embedFont(regular, { subset: true }),
