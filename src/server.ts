@@ -38,6 +38,8 @@ export interface StartServerOptions {
   readonly logger?: AppDeps['logger'];
   /** Start the timer worker (default true). */
   readonly worker?: boolean;
+  /** Senders of the signers' one-time codes (default: SMS codes to the log, e-mail codes through the mail outbox). */
+  readonly verificationSenders?: AppDeps['verificationSenders'];
 }
 
 /** Credentials of an account created at start; shown once. */
@@ -101,6 +103,7 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       settings,
       ...(timestamper ? { timestamper } : {}),
       logger: options.logger ?? loggerOptions(config.logLevel),
+      ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
       healthy: () => options.worker === false || (worker?.running === true && events?.running === true),
     };
     const app = await buildApp(deps);
