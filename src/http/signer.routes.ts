@@ -31,6 +31,14 @@ export function requestInfo(request: FastifyRequest): SignerRequestInfo {
 export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    // JSON bodies only: fastify also parses text/plain, which a cross-site form or simple request may send.
+    app.addHook('preValidation', async (request, reply) => {
+      if (request.method !== 'POST') return;
+      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json') {
+        await reply.code(415).send({ Message: 'Send the request body as JSON (Content-Type: application/json).' });
+      }
+    });
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('cache-control', 'no-store');
       reply.header('referrer-policy', 'no-referrer');

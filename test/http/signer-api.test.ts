@@ -100,6 +100,9 @@ describe('signer API', () => {
     expect((await signer(one.token, 'POST', '/sign', { Fields: {}, Extra: 1 })).status).toBe(400);
     const form = await call(base, 'POST', `/api/signer/${one.token}/sign`, { auth: false, body: 'Fields=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415); // JSON bodies only (CSRF)
+    const plain = await call(base, 'POST', `/api/signer/${one.token}/sign`, { auth: false, body: '{"Fields":{}}', headers: { 'content-type': 'text/plain' } });
+    expect(plain.status).toBe(415);
+    expect(plain.json.Message).toBe('Send the request body as JSON (Content-Type: application/json).');
 
     const shown = await call(base, 'GET', `/api/signer/${one.token}/file/contract`, { auth: false });
     expect(shown.status).toBe(200);
