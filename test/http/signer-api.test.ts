@@ -182,8 +182,12 @@ describe('signer API', () => {
     expect((await signer(token, 'POST', '/verification', { Type: 'Scribble', Name: 'C' })).status).toBe(409);
 
     const tx = await createSigningTransaction(base);
+    await verifyAll(tx.signers[0]!.token, 'Alice Janssen');
+    expect(JSON.stringify((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession)).toContain('imageBase64');
     const cancelled = await call(base, 'DELETE', `/api/transaction/${tx.id}`, { json: { Reason: 'wrong file' } });
     expect(cancelled.status).toBe(200);
+    // Cleaning deletes the scribble and codes with the rest of the signer's session (decisions.md §8).
+    expect((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession).toBeUndefined();
     const gone = await signer(tx.signers[0]!.token, 'GET', '');
     expect([404, 410]).toContain(gone.status);
     expect((await signer(tx.signers[0]!.token, 'POST', '/sign', {})).status).toBeGreaterThanOrEqual(404);
