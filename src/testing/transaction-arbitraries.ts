@@ -5,11 +5,9 @@
  * and `createTransaction`. Built from records and arrays, so counterexamples shrink field by field.
  */
 import fc from 'fast-check';
-import type { JsonObject } from '../domain/transaction.js';
+import { LANGUAGES, type JsonObject } from '../domain/transaction.js';
 import type { CreateTransactionRequest, ReceiverRequest, SignerRequest, VerificationRequest } from '../domain/transaction-rules.js';
 import { printableText } from './file-metadata-arbitraries.js';
-
-const LANGUAGES = ['nl-NL', 'en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL'] as const;
 
 /** A valid BSN: eight digits and the check digit the 11-proef asks for (never all zeros). */
 export function bsn(): fc.Arbitrary<string> {
