@@ -40,6 +40,8 @@ export interface StartServerOptions {
   readonly worker?: boolean;
   /** Senders of the signers' one-time codes (default: SMS codes to the log, e-mail codes through the mail outbox). */
   readonly verificationSenders?: AppDeps['verificationSenders'];
+  /** External identity methods (DigiD, iDIN, …); none by default. */
+  readonly identityProviders?: AppDeps['identityProviders'];
 }
 
 /** Credentials of an account created at start; shown once. */
@@ -104,6 +106,7 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       ...(timestamper ? { timestamper } : {}),
       logger: options.logger ?? loggerOptions(config.logLevel),
       ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
+      ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
       healthy: () => options.worker === false || (worker?.running === true && events?.running === true),
     };
     const app = await buildApp(deps);

@@ -24,7 +24,7 @@ import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
 import { transactionRoutes } from './transaction.routes.js';
 import { signerRoutes, redactSignToken } from './signer.routes.js';
 import { signPageRoutes } from './sign-page.routes.js';
-import { defaultVerificationSenders, type VerificationSenders } from '../service/verification-senders.js';
+import { defaultVerificationSenders, type IdentityProvider, type VerificationSenders } from '../service/verification-senders.js';
 import { formatSchemaErrors } from './validation-messages.js';
 
 /** What the app is built from. */
@@ -44,6 +44,8 @@ export interface AppDeps {
   readonly version?: string;
   /** Senders of the PhoneNumber/Email verification codes (default: SMS to the log, e-mail through the mail outbox). */
   readonly verificationSenders?: VerificationSenders;
+  /** External identity methods (decisions.md §1); none by default. */
+  readonly identityProviders?: readonly IdentityProvider[];
 }
 
 /** Headers that carry credentials: never logged. */
@@ -128,6 +130,7 @@ export function createServiceContext(deps: AppDeps): ServiceContext {
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
     settings: deps.settings,
     uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
+    ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
   };
 }
 

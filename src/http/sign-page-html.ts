@@ -90,6 +90,12 @@ ${banner(t)}
         </div>
       </div>
 
+      <div id="step-external" class="step" hidden>
+        <h3 id="external-title"></h3>
+        <p id="external-error" class="error" role="alert" hidden></p>
+        <button type="button" id="external-go" class="button primary"></button>
+      </div>
+
       <div id="step-sign" class="step" hidden>
         <h3>${e(t.readyHeading)}</h3>
         <p>${e(t.readyText)}</p>
@@ -119,11 +125,12 @@ ${banner(t)}
 }
 
 /** The page for an unknown token (404) or a withdrawn transaction (410). */
-export function renderSignErrorPage(t: SignPageTexts, message: string): string {
+export function renderSignErrorPage(t: SignPageTexts, message: string, backUrl?: string): string {
+  const back = backUrl === undefined ? '' : `<p><a class="button primary" href="${escapeHtml(backUrl)}">${escapeHtml(t.continue)}</a></p>`;
   return `${head(t, t.errorHeading)}
 <body>
 ${banner(t)}
-<main class="container"><section class="card message"><h1>${escapeHtml(t.errorHeading)}</h1><p>${escapeHtml(message)}</p></section></main>
+<main class="container"><section class="card message"><h1>${escapeHtml(t.errorHeading)}</h1><p>${escapeHtml(message)}</p>${back}</section></main>
 </body>
 </html>
 `;

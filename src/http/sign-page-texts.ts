@@ -72,6 +72,8 @@ export interface SignPageTexts {
   readonly errorHeading: string;
   readonly secureNote: string;
   readonly yes: string;
+  readonly externalHeading: string;
+  readonly externalButton: string;
 }
 
 const EN: SignPageTexts = {
@@ -141,6 +143,8 @@ const EN: SignPageTexts = {
   errorHeading: 'Something went wrong',
   secureNote: 'Your signature is applied with a certificate issued for you and sealed against changes.',
   yes: 'Yes',
+  externalHeading: 'Confirm your identity with {type}',
+  externalButton: 'Continue to {type}',
 };
 
 const NL: SignPageTexts = {
@@ -210,6 +214,8 @@ const NL: SignPageTexts = {
   errorHeading: 'Er ging iets mis',
   secureNote: 'Uw handtekening wordt geplaatst met een certificaat dat voor u is uitgegeven en beschermd tegen wijzigingen.',
   yes: 'Ja',
+  externalHeading: 'Bevestig uw identiteit met {type}',
+  externalButton: 'Verder naar {type}',
 };
 
 /** The texts for `language`: `nl-*` Dutch, everything else English (decisions.md §2). */

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ParaphError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
+import { completeIdentity } from '../service/signer/complete-identity.js';
 import { findSignerByToken } from '../service/signer/signer-access.js';
 import { renderSignPage, renderSignErrorPage } from './sign-page-html.js';
 import { signPageTexts } from './sign-page-texts.js';
@@ -83,6 +84,18 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         return securityHeaders(reply).header('cache-control', 'public, max-age=86400').type('application/octet-stream').send(body);
       } catch {
         return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      }
+    });
+    app.get<{ Params: { token: string }; Querystring: Record<string, string> }>('/sign/:token/identity', async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const back = `/sign/${encodeURIComponent(request.params.token)}`;
+      try {
+        await completeIdentity(ctx, request.params.token, request.query);
+        return reply.redirect(back, 303);
+      } catch (error) {
+        if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+        const texts = signPageTexts(request.headers['accept-language']);
+        return reply.code(error.code === 'SIGN_TOKEN_UNKNOWN' ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, error.message, back));
       }
     });
     app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {

@@ -10,6 +10,7 @@ import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
 import type { UploadGuard } from './upload-guard.js';
+import type { IdentityProvider } from './verification-senders.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {
@@ -47,6 +48,8 @@ export interface ServiceContext {
   readonly settings: ServiceSettings;
   /** In-flight and recent uploads, for 409 (decisions.md §3). */
   readonly uploads: UploadGuard;
+  /** External identity methods by verification Type (decisions.md §1); none by default. */
+  readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
 }
 
 /** Lowercase hex SHA-256 of a UTF-8 string or bytes (keys are stored hashed, decisions.md §9). */

@@ -35,7 +35,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   assertStartable(tx);
   transition(tx, { type: 'start' }, ctx.clock()); // NO_FILES and friends: 400, nothing changes
 
-  const problem = missingProvider(tx);
+  const problem = missingProvider(tx, ctx.identityProviders);
   if (problem !== undefined) await fail(ctx, account, tx, problem);
 
   const prepared = new Map<string, { sha256: string; size: number; placements: StoredFile['Placements'] }>();
@@ -96,10 +96,10 @@ function assertStartable(tx: Transaction): void {
 }
 
 /** The first verification or authentication no configured provider can perform, as a message naming it. */
-function missingProvider(tx: Transaction): string | undefined {
+function missingProvider(tx: Transaction, providers: ServiceContext['identityProviders']): string | undefined {
   for (const [i, signer] of tx.Signers.entries()) {
     for (const [j, v] of signer.Verifications.entries()) {
-      if (!BUILT_IN_VERIFICATIONS.has(v.Type)) {
+      if (!BUILT_IN_VERIFICATIONS.has(v.Type) && providers?.has(v.Type) !== true) {
         return `Signers[${i}].Verifications[${j}]: verification method ${v.Type} has no configured provider.`;
       }
     }

@@ -64,14 +64,18 @@ export function defaultVerificationSenders(log: OutboxLog): VerificationSenders 
 }
 
 /**
- * An external identity method (decisions.md §1): starts the method for a signer and reports the verified
- * attributes. paraph ships none; `PUT start` refuses transactions that need one that is not configured.
+ * An external identity method (decisions.md §1): sends the signer to the provider and checks what the provider
+ * sends back. paraph ships none; `PUT start` refuses transactions that need one that is not configured. The signer
+ * comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the provider's query parameters.
  */
 export interface IdentityProvider {
   /** The verification `Type` it performs, e.g. `iDIN`. */
   readonly type: string;
-  /** The URL to send the signer to; the provider returns to `returnUrl`. */
-  begin(request: { transactionId: string; signerId: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
-  /** Completes the method from the provider's callback query; returns the attributes to record. */
-  complete(request: { transactionId: string; signerId: string; query: Readonly<Record<string, string>> }): Promise<Record<string, string>>;
+  /** Where to send the signer. `verification` is the signer's Verification object as the client sent it. */
+  begin(request: { transactionId: string; signerId: string; verification: Readonly<Record<string, unknown>>; returnUrl: string }): Promise<{ redirectUrl: string }>;
+  /**
+   * Checks the provider's answer (the query of the return request) and returns the evidence to record (no secrets).
+   * Throws when the identity was not established.
+   */
+  complete(request: { transactionId: string; signerId: string; verification: Readonly<Record<string, unknown>>; query: Readonly<Record<string, string>> }): Promise<Record<string, string>>;
 }

@@ -233,7 +233,7 @@ function renderSteps() {
     list.append(li);
     void i;
   });
-  for (const id of ['step-consent', 'step-scribble', 'step-code', 'step-sign']) $(id).hidden = true;
+  for (const id of ['step-consent', 'step-scribble', 'step-code', 'step-external', 'step-sign']) $(id).hidden = true;
   if (!current) {
     $('step-sign').hidden = false;
     return;
@@ -241,6 +241,13 @@ function renderSteps() {
   if (current.Type === 'Consent') $('step-consent').hidden = false;
   else if (current.Type === 'Scribble') showScribble(current);
   else if (current.Type === 'PhoneNumber' || current.Type === 'Email') showCode(current);
+  else {
+    // An external identity method: the provider's page, then back here.
+    $('step-external').hidden = false;
+    $('external-title').textContent = fmt(T.externalHeading, { type: current.Type });
+    $('external-go').textContent = fmt(T.externalButton, { type: current.Type });
+    $('external-go').dataset.type = current.Type;
+  }
 }
 
 function stepName(s) {
@@ -353,6 +360,14 @@ function wire() {
   $('code-verify').addEventListener('click', submitCode);
   $('code-input').addEventListener('keydown', (event) => {
     if (event.key === 'Enter') submitCode();
+  });
+  $('external-go').addEventListener('click', async () => {
+    try {
+      const result = await verify({ Type: $('external-go').dataset.type }, $('external-error'));
+      if (result.RedirectUrl) location.assign(result.RedirectUrl);
+    } catch {
+      // shown in external-error
+    }
   });
   $('sign-button').addEventListener('click', async () => {
     $('sign-button').disabled = true;

@@ -5,7 +5,7 @@
  * valid 10 minutes, 5 attempts, a new code at most once a minute and 5 codes per verification). Each completed step
  * is an audit entry `verification.performed` (evidence without secrets).
  */
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { JsonValue, Signer } from '../../domain/transaction.js';
 import { formatTime } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
@@ -41,11 +41,13 @@ export interface VerificationRequest {
   readonly Code?: string;
 }
 
-/** The outcome: whether the step is done, or a code was sent. */
+/** The outcome: whether the step is done, or a code was sent, or where to go for an external identity method. */
 export interface VerificationOutcome {
   readonly Type: string;
   readonly Done: boolean;
   readonly CodeSent?: boolean;
+  /** External identity method: send the signer here; they come back to the signing page. */
+  readonly RedirectUrl?: string;
   /** Verifications still to do after this one. */
   readonly Remaining: readonly string[];
 }
@@ -156,8 +158,18 @@ export async function performVerification(
           const evidence: Record<string, string> = step.type === 'PhoneNumber' ? { number: `…${to.slice(-2)}` } : { email: to };
           return done({ ...session, codes }, evidence);
         }
-        default:
-          throw new ServiceError('VERIFICATION_NOT_AVAILABLE', `Verification ${step.type} needs an identity provider, and none is configured.`);
+        default: {
+          const provider = ctx.identityProviders?.get(step.type);
+          if (provider === undefined) {
+            throw new ServiceError('VERIFICATION_NOT_AVAILABLE', `Verification ${step.type} needs an identity provider, and none is configured.`);
+          }
+          const state = randomBytes(16).toString('base64url');
+          const returnUrl = `${ctx.settings.publicUrl}/sign/${encodeURIComponent(token)}/identity?state=${state}`;
+          const { redirectUrl } = await provider.begin({ transactionId: tx.Id, signerId: signer.Id, verification: step.spec, returnUrl });
+          outcome = { Type: step.type, Done: false, RedirectUrl: redirectUrl, Remaining: [step.type, ...remainingAfter] };
+          const next = withSignSession(tx, signer.Id, { ...session, identity: { index: step.index, state } });
+          return { transaction: { ...next, ModifiedDateTime: formatTime(now) } };
+        }
       }
     },
   );

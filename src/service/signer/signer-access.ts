@@ -34,6 +34,8 @@ export interface SignSession {
   readonly codes: Readonly<Record<string, PendingCode>>;
   /** The drawn signature (PNG, base64) and/or the name the signer typed or confirmed. */
   readonly scribble?: { readonly imageBase64?: string; readonly name: string };
+  /** An external identity method in progress: the step and the one-time `state` of its return URL. */
+  readonly identity?: { readonly index: number; readonly state: string };
 }
 
 const EMPTY_SESSION: SignSession = { done: [], codes: {} };
@@ -42,7 +44,7 @@ const EMPTY_SESSION: SignSession = { done: [], codes: {} };
 export function readSignSession(signer: Signer): SignSession {
   const raw = signer.SignSession as Partial<SignSession> | undefined;
   if (raw === undefined) return EMPTY_SESSION;
-  return { done: raw.done ?? [], codes: raw.codes ?? {}, ...(raw.scribble ? { scribble: raw.scribble } : {}) };
+  return { done: raw.done ?? [], codes: raw.codes ?? {}, ...(raw.scribble ? { scribble: raw.scribble } : {}), ...(raw.identity ? { identity: raw.identity } : {}) };
 }
 
 /** `tx` with `session` stored on signer `signerId`. */

@@ -1,0 +1,65 @@
+/**
+ * External identity methods through the provider interface (decisions.md §1, issue 6): a configured provider lets
+ * the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with paraph's
+ * one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
+ */
+import { rm } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { startServer } from '../../../src/server.js';
+import type { IdentityProvider } from '../../../src/service/verification-senders.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { createSigningTransaction } from './signer-fixture.js';
+
+/** A provider that "verifies" by bouncing straight back with `result` and `bin` in the query. */
+const fakeIdin = (result: () => string): IdentityProvider => ({
+  type: 'iDIN',
+  begin: async ({ returnUrl }) => ({ redirectUrl: `${returnUrl}&result=${result()}&bin=BIN123` }),
+  complete: async ({ query }) => {
+    if (query.result !== 'ok') throw new Error(`the bank answered ${query.result ?? 'nothing'}`);
+    return { bin: query.bin ?? '' };
+  },
+});
+
+describe('identity providers', () => {
+  it('iDIN through a configured provider: refused answer, then confirmed; state is one-time', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    let answer = 'cancelled';
+    const config = loadConfig({
+      env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
+    });
+    const server = await startServer(config, { clock: new TestClock().now, keyKind: 'ecdsa-p256', logger: false, worker: false, identityProviders: [fakeIdin(() => answer)] });
+    try {
+      const tx = await createSigningTransaction(server.url, { signers: [{ Email: 'i@example.com', Verifications: [{ Type: 'iDIN' }, { Type: 'Consent' }] }] });
+      const token = tx.signers[0]!.token;
+      const post = () => call(server.url, 'POST', `/api/signer/${token}/verification`, { auth: false, json: { Type: 'iDIN' } });
+
+      const first = await post();
+      expect(first.status).toBe(200);
+      expect(first.json.RedirectUrl).toMatch(new RegExp(`^${server.url}/sign/${token}/identity\\?state=[A-Za-z0-9_-]{22}&result=cancelled`));
+      const refused = await fetch(first.json.RedirectUrl, { redirect: 'manual' });
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('iDIN: your identity could not be confirmed (the bank answered cancelled).');
+
+      answer = 'ok';
+      const second = await post();
+      const forged = await fetch(second.json.RedirectUrl.replace(/state=[^&]+/, 'state=AAAAAAAAAAAAAAAAAAAAAA'), { redirect: 'manual' });
+      expect(forged.status).toBe(400);
+      const back = await fetch(second.json.RedirectUrl, { redirect: 'manual' });
+      expect(back.status).toBe(303);
+      expect(back.headers.get('location')).toBe(`/sign/${token}`);
+      expect((await fetch(second.json.RedirectUrl, { redirect: 'manual' })).status).toBe(400); // used
+
+      const session = await call(server.url, 'GET', `/api/signer/${token}`, { auth: false });
+      expect(session.json.Verifications.map((v: { Type: string; Done: boolean }) => [v.Type, v.Done])).toEqual([['iDIN', true], ['Consent', false]]);
+      const audit = await server.store.listAuditEntries(tx.id);
+      expect(audit.filter((e) => e.type === 'verification.performed').map((e) => e.data)).toEqual([
+        { signerId: 'Signer1', verification: 'iDIN', result: 'passed', evidence: { bin: 'BIN123' } },
+      ]);
+    } finally {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
