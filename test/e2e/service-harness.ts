@@ -3,7 +3,7 @@
  * (src/testing/start-test-service.ts); `call` is the suite's loosely typed client, `makePdf` a one-line PDF maker.
  */
 import { generatePdf, type GenPage } from '../../src/testing/generate-pdf.js';
-import { AUTH_HEADERS } from '../../src/testing/start-test-service.js';
+import { createTestClient } from '../../src/testing/start-test-service.js';
 
 export {
   APP_KEY,
@@ -28,27 +28,14 @@ export interface ApiResponse {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 }
 
-/** Sends a request with the account headers (unless `auth: false`). */
+/** Sends a request with the account headers (unless `auth: false`): the published test client, loosely typed. */
 export async function call(
   base: string,
   method: string,
   path: string,
   options: { json?: unknown; body?: Uint8Array | string; headers?: Record<string, string>; auth?: boolean } = {},
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = { ...(options.auth === false ? {} : AUTH_HEADERS), ...options.headers };
-  let body: string | Uint8Array | undefined;
-  if (options.json !== undefined) {
-    body = JSON.stringify(options.json);
-    headers['content-type'] ??= 'application/json';
-  } else if (options.body !== undefined) {
-    body = options.body;
-  }
-  const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const text = Buffer.from(bytes).toString('utf8');
-  let json: unknown;
-  if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') json = JSON.parse(text);
-  return { status: response.status, headers: response.headers, bytes, text, json };
+  return (await createTestClient(base).request(method, path, options)) as ApiResponse;
 }
 
 /** A small PDF with the given texts on pages of A4 size (one page per entry). */
