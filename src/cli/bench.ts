@@ -3,12 +3,12 @@
  * one operation N times on the user's own file and prints min/median/max ms, ms per page and peak RSS (or all of it
  * as JSON). A progress bar goes to stderr once a benchmark has taken longer than a second.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseFileMetaData } from '../domain/file-metadata.js';
 import { BENCH_OPERATIONS, benchOperation, DEFAULT_RUNS, type BenchOperationName, type BenchResult } from '../bench/bench-operation.js';
 import { createProgressBar } from '../bench/progress-bar.js';
 import { fmt } from '../bench/measure.js';
+import { readCliFile } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = `usage: paraph bench place <in.pdf> <metadata.json> [options]
@@ -61,9 +61,9 @@ export const benchCommand: CliCommand = async (args, io) => {
   const warmup = values.warmup === undefined ? 1 : Number(values.warmup);
   if (!Number.isSafeInteger(warmup) || warmup < 0) throw new UsageError(`--warmup must be a whole number of at least 0 (got ${JSON.stringify(values.warmup)})`);
 
-  const pdf = await readInput(files[0] as string, 'PDF');
-  const metadata = op === 'place' ? parseFileMetaData(await readInput(files[1] as string, 'metadata JSON')) : undefined;
-  const trustRoots = await Promise.all((values.trust ?? []).map((path) => readInput(path, 'trust root')));
+  const pdf = await readCliFile(files[0] as string, 'PDF');
+  const metadata = op === 'place' ? parseFileMetaData(await readCliFile(files[1] as string, 'metadata JSON')) : undefined;
+  const trustRoots = await Promise.all((values.trust ?? []).map((path) => readCliFile(path, 'trust root')));
   const progress = values['no-progress'] ? undefined : createProgressBar({ total: runs, label: op, write: io.stderr });
   let result: BenchResult;
   try {
@@ -95,10 +95,3 @@ function describe(file: string, r: BenchResult): string {
   ].join('\n');
 }
 
-async function readInput(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}

@@ -10,7 +10,8 @@ import { addValidationData } from '../pades/ltv.js';
 import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import type { RevocationFetcher } from '../pades/types.js';
 import { UsageError, type CliCommand } from './common.js';
-import { parseHash, parseTime, pemChain, readCliFile, timestamperFor, writeAtomically } from './sign.js';
+import { readCliFile, writeAtomically } from './cli-files.js';
+import { parseHash, parseTime, pemChain, timestamperFor } from './sign.js';
 
 const USAGE = `usage: paraph extend <in.pdf> -o <out.pdf> [options]
 

@@ -3,14 +3,13 @@
  * describes (decisions.md §4) and writes the PDF atomically (temporary file, then rename), so a failure never
  * leaves a half-written output. `--json` prints every widget in reader coordinates.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseFileMetaData } from '../domain/file-metadata.js';
 import { ParaphError } from '../errors.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]
@@ -98,22 +97,6 @@ async function readInput(path: string, what: string): Promise<Uint8Array> {
   }
 }
 
-/** Writes next to the target and renames, so readers see either the old file or the complete new one. */
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(temp, bytes, { flag: 'wx' });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined); // nothing to clean when the directory is unusable
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ParaphError('OUTPUT_NOT_WRITABLE', `Cannot write "${path}": ${code ?? String(error)}. Choose another -o path.`, {
-      cause: error,
-    });
-  }
-}
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;

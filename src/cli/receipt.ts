@@ -7,10 +7,10 @@
  * intact and every --document is recorded in it; 3 when verification found a problem; 2 for bad input (unreadable file, bad trust root, usage); 1 for
  * an internal error.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseCertificates } from '../pades/verify-chain.js';
 import { verifyReceipt, type ReceiptVerdict } from '../receipt/verify-receipt.js';
+import { readCliFile } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = `usage: paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <file.pdf> ...] [--json]
@@ -26,13 +26,6 @@ log attached to it (audit-log.json) and that log's hash chain.
 exit codes: 0 receipt verified, 3 verification found a problem, 2 bad input or usage
 `;
 
-async function readInput(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
 
 /** The human summary `paraph receipt verify` prints. */
 export function formatReceiptVerdict(file: string, verdict: ReceiptVerdict, documentNames: readonly string[] = []): string {
@@ -97,17 +90,17 @@ export const receiptCommand: CliCommand = async (args, io) => {
   if (sub !== 'verify') throw new UsageError(`unknown or missing sub-command ${sub === undefined ? '' : `"${sub}" `}\n\n${USAGE}`);
   if (file === undefined || extra.length > 0) throw new UsageError(`paraph receipt verify needs exactly one receipt PDF\n\n${USAGE}`);
   const trustRoots: Uint8Array[] = [];
-  for (const path of values.trust ?? []) trustRoots.push(await readInput(path, 'trust root'));
+  for (const path of values.trust ?? []) trustRoots.push(await readCliFile(path, 'trust root'));
   try {
     parseCertificates(trustRoots);
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (--trust ${values.trust?.join(', ')})`);
   }
   if (trustRoots.length === 0) io.stderr('warning: no --trust root given: the seal cannot be trusted\n');
-  const pdf = await readInput(file, 'receipt');
+  const pdf = await readCliFile(file, 'receipt');
   const documentPaths = values.document ?? [];
   const documents: Uint8Array[] = [];
-  for (const path of documentPaths) documents.push(await readInput(path, 'document'));
+  for (const path of documentPaths) documents.push(await readCliFile(path, 'document'));
   // The CLI is an entry point, so it may read the clock: a seal without time-stamp is judged now.
   const verdict = await verifyReceipt(pdf, { trustRoots, now: new Date(), documents });
   io.stdout(values.json ? `${JSON.stringify(toJson(verdict), null, 2)}\n` : formatReceiptVerdict(file, verdict, documentPaths));

@@ -18,11 +18,10 @@ import {
   parseCount,
   parseHash,
   parseTime,
-  readCliFile,
   timestamperFor,
-  writeAtomically,
   type SigningCommandDeps,
 } from './sign.js';
+import { readCliFile, writeAtomically } from './cli-files.js';
 
 const USAGE = `usage: paraph seal <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [options]
 

@@ -4,9 +4,7 @@
  * output's directory, then rename), so a failure never leaves a half-written file. Also holds what `paraph seal`
  * shares with it: key loading, TSA, clock and output handling.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { addDocumentTimestamp } from '../pades/doc-timestamp.js';
 import { loadPkcs12Signer } from '../pades/keys/pkcs12.js';
@@ -16,6 +14,7 @@ import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import { signPdf } from '../pades/sign-pdf.js';
 import { createHttpTimestamper } from '../pades/timestamp.js';
 import type { HashAlgorithm, RevocationFetcher, Signer, Timestamper } from '../pades/types.js';
+import { readCliFile, writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 /** Help text of the key options `paraph sign` and `paraph seal` share. */
@@ -55,26 +54,7 @@ ${LTV_USAGE}      --contents-size <n> bytes reserved for the CMS (default 16384)
   -h, --help              show this help
 `;
 
-/** Reads a file named on the command line, turning a missing file into a usage error that names it. */
-export async function readCliFile(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await readFile(path));
-  } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
 
-/** Writes `bytes` to `path` atomically: a temporary file next to it, then a rename. */
-export async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
 
 /** Parses `--hash`. */
 export function parseHash(value: string | undefined): HashAlgorithm {

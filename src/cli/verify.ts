@@ -6,21 +6,14 @@
  * problems (an invalid or untrusted signature, a disallowed change, no signatures at all); 2 for bad input (not a
  * PDF, unreadable file, bad trust root, usage mistake); 1 for an internal error.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseCertificates } from '../pades/verify-chain.js';
 import { verifyPdf, type SignatureReport, type VerificationReport } from '../pades/verify.js';
+import { readCliFile } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = 'usage: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]';
 
-async function readInput(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
 
 function describeSignature(s: SignatureReport, index: number, revisions: number): string {
   const lines: string[] = [];
@@ -80,14 +73,14 @@ export const verifyCommand: CliCommand = async (args, io) => {
   if (positionals.length !== 1) throw new UsageError(USAGE);
   const file = positionals[0]!;
   const trustRoots: Uint8Array[] = [];
-  for (const path of values.trust ?? []) trustRoots.push(await readInput(path, 'trust root'));
+  for (const path of values.trust ?? []) trustRoots.push(await readCliFile(path, 'trust root'));
   try {
     parseCertificates(trustRoots);
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (--trust ${values.trust?.join(', ')})`);
   }
   if (trustRoots.length === 0) io.stderr('warning: no --trust root given: no certificate chain can be trusted\n');
-  const pdf = await readInput(file, 'PDF');
+  const pdf = await readCliFile(file, 'PDF');
   // The CLI is an entry point, so it may read the clock: untimestamped signatures are judged now.
   const report = await verifyPdf(pdf, { trustRoots, now: new Date() });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(file, report));

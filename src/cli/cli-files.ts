@@ -1,0 +1,39 @@
+/**
+ * Reading the files named on a command line and writing a command's output, shared by every command: a missing
+ * input is a usage error that names it, and an output is written atomically (a temporary file next to the target,
+ * then a rename), so a failure never leaves a half-written file behind.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ParaphError } from '../errors.js';
+import { UsageError } from './common.js';
+
+/** Reads a file named on the command line; a missing or unreadable file is a UsageError naming `what` and `path`. */
+export async function readCliFile(path: string, what: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * Writes `bytes` to `path` (creating its directory) so that readers see either the old file or the complete new
+ * one. Throws ParaphError `OUTPUT_NOT_WRITABLE` (bad input: choose another path) when it cannot.
+ */
+export async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(temp, bytes, { flag: 'wx' });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined); // nothing to clean when the directory is unusable
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ParaphError('OUTPUT_NOT_WRITABLE', `Cannot write "${path}": ${code ?? String(error)}. Choose another -o path.`, {
+      cause: error,
+    });
+  }
+}
