@@ -5,7 +5,6 @@
  * carries a CSP without inline scripts, frame-ancestors 'none' plus X-Frame-Options DENY (clickjacking), no
  * referrer (the token is in the URL) and no caching.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -39,8 +38,8 @@ const require = createRequire(import.meta.url);
 function assetTable(): Map<string, [string, string]> {
   const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));
   const pad = dirname(require.resolve('signature_pad'));
-  // Run from src/ (tsx) or from dist/ (the build copies nothing but .ts output: fall back to the sources).
-  const own = [join(here, 'sign-page'), join(here, '../../src/http/sign-page')].find((dir) => existsSync(join(dir, 'sign-page.js'))) ?? join(here, 'sign-page');
+  // `npm run build` copies src/http/sign-page/ next to the compiled routes, so src/ (tsx) and dist/ look alike.
+  const own = join(here, 'sign-page');
   return new Map([
     ['sign-page.js', [join(own, 'sign-page.js'), 'text/javascript; charset=utf-8']],
     ['sign-page.css', [join(own, 'sign-page.css'), 'text/css; charset=utf-8']],
