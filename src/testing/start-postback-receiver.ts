@@ -17,7 +17,9 @@ export interface ReceivedPostback {
 
 /** Options of {@link startPostbackReceiver}. */
 export interface PostbackReceiverOptions {
-  /** The status to answer request number `n` (0-based, counted over all requests) to `path` with. */
+  /** Answer the first `failFirst` requests (counted over all paths) with 500, the rest with 200. */
+  readonly failFirst?: number;
+  /** The status to answer request number `n` (0-based, counted over all requests) to `path` with; wins over `failFirst`. */
   readonly respond?: (n: number, path: string) => number;
   /** Milliseconds to wait before answering request number `n` (default 0): keeps deliveries in flight. */
   readonly delayMs?: (n: number) => number;
@@ -36,11 +38,13 @@ export interface PostbackReceiver {
  * Starts a receiver on a free port of 127.0.0.1.
  *
  * @example
- * const receiver = await startPostbackReceiver({ respond: (n) => (n < 3 ? 500 : 200) });
+ * const receiver = await startPostbackReceiver({ failFirst: 3 }); // or respond: (n, path) => status
  * // PostbackUrl: `${receiver.url}/hook`; later: receiver.received.filter((r) => r.answeredWith === 200)
  */
 export async function startPostbackReceiver(options: PostbackReceiverOptions = {}): Promise<PostbackReceiver> {
   const received: ReceivedPostback[] = [];
+  const failFirst = options.failFirst ?? 0;
+  const respond = options.respond ?? ((n: number) => (n < failFirst ? 500 : 200));
   let count = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -48,7 +52,7 @@ export async function startPostbackReceiver(options: PostbackReceiverOptions = {
     req.on('end', () => {
       const path = req.url ?? '/';
       const n = count++;
-      const status = options.respond ? options.respond(n, path) : 200;
+      const status = respond(n, path);
       const answer = () => {
         received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');

@@ -141,4 +141,16 @@ describe('startPostbackReceiver', () => {
       await receiver.close();
     }
   });
+
+  it('failFirst: N answers the first N requests with 500 and every later one with 200', async () => {
+    const receiver = await startPostbackReceiver({ failFirst: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${receiver.url}/p${i % 2}`, { method: 'POST', body: '{}' })).status);
+      expect(statuses).toEqual([500, 500, 500, 200, 200]);
+      expect(receiver.received.map((r) => r.answeredWith)).toEqual(statuses);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
