@@ -42,3 +42,53 @@ export function mayContain(signature: Uint32Array, bits: Uint16Array): boolean {
   }
   return true;
 }
+
+/**
+ * The signatures of a whole document turned around: for every signature bit, the set of pages that have it. A
+ * needle's candidate pages are then the AND of a few page sets, instead of one signature test per page, so a
+ * search over thousands of pages only touches the pages that may hold it. Same memory as the signatures it is
+ * built from (one bit per page and signature bit).
+ */
+export class BigramPostings {
+  private readonly words: number;
+  private readonly columns: Uint32Array;
+  private readonly present: Uint32Array;
+
+  /** `signatures[i]` is the signature of slot i; undefined slots are never candidates. */
+  constructor(signatures: readonly (Uint32Array | undefined)[]) {
+    this.words = Math.ceil(signatures.length / 32);
+    this.columns = new Uint32Array(BITS * this.words);
+    this.present = new Uint32Array(this.words);
+    for (let slot = 0; slot < signatures.length; slot++) {
+      const signature = signatures[slot];
+      if (!signature) continue;
+      const word = slot >>> 5;
+      const mask = 1 << (slot & 31);
+      this.present[word]! |= mask;
+      for (let w = 0; w < WORDS; w++) {
+        let v = signature[w]!;
+        while (v !== 0) {
+          const low = v & -v;
+          const bit = w * 32 + (31 - Math.clz32(low));
+          this.columns[bit * this.words + word]! |= mask;
+          v ^= low;
+        }
+      }
+    }
+  }
+
+  /** Slots, ascending, whose signature may contain the needle of `bits` (every present slot for empty `bits`). */
+  candidates(bits: Uint16Array): number[] {
+    const found: number[] = [];
+    for (let word = 0; word < this.words; word++) {
+      let v = this.present[word]!;
+      for (let i = 0; i < bits.length && v !== 0; i++) v &= this.columns[bits[i]! * this.words + word]!;
+      while (v !== 0) {
+        const low = v & -v;
+        found.push(word * 32 + (31 - Math.clz32(low)));
+        v ^= low;
+      }
+    }
+    return found;
+  }
+}

@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { hasPdfHeader } from './load-pdf.js';
-import { mayContain, needleBits } from './text-index-bigrams.js';
+import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 
@@ -103,9 +103,6 @@ class IndexedPage implements PageText {
     readonly geometry: PageGeometry,
     readonly text: string,
     private readonly boxes: Uint8Array,
-    /** Bigram signatures of `text` and of `text` without spaces, to skip pages that cannot match. */
-    readonly signature: Uint32Array,
-    readonly compactSignature: Uint32Array,
   ) {}
 
   charBox(index: number): ReaderRect | undefined {
@@ -149,10 +146,24 @@ class Index implements TextIndex {
   constructor(
     readonly pages: readonly PageGeometry[],
     private readonly texts: ReadonlyMap<number, IndexedPage>,
+    /** Bigram signatures of every page's text and of its text without spaces, by page (slot = page number − 1). */
+    private readonly postings: BigramPostings,
+    private readonly compactPostings: BigramPostings,
   ) {}
+
+  /** The indexed pages, in page order, that may contain a needle with these bigram bits. */
+  candidates(bits: Uint16Array, compact: boolean): IndexedPage[] {
+    const slots = (compact ? this.compactPostings : this.postings).candidates(bits);
+    return slots.map((slot) => this.texts.get(slot + 1) as IndexedPage);
+  }
 
   get pageCount(): number {
     return this.pages.length;
+  }
+
+  /** Whether the text of every page was extracted. */
+  get complete(): boolean {
+    return this.texts.size === this.pages.length;
   }
 
   text(pageNumber: number): PageText | undefined {
@@ -176,19 +187,17 @@ export function findText(index: TextIndex, needle: string, options: FindTextOpti
   const pages = searchPages(index, options.pageNumber);
   const normalized = normalizeSearchText(needle);
   if (normalized === '') return [];
+  // A whole-document search asks the document's bigram postings which pages may match, rather than every page.
+  const filtered = options.pageNumber === undefined && index instanceof Index;
   const found: TextMatch[] = [];
-  const bits = needleBits(normalized);
-  for (const page of pages) {
-    if (!mayContain(page.signature, bits)) continue;
+  for (const page of filtered ? index.candidates(needleBits(normalized), false) : pages) {
     for (let at = page.text.indexOf(normalized); at !== -1; at = page.text.indexOf(normalized, at + normalized.length)) {
       pushMatch(found, page, at, at + normalized.length);
     }
   }
   if (found.length > 0) return found;
   const compactNeedle = normalized.replace(/ /g, '');
-  const compactBits = needleBits(compactNeedle);
-  for (const page of pages) {
-    if (!mayContain(page.compactSignature, compactBits)) continue;
+  for (const page of filtered ? index.candidates(needleBits(compactNeedle), true) : pages) {
     const { text, map } = page.withoutSpaces();
     for (let at = text.indexOf(compactNeedle); at !== -1; at = text.indexOf(compactNeedle, at + compactNeedle.length)) {
       pushMatch(found, page, map[at]!, map[at + compactNeedle.length - 1]! + 1);
@@ -202,7 +211,9 @@ function pushMatch(found: TextMatch[], page: IndexedPage, start: number, end: nu
   if (box) found.push({ pageNumber: page.pageNumber, box, text: page.text.slice(start, end) });
 }
 
+/** The pages to search, after checking they were indexed; for a whole-document search of an Index, none. */
 function searchPages(index: TextIndex, pageNumber: number | undefined): IndexedPage[] {
+  if (pageNumber === undefined && index instanceof Index && index.complete) return [];
   const numbers =
     pageNumber === undefined ? Array.from({ length: index.pageCount }, (_, i) => i + 1) : [pageNumber];
   const pages: IndexedPage[] = [];
@@ -265,14 +276,18 @@ class Collector implements ExtractSink {
   build(): TextIndex {
     const pages: PageGeometry[] = [];
     const texts = new Map<number, IndexedPage>();
+    const signatures: (Uint32Array | undefined)[] = [];
+    const compactSignatures: (Uint32Array | undefined)[] = [];
     for (let n = 1; n <= this.pageCount; n++) {
       const geo = this.geometries[n - 1];
       if (!geo) throw new ParaphError('TEXT_INDEX_FAILED', `Page ${n} is missing from the text index.`, { origin: 'internal' });
       pages.push(geo);
       const t = this.texts.get(n);
-      if (t) texts.set(n, new IndexedPage(n, geo, t.text, t.boxes, t.signature, t.compactSignature));
+      signatures.push(t?.signature);
+      compactSignatures.push(t?.compactSignature);
+      if (t) texts.set(n, new IndexedPage(n, geo, t.text, t.boxes));
     }
-    return new Index(pages, texts);
+    return new Index(pages, texts, new BigramPostings(signatures), new BigramPostings(compactSignatures));
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bigramSignature, mayContain, needleBits } from '../../src/pdf/text-index-bigrams.js';
+import { BigramPostings, bigramSignature, mayContain, needleBits } from '../../src/pdf/text-index-bigrams.js';
 
 describe('bigram signatures', () => {
   it('never rule out a needle the text contains (with and without spaces)', () => {
@@ -26,5 +26,20 @@ describe('bigram signatures', () => {
     expect(mayContain(signature, needleBits('Zoë'))).toBe(false);
     expect(mayContain(signature, needleBits('payment invoice'))).toBe(true);
     expect(mayContain(signature, needleBits('x'))).toBe(true);
+  });
+
+  it('postings name exactly the pages whose signature may contain a needle, in page order', () => {
+    const page = fc.option(fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', '{', '}', '1', '2', 'é'), maxLength: 60 }), {
+      nil: undefined,
+    });
+    fc.assert(
+      fc.property(fc.array(page, { maxLength: 80 }), fc.string({ unit: fc.constantFrom('a', 'b', '{', '1', ' '), maxLength: 5 }), fc.boolean(), (texts, needle, compact) => {
+        const signatures = texts.map((t) => (t === undefined ? undefined : bigramSignature(t, compact)));
+        const bits = needleBits(needle);
+        const expected = signatures.flatMap((s, slot) => (s && mayContain(s, bits) ? [slot] : []));
+        expect(new BigramPostings(signatures).candidates(bits)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
