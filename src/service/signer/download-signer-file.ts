@@ -1,20 +1,21 @@
 /**
  * Use case GET /api/signer/<token>/file/<fileId> (decisions.md §6): the PDF the signer is shown — the prepared
  * document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
- * signer opens each document, with an audit entry.
+ * signer opens each document, with an audit entry. After signing, a signer whose authentication has
+ * `SecureDownload: true` downloads only within the window a fresh code opened (decisions.md §6).
  */
 import { findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { endedMessage, findSignerByToken, needsAuthentication, reloadAccess, type SignerRequestInfo } from './signer-access.js';
+import { endedMessage, findSignerByToken, needsAuthentication, needsSecureDownload, reloadAccess, secureDownloadStep, type SignerRequestInfo } from './signer-access.js';
 
 /**
  * The document's current PDF for the token's signer.
  *
  * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `SIGNER_TRANSACTION_CLEANED`,
- *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED` (403).
+ *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED`, `SECURE_DOWNLOAD_REQUIRED` (403).
  */
 export async function downloadSignerFile(
   ctx: ServiceContext,
@@ -28,6 +29,13 @@ export async function downloadSignerFile(
   if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
   if (needsAuthentication(access.signer)) {
     throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first (the authentication step) to see the documents.');
+  }
+  if (needsSecureDownload(access.signer, ctx.clock())) {
+    const type = secureDownloadStep(access.signer)?.type ?? 'PhoneNumber';
+    throw new ServiceError(
+      'SECURE_DOWNLOAD_REQUIRED',
+      `Confirm who you are again to download the signed documents: ask for a new code (POST verification {"Type": "${type}"}) and enter it; it opens the downloads for 10 minutes.`,
+    );
   }
   const file = findFile(tx, fileId);
   const blob = file?.Current ?? file?.Original;

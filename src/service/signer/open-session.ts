@@ -7,7 +7,17 @@ import { isEndStatus, recordActivity, type Language, type Transaction } from '..
 import { postbackRow } from '../outbox-rows.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
-import { findSignerByToken, readSignSession, reloadAccess, signerSteps, waitingFor, type SignerRequestInfo, type SignerAccess } from './signer-access.js';
+import {
+  findSignerByToken,
+  readSignSession,
+  reloadAccess,
+  SECURE_DOWNLOAD_CODE_KEY,
+  secureDownloadStep,
+  signerSteps,
+  waitingFor,
+  type SignerRequestInfo,
+  type SignerAccess,
+} from './signer-access.js';
 import { signerFields, type SignerField } from './signer-fields.js';
 
 /** The state of the signer's journey. */
@@ -54,6 +64,11 @@ export interface SignerSessionView {
   readonly ReturnUrl?: string;
   /** The name to prefill (ScribbleName). */
   readonly ScribbleName?: string;
+  /**
+   * After signing, with an authentication marked `SecureDownload`: downloads need a fresh code of `Type`
+   * (POST verification), which opens them until `DownloadUntil`.
+   */
+  readonly SecureDownload?: { readonly Type: string; readonly CodeSent: boolean; readonly DownloadUntil?: string };
 }
 
 /**
@@ -133,6 +148,7 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
       Fields: signerFields(file, signer),
     }));
   const done = state === 'signed' || state === 'rejected';
+  const secure = secureDownloadStep(signer);
   return {
     TransactionId: tx.Id,
     ...(tx.Reference !== undefined ? { Reference: tx.Reference } : {}),
@@ -152,6 +168,9 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
     Verifications: steps,
     ...(done && signer.ReturnUrl !== undefined ? { ReturnUrl: returnUrl(tx, signer.Id, signer.ReturnUrl, state === 'signed' ? 'signed' : 'rejected') } : {}),
     ...(name !== undefined ? { ScribbleName: name } : {}),
+    ...(secure !== undefined
+      ? { SecureDownload: { Type: secure.type, CodeSent: session.codes[SECURE_DOWNLOAD_CODE_KEY] !== undefined, ...(session.downloadUntil !== undefined ? { DownloadUntil: session.downloadUntil } : {}) } }
+      : {}),
   };
 }
 

@@ -3,11 +3,13 @@
  * in the order the signer's `Verifications` list them — `Consent`, `Scribble` (a drawn PNG, or a typed name unless
  * RequireHandsignature; the name fixed when ScribbleNameFixed), `PhoneNumber` and `Email` one-time codes (6 digits,
  * valid 10 minutes, 5 attempts, a new code at most once a minute and 5 codes per verification). Each completed step
- * is an audit entry `verification.performed` (evidence without secrets).
+ * is an audit entry `verification.performed` (evidence without secrets). After signing, a signer whose
+ * authentication has `SecureDownload: true` asks for a fresh code of that type the same way; the right code opens
+ * their downloads for {@link SECURE_DOWNLOAD_WINDOW_MS} (decisions.md §6: "later downloads ask for it again").
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import type { JsonValue, Signer } from '../../domain/transaction.js';
-import { formatTime } from '../../domain/transaction.js';
+import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
+import { formatTime, isEndStatus } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -16,12 +18,17 @@ import type { VerificationSenders } from '../verification-senders.js';
 import {
   assertCanAct,
   assertTurn,
+  endedMessage,
   findSignerByToken,
   readSignSession,
   reloadAccess,
+  SECURE_DOWNLOAD_CODE_KEY,
+  SECURE_DOWNLOAD_WINDOW_MS,
+  secureDownloadStep,
   signerSteps,
   withSignSession,
   type PendingCode,
+  type SignerStep,
   type SignSession,
 } from './signer-access.js';
 
@@ -50,6 +57,8 @@ export interface VerificationOutcome {
   readonly RedirectUrl?: string;
   /** Verifications still to do after this one. */
   readonly Remaining: readonly string[];
+  /** SecureDownload after signing: the downloads are open until then (a fresh code opens them again). */
+  readonly DownloadUntil?: string;
 }
 
 /**
@@ -74,6 +83,38 @@ export async function performVerification(
     async (tx, now) => {
       refusal = undefined;
       const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
+      const secure = secureDownloadStep(signer);
+      if (secure !== undefined && secure.type === request.Type) {
+        // SecureDownload (decisions.md §6): after signing, a fresh code opens a download window.
+        if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+        // A commit now would make the signing of the signer at turn fail on its version check.
+        if (tx.Status === 20) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+        const session = readSignSession(signer);
+        const key = SECURE_DOWNLOAD_CODE_KEY;
+        const to = codeRecipient(signer, secure);
+        if (request.Code === undefined) {
+          const sent = await sendCode(senders, tx, signer, secure.type, to, session.codes[key], now);
+          outcome = { Type: secure.type, Done: false, CodeSent: true, Remaining: [secure.type] };
+          return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: sent.code } }), ModifiedDateTime: formatTime(now) }, outbox: sent.outbox };
+        }
+        const checked = checkCode(secure.type, session.codes[key], request.Code, now);
+        if (checked.refusal !== undefined) {
+          refusal = checked.refusal;
+          return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: checked.code } }), ModifiedDateTime: formatTime(now) } };
+        }
+        const { [key]: _used, ...codes } = session.codes;
+        const downloadUntil = formatTime(new Date(now.getTime() + SECURE_DOWNLOAD_WINDOW_MS));
+        outcome = { Type: secure.type, Done: true, Remaining: [], DownloadUntil: downloadUntil };
+        return {
+          transaction: { ...withSignSession(tx, signer.Id, { ...session, codes, downloadUntil }), ModifiedDateTime: formatTime(now) },
+          audit: [{
+            at: now,
+            type: 'verification.performed' as const,
+            actor: `signer:${signer.Id}` as const,
+            data: { signerId: signer.Id, verification: `${secure.type} (secure download)`, result: 'passed' as const, evidence: codeEvidence(secure.type, to) },
+          }],
+        };
+      }
       assertCanAct(tx, signer);
       assertTurn(tx, signer);
       const steps = signerSteps(signer);
@@ -110,53 +151,24 @@ export async function performVerification(
         }
         case 'PhoneNumber':
         case 'Email': {
-          const to = step.type === 'PhoneNumber'
-            ? (typeof step.spec.Number === 'string' ? step.spec.Number : signer.Mobile)
-            : (typeof step.spec.Email === 'string' ? step.spec.Email : signer.Email);
-          if (to === undefined || to === '') throw new ServiceError('VERIFICATION_NO_RECIPIENT', `${step.type}: no phone number is known for you; contact the sender.`);
+          const to = codeRecipient(signer, step);
           const key = String(step.index);
           const code = session.codes[key];
           if (request.Code === undefined) {
-            if (code !== undefined && now.getTime() - Date.parse(code.sentAt) < CODE_RULES.resendAfterMs) {
-              throw new ServiceError('CODE_RESEND_TOO_SOON', 'A code was sent less than a minute ago: wait a minute before asking for a new one.');
-            }
-            if (code !== undefined && code.sends >= CODE_RULES.maxSends) {
-              throw new ServiceError('CODE_SEND_LIMIT', `${CODE_RULES.maxSends} codes were sent already: contact the sender of the documents.`);
-            }
-            const plain = String(randomInt(0, 1_000_000)).padStart(6, '0');
-            const expiresAt = new Date(now.getTime() + CODE_RULES.validMs);
-            const sender = step.type === 'PhoneNumber' ? senders.sms : senders.email;
-            const rows: readonly OutboxInput[] = await sender({
-              transactionId: tx.Id,
-              signerId: signer.Id,
-              to,
-              code: plain,
-              language: signer.Language ?? tx.Language,
-              expiresAt,
-            });
-            const next: PendingCode = { codeSha256: sha256(plain), expiresAt: formatTime(expiresAt), attempts: 0, sentAt: formatTime(now), sends: (code?.sends ?? 0) + 1 };
+            const sent = await sendCode(senders, tx, signer, step.type, to, code, now);
             outcome = { Type: step.type, Done: false, CodeSent: true, Remaining: [step.type, ...remainingAfter] };
-            return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: next } }), ModifiedDateTime: formatTime(now) }, outbox: rows };
+            return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: sent.code } }), ModifiedDateTime: formatTime(now) }, outbox: sent.outbox };
           }
-          if (code === undefined) throw new ServiceError('CODE_NOT_SENT', `${step.type}: ask for a code first (send {"Type": "${step.type}"}).`);
-          if (!/^\d{6}$/.test(request.Code)) throw new ServiceError('CODE_WRONG', `Code: enter the 6 digits of the code you received.`);
-          if (now.getTime() > Date.parse(code.expiresAt)) throw new ServiceError('CODE_EXPIRED', 'The code has expired (codes are valid for 10 minutes): ask for a new code.');
-          if (code.attempts >= CODE_RULES.maxAttempts) {
-            throw new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.');
-          }
-          if (!timingSafeEqual(Buffer.from(sha256(request.Code), 'hex'), Buffer.from(code.codeSha256, 'hex'))) {
+          const checked = checkCode(step.type, code, request.Code, now);
+          if (checked.refusal !== undefined) {
             // The wrong attempt is committed, then the refusal is answered.
-            const attempts = code.attempts + 1;
-            refusal = attempts >= CODE_RULES.maxAttempts
-              ? new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.')
-              : new ServiceError('CODE_WRONG', `The code is not correct: check it and try again (${CODE_RULES.maxAttempts - attempts} attempts left).`);
+            refusal = checked.refusal;
             return {
-              transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: { ...code, attempts } } }), ModifiedDateTime: formatTime(now) },
+              transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: checked.code } }), ModifiedDateTime: formatTime(now) },
             };
           }
           const { [key]: _used, ...codes } = session.codes;
-          const evidence: Record<string, string> = step.type === 'PhoneNumber' ? { number: `…${to.slice(-2)}` } : { email: to };
-          return done({ ...session, codes }, evidence);
+          return done({ ...session, codes }, codeEvidence(step.type, to));
         }
         default: {
           const provider = ctx.identityProviders?.get(step.type);
@@ -175,6 +187,60 @@ export async function performVerification(
   );
   if (refusal !== undefined) throw refusal;
   return outcome as VerificationOutcome;
+}
+
+/** Where the code of a PhoneNumber/Email step goes: the step's own number or address, else the signer's. */
+function codeRecipient(signer: Signer, step: SignerStep): string {
+  const to = step.type === 'PhoneNumber'
+    ? (typeof step.spec.Number === 'string' ? step.spec.Number : signer.Mobile)
+    : (typeof step.spec.Email === 'string' ? step.spec.Email : signer.Email);
+  if (to === undefined || to === '') throw new ServiceError('VERIFICATION_NO_RECIPIENT', `${step.type}: no phone number is known for you; contact the sender.`);
+  return to;
+}
+
+/** Audit evidence of a passed code: never the code, only the number's last digits or the address. */
+function codeEvidence(type: string, to: string): Record<string, string> {
+  return type === 'PhoneNumber' ? { number: `…${to.slice(-2)}` } : { email: to };
+}
+
+/** Sends a new code (resend rules of {@link CODE_RULES}); returns what to keep and the sender's outbox rows. */
+async function sendCode(
+  senders: VerificationSenders,
+  tx: Transaction,
+  signer: Signer,
+  type: string,
+  to: string,
+  previous: PendingCode | undefined,
+  now: Date,
+): Promise<{ code: PendingCode; outbox: readonly OutboxInput[] }> {
+  if (previous !== undefined && now.getTime() - Date.parse(previous.sentAt) < CODE_RULES.resendAfterMs) {
+    throw new ServiceError('CODE_RESEND_TOO_SOON', 'A code was sent less than a minute ago: wait a minute before asking for a new one.');
+  }
+  if (previous !== undefined && previous.sends >= CODE_RULES.maxSends) {
+    throw new ServiceError('CODE_SEND_LIMIT', `${CODE_RULES.maxSends} codes were sent already: contact the sender of the documents.`);
+  }
+  const plain = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  const expiresAt = new Date(now.getTime() + CODE_RULES.validMs);
+  const sender = type === 'PhoneNumber' ? senders.sms : senders.email;
+  const outbox = await sender({ transactionId: tx.Id, signerId: signer.Id, to, code: plain, language: signer.Language ?? tx.Language, expiresAt });
+  return { code: { codeSha256: sha256(plain), expiresAt: formatTime(expiresAt), attempts: 0, sentAt: formatTime(now), sends: (previous?.sends ?? 0) + 1 }, outbox };
+}
+
+/**
+ * Checks an entered code. Throws for a code never sent, malformed, expired or out of attempts; a wrong code returns
+ * the refusal with the attempt counted (the caller commits the count, then answers the refusal).
+ */
+function checkCode(type: string, code: PendingCode | undefined, given: string, now: Date): { refusal: ServiceError; code: PendingCode } | { refusal?: undefined } {
+  if (code === undefined) throw new ServiceError('CODE_NOT_SENT', `${type}: ask for a code first (send {"Type": "${type}"}).`);
+  if (!/^\d{6}$/.test(given)) throw new ServiceError('CODE_WRONG', `Code: enter the 6 digits of the code you received.`);
+  if (now.getTime() > Date.parse(code.expiresAt)) throw new ServiceError('CODE_EXPIRED', 'The code has expired (codes are valid for 10 minutes): ask for a new code.');
+  if (code.attempts >= CODE_RULES.maxAttempts) throw new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.');
+  if (timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(code.codeSha256, 'hex'))) return {};
+  const attempts = code.attempts + 1;
+  const refusal = attempts >= CODE_RULES.maxAttempts
+    ? new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.')
+    : new ServiceError('CODE_WRONG', `The code is not correct: check it and try again (${CODE_RULES.maxAttempts - attempts} attempts left).`);
+  return { refusal, code: { ...code, attempts } };
 }
 
 function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): { imageBase64?: string; name: string } {

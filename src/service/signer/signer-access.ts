@@ -36,6 +36,8 @@ export interface SignSession {
   readonly scribble?: { readonly imageBase64?: string; readonly name: string };
   /** An external identity method in progress: the step and the one-time `state` of its return URL. */
   readonly identity?: { readonly index: number; readonly state: string };
+  /** SecureDownload: until when a fresh authentication after signing lets the signer download. */
+  readonly downloadUntil?: string;
 }
 
 const EMPTY_SESSION: SignSession = { done: [], codes: {} };
@@ -44,7 +46,13 @@ const EMPTY_SESSION: SignSession = { done: [], codes: {} };
 export function readSignSession(signer: Signer): SignSession {
   const raw = signer.SignSession as Partial<SignSession> | undefined;
   if (raw === undefined) return EMPTY_SESSION;
-  return { done: raw.done ?? [], codes: raw.codes ?? {}, ...(raw.scribble ? { scribble: raw.scribble } : {}), ...(raw.identity ? { identity: raw.identity } : {}) };
+  return {
+    done: raw.done ?? [],
+    codes: raw.codes ?? {},
+    ...(raw.scribble ? { scribble: raw.scribble } : {}),
+    ...(raw.identity ? { identity: raw.identity } : {}),
+    ...(typeof raw.downloadUntil === 'string' ? { downloadUntil: raw.downloadUntil } : {}),
+  };
 }
 
 /** `tx` with `session` stored on signer `signerId`. */
@@ -195,4 +203,27 @@ export function signerSteps(signer: Signer): SignerStep[] {
 export function needsAuthentication(signer: Signer): boolean {
   const done = readSignSession(signer).done;
   return signerSteps(signer).some((s) => s.phase === 'authentication' && !done.includes(s.index));
+}
+
+/** How long a fresh SecureDownload authentication lets the signer download (decisions.md §6; our choice). */
+export const SECURE_DOWNLOAD_WINDOW_MS = 10 * 60_000;
+
+/** Key of the SecureDownload code in {@link SignSession.codes} (verification codes use their step index). */
+export const SECURE_DOWNLOAD_CODE_KEY = 'download';
+
+/**
+ * The signer's authentication with `SecureDownload: true` (decisions.md §6), when the signer has signed: their later
+ * downloads ask for it again. Undefined before signing (the authentication of the journey covers those downloads)
+ * and for signers without SecureDownload.
+ */
+export function secureDownloadStep(signer: Signer): SignerStep | undefined {
+  if (signer.SignedDateTime === undefined) return undefined;
+  return signerSteps(signer).find((s) => s.phase === 'authentication' && s.spec.SecureDownload === true);
+}
+
+/** True when a download by `signer` at `now` needs a fresh SecureDownload authentication first. */
+export function needsSecureDownload(signer: Signer, now: Date): boolean {
+  if (secureDownloadStep(signer) === undefined) return false;
+  const until = readSignSession(signer).downloadUntil;
+  return until === undefined || now.getTime() >= Date.parse(until);
 }
