@@ -16,6 +16,11 @@ const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
 // eslint-disable-next-line @typescript-eslint/unbound-method
 const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
+// pdf.js's own worker code, loaded now rather than by the first getDocument: it brings a second copy of the
+// polyfills, which would replace `push` again after it was put back (pdf.js uses the loaded module, no new import).
+// A variable specifier, as the package ships no types for this module.
+const pdfjsWorkerModule = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+await import(pdfjsWorkerModule);
 Array.prototype.push = nativePush;
 
 type Message =
