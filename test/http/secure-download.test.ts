@@ -37,7 +37,8 @@ describe('SecureDownload', () => {
         { Email: 'plain@example.com', Authentications: [{ Type: 'PhoneNumber', Number: '+31633334444' }], Verifications: [{ Type: 'Consent' }] },
       ],
     });
-    const [secure, plain] = tx.signers as [{ token: string }, { token: string }];
+    const secure = tx.signers[0]!;
+    const plain = tx.signers[1]!;
 
     // Before signing, the journey's authentication covers the downloads.
     expect((await signer(secure.token, 'POST', '/verification', { Type: 'PhoneNumber' })).status).toBe(200);
@@ -115,7 +116,8 @@ describe('SecureDownload', () => {
         { Email: 'other@example.com', Verifications: [{ Type: 'Consent' }] },
       ],
     });
-    const [secure, other] = tx.signers as [{ token: string }, { token: string }];
+    const secure = tx.signers[0]!;
+    const other = tx.signers[1]!;
     await authenticateAndSign(secure.token, 'Signer1', 1);
     expect((await signer(other.token, 'POST', '/reject', { Reason: 'no' })).status).toBe(202);
     const asked = await signer(secure.token, 'POST', '/verification', { Type: 'PhoneNumber' });
