@@ -235,6 +235,9 @@ export {
   cleanTransaction,
   referencedBlobs,
   formatTime,
+  SIGNING_HOLD_STALE_MS,
+  signingHoldOf,
+  isSigningHoldStale,
   type Transaction,
   type TransactionEvent,
   type TransactionStatusCode,
@@ -248,7 +251,7 @@ export {
   type Language,
   type DomainErrorCode,
 } from './domain/transaction.js';
-export { nextTimerAt, transactionTimers, type TimerKind, type TransactionTimers } from './domain/transaction-timers.js';
+export { nextTimerAt, transactionTimers, expiryOf, type TimerKind, type TransactionTimers } from './domain/transaction-timers.js';
 export {
   createTransaction,
   validateCreateRequest,

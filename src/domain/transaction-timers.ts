@@ -3,10 +3,13 @@
  * transaction's own dates rather than kept as separate jobs, so that nothing is lost on a restart and a store can
  * index them as plain columns. Pure.
  */
-import { addDays, formatTime, isEndStatus, type Transaction } from './transaction.js';
+import { addDays, formatTime, isEndStatus, signingHoldStaleAt, type Transaction } from './transaction.js';
 
-/** What a timer due on a transaction asks the service to do. */
-export type TimerKind = 'expire' | 'remind' | 'clean';
+/**
+ * What a timer due on a transaction asks the service to do. `release`: a signing hold went stale (a process died
+ * while signing), so the service releases it (back to 10) or, when the transaction's expiry has passed, expires it.
+ */
+export type TimerKind = 'expire' | 'remind' | 'clean' | 'release';
 
 /** The dates a transaction's timers derive from (a store indexes them). */
 export interface TransactionTimers {
@@ -16,6 +19,8 @@ export interface TransactionTimers {
   remindAt?: string;
   /** While ended and not cleaned: `EndedDateTime` (cleaning is due a retention period later). */
   endedAt?: string;
+  /** While at 20 under a signing hold: when the hold goes stale (see `SIGNING_HOLD_STALE_MS`). */
+  releaseAt?: string;
 }
 
 /** The timer dates of `tx`, all in the {@link formatTime} format; empty for a cleaned transaction. */
@@ -26,16 +31,9 @@ export function transactionTimers(tx: Transaction): TransactionTimers {
     if (tx.EndedDateTime !== undefined) timers.endedAt = tx.EndedDateTime;
     return timers;
   }
-  if (tx.Status === 5 || tx.Status === 10) {
-    let expireAt = tx.ExpiresDateTime;
-    for (const signer of tx.Signers) {
-      if (signer.Expires !== undefined && signer.SignedDateTime === undefined) {
-        const at = formatTime(new Date(signer.Expires));
-        if (at < expireAt) expireAt = at;
-      }
-    }
-    timers.expireAt = expireAt;
-  }
+  if (tx.Status === 5 || tx.Status === 10) timers.expireAt = expiryOf(tx);
+  const releaseAt = signingHoldStaleAt(tx);
+  if (releaseAt !== undefined) timers.releaseAt = releaseAt;
   if (tx.Status === 10) {
     for (const signer of tx.Signers) {
       const at = signer.NextReminderDateTime;
@@ -45,9 +43,21 @@ export function transactionTimers(tx: Transaction): TransactionTimers {
   return timers;
 }
 
+/** When `tx` expires unless completed: the earliest of `ExpiresDateTime` and the unsigned signers' `Expires`. */
+export function expiryOf(tx: Transaction): string {
+  let expireAt = tx.ExpiresDateTime;
+  for (const signer of tx.Signers) {
+    if (signer.Expires !== undefined && signer.SignedDateTime === undefined) {
+      const at = formatTime(new Date(signer.Expires));
+      if (at < expireAt) expireAt = at;
+    }
+  }
+  return expireAt;
+}
+
 /**
  * The earliest timer of a transaction, derived from its dates (so nothing is lost on restart): expiry while at 5/10,
- * a reminder while at 10, cleaning `retentionDays` after the end. Undefined when none is pending.
+ * a reminder while at 10, the release of a stale signing hold while at 20, cleaning `retentionDays` after the end. Undefined when none is pending.
  */
 export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: TimerKind; at: string } | undefined {
   const timers = transactionTimers(tx);
@@ -55,6 +65,7 @@ export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: Tim
   if (timers.expireAt !== undefined) candidates.push({ kind: 'expire', at: timers.expireAt });
   if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
   if (timers.endedAt !== undefined) candidates.push({ kind: 'clean', at: addDays(timers.endedAt, retentionDays) });
+  if (timers.releaseAt !== undefined) candidates.push({ kind: 'release', at: timers.releaseAt });
   candidates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return candidates[0];
 }

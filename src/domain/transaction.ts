@@ -297,7 +297,11 @@ export type TransactionEvent =
   | { type: 'reject'; signerId: string; reason: string }
   /** Sealing and the receipt are done: 20 → 30. */
   | { type: 'complete' }
-  /** The expiry timer fired: 5/10 → 50. */
+  /** The signer at turn's signature is being applied: 10 → 20 with the signer marked as signing since now. */
+  | { type: 'hold'; signerId: string }
+  /** The signing hold is given up (signing failed, or the hold went stale): 20 → 10, the mark removed. */
+  | { type: 'release' }
+  /** The expiry timer fired: 5/10 → 50, and 20 → 50 when the signing hold is stale ({@link isSigningHoldStale}). */
   | { type: 'expire' }
   /** DELETE: 5/10/20 → 60; on an end status the status stays. Either way the transaction is cleaned. */
   | { type: 'cancel'; reason?: string }
@@ -311,7 +315,9 @@ export const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly Tra
   sign: [10],
   reject: [10],
   complete: [20],
-  expire: [5, 10],
+  hold: [10],
+  release: [20],
+  expire: [5, 10, 20],
   cancel: [5, 10, 20, 30, 40, 50, 60, 70],
   clean: [30, 40, 50, 60, 70],
 };
@@ -367,8 +373,20 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
     }
     case 'complete':
       return { ...base, Status: 30, EndedDateTime: at };
+    case 'hold': {
+      const signer = signerAtTurn(tx, event.signerId);
+      return { ...withoutSigningHold(base), Status: 20, Signers: base.Signers.map((s) => (s.Id === signer.Id ? { ...s, SignSession: { ...(s.SignSession ?? {}), signingSince: at } } : s)) };
+    }
+    case 'release':
+      if (signingHoldOf(tx) === undefined) {
+        throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status 20 has no signing hold to release.`);
+      }
+      return { ...withoutSigningHold(base), Status: 10 };
     case 'expire':
-      return { ...base, Status: 50, EndedDateTime: at };
+      if (tx.Status === 20 && !isSigningHoldStale(tx, now)) {
+        throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is being processed (status 20): it expires only once a signing hold has gone stale.`);
+      }
+      return { ...withoutSigningHold(base), Status: 50, EndedDateTime: at };
     case 'cancel': {
       const ended = isEndStatus(tx.Status);
       const cancelled: Transaction = {
@@ -384,6 +402,45 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
     case 'clean':
       return cleanTransaction(base, now);
   }
+}
+
+/**
+ * How long a signing hold may keep a transaction at 20 before it counts as left by a process that died while signing
+ * (decisions.md §1: 20 means the service is processing): then the signer may sign again and the timers release it.
+ */
+export const SIGNING_HOLD_STALE_MS = 5 * 60_000;
+
+/** The signer whose signature is being applied (status 20 while signing), and since when; undefined without one. */
+export function signingHoldOf(tx: Transaction): { signerId: string; since: string } | undefined {
+  if (tx.Status !== 20) return undefined;
+  for (const signer of tx.Signers) {
+    const since = signer.SignSession?.signingSince;
+    if (typeof since === 'string') return { signerId: signer.Id, since };
+  }
+  return undefined;
+}
+
+/** When the signing hold of `tx` goes stale ({@link SIGNING_HOLD_STALE_MS} after it was taken); undefined without one. */
+export function signingHoldStaleAt(tx: Transaction): string | undefined {
+  const hold = signingHoldOf(tx);
+  return hold === undefined ? undefined : formatTime(new Date(Date.parse(hold.since) + SIGNING_HOLD_STALE_MS));
+}
+
+/** True when `tx` is at 20 under a signing hold that has gone stale at `now`. */
+export function isSigningHoldStale(tx: Transaction, now: Date): boolean {
+  const staleAt = signingHoldStaleAt(tx);
+  return staleAt !== undefined && now.getTime() >= Date.parse(staleAt);
+}
+
+function withoutSigningHold(tx: Transaction): Transaction {
+  return {
+    ...tx,
+    Signers: tx.Signers.map((s) => {
+      if (s.SignSession === undefined || !('signingSince' in s.SignSession)) return s;
+      const { signingSince: _since, ...rest } = s.SignSession;
+      return { ...s, SignSession: rest };
+    }),
+  };
 }
 
 function refusal(tx: Transaction, event: TransactionEvent): DomainError {

@@ -55,6 +55,8 @@ export interface AuditEventData {
     certificate: AuditCertificate;
   };
   'signer.rejected': { signerId: string; reason: string; ip: string; userAgent: string };
+  /** A signing hold left at 20 by a process that died while signing was released by the timers (issue 6). */
+  'signing.released': { signerId: string; heldSince: string; reason: string };
   'document.finalized': { fileId: string; sha256: string; bytes: number };
   'transaction.sealed': { certificate: AuditCertificate; level: 'advanced' | 'qualified'; fileIds: readonly string[] };
   'transaction.completed': { status: number };
@@ -82,6 +84,7 @@ const REQUIRED_DATA_KEYS: { readonly [T in AuditEventType]: readonly (keyof Audi
   'verification.performed': ['signerId', 'verification', 'result', 'evidence'],
   'signer.signed': ['signerId', 'ip', 'userAgent', 'fields', 'certificate'],
   'signer.rejected': ['signerId', 'reason', 'ip', 'userAgent'],
+  'signing.released': ['signerId', 'heldSince', 'reason'],
   'document.finalized': ['fileId', 'sha256', 'bytes'],
   'transaction.sealed': ['certificate', 'level', 'fileIds'],
   'transaction.completed': ['status'],

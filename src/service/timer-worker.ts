@@ -1,6 +1,6 @@
 /**
  * The in-process worker of the embedded service (issue 5, decisions.md §10 "/health answers 200 when the store is
- * open and the worker runs"): every `intervalMs` it runs the due timers (expiry, cleaning) and, now and then,
+ * open and the worker runs"): every `intervalMs` it runs the due timers (expiry, cleaning, stale signing holds) and, now and then,
  * removes blobs no transaction references (failed uploads, cleaned documents). Postback and mail delivery are issue
  * 7's worker; their outbox rows wait for it. One tick at a time; `stop()` waits for the running tick.
  */
@@ -60,7 +60,9 @@ export class TimerWorker {
     for (const failure of run.failures) {
       this.options.log.error({ err: failure.error, transactionId: failure.timer.transactionId, timer: failure.timer.kind }, 'timer failed');
     }
-    if (run.expired + run.cleaned > 0) this.options.log.info({ expired: run.expired, cleaned: run.cleaned }, 'timers ran');
+    if (run.expired + run.cleaned + run.released > 0) {
+      this.options.log.info({ expired: run.expired, cleaned: run.cleaned, released: run.released }, 'timers ran');
+    }
     if (this.#ticks++ % (this.options.garbageEveryTicks ?? 60) === 0) {
       // Blob ages are file times on the disk, so the wall clock (not the injected one) judges them.
       const olderThan = new Date(Date.now() - (this.options.garbageAgeMs ?? 3_600_000));

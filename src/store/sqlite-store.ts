@@ -122,6 +122,15 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX outbox_attempts_row ON outbox_attempts(outbox_id, attempt);
     `,
   },
+  {
+    // Issue 6: a signing hold left by a process that died is released by the timers (transactionTimers().releaseAt).
+    // Rows written before this migration get the column on their next commit.
+    version: 3,
+    sql: `
+      ALTER TABLE transactions ADD COLUMN release_at INTEGER;
+      CREATE INDEX transactions_release ON transactions(release_at) WHERE release_at IS NOT NULL;
+    `,
+  },
 ];
 
 /**
@@ -237,14 +246,14 @@ export class SqliteStore implements Store {
         const existing = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
         if (existing !== undefined) throw new ConcurrencyError(txId, 0, existing.version);
         this.sql(
-          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt));
+          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt));
       } else {
         const result = this.sql(
-          `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?
+          `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?, release_at = ?
            WHERE id = ? AND version = ?`,
-        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), txId, change.expectedVersion);
+        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), txId, change.expectedVersion);
         if (result.changes === 0) {
           const actual = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
           throw new ConcurrencyError(txId, change.expectedVersion, actual?.version);
@@ -319,6 +328,7 @@ export class SqliteStore implements Store {
       `SELECT id, 'expire' AS kind, expire_at AS at FROM transactions WHERE expire_at <= @now
        UNION ALL SELECT id, 'remind', remind_at FROM transactions WHERE remind_at <= @now
        UNION ALL SELECT id, 'clean', ended_at + @retention FROM transactions WHERE ended_at <= @now - @retention
+       UNION ALL SELECT id, 'release', release_at FROM transactions WHERE release_at <= @now
        ORDER BY at, id LIMIT @limit`,
     ).all({ now: nowMs, retention: retentionMs, limit: options.limit ?? 100 }) as { id: string; kind: DueTimer['kind']; at: number }[];
     return rows.map((row) => ({ transactionId: row.id, kind: row.kind, at: new Date(row.at) }));

@@ -6,6 +6,7 @@
  */
 import type { AuditEntry, AuditEventInput } from '../receipt/audit-log.js';
 import type { JsonValue, Transaction } from '../domain/transaction.js';
+import type { TimerKind } from '../domain/transaction-timers.js';
 import { createHash } from 'node:crypto';
 import { ParaphError } from '../errors.js';
 
@@ -125,10 +126,10 @@ export interface BlobStore {
   delete(sha256: string): Promise<void>;
 }
 
-/** A transaction whose derived timer (expiry, reminder, cleaning: `nextTimerAt`) is due. */
+/** A transaction whose derived timer (expiry, reminder, cleaning, stale signing hold: `nextTimerAt`) is due. */
 export interface DueTimer {
   transactionId: string;
-  kind: 'expire' | 'remind' | 'clean';
+  kind: TimerKind;
   at: Date;
 }
 

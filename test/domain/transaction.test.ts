@@ -4,8 +4,12 @@ import {
   ACTIVITY_NAMES,
   ActivityCode,
   DomainError,
+  formatTime,
   isEndStatus,
+  isSigningHoldStale,
   putFile,
+  signerAtTurn,
+  signingHoldOf,
   recordActivity,
   referencedBlobs,
   transition,
@@ -55,8 +59,12 @@ function allowed(from: TransactionStatusCode, event: TransactionEvent['type'], t
       return from === 10 && to === 40;
     case 'complete':
       return from === 20 && to === 30;
+    case 'hold':
+      return from === 10 && to === 20;
+    case 'release':
+      return from === 20 && to === 10;
     case 'expire':
-      return (from === 5 || from === 10) && to === 50;
+      return (from === 5 || from === 10 || from === 20) && to === 50;
     case 'cancel':
       return isEndStatus(from) ? to === from : to === 60;
     case 'clean':
@@ -148,10 +156,33 @@ describe('transition', () => {
     expect(cancelled.cleanedAt).toBeDefined();
   });
 
-  it('expires from 5 and 10 only', () => {
+  it('expires from 5 and 10 (from 20 only under a stale signing hold)', () => {
     expect(transition(makeTransaction(), { type: 'expire' }, at(1)).Status).toBe(50);
     const processing = transition(withFile(makeTransaction({ Seal: true })), { type: 'start' }, at(1));
     expect(codeOf(() => transition(processing, { type: 'expire' }, at(2)))).toBe('INVALID_TRANSITION');
+  });
+
+  it('a signing hold: 10 → 20 for the signer at turn; released back to 10; expires from 20 only once stale (5 minutes)', () => {
+    const started = transition(withFile(makeTransaction()), { type: 'start' }, at(1));
+    expect(codeOf(() => transition(started, { type: 'hold', signerId: 'Signer2' }, at(2)))).toBe('NOT_SIGNERS_TURN');
+    const held = transition(started, { type: 'hold', signerId: 'Signer1' }, at(2));
+    expect(held.Status).toBe(20);
+    expect(signingHoldOf(held)).toEqual({ signerId: 'Signer1', since: formatTime(at(2)) });
+    expect(codeOf(() => transition(held, { type: 'sign', signerId: 'Signer1' }, at(3)))).toBe('INVALID_TRANSITION');
+    expect(codeOf(() => transition(held, { type: 'expire' }, at(6)))).toBe('INVALID_TRANSITION');
+    expect(isSigningHoldStale(held, at(6))).toBe(false);
+    expect(isSigningHoldStale(held, at(7))).toBe(true);
+    const expired = transition(held, { type: 'expire' }, at(7));
+    expect(expired.Status).toBe(50);
+    expect(expired.Signers[0]!.SignSession).toEqual({});
+    const released = transition(held, { type: 'release' }, at(3));
+    expect(released.Status).toBe(10);
+    expect(signingHoldOf(released)).toBeUndefined();
+    expect(transition(released, { type: 'sign', signerId: 'Signer1' }, at(4)).Signers[0]!.SignedDateTime).toBe(formatTime(at(4)));
+    // A seal-only transaction at 20 has no hold: nothing to release, no expiry.
+    const sealing = transition(withFile(makeTransaction({ Seal: true })), { type: 'start' }, at(1));
+    expect(codeOf(() => transition(sealing, { type: 'release' }, at(60)))).toBe('INVALID_TRANSITION');
+    expect(codeOf(() => transition(sealing, { type: 'expire' }, at(60)))).toBe('INVALID_TRANSITION');
   });
 
   it('does not sign or reject before the start', () => {
@@ -174,6 +205,8 @@ const eventArb: fc.Arbitrary<TransactionEvent> = fc.oneof(
   fc.constantFrom('Signer1', 'Signer2').map<TransactionEvent>((signerId) => ({ type: 'reject', signerId, reason: 'no' })),
   fc.constant<TransactionEvent>({ type: 'complete' }),
   fc.constant<TransactionEvent>({ type: 'expire' }),
+  fc.constantFrom('Signer1', 'Signer2', 'nobody').map<TransactionEvent>((signerId) => ({ type: 'hold', signerId })),
+  fc.constant<TransactionEvent>({ type: 'release' }),
   fc.option(fc.string(), { nil: undefined }).map<TransactionEvent>((reason) => (reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason })),
   fc.constant<TransactionEvent>({ type: 'clean' }),
 );
@@ -185,7 +218,8 @@ describe('state machine property', () => {
         fc.integer({ min: 0, max: 3 }),
         fc.boolean(),
         fc.boolean(),
-        fc.array(eventArb, { maxLength: 25 }),
+        // Each event comes 1 or 6 minutes after the one before, so signing holds sometimes go stale (5 minutes).
+        fc.array(fc.tuple(eventArb, fc.constantFrom(1, 1, 6)), { maxLength: 25 }),
         (signers, seal, hasFile, events) => {
           const request = {
             Seal: seal || signers === 0,
@@ -195,8 +229,9 @@ describe('state machine property', () => {
           if (hasFile) tx = withFile(tx);
           let minute = 1;
           let endStatus: TransactionStatusCode | undefined;
-          for (const event of events) {
-            const now = at(minute++);
+          for (const [event, gap] of events) {
+            minute += gap;
+            const now = at(minute);
             let next: Transaction;
             try {
               next = transition(tx, event, now);
@@ -207,6 +242,11 @@ describe('state machine property', () => {
             }
             expect(tx.cleanedAt).toBeUndefined();
             expect(allowed(tx.Status, event.type, next.Status)).toBe(true);
+            // A transaction at 20 under a signing hold leaves it by release, or by expiry once the hold is stale.
+            if (event.type === 'release') expect(signingHoldOf(tx)).toBeDefined();
+            if (event.type === 'expire' && tx.Status === 20) expect(isSigningHoldStale(tx, now)).toBe(true);
+            if (event.type === 'hold') expect(signingHoldOf(next)).toEqual({ signerId: signerAtTurn(tx).Id, since: formatTime(now) });
+            else expect(signingHoldOf(next)).toBeUndefined();
             if (endStatus !== undefined) expect(next.Status).toBe(endStatus);
             if (isEndStatus(next.Status)) {
               endStatus = next.Status;

@@ -39,7 +39,7 @@ describe('SQLite store specifics', () => {
       await (await openSqliteStore({ dataDir: dir })).close();
       await (await openSqliteStore({ dataDir: dir })).close();
       const db = new Database(join(dir, 'paraph.db'), { readonly: true });
-      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       db.close();
       const store = await openSqliteStore({ dataDir: dir });

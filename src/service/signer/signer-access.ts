@@ -4,7 +4,7 @@
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { formatTime, isEndStatus, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { formatTime, isEndStatus, SIGNING_HOLD_STALE_MS, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
@@ -116,7 +116,7 @@ export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void 
 }
 
 /** How long a signing may hold the transaction at 20 before another attempt may take over. */
-export const SIGNING_STALE_MS = 5 * 60_000;
+export const SIGNING_STALE_MS = SIGNING_HOLD_STALE_MS;
 
 /** The signer whose signature is being applied (status 20 while signing), and since when (ms). */
 export function signingHold(tx: Transaction): { signerId: string; since: number } | undefined {
