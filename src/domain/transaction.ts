@@ -295,7 +295,7 @@ export type TransactionEvent =
   | { type: 'sign'; signerId: string }
   /** A signer rejected: 10 → 40. */
   | { type: 'reject'; signerId: string; reason: string }
-  /** Sealing and the receipt are done: 20 → 30. */
+  /** Sealing and the receipt are done: 20 → 30 (not under a signing hold: that signer has not signed). */
   | { type: 'complete' }
   /** The signer at turn's signature is being applied: 10 → 20 with the signer marked as signing since now. */
   | { type: 'hold'; signerId: string }
@@ -372,6 +372,9 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
       return { ...base, Signers: signers, Status: 40, EndedDateTime: at };
     }
     case 'complete':
+      if (signingHoldOf(tx) !== undefined) {
+        throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is waiting for a signature to be applied: it cannot complete before that.`);
+      }
       return { ...base, Status: 30, EndedDateTime: at };
     case 'hold': {
       const signer = signerAtTurn(tx, event.signerId);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
 import { ParaphError } from '../errors.js';
-import { referencedBlobs, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { FileBlobStore } from './file-blob-store.js';
 import {
@@ -124,11 +124,18 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
   },
   {
     // Issue 6: a signing hold left by a process that died is released by the timers (transactionTimers().releaseAt).
-    // Rows written before this migration get the column on their next commit.
+    // Transactions already held at 20 get their release date from the hold (signingSince + 5 minutes), as a commit
+    // would write it; julianday reads the stored `…+00:00` times.
     version: 3,
     sql: `
       ALTER TABLE transactions ADD COLUMN release_at INTEGER;
       CREATE INDEX transactions_release ON transactions(release_at) WHERE release_at IS NOT NULL;
+      UPDATE transactions SET release_at = (
+        SELECT CAST(round((julianday(json_extract(s.value, '$.SignSession.signingSince')) - 2440587.5) * 86400000) AS INTEGER) + ${SIGNING_HOLD_STALE_MS}
+        FROM json_each(transactions.data, '$.Signers') AS s
+        WHERE json_extract(s.value, '$.SignSession.signingSince') IS NOT NULL
+        LIMIT 1
+      ) WHERE status = 20;
     `,
   },
 ];

@@ -262,6 +262,54 @@ describe('state machine property', () => {
       { numRuns: 400 },
     );
   });
+
+  it('signing holds: a started transaction at 20 under a hold leaves it only by release (→ 10) or, once stale, expiry (→ 50), fail or cancel', () => {
+    const holdEventArb: fc.Arbitrary<TransactionEvent> = fc.oneof(
+      fc.constantFrom('Signer1', 'Signer2', 'Signer3').map<TransactionEvent>((signerId) => ({ type: 'hold', signerId })),
+      fc.constant<TransactionEvent>({ type: 'release' }),
+      fc.constant<TransactionEvent>({ type: 'expire' }),
+      fc.constantFrom('Signer1', 'Signer2', 'Signer3').map<TransactionEvent>((signerId) => ({ type: 'sign', signerId })),
+      fc.constant<TransactionEvent>({ type: 'complete' }),
+    );
+    const seen = { hold: 0, release: 0, expireFrom20: 0, refusedFresh: 0 };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.tuple(holdEventArb, fc.constantFrom(1, 2, 6)), { minLength: 1, maxLength: 20 }),
+        (signers, events) => {
+          let tx = transition(withFile(makeTransaction({ Seal: true, Signers: Array.from({ length: signers }, (_, i) => ({ Email: `s${i}@example.com` })) })), { type: 'start' }, at(0));
+          let minute = 0;
+          for (const [event, gap] of events) {
+            minute += gap;
+            const now = at(minute);
+            const hold = signingHoldOf(tx);
+            let next: Transaction;
+            try {
+              next = transition(tx, event, now);
+            } catch (error) {
+              if (!(error instanceof DomainError)) throw error;
+              if (hold !== undefined && event.type === 'expire' && !isSigningHoldStale(tx, now)) seen.refusedFresh++;
+              continue;
+            }
+            expect(allowed(tx.Status, event.type, next.Status)).toBe(true);
+            if (hold !== undefined) {
+              // Under a hold only release, or expiry once stale, moves the transaction (sign and complete wait).
+              expect(['release', 'expire']).toContain(event.type);
+              if (event.type === 'expire') expect(now.getTime() - Date.parse(hold.since)).toBeGreaterThanOrEqual(5 * 60_000);
+              expect(next.Signers.every((s) => s.SignSession?.signingSince === undefined)).toBe(true);
+            }
+            if (event.type === 'hold') seen.hold++;
+            if (event.type === 'release') seen.release++;
+            if (event.type === 'expire' && hold !== undefined) seen.expireFrom20++;
+            tx = next;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // The hold transitions were exercised, not only refused.
+    expect(Object.values(seen).every((n) => n > 0), JSON.stringify(seen)).toBe(true);
+  });
 });
 
 describe('activities, files and timers', () => {
