@@ -80,9 +80,13 @@ export function encodeBoxes(boxes: ArrayLike<number>): Uint8Array {
   return out.slice(0, pos);
 }
 
-/** Decodes the first `count` boxes of {@link encodeBoxes}' output into `[left, top, right, bottom]` per character. */
-export function decodeBoxes(encoded: Uint8Array, count: number): Float64Array {
-  const out = new Float64Array(count * 4);
+/**
+ * Decodes boxes `from..count-1` of {@link encodeBoxes}' output into `[left, top, right, bottom]` per character (box
+ * `from + k` at `4k`). The stream is read from its start, but only the wanted boxes take memory.
+ */
+export function decodeBoxes(encoded: Uint8Array, count: number, from = 0): Float64Array {
+  const start = Math.max(0, Math.min(from, count));
+  const out = new Float64Array((count - start) * 4);
   let pos = 0;
   const read = (): number => {
     let z = 0;
@@ -111,11 +115,13 @@ export function decodeBoxes(encoded: Uint8Array, count: number): Float64Array {
       prevTop += unzigzag(read());
       prevHeight += unzigzag(read());
     }
-    const o = i * 4;
-    out[o] = left / SCALE;
-    out[o + 1] = prevTop / SCALE;
-    out[o + 2] = right / SCALE;
-    out[o + 3] = (prevTop + prevHeight) / SCALE;
+    if (i >= start) {
+      const o = (i - start) * 4;
+      out[o] = left / SCALE;
+      out[o + 1] = prevTop / SCALE;
+      out[o + 2] = right / SCALE;
+      out[o + 3] = (prevTop + prevHeight) / SCALE;
+    }
     prevRight = right;
   }
   return out;

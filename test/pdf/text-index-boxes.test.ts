@@ -25,6 +25,18 @@ describe('encodeBoxes / decodeBoxes', () => {
     );
   });
 
+  it('decodes a range from..count exactly as the same boxes of a full decode', () => {
+    fc.assert(
+      fc.property(fc.array(box, { minLength: 1, maxLength: 60 }), fc.nat(), fc.nat(), (boxes, a, b) => {
+        const encoded = encodeBoxes(boxes.flat());
+        const count = 1 + (a % boxes.length);
+        const from = b % count;
+        expect(Array.from(decodeBoxes(encoded, count, from))).toEqual(Array.from(decodeBoxes(encoded, count)).slice(from * 4));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('decodes a prefix only when asked for fewer boxes', () => {
     const flat = [10, 20, 15, 30, 15, 20, 19, 30, 40, 50, 45, 60];
     expect(Array.from(decodeBoxes(encodeBoxes(flat), 2))).toEqual(flat.slice(0, 8));
