@@ -6,7 +6,9 @@
  * Each size is measured in its own plain `node` process running the compiled library (src/ transpiled by
  * compileSrc in gen-pdf.ts): as shipped, the worker threads load `.js` directly (under tsx each would first start a
  * TypeScript loader), and the peak RSS is then that of indexing one document, not of this runner or earlier sizes.
- * Inside that process, a first indexText call warms the worker pool; the second is timed.
+ * Inside that process, a first indexText call warms the worker pool; the second is timed. The peak RSS of that
+ * process includes the warm-up's garbage, so a second fresh process indexes the document once and reports the peak
+ * RSS of indexing one document on its own.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -27,6 +29,13 @@ const sizes = [10, 100, 1000, 5000].filter((n) => n <= max);
 const poppler = hasCommand('pdftotext');
 const dist = compileSrc();
 const url = (file: string): string => JSON.stringify(pathToFileURL(join(dist, file)).href);
+
+const onceChild = `
+  import { readFileSync } from 'node:fs';
+  const { indexText } = await import(${url('src/pdf/text-index.js')});
+  await indexText(new Uint8Array(readFileSync(process.argv[1])));
+  process.stdout.write(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+`;
 
 const child = `
   import { readFileSync } from 'node:fs';
@@ -62,6 +71,9 @@ for (const pages of sizes) {
   });
   if (run.status !== 0) throw new Error(`benchmark of ${pages} pages failed: ${run.stderr}`);
   const m = JSON.parse(run.stdout) as Measurement;
+  const once = spawnSync(process.execPath, ['--input-type=module', '-e', onceChild, path], { encoding: 'utf8' });
+  if (once.status !== 0) throw new Error(`single index of ${pages} pages failed: ${once.stderr}`);
+  const onceRssMb = (JSON.parse(once.stdout) as { peakRssMb: number }).peakRssMb;
   const popplerMs = poppler ? timeCommandMs('pdftotext', ['-bbox', path, '/dev/null']) : Number.NaN;
   rows.push([
     String(pages),
@@ -70,6 +82,7 @@ for (const pages of sizes) {
     fmt(m.coldMs, 0),
     fmt(m.resolveMs, 1),
     fmt(m.resolveMs / 100, 3),
+    fmt(onceRssMb, 0),
     fmt(m.peakRssMb, 0),
     fmt(popplerMs, 0),
     fmt(popplerMs / pages, 2),
@@ -84,7 +97,8 @@ printTable('Text index (indexText, 2 pooled worker threads, compiled) vs pdftote
   'first call ms (threads start)',
   'resolve 100 locations ms',
   'ms/location',
-  'peak RSS MB',
+  'peak RSS MB (one index, fresh process)',
+  'peak RSS MB (warm-up + timed)',
   'pdftotext -bbox ms',
   'pdftotext ms/page',
   'ratio',
