@@ -5,7 +5,6 @@
  * the result atomically.
  */
 import { parseArgs } from 'node:util';
-import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import { sealPdf } from '../pades/seal-pdf.js';
 import { UsageError, type CliCommand } from './common.js';
 import {
@@ -13,15 +12,14 @@ import {
   LTV_USAGE,
   SHARED_OPTIONS,
   checkLtvFlags,
-  extendToLtv,
-  openSigner,
   parseCount,
   parseHash,
   parseTime,
+  signAndWrite,
   timestamperFor,
   type SigningCommandDeps,
 } from './sign.js';
-import { readCliFile, writeAtomically } from './cli-files.js';
+import { readCliFile } from './cli-files.js';
 
 const USAGE = `usage: paraph seal <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [options]
 
@@ -65,11 +63,9 @@ export function createSealCommand(deps: SigningCommandDeps = {}): CliCommand {
     const contentsSize = parseCount('contents-size', values['contents-size']);
     const timestamper = timestamperFor(values.tsa);
     const pdf = await readCliFile(positionals[0] as string, 'input PDF');
-    const key = await openSigner(values);
-    let result;
-    try {
-      result = await sealPdf(pdf, {
-        signer: key.signer,
+    return signAndWrite('sealed', positionals[0] as string, { ...values, output: values.output }, { signingTime, timestamper, deps, io }, (signer) =>
+      sealPdf(pdf, {
+        signer,
         signingTime,
         hash,
         organizationName: values.org,
@@ -78,19 +74,8 @@ export function createSealCommand(deps: SigningCommandDeps = {}): CliCommand {
         location: values.location,
         timestamper,
         contentsSize,
-      });
-    } finally {
-      await key.close();
-    }
-    const extended = await extendToLtv(result.bytes, values, {
-      now: signingTime,
-      timestamper,
-      fetcher: deps.revocationFetcher ?? createHttpRevocationFetcher(),
-    });
-    await writeAtomically(values.output, extended.bytes);
-    const level = extended.level ?? (timestamper ? 'B-T' : 'B-B');
-    io.stdout(`sealed ${positionals[0]} → ${values.output} (field ${result.fieldName}, PAdES ${level})\n`);
-    return 0;
+      }),
+    );
   };
 }
 

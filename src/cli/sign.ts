@@ -15,7 +15,7 @@ import { signPdf } from '../pades/sign-pdf.js';
 import { createHttpTimestamper } from '../pades/timestamp.js';
 import type { HashAlgorithm, RevocationFetcher, Signer, Timestamper } from '../pades/types.js';
 import { readCliFile, writeAtomically } from './cli-files.js';
-import { UsageError, type CliCommand } from './common.js';
+import { UsageError, type CliCommand, type CliIo } from './common.js';
 
 /** Help text of the key options `paraph sign` and `paraph seal` share. */
 export const KEY_USAGE = `  The key, one of:
@@ -179,6 +179,35 @@ export interface SigningCommandDeps {
   readonly revocationFetcher?: RevocationFetcher;
 }
 
+/**
+ * The end both `paraph sign` and `paraph seal` share: runs `apply` with the signer the key options open (closing
+ * it afterwards), extends the result as `--lt`/`--lta` ask, writes it atomically and reports what was written.
+ */
+export async function signAndWrite(
+  verb: 'signed' | 'sealed',
+  input: string,
+  values: SharedValues & { output: string },
+  context: { signingTime: Date; timestamper: Timestamper | undefined; deps: SigningCommandDeps; io: CliIo },
+  apply: (signer: Signer) => Promise<{ bytes: Uint8Array; fieldName: string }>,
+): Promise<number> {
+  const key = await openSigner(values);
+  let result: { bytes: Uint8Array; fieldName: string };
+  try {
+    result = await apply(key.signer);
+  } finally {
+    await key.close();
+  }
+  const extended = await extendToLtv(result.bytes, values, {
+    now: context.signingTime,
+    timestamper: context.timestamper,
+    fetcher: context.deps.revocationFetcher ?? createHttpRevocationFetcher(),
+  });
+  await writeAtomically(values.output, extended.bytes);
+  const level = extended.level ?? (context.timestamper ? 'B-T' : 'B-B');
+  context.io.stdout(`${verb} ${input} → ${values.output} (field ${result.fieldName}, PAdES ${level})\n`);
+  return 0;
+}
+
 /** Parses `--page` and `--rect` into a placement. */
 export function parsePlacement(page: string | undefined, rect: string | undefined): { pageNumber: number; left: number; top: number; width: number; height: number } | undefined {
   if (page === undefined && rect === undefined) return undefined;
@@ -239,11 +268,9 @@ export function createSignCommand(deps: SigningCommandDeps = {}): CliCommand {
     const timestamper = timestamperFor(values.tsa);
     const pdf = await readCliFile(positionals[0] as string, 'input PDF');
     const image = values.image === undefined ? undefined : await readCliFile(values.image, 'image');
-    const key = await openSigner(values);
-    let result;
-    try {
-      result = await signPdf(pdf, {
-        signer: key.signer,
+    return signAndWrite('signed', positionals[0] as string, { ...values, output: values.output }, { signingTime, timestamper, deps, io }, (signer) =>
+      signPdf(pdf, {
+        signer,
         signingTime,
         hash,
         field: values.field,
@@ -255,19 +282,8 @@ export function createSignCommand(deps: SigningCommandDeps = {}): CliCommand {
         timestamper,
         docMdp,
         contentsSize,
-      });
-    } finally {
-      await key.close();
-    }
-    const extended = await extendToLtv(result.bytes, values, {
-      now: signingTime,
-      timestamper,
-      fetcher: deps.revocationFetcher ?? createHttpRevocationFetcher(),
-    });
-    await writeAtomically(values.output, extended.bytes);
-    const level = extended.level ?? (timestamper ? 'B-T' : 'B-B');
-    io.stdout(`signed ${positionals[0]} → ${values.output} (field ${result.fieldName}, PAdES ${level})\n`);
-    return 0;
+      }),
+    );
   };
 }
 
