@@ -16,6 +16,7 @@ const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
 // eslint-disable-next-line @typescript-eslint/unbound-method
 const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
+const { INDEX_BALANCE_MIN_PAGES, balancePageTree } = await import('./page-tree-balance.js');
 // pdf.js's own worker code, loaded now rather than by the first getDocument: it brings a second copy of the
 // polyfills, which would replace `push` again after it was put back (pdf.js uses the loaded module, no new import).
 // A variable specifier, as the package ships no types for this module.
@@ -61,6 +62,17 @@ async function handle(message: Message): Promise<void> {
       job = message.job;
       bytes = message.bytes;
       doc = await openPdf(bytes);
+      // A large flat page tree makes each getPage walk all kids: hand pdf.js a balanced copy, once per document
+      // (page-tree-balance.ts). Opened first with the original bytes so its errors and page count are the file's own.
+      if (doc.numPages >= INDEX_BALANCE_MIN_PAGES) {
+        const balanced = await balancePageTree(bytes);
+        const other = balanced === bytes ? undefined : await openPdf(balanced).catch(() => undefined);
+        if (other && other.numPages === doc.numPages) {
+          await doc.destroy();
+          bytes = balanced;
+          doc = other;
+        } else await other?.destroy();
+      }
       pagesSinceOpen = 0;
       port!.postMessage({ type: 'opened', job, numPages: doc.numPages });
       return;

@@ -21,6 +21,7 @@ import { hasPdfHeader } from './load-pdf.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
+import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
 
 /** The extracted text of one page. */
 export interface PageText {
@@ -300,6 +301,16 @@ async function extractInThread(
 ): Promise<void> {
   const { extractRange, openPdf } = await import('./text-index-extract.js');
   let doc = await openPdf(pdf);
+  // As in text-index-worker.ts: pdf.js reads a balanced copy of a large flat page tree (page-tree-balance.ts).
+  if (doc.numPages >= INDEX_BALANCE_MIN_PAGES) {
+    const balanced = await balancePageTree(pdf);
+    const other = balanced === pdf ? undefined : await openPdf(balanced).catch(() => undefined);
+    if (other && other.numPages === doc.numPages) {
+      await doc.destroy();
+      pdf = balanced;
+      doc = other;
+    } else await other?.destroy();
+  }
   try {
     const pageCount = doc.numPages;
     sink.pageCount = pageCount;

@@ -22,6 +22,9 @@ const MODULES = [
   'src/pdf/text-index-worker.ts',
   'src/pdf/text-index-boxes.ts',
   'src/pdf/text-index-bigrams.ts',
+  'src/pdf/page-tree-balance.ts',
+  'src/pdf/incremental.ts',
+  'src/pdf/pdf-tail.ts',
 ];
 
 describe('text index from compiled JavaScript', () => {
