@@ -60,8 +60,9 @@ export function renderLineChart(chart: LineChart): string {
   const all = usable.flat();
   const decades = (values: number[]): [number, number] => {
     if (values.length === 0) return [0, 1];
-    const lo = Math.floor(Math.log10(Math.min(...values)));
-    const hi = Math.ceil(Math.log10(Math.max(...values)));
+    // Decade lines are drawn at 10 ** d: keep d where that is a normal double (subnormal inputs would give 10 ** -324 = 0).
+    const lo = Math.max(-307, Math.floor(Math.log10(Math.min(...values))));
+    const hi = Math.min(308, Math.ceil(Math.log10(Math.max(...values))));
     return [lo, hi === lo ? lo + 1 : hi];
   };
   const [x0, x1] = decades(all.map((p) => p.x));

@@ -29,6 +29,13 @@ describe('renderLineChart', () => {
     expect(b - a).toBeCloseTo((860 - 70 - 190) / 3, 0);
   });
 
+  it('stays finite for subnormal and huge values (10 ** -324 underflowed to 0: grid lines at -Infinity)', () => {
+    for (const points of [[{ x: 5e-324, y: 5e-324 }], [{ x: 1.7e308, y: 1e308 }, { x: 1, y: 1 }]]) {
+      const svg = renderLineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 's', points }] });
+      expect(svg).not.toMatch(/NaN|Infinity/);
+    }
+  });
+
   it('is well-formed for any series: tags balance, attribute values quoted, text escaped, no NaN', () => {
     fc.assert(
       fc.property(
