@@ -14,7 +14,6 @@ import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
 import { ConcurrencyError, type Account, type AuditEntryInput } from '../store/store.js';
 import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { extractionWorkers } from './extraction-workers.js';
 import { finalizeTransaction } from './finalize-transaction.js';
 import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { ServiceError } from './service-error.js';
@@ -44,7 +43,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     if (file.Original === undefined) continue;
     try {
       const original = await ctx.store.blobs.read(file.Original.sha256);
-      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, workers: extractionWorkers(file.Original.pages) });
+      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds });
       const info = await ctx.store.blobs.write(bytes);
       prepared.set(file.FileId, { sha256: info.sha256, size: info.size, placements });
     } catch (error) {

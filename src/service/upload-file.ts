@@ -16,7 +16,6 @@ import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
-import { extractionWorkers } from './extraction-workers.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
 /** The request, as the HTTP layer hands it over. */
@@ -109,7 +108,9 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       replaced = existing?.Original !== undefined;
       const metadataKey = existing?.MetadataBlob?.sha256;
       if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
-        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { workers: extractionWorkers(pages) })).placements;
+        // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
+        // some damaged files and installs polyfills, neither of which may reach the service process.
+        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata)).placements;
         resolvedFor = metadataKey;
       }
       const file: StoredFile = {
@@ -158,7 +159,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
       withPdf = existing?.Original !== undefined;
       if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
         const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-        placements = (await placeFieldsFromMetadata(pdf, metadata, { workers: extractionWorkers(existing.Original.pages) })).placements;
+        placements = (await placeFieldsFromMetadata(pdf, metadata)).placements;
         placedOn = existing.Original.sha256;
       }
       const file: StoredFile = {

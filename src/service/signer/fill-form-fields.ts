@@ -8,7 +8,7 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFFont } from 'pdf-lib';
 import { loadBundledFont } from '../../pdf/fonts.js';
-import { checkBoxAppearance, num, textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
+import { num, textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { PlacementError } from '../../errors.js';
 import type { FieldValue } from './signer-fields.js';
