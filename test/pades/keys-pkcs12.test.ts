@@ -1,19 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { P12_PASSWORD, testPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
-const work = mkdtempSync(join(tmpdir(), 'paraph-p12-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { dir: work, file } = scratchFiles('p12');
 
 function opensslVerifies(certDer: Uint8Array, data: Uint8Array, signature: Uint8Array, pss: boolean): boolean {
   const pub = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', file(certDer), '-noout', '-pubkey']);

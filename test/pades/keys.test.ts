@@ -1,25 +1,18 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCrl, createRootCertificate, derToPem, issueCertificate, randomSerialNumber, serialNumberBytes } from '../../src/pades/keys/ca.js';
 import { createSoftwareSigner, ecdsaRawToDer, generateKeyPair, importPkcs8Key, type KeyKind } from '../../src/pades/keys/software.js';
 import type { HashAlgorithm } from '../../src/pades/types.js';
 import { SigningError } from '../../src/errors.js';
 import { testPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
-const work = mkdtempSync(join(tmpdir(), 'paraph-keys-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { dir: work, file } = scratchFiles('keys');
 
 /** Verifies `signature` over `data` with the certificate's public key using openssl (an independent implementation). */
 function opensslVerifies(certPem: string, data: Uint8Array, signature: Uint8Array, hash: HashAlgorithm, pss: boolean): boolean {

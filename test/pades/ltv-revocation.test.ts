@@ -1,22 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derToPem } from '../../src/pades/keys/ca.js';
 import { buildOcspRequest, checkCrl, checkOcspResponse, fetchCrl, fetchOcsp, revocationUrls } from '../../src/pades/revocation.js';
 import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
 import { CRL_URLS, OCSP_URL, testPki, type TestPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
-const work = mkdtempSync(join(tmpdir(), 'paraph-ocsp-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { file } = scratchFiles('ocsp');
 
 let pki: TestPki;
 let responder: FakeOcsp;

@@ -5,8 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import * as pkijs from 'pkijs';
@@ -24,17 +23,11 @@ import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedByte
 import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
 import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
 const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
-const work = mkdtempSync(join(tmpdir(), 'paraph-ltv-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { dir: work, file } = scratchFiles('ltv');
 
 let pki: TestPki;
 let tsa: FakeTsa;

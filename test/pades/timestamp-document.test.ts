@@ -1,7 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
@@ -9,16 +6,10 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { extractSignatures, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
 const TSA_TIME = new Date('2026-11-21T10:00:00Z');
-const work = mkdtempSync(join(tmpdir(), 'paraph-docts-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { file } = scratchFiles('docts');
 
 let pki: TestPki;
 let tsa: FakeTsa;

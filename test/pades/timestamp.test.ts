@@ -1,22 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTimestampRequest, checkTimestampResponse, createHttpTimestamper, parseTimestampToken } from '../../src/pades/timestamp.js';
 import { FAKE_TSA_POLICY, startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
-const work = mkdtempSync(join(tmpdir(), 'paraph-tsa-'));
-let n = 0;
-function file(bytes: Uint8Array | string): string {
-  const path = join(work, `f${n++}`);
-  writeFileSync(path, bytes);
-  return path;
-}
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { file } = scratchFiles('tsa');
 
 let pki: TestPki;
 let tsa: FakeTsa;
