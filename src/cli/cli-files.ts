@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ParaphError } from '../errors.js';
+import { parseCertificates } from '../pades/verify-chain.js';
 import { UsageError } from './common.js';
 
 /** Reads a file named on the command line; a missing or unreadable file is a UsageError naming `what` and `path`. */
@@ -36,4 +37,19 @@ export async function writeAtomically(path: string, bytes: Uint8Array): Promise<
       cause: error,
     });
   }
+}
+
+/**
+ * Reads the `--trust` certificate files (PEM or DER) and checks that they parse, so a bad root is a usage error
+ * naming the files rather than an untrusted verdict later.
+ */
+export async function readTrustRoots(paths: readonly string[] | undefined): Promise<Uint8Array[]> {
+  const roots: Uint8Array[] = [];
+  for (const path of paths ?? []) roots.push(await readCliFile(path, 'trust root'));
+  try {
+    parseCertificates(roots);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (--trust ${paths?.join(', ')})`);
+  }
+  return roots;
 }

@@ -8,9 +8,8 @@
  * an internal error.
  */
 import { parseArgs } from 'node:util';
-import { parseCertificates } from '../pades/verify-chain.js';
 import { verifyReceipt, type ReceiptVerdict } from '../receipt/verify-receipt.js';
-import { readCliFile } from './cli-files.js';
+import { readCliFile, readTrustRoots } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = `usage: paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <file.pdf> ...] [--json]
@@ -89,13 +88,7 @@ export const receiptCommand: CliCommand = async (args, io) => {
   const [sub, file, ...extra] = positionals;
   if (sub !== 'verify') throw new UsageError(`unknown or missing sub-command ${sub === undefined ? '' : `"${sub}" `}\n\n${USAGE}`);
   if (file === undefined || extra.length > 0) throw new UsageError(`paraph receipt verify needs exactly one receipt PDF\n\n${USAGE}`);
-  const trustRoots: Uint8Array[] = [];
-  for (const path of values.trust ?? []) trustRoots.push(await readCliFile(path, 'trust root'));
-  try {
-    parseCertificates(trustRoots);
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message} (--trust ${values.trust?.join(', ')})`);
-  }
+  const trustRoots = await readTrustRoots(values.trust);
   if (trustRoots.length === 0) io.stderr('warning: no --trust root given: the seal cannot be trusted\n');
   const pdf = await readCliFile(file, 'receipt');
   const documentPaths = values.document ?? [];

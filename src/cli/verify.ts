@@ -7,9 +7,8 @@
  * PDF, unreadable file, bad trust root, usage mistake); 1 for an internal error.
  */
 import { parseArgs } from 'node:util';
-import { parseCertificates } from '../pades/verify-chain.js';
 import { verifyPdf, type SignatureReport, type VerificationReport } from '../pades/verify.js';
-import { readCliFile } from './cli-files.js';
+import { readCliFile, readTrustRoots } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = 'usage: paraph verify <in.pdf> [--trust <root.pem> ...] [--json]';
@@ -72,13 +71,7 @@ export const verifyCommand: CliCommand = async (args, io) => {
   }
   if (positionals.length !== 1) throw new UsageError(USAGE);
   const file = positionals[0]!;
-  const trustRoots: Uint8Array[] = [];
-  for (const path of values.trust ?? []) trustRoots.push(await readCliFile(path, 'trust root'));
-  try {
-    parseCertificates(trustRoots);
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message} (--trust ${values.trust?.join(', ')})`);
-  }
+  const trustRoots = await readTrustRoots(values.trust);
   if (trustRoots.length === 0) io.stderr('warning: no --trust root given: no certificate chain can be trusted\n');
   const pdf = await readCliFile(file, 'PDF');
   // The CLI is an entry point, so it may read the clock: untimestamped signatures are judged now.
