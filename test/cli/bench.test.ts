@@ -9,6 +9,7 @@ import { runCommand } from '../../src/cli/common.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { testPki } from '../../src/testing/test-pki.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const run = promisify(execFile);
 let dir: string;
@@ -79,7 +80,7 @@ describe('paraph bench --json', () => {
   });
 
   it('as a process: stdout is only the JSON line, whatever the progress bar writes to stderr', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'bench', 'verify', signedPath, '--runs', '2', '--json'], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'bench', 'verify', signedPath, '--runs', '2', '--json'], { cwd: process.cwd() });
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expectResultFields(JSON.parse(stdout) as Record<string, unknown>, 'verify', 2);
   });

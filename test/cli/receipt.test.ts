@@ -17,6 +17,7 @@ import { appendAuditEntry } from '../../src/receipt/audit-log.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { PKI_DIR, testPki } from '../helpers/pki.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-transaction.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
 const root = join(PKI_DIR, 'root-ca.pem');
@@ -126,7 +127,7 @@ describe('paraph receipt verify', () => {
   });
 
   it('is registered in the paraph entry point', async () => {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'receipt', 'verify', files.sealed, '--trust', root]);
+    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'receipt', 'verify', files.sealed, '--trust', root]);
     expect(stdout).toContain('receipt VERIFIED');
   });
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from './service-harness.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const dirs: string[] = [];
@@ -29,7 +30,7 @@ interface Served {
 }
 
 async function serve(dataDir: string, port: number, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
     cwd: dataDir,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), PARAPH_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,7 +95,7 @@ describe('paraph serve', () => {
     dirs.push(dir);
     const port = await freePort();
     await writeFile(join(dir, 'paraph.json'), JSON.stringify({ port, dataDir: 'store', organizationName: 'Config File Org', bootstrapAccount: { userToken: 'cfg-user', appKey: 'cfg-app' } }));
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', 'paraph.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve', '--config', 'paraph.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     let out = '';
@@ -117,7 +118,7 @@ describe('paraph serve', () => {
   it('refuses a bad configuration with a message naming the variable', async () => {
     const dir = await tempDataDir();
     dirs.push(dir);
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: dir, env: { PATH: process.env.PATH ?? '', PORT: 'http' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { cwd: dir, env: { PATH: process.env.PATH ?? '', PORT: 'http' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -13,6 +13,7 @@ import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { APP_KEY, USER_TOKEN, call, digestHeader, freePort, makePdf, tempDataDir } from '../e2e/service-harness.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const SECRET = 'kill-secret';
@@ -25,7 +26,7 @@ afterAll(async () => {
 });
 
 async function serve(dataDir: string, port: number, smtpUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
     cwd: dataDir,
     env: {
       PATH: process.env.PATH ?? '',

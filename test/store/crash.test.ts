@@ -13,6 +13,7 @@ import { verifyAuditLog } from '../../src/receipt/audit-log.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { at, makeTransaction } from './transaction-fixtures.js';
 import { strayFiles } from './stray-files.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const KILLS = 20;
 const CHILD = join(import.meta.dirname, 'crash-child.ts');
@@ -25,7 +26,7 @@ interface ChildRun {
 /** Starts the child, waits for `ready`, kills it with SIGKILL `delayMs` later and returns what it acknowledged. */
 function runAndKill(dataDir: string, prefix: string, delayMs: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, prefix], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD, dataDir, prefix], { stdio: ['ignore', 'pipe', 'pipe'] });
     const run: ChildRun = { begun: [], committed: new Map() };
     let buffer = '';
     let stderr = '';

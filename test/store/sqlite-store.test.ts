@@ -11,6 +11,7 @@ import { verifyAuditLog } from '../../src/receipt/audit-log.js';
 import { describeStore } from './store-suite.js';
 import { makeTransaction } from './transaction-fixtures.js';
 import { strayFiles } from './stray-files.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 describeStore('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
@@ -86,7 +87,7 @@ describe('SQLite store specifics', () => {
       await store.commit({ transaction: { ...makeTransaction(), Reference: '0' }, expectedVersion: 0 });
       await store.close();
       const child = join(import.meta.dirname, 'concurrent-child.ts');
-      const run = () => promisify(execFile)(process.execPath, ['--import', 'tsx', child, dir, 'tx-1', '30']);
+      const run = () => promisify(execFile)(process.execPath, ['--import', TSX_LOADER, child, dir, 'tx-1', '30']);
       const outputs = await Promise.all([run(), run()]);
       console.log(`concurrent writers met ${outputs.map((o) => o.stdout.trim()).join(' and ')} conflicts`);
       const reopened = await openSqliteStore({ dataDir: dir });
