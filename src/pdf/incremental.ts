@@ -46,7 +46,8 @@ interface SessionState {
   readonly tail: PdfTail;
   /** Object numbers above this did not exist in the original and are always written. */
   readonly highestOriginal: number;
-  readonly modified: Map<number, PDFRef>;
+  /** Existing objects marked changed, keyed by `number generation`: a file may hold several generations of a number. */
+  readonly modified: Map<string, PDFRef>;
 }
 
 const states = new WeakMap<PdfUpdateSession, SessionState>();
@@ -62,12 +63,12 @@ export async function openPdfForUpdate(pdf: Uint8Array): Promise<PdfUpdateSessio
   // New objects must not reuse numbers the file already accounts for (free entries, xref streams, object streams).
   const highestOriginal = Math.max(context.largestObjectNumber, tail.size - 1);
   context.largestObjectNumber = highestOriginal;
-  const modified = new Map<number, PDFRef>();
+  const modified = new Map<string, PDFRef>();
   const session: PdfUpdateSession = {
     doc,
     original: pdf,
     markModified(ref: PDFRef): void {
-      if (ref.objectNumber <= highestOriginal) modified.set(ref.objectNumber, ref);
+      if (ref.objectNumber <= highestOriginal) modified.set(ref.tag, ref);
     },
   };
   states.set(session, { tail, highestOriginal, modified });
@@ -88,7 +89,7 @@ function writeAscii(text: string, buffer: Uint8Array, offset: number): number {
  * `/Prev`, `/Size`, `/Root`, `/Info`, `/ID`, and `startxref`/`%%EOF`. The original bytes are an exact prefix of the
  * result. Objects are serialized with pdf-lib's `copyBytesInto(buffer, offset)` into the buffer of the whole
  * resulting file, so `offset` is an absolute file offset (the signature placeholder relies on this to record where
- * `/Contents` and `/ByteRange` land).
+ * `/Contents` and `/ByteRange` land). An update with nothing to write returns the original bytes unchanged.
  */
 export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUpdate {
   const state = states.get(session);
@@ -99,9 +100,10 @@ export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUp
 
   const entries: Array<[PDFRef, PDFObject]> = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (ref.objectNumber > highestOriginal || modified.has(ref.objectNumber)) entries.push([ref, object]);
+    if (ref.objectNumber > highestOriginal || modified.has(ref.tag)) entries.push([ref, object]);
   }
   // enumerateIndirectObjects sorts by object number; cross-reference entries must ascend too.
+  if (entries.length === 0) return { bytes: original, objectOffsets: new Map() };
 
   const base = original.length + (tail.endsWithEol ? 0 : 1);
   const headers = entries.map(([ref]) => `${ref.objectNumber} ${ref.generationNumber}${OBJ}`);
@@ -116,10 +118,13 @@ export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUp
 
   const trailerValues = (newSize: number): PDFDict => {
     const dict = context.obj({ Size: newSize, Prev: tail.startxref }) as PDFDict;
-    const info = context.trailerInfo;
-    if (info.Root) dict.set(PDFName.of('Root'), info.Root);
-    if (info.Info) dict.set(PDFName.of('Info'), info.Info);
-    if (info.ID) dict.set(PDFName.of('ID'), info.ID);
+    // The trailer the update continues is the one its /Prev names; pdf-lib's trailerInfo only fills gaps.
+    const parsed = context.trailerInfo;
+    const carried = { Root: parsed.Root, Info: parsed.Info, ID: parsed.ID };
+    for (const key of ['Root', 'Info', 'ID'] as const) {
+      const value = tail.trailer.get(PDFName.of(key)) ?? carried[key];
+      if (value) dict.set(PDFName.of(key), value);
+    }
     return dict;
   };
 

@@ -261,4 +261,40 @@ describe('incremental updates', () => {
       code: 'PDF_XREF_UNREADABLE',
     });
   });
+  it('returns the input unchanged when an update has nothing to write (no empty cross-reference section)', async () => {
+    const base = await basePdf(1, false);
+    const { bytes, objectOffsets } = writeIncrementalUpdate(await openPdfForUpdate(base));
+    expect(bytes).toBe(base);
+    expect(objectOffsets.size).toBe(0);
+  });
+
+  it('writes only the generation that was changed when a file reused an object number with a new generation', async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([595, 842]);
+    const spare = doc.context.register(doc.context.obj({ Spare: 'old' }));
+    const base = await doc.save({ useObjectStreams: false });
+    // An earlier update (as another product writes it) redefines the spare object under generation 1.
+    const text = Buffer.from(base).toString('latin1');
+    const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    const size = Number(/\/Size (\d+)/.exec(text)![1]);
+    const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
+    const objectAt = base.length;
+    const object = `${spare.objectNumber} 1 obj\n<< /Spare (reused) >>\nendobj\n`;
+    const xrefAt = objectAt + object.length;
+    const update =
+      object +
+      `xref\n0 1\n0000000000 65535 f \n${spare.objectNumber} 1\n${String(objectAt).padStart(10, '0')} 00001 n \n` +
+      `trailer\n<< /Size ${size} /Root ${root} /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const reused = new Uint8Array(Buffer.concat([Buffer.from(base), Buffer.from(update, 'latin1')]));
+    expect((await qpdfCheck(reused)).ok).toBe(true);
+
+    const session = await openPdfForUpdate(reused);
+    const current = PDFRef.of(spare.objectNumber, 1);
+    session.doc.context.lookup(current, PDFDict).set(PDFName.of('Spare'), PDFString.of('changed'));
+    session.markModified(current);
+    const { bytes } = writeIncrementalUpdate(session);
+    const added = Buffer.from(bytes.subarray(reused.length)).toString('latin1');
+    expect(added.match(new RegExp(`^${spare.objectNumber} \\d+ obj`, 'gm'))).toEqual([`${spare.objectNumber} 1 obj`]);
+    expect((await qpdfCheck(bytes)).ok).toBe(true);
+  });
 });
