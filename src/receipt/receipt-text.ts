@@ -71,6 +71,7 @@ export interface ReceiptText {
     readonly activity: string;
     readonly info: string;
     readonly documentsSentAt: string;
+    readonly sentWithDocuments: string;
     readonly notSent: string;
     readonly none: string;
     readonly seq: string;
@@ -154,6 +155,7 @@ const EN: ReceiptText = {
     info: 'Info',
     documentsSentAt: 'Documents sent',
     notSent: 'not sent',
+    sentWithDocuments: 'sent with the signed documents',
     none: 'none',
     seq: '#',
     event: 'Event',
@@ -279,6 +281,7 @@ const NL: ReceiptText = {
     info: 'Info',
     documentsSentAt: 'Documenten verzonden',
     notSent: 'niet verzonden',
+    sentWithDocuments: 'verzonden met de ondertekende documenten',
     none: 'geen',
     seq: '#',
     event: 'Gebeurtenis',

@@ -337,7 +337,7 @@ function writeReceivers(layout: ReceiptLayout, t: ReceiptText, tx: ReceiptTransa
     tx.receivers.map((r) => [
       r.name ?? r.id,
       r.email,
-      r.documentsSentAt === undefined ? t.labels.notSent : formatTime(r.documentsSentAt, t),
+      r.documentsSentAt !== undefined ? formatTime(r.documentsSentAt, t) : r.documentsScheduled ? t.labels.sentWithDocuments : t.labels.notSent,
     ]),
     { size: 8 },
   );

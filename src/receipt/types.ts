@@ -70,6 +70,11 @@ export interface ReceiptReceiver {
   readonly reference?: string;
   /** When the documents were sent (activity 301); absent when they were not. */
   readonly documentsSentAt?: Date;
+  /**
+   * The documents go to this receiver with the signed documents, right after the receipt is built (the receipt is
+   * part of what is sent, so it cannot record the sending itself). Shown instead of "not sent" when not yet sent.
+   */
+  readonly documentsScheduled?: boolean;
   readonly activities: readonly ReceiptActivity[];
 }
 

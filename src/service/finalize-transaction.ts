@@ -127,6 +127,8 @@ function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction
       email: r.Email,
       ...(r.Name !== undefined ? { name: r.Name } : {}),
       ...(r.Reference !== undefined ? { reference: r.Reference } : {}),
+      // The receiver's copy is queued in the same commit as the receipt (completionMailRows).
+      ...(tx.Status === 30 ? { documentsScheduled: true } : {}),
       activities: r.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime) })),
     })),
   };
