@@ -9,7 +9,7 @@ import './crypto-engine.js';
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from 'pdf-lib';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
-import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
+import { findRevisions, readRevisionSections, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
 import { findOrphanSignatures, findSignatures, type FoundSignature } from './find-signatures.js';
 import { diffRevisions, type RevisionChanges } from './modification-check.js';
 import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
@@ -402,8 +402,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   if (revisions.length === 0) return failure('no "startxref … %%EOF" trailer found: the PDF is truncated or damaged');
   let sections: RevisionSection[];
   try {
-    sections = [];
-    for (const revision of revisions) sections.push(await parseRevisionSection(pdf, revision));
+    sections = readRevisionSections(pdf, revisions);
   } catch (error) {
     return failure(`the PDF cannot be parsed (${error instanceof Error ? error.message : String(error)})`, revisions.length);
   }

@@ -35,6 +35,7 @@ interface Model {
   annots: number[];
   next: number;
   dss: number | undefined;
+  dssCerts: number[];
   extraCatalog: string;
   mediaBox: string;
 }
@@ -82,7 +83,9 @@ function apply(m: Model, op: Op): ObjectSpec[] {
     case 'dss': {
       const cert = m.next++;
       if (m.dss === undefined) m.dss = m.next++;
-      return [catalog(m), { num: m.dss, body: `<< /Certs [${cert} 0 R] >>` }, { num: cert, body: stream('not really a certificate') }];
+      m.dssCerts.push(cert);
+      // /DSS updates only add (ETSI EN 319 142-1 §5.4.2): earlier certificates stay listed.
+      return [catalog(m), { num: m.dss, body: `<< /Certs [${m.dssCerts.map((c) => `${c} 0 R`).join(' ')}] >>` }, { num: cert, body: stream('not really a certificate') }];
     }
     case 'info':
       return [{ num: 9, body: `<< /Title (${op.title}) >>` }];
@@ -107,7 +110,7 @@ function apply(m: Model, op: Op): ObjectSpec[] {
   }
 }
 
-const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 10, dss: undefined, extraCatalog: '', mediaBox: '[0 0 300 300]' });
+const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 10, dss: undefined, dssCerts: [], extraCatalog: '', mediaBox: '[0 0 300 300]' });
 let signed: Buffer;
 
 beforeAll(() => {
