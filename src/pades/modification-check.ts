@@ -24,6 +24,8 @@ export interface ObjectState {
   readonly objects: ObjectLookup;
   readonly root: PDFRef | undefined;
   readonly info: PDFRef | undefined;
+  /** The newest trailer (for an xref stream: its dictionary), whose private entries reach objects too. */
+  readonly trailer?: PDFDict;
 }
 
 /** What one incremental update changed, sorted into allowed and disallowed changes. */
@@ -58,13 +60,16 @@ type Role =
   | 'dss-container'
   | 'dss-entry'
   | 'extensions'
-  | 'metadata';
+  | 'metadata'
+  | 'other';
 
 /** The roles of the objects of one state, and for objects a viewer renders, what renders them. */
 interface Roles {
   readonly byObject: Map<number, Set<Role>>;
   /** For `rendered` objects: the page or annotation that draws them (for the message). */
   readonly renderedBy: Map<number, string>;
+  /** For `other` objects: the catalog or trailer entry they are reachable from (for the message). */
+  readonly otherBy: Map<number, string>;
   /** Unsigned fields' appearance streams and dictionaries: the widgets that use each. */
   readonly appearanceUsers: Map<number, Set<number>>;
 }
@@ -98,6 +103,9 @@ function refNumber(value: PDFObject | undefined): number | undefined {
   return value instanceof PDFRef ? value.objectNumber : undefined;
 }
 
+const EXPLAINED_CATALOG_KEYS = new Set(['Type', 'Pages', 'AcroForm', 'DSS', 'Metadata', 'Extensions', 'Version']);
+const EXPLAINED_TRAILER_KEYS = new Set(['Root', 'Info', 'ID', 'Size', 'Prev', 'Encrypt', 'XRefStm', 'Type', 'W', 'Index', 'Length', 'Filter', 'DecodeParms']);
+
 /** Keys a render walk does not follow: back-links to parents and pages, and links that only navigate. */
 const NOT_RENDERED_KEYS = new Set(['Parent', 'P', 'Dest', 'D', 'A', 'AA', 'Next', 'Prev', 'First', 'Last', 'StructParent', 'StructParents', 'IRT', 'Popup']);
 
@@ -118,7 +126,8 @@ function computeRoles(state: ObjectState): Roles {
     if (!set) byObject.set(n, (set = new Set()));
     set.add(role);
   };
-  const roles: Roles = { byObject, renderedBy, appearanceUsers };
+  const otherBy = new Map<number, string>();
+  const roles: Roles = { byObject, renderedBy, otherBy, appearanceUsers };
   mark(state.root, 'catalog');
   mark(state.info, 'info');
   const catalog = dictOf(state, state.root);
@@ -141,8 +150,11 @@ function computeRoles(state: ObjectState): Roles {
       const resolved = resolveIn(state, value);
       const dict = resolved instanceof PDFDict ? resolved : resolved instanceof PDFStream ? resolved.dict : undefined;
       if (isPageNode(dict)) return;
+      // The structure that is not rendered stops at annotations: a tagged PDF's structure tree reaches widgets.
+      if (role === 'other' && (nameOf(dict, 'Type') === 'Annot' || nameOf(dict, 'Subtype') === 'Widget')) return;
       mark(value, role);
       if (role === 'rendered' && !renderedBy.has(n)) renderedBy.set(n, origin);
+      if (role === 'other' && !otherBy.has(n)) otherBy.set(n, origin);
       let seen = walked.get(role);
       if (!seen) walked.set(role, (seen = new Set()));
       if (seen.has(n)) return;
@@ -270,6 +282,16 @@ function computeRoles(state: ObjectState): Roles {
       else if (resolved instanceof PDFDict) for (const [, item] of resolved.entries()) walkRendered(item, '/DSS /VRI', 'dss-entry');
     }
   }
+
+  // Everything else the catalog and the trailer reach (/Names, /Outlines, /StructTreeRoot, private keys, …): an
+  // object reachable from there may not change even when another role (an appearance, /Info) would allow it, since
+  // nothing tells what that other use shows (pyHanko's "not all paths" rule).
+  for (const [key, value] of catalog.entries()) {
+    if (!EXPLAINED_CATALOG_KEYS.has(key.decodeText())) walkRendered(value, `catalog /${key.decodeText()}`, 'other');
+  }
+  for (const [key, value] of state.trailer?.entries() ?? []) {
+    if (!EXPLAINED_TRAILER_KEYS.has(key.decodeText())) walkRendered(value, `trailer /${key.decodeText()}`, 'other');
+  }
   return roles;
 }
 
@@ -384,6 +406,11 @@ class SectionJudge {
     }
     if (roles.has('pages')) {
       this.disallowed.push(`the page tree was changed: ${what}`);
+      return;
+    }
+    if (roles.has('other')) {
+      const from = this.beforeRoles.otherBy.get(n) ?? this.afterRoles.otherBy.get(n) ?? 'another entry';
+      this.disallowed.push(`${what} was changed, and it is also reachable from ${from}, which no allowed change covers`);
       return;
     }
     const beforeDict = before instanceof PDFDict ? before : undefined;
@@ -501,6 +528,24 @@ class SectionJudge {
     }
   }
 
+  /** Says where an appearance (the /AP value or one of its streams) is used outside the form, if it is. */
+  private sharedAppearance(ap: PDFObject | undefined): string | undefined {
+    const candidates: PDFObject[] = [];
+    const collect = (value: PDFObject | undefined, depth: number): void => {
+      if (value === undefined || depth > 2) return;
+      if (value instanceof PDFRef) candidates.push(value);
+      const resolved = resolveIn(this.before, value);
+      if (resolved instanceof PDFDict) for (const [, sub] of resolved.entries()) collect(sub, depth + 1);
+    };
+    collect(ap, 0);
+    for (const candidate of candidates) {
+      const m = refNumber(candidate)!;
+      const origin = this.beforeRoles.otherBy.get(m);
+      if (origin !== undefined) return `${m} 0 R is also reachable from ${origin}, which no allowed change covers`;
+    }
+    return undefined;
+  }
+
   private judgeField(n: number, before: PDFDict, after: PDFDict): void {
     const isSignatureField = nameOf(before, 'FT') === 'Sig' || nameOf(after, 'FT') === 'Sig';
     for (const key of changedKeys(before, after)) {
@@ -511,6 +556,8 @@ class SectionJudge {
         this.allow('fields', isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`);
       } else if (key === 'Kids') {
         this.checkGrowingArray(`field ${n} 0 R /Kids`, before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
+      } else if (key === 'AP' && this.sharedAppearance(before.get(PDFName.of('AP')))) {
+        this.disallowed.push(`${describe(n, after)}: /AP replaced, but its earlier appearance ${this.sharedAppearance(before.get(PDFName.of('AP')))}`);
       } else if (['AP', 'AS', 'MK', 'P', 'DA'].includes(key)) {
         this.allow('fields', `${describe(n, after)}: /${key} changed`);
       } else if (key === 'F' || key === 'Ff' || key === 'Lock' || key === 'SV') {
@@ -531,7 +578,7 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
   let rolesBefore: Roles | undefined;
   const changes: RevisionChanges[] = [];
   for (const section of sections) {
-    const after: ObjectState = { objects: section.view, root: section.root ?? state?.root, info: section.info ?? state?.info };
+    const after: ObjectState = { objects: section.view, root: section.root ?? state?.root, info: section.info ?? state?.info, trailer: section.view.trailer };
     if (!state) {
       state = after;
       continue;
