@@ -107,7 +107,8 @@ const EXPLAINED_CATALOG_KEYS = new Set(['Type', 'Pages', 'AcroForm', 'DSS', 'Met
 const EXPLAINED_TRAILER_KEYS = new Set(['Root', 'Info', 'ID', 'Size', 'Prev', 'Encrypt', 'XRefStm', 'Type', 'W', 'Index', 'Length', 'Filter', 'DecodeParms']);
 
 /** Keys a render walk does not follow: back-links to parents and pages, and links that only navigate. */
-const NOT_RENDERED_KEYS = new Set(['Parent', 'P', 'Dest', 'D', 'A', 'AA', 'Next', 'Prev', 'First', 'Last', 'StructParent', 'StructParents', 'IRT', 'Popup']);
+// /Data: a FieldMDP signature reference names the catalog, which is judged by its own rules.
+const NOT_RENDERED_KEYS = new Set(['Parent', 'P', 'Dest', 'D', 'A', 'AA', 'Next', 'Prev', 'First', 'Last', 'StructParent', 'StructParents', 'IRT', 'Popup', 'Data']);
 
 /**
  * Marks the roles of the objects of `state`. Everything a viewer renders is followed transitively: page contents,
@@ -149,7 +150,8 @@ function computeRoles(state: ObjectState): Roles {
     if (n !== undefined) {
       const resolved = resolveIn(state, value);
       const dict = resolved instanceof PDFDict ? resolved : resolved instanceof PDFStream ? resolved.dict : undefined;
-      if (isPageNode(dict)) return;
+      // Pages, the catalog and /Info have rules of their own: a walk that reaches them back does not take them over.
+      if (isPageNode(dict) || n === state.root?.objectNumber || n === state.info?.objectNumber) return;
       // The structure that is not rendered stops at annotations: a tagged PDF's structure tree reaches widgets.
       if (role === 'other' && (nameOf(dict, 'Type') === 'Annot' || nameOf(dict, 'Subtype') === 'Widget')) return;
       mark(value, role);
