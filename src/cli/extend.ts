@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { addDocumentTimestamp } from '../pades/doc-timestamp.js';
 import { addValidationData } from '../pades/ltv.js';
+import { verifyPdf } from '../pades/verify.js';
 import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import type { RevocationFetcher } from '../pades/types.js';
 import { UsageError, type CliCommand } from './common.js';
@@ -85,9 +86,23 @@ export function createExtendCommand(deps: ExtendCommandDeps = {}): CliCommand {
     await writeAtomically(values.output, bytes);
     const revoked = lt.certificates.filter((c) => c.status === 'revoked').map((c) => c.subject);
     if (revoked.length > 0) io.stderr(`warning: revoked: ${revoked.join('; ')}\n`);
-    io.stdout(`extended ${positionals[0]} → ${values.output} (${lt.vriKeys.length} signature(s), ${lt.certificates.length} certificate(s), PAdES ${timestamper ? 'B-LTA' : 'B-LT'})\n`);
+    const level = await levelsAfterExtension(bytes, timestamper !== undefined, trustRoots);
+    io.stdout(`extended ${positionals[0]} → ${values.output} (${lt.vriKeys.length} signature(s), ${lt.certificates.length} certificate(s), PAdES ${level})\n`);
     return 0;
   };
+}
+
+/**
+ * The PAdES level verifyPdf reports for the signatures of `pdf` once its /DSS is written (and, with `lta`, a
+ * document time-stamp follows): B-LT needs a signature time-stamp, so a signature without one stays B-B.
+ */
+export async function levelsAfterExtension(pdf: Uint8Array, lta: boolean, trustRoots: readonly Uint8Array[]): Promise<string> {
+  const report = await verifyPdf(pdf, { trustRoots });
+  const levels = report.signatures.filter((s) => s.kind === 'signature').map((s) => (s.timestamp?.valid ? (lta ? 'B-LTA' : 'B-LT') : 'B-B'));
+  const counts = new Map<string, number>();
+  for (const level of levels) counts.set(level, (counts.get(level) ?? 0) + 1);
+  const summary = counts.size === 1 ? [...counts.keys()][0]! : [...counts].map(([level, n]) => `${level} ×${n}`).join(', ');
+  return counts.has('B-B') ? `${summary}; B-LT needs a signature time-stamp, which ${counts.size === 1 ? 'no signature has' : 'some signatures lack'}` : summary;
 }
 
 /** `paraph extend`. */

@@ -203,7 +203,10 @@ export async function signAndWrite(
     fetcher: context.deps.revocationFetcher ?? createHttpRevocationFetcher(),
   });
   await writeAtomically(values.output, extended.bytes);
-  const level = extended.level ?? (context.timestamper ? 'B-T' : 'B-B');
+  // The level verifyPdf reports: without a signature time-stamp a signature stays B-B, whatever /DSS follows it.
+  const level = !context.timestamper
+    ? `B-B${extended.level ? '; validation data added, but B-LT needs a signature time-stamp (--tsa)' : ''}`
+    : (extended.level ?? 'B-T');
   context.io.stdout(`${verb} ${input} → ${values.output} (field ${result.fieldName}, PAdES ${level})\n`);
   return 0;
 }

@@ -5,7 +5,7 @@
  * and optionally the signature-time-stamp unsigned attribute (B-T) over the signature value.
  */
 import './crypto-engine.js';
-import { createHash } from 'node:crypto';
+import { constants, createHash, verify as cryptoVerify, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
@@ -229,6 +229,43 @@ export function prepareSignerInfo(options: {
   return { toBeSigned, signedAttributes, signerCertificate, certificates };
 }
 
+/**
+ * Verifies the signature value a signer returned against its own certificate before it goes into a document: a
+ * faulty remote signer or HSM (or a key that does not belong to the certificate) must fail loudly here instead of
+ * producing a document whose signature no validator accepts. Throws SigningError `SIGNATURE_VALUE_INVALID`.
+ */
+function checkSignatureValue(signer: Signer, hash: HashAlgorithm, toBeSigned: Uint8Array, signatureValue: Uint8Array): void {
+  const certificate = signer.certificateChain[0]!;
+  let ok: boolean;
+  try {
+    const key = new X509Certificate(certificate).publicKey;
+    const name = nodeHashName(hash);
+    if (signer.scheme === 'RSA-PSS') {
+      const declared = (signer as Partial<{ pssParameters(h: HashAlgorithm): { saltLength: number } }>).pssParameters;
+      const saltLength = declared ? declared.call(signer, hash).saltLength : HASH_LENGTH[hash];
+      ok = cryptoVerify(name, toBeSigned, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength }, signatureValue);
+    } else if (signer.scheme === 'ECDSA') ok = cryptoVerify(name, toBeSigned, { key, dsaEncoding: 'der' }, signatureValue);
+    else ok = cryptoVerify(name, toBeSigned, { key, padding: constants.RSA_PKCS1_PADDING }, signatureValue);
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw new SigningError(
+      'SIGNATURE_VALUE_INVALID',
+      `The signer returned a ${signer.scheme} signature value that does not verify with its certificate (${certificateLabel(certificate)}): the signing device or service is faulty, or its key does not belong to that certificate. Nothing was written.`,
+      { origin: 'internal' },
+    );
+  }
+}
+
+function certificateLabel(der: Uint8Array): string {
+  try {
+    return new X509Certificate(der).subject.replace(/\n/g, ', ');
+  } catch {
+    return 'unreadable certificate';
+  }
+}
+
 /** Options of {@link buildCmsSignature}. */
 export interface CmsSignatureOptions {
   readonly signer: Signer;
@@ -257,6 +294,7 @@ export async function buildCmsSignature(options: CmsSignatureOptions): Promise<U
   if (!(signatureValue instanceof Uint8Array) || signatureValue.length === 0) {
     throw new SigningError('SIGNER_NO_SIGNATURE', 'The signer returned no signature value.', { origin: 'internal' });
   }
+  checkSignatureValue(signer, hash, prepared.toBeSigned, signatureValue);
   const signerInfo: asn1js.AsnType[] = [
     new asn1js.Integer({ value: 1 }),
     new asn1js.Sequence({ value: [prepared.signerCertificate.issuer, prepared.signerCertificate.serialNumber] }),

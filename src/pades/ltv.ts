@@ -304,21 +304,45 @@ export async function addValidationData(pdf: Uint8Array, options: AddValidationD
   }
   for (const c of missing) warnings.push(`no revocation data for ${c.subject}: ${c.problem}`);
 
-  const dss = context.obj({}) as PDFDict;
-  const refs = (key: keyof typeof stores): PDFArray => context.obj([...stores[key].values()]) as PDFArray;
-  if (stores.Certs.size > 0) dss.set(PDFName.of('Certs'), refs('Certs'));
-  if (stores.OCSPs.size > 0) dss.set(PDFName.of('OCSPs'), refs('OCSPs'));
-  if (stores.CRLs.size > 0) dss.set(PDFName.of('CRLs'), refs('CRLs'));
-  const vriDict = (existingDss?.lookupMaybe(PDFName.of('VRI'), PDFDict)?.clone(context) ?? context.obj({})) as PDFDict;
+  // The /DSS only grows (ETSI EN 319 142-1 §5.4.2; pyHanko refuses anything else): existing arrays keep their
+  // entries (and stay indirect when they were), existing /VRI entries stay exactly as they are, and only keys of
+  // signatures without one are added.
+  const dss = (existingDss?.clone(context) ?? context.obj({})) as PDFDict;
+  for (const key of ['Certs', 'OCSPs', 'CRLs'] as const) {
+    const current = dss.get(PDFName.of(key));
+    const array = current instanceof PDFRef ? context.lookupMaybe(current, PDFArray) : current instanceof PDFArray ? current : undefined;
+    const items: PDFObject[] = [...(array?.asArray() ?? [])];
+    const present = new Set(items.filter((i): i is PDFRef => i instanceof PDFRef).map((r) => r.tag));
+    for (const ref of stores[key].values()) if (!present.has(ref.tag)) items.push(ref);
+    if (items.length === 0) continue;
+    const grown = context.obj(items) as PDFArray;
+    if (current instanceof PDFRef && array) {
+      if (grown.size() !== array.size()) {
+        context.assign(current, grown);
+        session.markModified(current);
+      }
+    } else dss.set(PDFName.of(key), grown);
+  }
+  const vriValue = dss.get(PDFName.of('VRI'));
+  const existingVri = vriValue instanceof PDFRef ? context.lookupMaybe(vriValue, PDFDict) : vriValue instanceof PDFDict ? vriValue : undefined;
+  const vriDict = (existingVri?.clone(context) ?? context.obj({})) as PDFDict;
+  const added: string[] = [];
   for (const [key, entry] of vri) {
+    if (vriDict.has(PDFName.of(key))) continue;
     const item = context.obj({ Type: 'VRI' }) as PDFDict;
     if (entry.certs.size > 0) item.set(PDFName.of('Cert'), context.obj([...entry.certs]));
     if (entry.ocsps.size > 0) item.set(PDFName.of('OCSP'), context.obj([...entry.ocsps]));
     if (entry.crls.size > 0) item.set(PDFName.of('CRL'), context.obj([...entry.crls]));
     item.set(PDFName.of('TU'), PDFString.of(pdfDate(options.now)));
     vriDict.set(PDFName.of(key), context.register(item));
+    added.push(key);
   }
-  dss.set(PDFName.of('VRI'), context.register(vriDict));
+  if (vriValue instanceof PDFRef && existingVri) {
+    if (added.length > 0) {
+      context.assign(vriValue, vriDict);
+      session.markModified(vriValue);
+    }
+  } else dss.set(PDFName.of('VRI'), context.register(vriDict));
   if (existingDssObject instanceof PDFRef && existingDss) {
     context.assign(existingDssObject, dss);
     session.markModified(existingDssObject);

@@ -6,7 +6,7 @@
  * not judged here (see verify-chain.ts). Findings are returned as data; only unparsable DER throws.
  */
 import './crypto-engine.js';
-import { constants, createHash, createVerify, verify as cryptoVerify, X509Certificate, type KeyObject } from 'node:crypto';
+import { constants, createHash, createVerify, verify as cryptoVerify, X509Certificate, type Hash, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -31,7 +31,20 @@ const DIGESTS: Record<string, string> = {
   '2.16.840.1.101.3.4.2.1': 'sha256',
   '2.16.840.1.101.3.4.2.2': 'sha384',
   '2.16.840.1.101.3.4.2.3': 'sha512',
+  // RFC 8419 §3: id-shake256 with a 512-bit output (the -len variant carries its length as a parameter).
+  '2.16.840.1.101.3.4.2.12': 'shake256',
 };
+
+/** EdDSA (RFC 8419) signature algorithm OIDs, with the only digest each may use for the signed attributes. */
+const EDDSA: Record<string, { scheme: 'Ed25519' | 'Ed448'; digest: string }> = {
+  '1.3.101.112': { scheme: 'Ed25519', digest: 'sha512' },
+  '1.3.101.113': { scheme: 'Ed448', digest: 'shake256' },
+};
+
+/** A node:crypto Hash for a digest name of this module (SHAKE256 with RFC 8419's 512-bit output). */
+export function createDigest(name: string): Hash {
+  return name === 'shake256' ? createHash('shake256', { outputLength: 64 }) : createHash(name);
+}
 
 /** Signature algorithm OIDs that name their hash, to [scheme, node:crypto hash]. */
 const SIGNATURE_ALGORITHMS: Record<string, ['pkcs1' | 'ecdsa', string]> = {
@@ -144,6 +157,11 @@ interface SchemeChoice {
 
 function chooseScheme(signerInfo: pkijs.SignerInfo, digestName: string | undefined): SchemeChoice | string {
   const oid = signerInfo.signatureAlgorithm.algorithmId;
+  const eddsa = EDDSA[oid];
+  if (eddsa) {
+    if (digestName !== eddsa.digest) return `${eddsa.scheme} signatures must digest with ${eddsa.digest.toUpperCase()} (RFC 8419), not ${digestName ?? signerInfo.digestAlgorithm.algorithmId}`;
+    return { scheme: eddsa.scheme, hash: eddsa.digest };
+  }
   if (oid === OID.rsaEncryption || oid === OID.ecPublicKey) {
     if (!digestName) return `unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`;
     return { scheme: oid === OID.rsaEncryption ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: digestName };
@@ -154,6 +172,8 @@ function chooseScheme(signerInfo: pkijs.SignerInfo, digestName: string | undefin
 /** The scheme and hash of a signature AlgorithmIdentifier that names its hash (or RSA-PSS with parameters). */
 function schemeOfAlgorithm(algorithm: pkijs.AlgorithmIdentifier): SchemeChoice | string {
   const oid = algorithm.algorithmId;
+  const eddsa = EDDSA[oid];
+  if (eddsa) return { scheme: eddsa.scheme, hash: eddsa.digest };
   const named = SIGNATURE_ALGORITHMS[oid];
   if (named) return { scheme: named[0] === 'pkcs1' ? 'RSASSA-PKCS1-v1_5' : 'ECDSA', hash: named[1] };
   if (oid === OID.rsaPss) {
@@ -182,6 +202,12 @@ export function verifySignatureValue(algorithm: pkijs.AlgorithmIdentifier, signe
 /** Verifies `signature` over the content `feed` hands out, streaming, for the given scheme choice. */
 function verifyStreaming(choice: SchemeChoice, key: KeyObject, feed: ContentFeeder, signature: Uint8Array): boolean {
   try {
+    if (choice.scheme === 'Ed25519' || choice.scheme === 'Ed448') {
+      // Pure EdDSA has no streaming interface: the content is collected once.
+      const chunks: Uint8Array[] = [];
+      feed((chunk) => chunks.push(chunk));
+      return cryptoVerify(null, Buffer.concat(chunks), key, signature);
+    }
     const verifier = createVerify(choice.hash);
     feed((chunk) => verifier.update(chunk));
     if (choice.scheme === 'RSA-PSS') {
@@ -197,6 +223,7 @@ function verifyStreaming(choice: SchemeChoice, key: KeyObject, feed: ContentFeed
 /** Verifies `signature` over `data` with `key`, for the given scheme choice. */
 function verifyWith(choice: SchemeChoice, key: KeyObject, data: Uint8Array, signature: Uint8Array): boolean {
   try {
+    if (choice.scheme === 'Ed25519' || choice.scheme === 'Ed448') return cryptoVerify(null, data, key, signature);
     if (choice.scheme === 'RSA-PSS') {
       return cryptoVerify(
         choice.hash,
@@ -320,7 +347,7 @@ export function checkCmsSignature(cms: Uint8Array, digestContent: ContentDigeste
     if (!(md instanceof asn1js.OctetString)) {
       problems.push('the message-digest attribute is missing');
     } else {
-      const actual = content ? createHash(digestName).update(content).digest() : digestContent(digestName);
+      const actual = content ? createDigest(digestName).update(content).digest() : digestContent(digestName);
       digestOk = sameBytes(md.valueBlock.valueHexView, actual);
       if (!digestOk) problems.push('the message digest does not match the signed content: the document was changed');
     }

@@ -6,14 +6,13 @@
  * It never throws for a bad document: an unreadable file is a report with `valid: false` and a problem.
  */
 import './crypto-engine.js';
-import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from 'pdf-lib';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
-import { findRevisions, parseRevisionSection, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
+import { findRevisions, readRevisionSections, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
 import { findOrphanSignatures, findSignatures, type FoundSignature } from './find-signatures.js';
 import { diffRevisions, type RevisionChanges } from './modification-check.js';
 import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
-import { checkCmsSignature, checkTimestampToken, type CmsCheck } from './verify-cms.js';
+import { checkCmsSignature, checkTimestampToken, createDigest, type CmsCheck } from './verify-cms.js';
 import { certificationViolations, findCertification, type DocMdpPermission } from './verify-docmdp.js';
 import { checkRevocationCoverage, readDss, type DssData } from './verify-revocation.js';
 
@@ -166,7 +165,7 @@ function checkByteRange(pdf: Uint8Array, dict: PDFDict): ByteRangeCheck {
 /** Hashes the byte ranges in place (no concatenated copy). */
 function digestRanges(pdf: Uint8Array, range: readonly number[], digestName: string): Uint8Array {
   const [a = 0, b = 0, c = 0, d = 0] = range;
-  return createHash(digestName).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+  return createDigest(digestName).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
 }
 
 /** Hands the byte ranges out in place, in order. */
@@ -279,7 +278,7 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedS
     }
     if (cms.timestampToken) {
       const signatureValue = cms.signatureValue;
-      const tst = checkTimestampToken(cms.timestampToken, (h) => createHash(h).update(signatureValue).digest());
+      const tst = checkTimestampToken(cms.timestampToken, (h) => createDigest(h).update(signatureValue).digest());
       const checked = timestampReport(tst, ctx, problems);
       timestamp = checked.report;
       tsaPath = checked.path;
@@ -402,8 +401,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   if (revisions.length === 0) return failure('no "startxref … %%EOF" trailer found: the PDF is truncated or damaged');
   let sections: RevisionSection[];
   try {
-    sections = [];
-    for (const revision of revisions) sections.push(await parseRevisionSection(pdf, revision));
+    sections = readRevisionSections(pdf, revisions);
   } catch (error) {
     return failure(`the PDF cannot be parsed (${error instanceof Error ? error.message : String(error)})`, revisions.length);
   }

@@ -7,7 +7,8 @@
  * (`xref` table or an `N G obj` xref stream) before it. That check skips `%%EOF` markers inside streams, e.g. an
  * embedded PDF attachment, whose `startxref` offsets are relative to the embedded file.
  */
-import { PDFContext, PDFName, PDFObjectParser, PDFParser, PDFRawStream, PDFRef, PDFStream, PDFXRefStreamParser, type PDFObject } from 'pdf-lib';
+import { PDFName, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
+import { ObjectStreamCache, XrefView, type XrefSection } from './xref.js';
 
 /** One revision of a PDF: the bytes `[0, end)` form the document as it was when this revision was written. */
 export interface PdfRevision {
@@ -28,7 +29,13 @@ export interface PdfRevision {
 /** The objects one revision's section defines (new or replacing earlier definitions), keyed by object number. */
 export interface RevisionSection {
   readonly revision: PdfRevision;
+  /**
+   * For the original (revision 0) every object in use; for an update the objects whose cross-reference entry differs
+   * from the previous revision's (new or replaced), as a reader resolves them through this revision's xref chain.
+   */
   readonly objects: ReadonlyMap<number, PDFObject>;
+  /** Every object as a reader sees it when the file ends after this revision. */
+  readonly view: XrefView;
   /** The section trailer's `/Root` and `/Info` references, when present. */
   readonly root: PDFRef | undefined;
   readonly info: PDFRef | undefined;
@@ -110,149 +117,83 @@ export function findRevisions(pdf: Uint8Array): PdfRevision[] {
   return revisions;
 }
 
-/** What a cross-reference section says: offsets of objects stored directly in the file, and freed objects. */
-interface XrefSection {
-  readonly offsets: Map<number, number>;
-  readonly freed: number[];
-}
-
-/** Reads the classic xref table at `offset` (all subsections), or undefined when there is none. */
-function readXrefTable(buf: Buffer, offset: number, limit: number): XrefSection | undefined {
-  const text = buf.toString('latin1', offset, limit);
-  const head = /^\s*xref\s*/.exec(text);
-  if (!head) return undefined;
-  const section: XrefSection = { offsets: new Map(), freed: [] };
-  let pos = head[0].length;
-  const subsectionRe = /^(\d+)[ \t]+(\d+)[ \t]*\r?\n?/;
-  const entryRe = /^\s*(\d{10})[ \t](\d{5})[ \t]([fn])/;
-  for (;;) {
-    const sub = subsectionRe.exec(text.slice(pos, pos + 40));
-    if (!sub) return section;
-    const first = Number(sub[1]);
-    const count = Number(sub[2]);
-    pos += sub[0].length;
-    for (let k = 0; k < count; k++) {
-      const entry = entryRe.exec(text.slice(pos, pos + 24));
-      if (!entry) return section;
-      pos += entry[0].length;
-      const objectNumber = first + k;
-      if (objectNumber === 0) continue;
-      if (entry[3] === 'f') section.freed.push(objectNumber);
-      else section.offsets.set(objectNumber, Number(entry[1]));
-    }
-    while (pos < text.length && /\s/.test(text[pos]!)) pos++;
-  }
-}
-
-const OBJECT_HEADER = /^\s*(\d+)\s+(\d+)\s+obj\b/;
-
-/** Parses the indirect object `N G obj … ` at `offset`; undefined when there is no object `expected` there. */
-function parseObjectAt(pdf: Uint8Array, offset: number, limit: number, expected?: number): PDFObject | undefined {
-  if (offset < 0 || offset >= limit) return undefined;
-  const head = OBJECT_HEADER.exec(Buffer.from(pdf.buffer, pdf.byteOffset + offset, Math.min(48, limit - offset)).toString('latin1'));
-  if (!head || (expected !== undefined && Number(head[1]) !== expected)) return undefined;
-  try {
-    return PDFObjectParser.forBytes(pdf.subarray(offset + head[0].length, limit), PDFContext.create()).parseObject();
-  } catch {
-    return undefined;
-  }
-}
-
-/** Reads the xref stream at `offset`, or undefined when it cannot be read. */
-function readXrefStream(pdf: Uint8Array, offset: number, limit: number): XrefSection | undefined {
-  const object = parseObjectAt(pdf, offset, limit);
-  if (!(object instanceof PDFRawStream)) return undefined;
-  try {
-    const section: XrefSection = { offsets: new Map(), freed: [] };
-    for (const entry of PDFXRefStreamParser.forStream(object).parseIntoContext()) {
-      const n = entry.ref.objectNumber;
-      if (n === 0) continue;
-      if (entry.deleted) section.freed.push(n);
-      else if (!entry.inObjectStream) section.offsets.set(n, entry.offset);
-    }
-    return section;
-  } catch {
-    return undefined;
-  }
-}
-
-function sameObject(a: PDFObject, b: PDFObject): boolean {
-  if (a instanceof PDFStream && b instanceof PDFStream) {
-    return a.dict.toString() === b.dict.toString() && Buffer.from(a.getContents()).equals(Buffer.from(b.getContents()));
-  }
-  return a.constructor === b.constructor && a.toString() === b.toString();
-}
-
-function isStructuralStream(object: PDFObject): boolean {
+function isStructuralStream(object: PDFObject | undefined): boolean {
   if (!(object instanceof PDFStream)) return false;
   const type = object.dict.get(PDFName.of('Type'));
   return type === PDFName.of('XRef') || type === PDFName.of('ObjStm');
 }
 
-/**
- * Makes `objects` (from the linear parse of an update) agree with what a reader sees, which follows the
- * cross-reference offsets: an entry pointing at another definition than the last one in the section (or into an
- * earlier revision) wins, and every disagreement is reported, since an honest writer produces none.
- */
-function reconcileWithXref(pdf: Uint8Array, revision: PdfRevision, xref: XrefSection, objects: Map<number, PDFObject>): string[] {
-  const inconsistencies: string[] = [];
-  const sectionText = Buffer.from(pdf.buffer, pdf.byteOffset + revision.start, revision.end - revision.start).toString('latin1');
-  for (const [n, offset] of xref.offsets) {
-    // The common case, cheaply: the entry points at the section's only (hence last) definition of the object,
-    // which the linear parse already read. Parsing it again would cost as much as the first time (a signature
-    // dictionary holds tens of kilobytes of hex).
-    if (offset >= revision.start && objects.has(n)) {
-      const head = OBJECT_HEADER.exec(sectionText.slice(offset - revision.start, offset - revision.start + 48));
-      const later = new RegExp(`(?:^|[^0-9])${n}\\s+\\d+\\s+obj\\b`, 'g');
-      later.lastIndex = offset - revision.start + (head?.[0].length ?? 0);
-      if (head && Number(head[1]) === n && !later.test(sectionText)) continue;
-    }
-    const atOffset = parseObjectAt(pdf, offset, revision.end, n);
-    if (atOffset === undefined) {
-      inconsistencies.push(`the cross-reference entry of object ${n} points at offset ${offset}, where object ${n} is not defined`);
-      continue;
-    }
-    if (isStructuralStream(atOffset)) continue;
-    const linear = objects.get(n);
-    if (linear !== undefined && sameObject(linear, atOffset)) continue;
-    if (linear !== undefined && offset >= revision.start) {
-      inconsistencies.push(`object ${n} is defined more than once; the cross-reference section points at another definition than the last`);
-    }
-    objects.set(n, atOffset);
-  }
-  return inconsistencies;
+function refIn(view: XrefView, key: string): PDFRef | undefined {
+  const value = view.trailer.get(PDFName.of(key));
+  return value instanceof PDFRef ? value : undefined;
 }
 
-const SECTION_HEADER = Buffer.from('%PDF-1.7\n', 'latin1');
-
 /**
- * Parses the objects one revision's update section defines, with pdf-lib's parser over just those bytes (objects
- * in object streams included; the xref streams and object streams themselves are not listed). Each section is
- * parsed once, so a caller that walks all revisions reads the file once in total.
+ * Reads every revision through its own cross-reference chain (tables, xref streams with predictors, hybrid
+ * `/XRefStm`, `/Prev`, free entries, object streams) and compares each with the one before, object by object.
+ * Throws PdfParseError `PDF_XREF_UNREADABLE` when the original's cross-reference data cannot be read; an
+ * unreadable update is reported in its `inconsistencies` (and the update is then judged empty).
  */
-export async function parseRevisionSection(pdf: Uint8Array, revision: PdfRevision): Promise<RevisionSection> {
-  const body = pdf.subarray(revision.start, revision.end);
-  const bytes = revision.start === 0 ? body : Buffer.concat([SECTION_HEADER, body]);
-  const parser = PDFParser.forBytesWithOptions(bytes, Infinity, false);
-  const context = await parser.parseDocument();
-  const objects = new Map<number, PDFObject>();
-  for (const [ref, object] of context.enumerateIndirectObjects()) objects.set(ref.objectNumber, object);
-  const root = context.trailerInfo.Root instanceof PDFRef ? context.trailerInfo.Root : undefined;
-  const info = context.trailerInfo.Info instanceof PDFRef ? context.trailerInfo.Info : undefined;
-  // Updates are read as a reader would: their xref section decides which definition counts and what is freed
-  // (pdf-lib's parser goes linearly and ignores free entries). The original's internal consistency is the signer's.
-  let freed: number[] = [];
-  const inconsistencies: string[] = [];
-  if (revision.index > 0) {
-    const xref =
-      revision.xrefKind === 'table'
-        ? readXrefTable(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), revision.startxref, revision.eofEnd)
-        : readXrefStream(pdf, revision.startxref, revision.eofEnd);
-    if (xref) {
-      freed = xref.freed;
-      inconsistencies.push(...reconcileWithXref(pdf, revision, xref, objects));
-    } else inconsistencies.push(`the cross-reference section at offset ${revision.startxref} cannot be read`);
+export function readRevisionSections(pdf: Uint8Array, revisions: readonly PdfRevision[]): RevisionSection[] {
+  const objectStreams = new ObjectStreamCache(pdf);
+  const sectionCache = new Map<number, XrefSection>();
+  const sections: RevisionSection[] = [];
+  let previous: XrefView | undefined;
+  for (const revision of revisions) {
+    let view: XrefView;
+    try {
+      view = new XrefView(pdf, revision.startxref, objectStreams, sectionCache);
+    } catch (error) {
+      if (!previous) throw error;
+      sections.push({
+        revision,
+        objects: new Map(),
+        view: previous,
+        root: undefined,
+        info: undefined,
+        encrypted: false,
+        freed: [],
+        inconsistencies: [`revision ${revision.index}: ${error instanceof Error ? error.message : String(error)}`],
+      });
+      continue;
+    }
+    const objects = new Map<number, PDFObject>();
+    const freed: number[] = [];
+    const inconsistencies: string[] = [];
+    for (const [n, entry] of view.entries) {
+      if (entry.kind === 'free') continue;
+      const key = view.keyOf(n);
+      if (previous && previous.keyOf(n) === key) continue;
+      const object = view.get(n);
+      const where = entry.kind === 'offset' ? `offset ${entry.offset}` : `object stream ${entry.stream}, index ${entry.index}`;
+      if (object === undefined) {
+        // The object a reader looks for is not there: readers take it as null.
+        if (previous?.has(n)) freed.push(n);
+        inconsistencies.push(`the cross-reference entry of object ${n} points at ${where}, where object ${n} is not defined`);
+        continue;
+      }
+      if (previous) {
+        const storedAt = entry.kind === 'offset' ? entry.offset : view.entries.get(entry.stream)?.kind === 'offset' ? (view.entries.get(entry.stream) as { offset: number }).offset : -1;
+        if (storedAt >= 0 && storedAt < revision.start) {
+          // An honest update writes a replaced object into its own section; pointing back at bytes an earlier
+          // revision already holds (but did not use) shows a definition that was hidden when the document was signed.
+          inconsistencies.push(`object ${n}: the cross-reference section of revision ${revision.index} points at an older, hidden definition (${where}) instead of the one earlier revisions use`);
+        } else if (storedAt >= revision.end) {
+          inconsistencies.push(`object ${n}: the cross-reference section of revision ${revision.index} points past the end of the revision (${where})`);
+        }
+      }
+      if (isStructuralStream(object) && (previous === undefined || previous.get(n) === undefined || isStructuralStream(previous.get(n)))) continue;
+      objects.set(n, object);
+    }
+    if (previous) {
+      for (const [n] of previous.entries) if (previous.has(n) && !view.has(n) && !freed.includes(n)) freed.push(n);
+      if (revision.startxref < revision.start || revision.startxref >= revision.end) {
+        inconsistencies.push(`revision ${revision.index}: its startxref points outside its own update section`);
+      }
+    }
+    const encrypted = view.trailer.get(PDFName.of('Encrypt')) !== undefined;
+    sections.push({ revision, objects, view, root: refIn(view, 'Root'), info: refIn(view, 'Info'), encrypted, freed, inconsistencies });
+    previous = view;
   }
-  const encrypted = context.trailerInfo.Encrypt !== undefined;
-  return { revision, objects, root, info, encrypted, freed, inconsistencies };
+  return sections;
 }

@@ -10,13 +10,14 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { createExtendCommand } from '../../src/cli/extend.js';
+import { createSignCommand } from '../../src/cli/sign.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import type { RevocationFetcher } from '../../src/pades/types.js';
 import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
 import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 let dir: string;
@@ -89,6 +90,35 @@ describe('paraph extend', () => {
     const report = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now: NOW });
     expect(report.valid).toBe(true);
     expect(report.signatures.map((s) => [s.kind, s.level])).toEqual([['signature', 'B-LTA'], ['document-timestamp', undefined], ['document-timestamp', undefined]]);
+  });
+
+  it('reports B-B, not B-LT, for a signature without a signature time-stamp, as verifyPdf does', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const untimestamped = join(dir, 'b-b.pdf');
+    await writeFile(untimestamped, (await signPdf(await doc.save(), { signer: pki.signers.p256.signer, signingTime: NOW })).bytes);
+    const out = join(dir, 'b-b-dss.pdf');
+    const result = await run([untimestamped, '-o', out, '--trust', pki.rootPath, '--time', NOW.toISOString()]);
+    expect(result, result.err).toMatchObject({ code: 0 });
+    expect(result.out).toMatch(/PAdES B-B; B-LT needs a signature time-stamp/);
+    const report = await verifyPdf(new Uint8Array(await readFile(out)), { trustRoots: [pki.rootDer], now: NOW });
+    expect(report.signatures.map((s) => s.level)).toEqual(['B-B']);
+    expect((await qpdfCheck(new Uint8Array(await readFile(out)))).ok).toBe(true);
+  });
+
+  it('paraph sign --lt without --tsa says B-B, since B-LT needs a signature time-stamp', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const input = join(dir, 'unsigned.pdf');
+    await writeFile(input, await doc.save());
+    const out = join(dir, 'signed-lt-no-tsa.pdf');
+    let stdout = '';
+    const io: CliIo = { stdout: (t) => (stdout += t), stderr: () => undefined };
+    const args = [input, '-o', out, '--p12', join(pki.dir, 'signer-p256.p12'), '--pass', P12_PASSWORD, '--lt', '--trust', pki.rootPath, '--time', NOW.toISOString()];
+    expect(await runCommand(createSignCommand({ revocationFetcher: ocsp.fetcher }), args, io)).toBe(0);
+    expect(stdout).toMatch(/PAdES B-B; validation data added, but B-LT needs a signature time-stamp/);
+    const report = await verifyPdf(new Uint8Array(await readFile(out)), { trustRoots: [pki.rootDer], now: NOW });
+    expect(report.signatures.map((s) => [s.valid, s.level])).toEqual([[true, 'B-B']]);
   });
 
   it('exits 2 for usage mistakes and for missing revocation data, leaving no output file', async () => {

@@ -3,6 +3,7 @@
  * with a classic xref table per revision, and CMS signatures made by `openssl cms -sign` over the byte ranges.
  */
 import { execFileSync } from 'node:child_process';
+import { deflateSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,45 @@ export function writeSection(prefix: Uint8Array | undefined, objects: readonly O
   const prev = prefix ? ` /Prev ${lastStartxref(prefix)}` : '';
   push(latin1(`${xref}trailer\n<< /Size ${size} /Root ${root} 0 R${prev}${extraTrailer} >>\nstartxref\n${xrefAt}\n%%EOF\n`));
   return prefix ? Buffer.concat([Buffer.from(prefix), ...parts]) : Buffer.concat(parts);
+}
+
+/**
+ * Writes an incremental update whose cross-reference section is an xref stream compressed with FlateDecode and
+ * `/DecodeParms << /Predictor 12 /Columns 6 >>` (PNG "Up" rows, as Acrobat writes them). The xref stream takes object
+ * number `size` (the trailer's /Size becomes `size + 1`). `pointAt` makes entries point at given offsets instead
+ * of objects written here (a hide-and-replace update).
+ */
+export function writeXrefStreamSection(prefix: Uint8Array, objects: readonly ObjectSpec[], root: number, size: number, extraTrailer = '', pointAt: ReadonlyMap<number, number> = new Map()): Buffer {
+  const parts: Buffer[] = [Buffer.from(prefix)];
+  let offset = prefix.length;
+  const entries = new Map<number, number>(pointAt);
+  for (const o of objects) {
+    entries.set(o.num, offset);
+    const bytes = latin1(`${o.num} 0 obj\n${o.body}\nendobj\n`);
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  entries.set(size, offset);
+  const numbers = [...entries.keys()].sort((a, b) => a - b);
+  const rows: Buffer[] = [];
+  let previous = Buffer.alloc(6);
+  for (const n of numbers) {
+    const row = Buffer.alloc(6);
+    row.writeUInt8(1, 0);
+    row.writeUInt32BE(entries.get(n)!, 1);
+    const encoded = Buffer.alloc(7);
+    encoded[0] = 2; // PNG Up
+    for (let i = 0; i < 6; i++) encoded[i + 1] = (row[i]! - previous[i]!) & 0xff;
+    rows.push(encoded);
+    previous = row;
+  }
+  const data = deflateSync(Buffer.concat(rows));
+  const index = numbers.map((n) => `${n} 1`).join(' ');
+  const head = latin1(
+    `${size} 0 obj\n<< /Type /XRef /Size ${size + 1} /W [1 4 1] /Index [${index}] /Root ${root} 0 R /Prev ${lastStartxref(prefix)}${extraTrailer} /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 6 >> /Length ${data.length} >>\nstream\n`,
+  );
+  parts.push(head, data, latin1(`\nendstream\nendobj\nstartxref\n${offset}\n%%EOF\n`));
+  return Buffer.concat(parts);
 }
 
 /** A stream object body with a correct /Length. */

@@ -1,8 +1,10 @@
 /**
  * Property test of the modification check: random sequences of incremental updates after a signature (new
  * signature fields, form fill, /DSS, document information) stay allowed; one disallowed update anywhere in the
- * sequence (content change, non-widget annotation, removed field, page geometry, catalog action, resources) is
- * always caught, while the signature's digest keeps holding.
+ * sequence (content change, non-widget annotation, removed field, page geometry, catalog action, or a change to
+ * any object the page reaches: resources, nested form XObjects, a pattern, a font and its descriptor) is always
+ * caught, while the signature's digest keeps holding. Each update is written with a classic xref table or, at
+ * random, an xref stream with a PNG predictor.
  */
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { PKI_DIR } from '../helpers/pki.js';
-import { signLastPlaceholder, signatureDict, stream, writeSection, type ObjectSpec } from './verify-helpers.js';
+import { signLastPlaceholder, signatureDict, stream, writeSection, writeXrefStreamSection, type ObjectSpec } from './verify-helpers.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
@@ -25,7 +27,8 @@ type Op =
   | { kind: 'remove-field' }
   | { kind: 'media-box' }
   | { kind: 'open-action' }
-  | { kind: 'font' };
+  | { kind: 'font' }
+  | { kind: 'reachable'; target: number };
 
 const ALLOWED = new Set(['sign-field', 'fill', 'dss', 'info']);
 
@@ -35,6 +38,7 @@ interface Model {
   annots: number[];
   next: number;
   dss: number | undefined;
+  dssCerts: number[];
   extraCatalog: string;
   mediaBox: string;
 }
@@ -45,7 +49,7 @@ const catalog = (m: Model): ObjectSpec => ({
 });
 const page = (m: Model, contents = 4): ObjectSpec => ({
   num: 3,
-  body: `<< /Type /Page /Parent 2 0 R /MediaBox ${m.mediaBox} /Contents ${contents} 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [${m.annots.map((n) => `${n} 0 R`).join(' ')}] >>`,
+  body: `<< /Type /Page /Parent 2 0 R /MediaBox ${m.mediaBox} /Contents ${contents} 0 R /Resources << /Font << /F1 6 0 R >> /XObject << /Fm1 20 0 R >> >> /Annots [${m.annots.map((n) => `${n} 0 R`).join(' ')}] >>`,
 });
 const textField = (value: string | undefined): string =>
   `<< /Type /Annot /Subtype /Widget /FT /Tx /T (Name) /Rect [10 10 100 30] /P 3 0 R /DA (/F1 10 Tf 0 g)${value === undefined ? '' : ` /V (${value})`} >>`;
@@ -59,9 +63,30 @@ function baseObjects(m: Model): ObjectSpec[] {
     { num: 5, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig1) /Rect [0 0 0 0] /P 3 0 R /F 132 /V 7 0 R >>' },
     { num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
     { num: 7, body: signatureDict() },
-    { num: 8, body: textField(undefined) },
+    // The unsigned field's appearance is also the nested form the page draws (the shadow-attack set-up).
+    { num: 8, body: textField(undefined).replace(' >>', ' /AP << /N 21 0 R >> >>') },
     { num: 9, body: '<< /Title (Contract) >>' },
+    ...REACHABLE.map((num) => ({ num, body: reachableBody(num, false) })),
   ];
+}
+
+/** Objects the page reaches only through nested resources: form → form → pattern, font → descriptor. */
+const REACHABLE = [20, 21, 22, 23, 24];
+
+function reachableBody(num: number, changed: boolean): string {
+  const text = changed ? 'PAID IN FULL' : 'Payment terms: 30 days';
+  switch (num) {
+    case 20:
+      return stream('/Fm2 Do', `/Type /XObject /Subtype /Form /BBox [0 0 250 20] /Resources << /XObject << /Fm2 21 0 R >> >>${changed ? ' /Matrix [2 0 0 2 0 0]' : ''}`);
+    case 21:
+      return stream(`/Pattern cs /P1 scn BT /F2 10 Tf (${text}) Tj ET`, '/Type /XObject /Subtype /Form /BBox [0 0 250 20] /Resources << /Font << /F2 23 0 R >> /Pattern << /P1 22 0 R >> >>');
+    case 22:
+      return stream(changed ? '1 1 1 rg 0 0 8 8 re f' : '0 0 0 rg 0 0 8 8 re f', '/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 8 8] /XStep 8 /YStep 8 /Resources << >>');
+    case 23:
+      return `<< /Type /Font /Subtype /Type1 /BaseFont /${changed ? 'Courier' : 'Times-Roman'} /FontDescriptor 24 0 R >>`;
+    default:
+      return `<< /Type /FontDescriptor /FontName /Times-Roman /Flags ${changed ? 4 : 34} /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 700 /StemV 80 >>`;
+  }
 }
 
 /** The objects one operation writes, updating the model. */
@@ -82,7 +107,9 @@ function apply(m: Model, op: Op): ObjectSpec[] {
     case 'dss': {
       const cert = m.next++;
       if (m.dss === undefined) m.dss = m.next++;
-      return [catalog(m), { num: m.dss, body: `<< /Certs [${cert} 0 R] >>` }, { num: cert, body: stream('not really a certificate') }];
+      m.dssCerts.push(cert);
+      // /DSS updates only add (ETSI EN 319 142-1 §5.4.2): earlier certificates stay listed.
+      return [catalog(m), { num: m.dss, body: `<< /Certs [${m.dssCerts.map((c) => `${c} 0 R`).join(' ')}] >>` }, { num: cert, body: stream('not really a certificate') }];
     }
     case 'info':
       return [{ num: 9, body: `<< /Title (${op.title}) >>` }];
@@ -104,14 +131,16 @@ function apply(m: Model, op: Op): ObjectSpec[] {
       return [catalog(m)];
     case 'font':
       return [{ num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>' }];
+    case 'reachable':
+      return [{ num: op.target, body: reachableBody(op.target, true) }];
   }
 }
 
-const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 10, dss: undefined, extraCatalog: '', mediaBox: '[0 0 300 300]' });
+const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 30, dss: undefined, dssCerts: [], extraCatalog: '', mediaBox: '[0 0 300 300]' });
 let signed: Buffer;
 
 beforeAll(() => {
-  signed = signLastPlaceholder(writeSection(undefined, baseObjects(newModel()), 1, 10, '', ' /Info 9 0 R'), {
+  signed = signLastPlaceholder(writeSection(undefined, baseObjects(newModel()), 1, 30, '', ' /Info 9 0 R'), {
     certPath: join(PKI_DIR, 'signer-p256.pem'),
     keyPath: join(PKI_DIR, 'signer-p256.key.pem'),
     chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')],
@@ -131,12 +160,17 @@ const disallowedOp: fc.Arbitrary<Op> = fc.constantFrom<Op>(
   { kind: 'media-box' },
   { kind: 'open-action' },
   { kind: 'font' },
+  ...REACHABLE.map((target): Op => ({ kind: 'reachable', target })),
 );
 
-async function verdict(ops: readonly Op[]): Promise<{ ok: boolean; digestOk: boolean; disallowed: readonly string[] }> {
+async function verdict(ops: readonly Op[], xrefStreams: readonly boolean[]): Promise<{ ok: boolean; digestOk: boolean; disallowed: readonly string[] }> {
   const m = newModel();
   let pdf: Uint8Array = signed;
-  for (const op of ops) pdf = writeSection(pdf, apply(m, op), 1, m.next, '', ' /Info 9 0 R');
+  ops.forEach((op, i) => {
+    const objects = apply(m, op);
+    // The xref stream takes the next object number.
+    pdf = xrefStreams[i % xrefStreams.length] ? writeXrefStreamSection(pdf, objects, 1, m.next++, ' /Info 9 0 R') : writeSection(pdf, objects, 1, m.next, '', ' /Info 9 0 R');
+  });
   const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
   const first = report.signatures.find((s) => s.fieldName === 'Sig1')!;
   return { ok: first.modifications.ok, digestOk: first.digestOk, disallowed: first.modifications.disallowed };
@@ -145,8 +179,8 @@ async function verdict(ops: readonly Op[]): Promise<{ ok: boolean; digestOk: boo
 describe('modification check over random update sequences', () => {
   it('accepts any sequence of allowed updates', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(allowedOp, { minLength: 1, maxLength: 5 }), async (ops) => {
-        const result = await verdict(ops);
+      fc.asyncProperty(fc.array(allowedOp, { minLength: 1, maxLength: 5 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), async (ops, streams) => {
+        const result = await verdict(ops, streams);
         expect(result.disallowed).toEqual([]);
         expect(result.ok).toBe(true);
       }),
@@ -156,13 +190,15 @@ describe('modification check over random update sequences', () => {
 
   it('catches one disallowed update anywhere among allowed ones', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(allowedOp, { maxLength: 4 }), disallowedOp, fc.nat(), async (ops, bad, where) => {
+      fc.asyncProperty(fc.array(allowedOp, { maxLength: 4 }), disallowedOp, fc.nat(), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), async (ops, bad, where, streams) => {
         const sequence = [...ops];
         sequence.splice(where % (ops.length + 1), 0, bad);
         expect(sequence.filter((op) => !ALLOWED.has(op.kind))).toHaveLength(1);
-        const result = await verdict(sequence);
+        const result = await verdict(sequence, streams);
         expect(result.digestOk).toBe(true);
         expect(result.ok).toBe(false);
+        // The refusal names the object that was changed.
+        if (bad.kind === 'reachable') expect(result.disallowed.join('\n')).toContain(`${bad.target} 0 R`);
       }),
       { numRuns: 40 },
     );
