@@ -2,6 +2,7 @@
 /**
  * The `paraph` command line: one sub-command per library capability, each in its own module under src/cli/.
  */
+import { readFileSync } from 'node:fs';
 import { runCommand, type CliCommand, type CliIo } from './cli/common.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
@@ -10,15 +11,17 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: async () => (await import('./cli/place.js')).placeCommand,
   },
   sign: {
-    summary: 'add a PAdES signature: paraph sign <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--field <name>] [--tsa <url>]',
+    summary:
+      'add a PAdES signature: paraph sign <in.pdf> -o <out.pdf> (--p12 <file> [--pass <pw>] | --pkcs11 <module> --pin <pin> --key-label <l>) [--field <name>] [--tsa <url>] [--lt | --lta]',
     load: async () => (await import('./cli/sign.js')).signCommand,
   },
   seal: {
-    summary: 'add the organizational seal: paraph seal <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--tsa <url>]',
+    summary: 'add the organizational seal: paraph seal <in.pdf> -o <out.pdf> (--p12 <file> [--pass <pw>] | --pkcs11 <module> …) [--tsa <url>] [--lt | --lta]',
     load: async () => (await import('./cli/seal.js')).sealCommand,
   },
   extend: {
-    summary: 'add validation data (B-LT) and a document time-stamp (B-LTA) to a signed PDF: paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--lta --tsa <url>]',
+    summary:
+      'add validation data (B-LT) and a document time-stamp (B-LTA) to a signed PDF: paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--lta --tsa <url>] [--allow-incomplete]',
     load: async () => (await import('./cli/extend.js')).extendCommand,
   },
   verify: {
@@ -47,7 +50,7 @@ const io: CliIo = {
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length), 4);
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: paraph <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return `usage: paraph <command> [options]   (paraph <command> --help for every option; paraph --version)\n\ncommands:\n${lines.join('\n')}\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -56,12 +59,22 @@ async function main(argv: string[]): Promise<number> {
     io.stdout(usage());
     return name === undefined ? 2 : 0;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(`${packageVersion()}\n`);
+    return 0;
+  }
   const entry = COMMANDS[name];
   if (!entry) {
     io.stderr(`unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
   return runCommand(await entry.load(), rest, io);
+}
+
+/** The version in package.json (src/cli.ts and dist/cli.js both sit one level below it). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
 // `paraph place` and `paraph bench` run pdf.js on this thread for short documents, and pdf.js can leave a rejection

@@ -23,7 +23,6 @@ export type QualifiedSealConfig =
 export interface BootstrapAccountConfig {
   readonly userToken: string;
   readonly appKey: string;
-  readonly postbackSecret?: string;
   /** Address of sender notifications (transactions with SendEmailNotifications). */
   readonly notificationEmail?: string;
 }
@@ -36,6 +35,8 @@ export interface ServiceConfig {
   readonly dataDir: string;
   /** Base of every absolute link the service writes (SignUrl, Files[].Links), without a trailing slash. */
   readonly publicUrl: string;
+  /** True when no public URL was configured: links then follow the address actually listened on (e.g. with PORT=0). */
+  readonly publicUrlFromListenAddress?: boolean;
   /** RFC 3161 time-stamp authority; signatures and seals are B-T when set. */
   readonly tsaUrl?: string;
   readonly qualifiedSeal?: QualifiedSealConfig;
@@ -57,6 +58,11 @@ export interface ServiceConfig {
   readonly organizationName: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bootstrapAccount?: BootstrapAccountConfig;
+  /**
+   * Postback secret of the bootstrap account (decisions.md §9). Honoured alone too: on an existing data directory
+   * it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is generated.
+   */
+  readonly postbackSecret?: string;
 }
 
 /** Every configuration key: its environment variable and its key in the JSON config file. */
@@ -84,7 +90,7 @@ export const CONFIG_KEYS = {
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
-  postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'bootstrapAccount.postbackSecret', help: 'bootstrap account postback shared secret' },
+  postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'postbackSecret', help: 'postback shared secret of the bootstrap account (default: generated and printed once; set it to rotate)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
 } as const;
 
@@ -179,7 +185,6 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     bootstrapAccount = {
       userToken,
       appKey,
-      ...(postbackSecret !== undefined ? { postbackSecret } : {}),
       ...(notificationEmail !== undefined ? { notificationEmail } : {}),
     };
   }
@@ -190,6 +195,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     port,
     dataDir,
     publicUrl,
+    ...(raw('publicUrl') === undefined ? { publicUrlFromListenAddress: true } : {}),
     ...(tsaUrl !== undefined ? { tsaUrl } : {}),
     ...(qualifiedSeal !== undefined ? { qualifiedSeal } : {}),
     retentionDays,
@@ -202,6 +208,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     organizationName,
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
+    ...(postbackSecret !== undefined ? { postbackSecret } : {}),
   };
 }
 

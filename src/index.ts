@@ -101,7 +101,8 @@ export {
   type SignaturePlacement,
 } from './pades/placeholder.js';
 export { buildCmsSignature, type CmsSignatureOptions } from './pades/cms.js';
-export { listSignatureFields, type SignatureFieldInfo } from './pades/signature-field.js';
+export { type SignatureFieldInfo } from './pades/signature-field.js';
+export { listSignatureFields } from './pades/list-signature-fields.js';
 export { readDocMdpPermission, type DocMdpPermission } from './pades/docmdp.js';
 export { type SignatureAppearance } from './pades/appearance.js';
 export {
@@ -290,3 +291,16 @@ export {
 export { verifyPostback, type PostbackVerification, type PostbackHeaders } from './events/verify-postback.js';
 export { postbackChecksum, postbackSignature } from './events/postback.js';
 export { mailRow, parseMailPayload, type MailPayload, type MailPayloadKind } from './events/mail-payload.js';
+// The service (issue 15): standalone, or mounted into a host's fastify app.
+export { loadConfig, describeConfig, type ServiceConfig, type LoadConfigInput, type QualifiedSealConfig, type BootstrapAccountConfig } from './config.js';
+export {
+  createService,
+  type ParaphService,
+  type ServiceOptions,
+  type StartServerOptions,
+  type CreatedCredentials,
+  type ServiceLog,
+} from './create-service.js';
+export { paraphPlugin, type ParaphPluginOptions } from './paraph-plugin.js';
+export { startServer, type RunningServer } from './server.js';
+export { NativeModuleError } from './load-native-module.js';

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       port: 8080,
       dataDir: '/srv/paraph/data',
       publicUrl: 'http://127.0.0.1:8080',
+      publicUrlFromListenAddress: true,
       retentionDays: 30,
       maxFileBytes: 50 * 1024 * 1024,
       fileReplaceGuardMs: 1000,
@@ -61,7 +62,8 @@ describe('loadConfig', () => {
       maxFileBytes: 4096,
       smtpUrl: 'smtp://mail.example.com:25',
       qualifiedSeal: { kind: 'pkcs12', path: '/etc/paraph/qseal.p12', password: 'pw' },
-      bootstrapAccount: { userToken: 'u', appKey: 'a', postbackSecret: 's' },
+      bootstrapAccount: { userToken: 'u', appKey: 'a' },
+      postbackSecret: 's',
     });
   });
 

@@ -1,8 +1,9 @@
 /**
- * What every CLI command shares: its signature, and how errors become exit codes
- * (2 for bad input, with the message on stderr; 1 for anything paraph did wrong).
+ * What every CLI command shares: its signature, and how errors become exit codes (2 for bad input and for a TSA,
+ * OCSP or CRL service that failed, with the message and the flag to use on stderr; 1 for anything paraph did
+ * wrong). A CLI user never sees a stack trace (issue 20 point 5).
  */
-import { isInputError } from '../errors.js';
+import { isInputError, ParaphError } from '../errors.js';
 
 /** The streams a command writes to; tests hand in buffers. */
 export interface CliIo {
@@ -35,7 +36,26 @@ export async function runCommand(command: CliCommand, args: string[], io: CliIo)
       io.stderr(`${(error as Error).message}\n`);
       return 2;
     }
-    io.stderr(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (error instanceof ParaphError && NETWORK_FAILURES[error.code] !== undefined) {
+      io.stderr(`${cliWording(error.message)}\n${NETWORK_FAILURES[error.code]}\n`);
+      return 2;
+    }
+    io.stderr(`internal error: ${error instanceof Error ? cliWording(error.message) : String(error)}\n`);
     return 1;
   }
+}
+
+/** Failures of a service on the network (TSA, OCSP responder, CRL server): what the user can do about each. */
+const NETWORK_FAILURES: Readonly<Record<string, string>> = {
+  VALIDATION_DATA_INCOMPLETE: 'The OCSP responder or CRL server could not give an answer; retry later, or run paraph extend with --allow-incomplete to write what was found.',
+  OCSP_UNAVAILABLE: 'The OCSP responder could not be reached; retry later, or run paraph extend with --allow-incomplete.',
+  CRL_UNAVAILABLE: 'The CRL could not be downloaded; retry later, or run paraph extend with --allow-incomplete.',
+  TSA_UNREACHABLE: 'The time-stamp authority could not be reached: check --tsa <url> and the network.',
+  TSA_HTTP_ERROR: 'The time-stamp authority refused the request: check --tsa <url>.',
+  TSA_BAD_RESPONSE: 'The time-stamp authority sent no usable answer: check --tsa <url>.',
+};
+
+/** The library names its options in camelCase; on the command line they are flags. */
+function cliWording(message: string): string {
+  return message.replace(/\ballowIncomplete\b/g, '--allow-incomplete');
 }

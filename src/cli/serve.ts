@@ -35,9 +35,16 @@ export const serveCommand: CliCommand = async (args, io) => {
     io.stdout(
       `Created the bootstrap account; these credentials are shown only now:\n` +
         `  Authorization: APIKey ${server.createdCredentials.userToken}\n` +
-        `  Application: APPKey ${server.createdCredentials.appKey}\n`,
+        `  Application: APPKey ${server.createdCredentials.appKey}\n` +
+        `  Postback secret: ${server.createdCredentials.postbackSecret}   (verifyPostback(body, headers, secret); set PARAPH_POSTBACK_SECRET to rotate it)\n`,
+    );
+  } else if (server.generatedPostbackSecret !== undefined) {
+    io.stdout(
+      `Generated a postback secret for the bootstrap account; it is shown only now:\n` +
+        `  Postback secret: ${server.generatedPostbackSecret}   (set PARAPH_POSTBACK_SECRET to choose or rotate it)\n`,
     );
   }
+  if (server.service.rotatedPostbackSecret) io.stdout('The bootstrap account now signs postbacks with PARAPH_POSTBACK_SECRET (the previous secret no longer verifies).\n');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       io.stderr(`${signal}: shutting down\n`);

@@ -432,8 +432,11 @@ function validateLocation(value: unknown, path: string, issues: string[]): Locat
   return issues.length > before ? undefined : loc;
 }
 
+/** A plain object as JSON.parse makes (of any realm): not bytes, a Map, a Date or a class instance. */
 function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 function has(obj: JsonObject, key: string): boolean {
@@ -500,6 +503,8 @@ function hasControlCharacter(value: string): boolean {
 function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return 'bytes: parse a FileMetaData file with parseFileMetaData';
+  if (typeof value === 'object' && value !== null && !isObject(value)) return `a ${value.constructor?.name ?? 'non-plain object'}, not a plain JSON object`;
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
 }

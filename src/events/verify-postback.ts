@@ -2,7 +2,8 @@
  * Checking a received postback, for client code (decisions.md §7): the `X-Paraph-Signature` HMAC over the exact
  * body bytes, and the Signhost-compatible `Checksum` (body field and header) over Id, Status and the shared secret.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ParaphError } from '../errors.js';
 import { postbackChecksum, postbackSignature } from './postback.js';
 
 /** The verdict of {@link verifyPostback}. */
@@ -17,11 +18,20 @@ export type PostbackHeaders = Readonly<Record<string, string | readonly string[]
  * Verifies a postback with the account's shared secret. Pass the body exactly as received (bytes or the raw
  * string, not re-serialized JSON).
  *
+ * @throws ParaphError `POSTBACK_SECRET_MISSING` when `secret` is empty or not a string: with an empty key anyone can
+ *   forge a postback, so that is a configuration mistake, not a verdict. `paraph serve` prints the secret it
+ *   generates (or takes PARAPH_POSTBACK_SECRET).
  * @example
  * const verdict = verifyPostback(rawBody, req.headers, process.env.PARAPH_POSTBACK_SECRET!);
  * if (!verdict.valid) return res.writeHead(400).end(verdict.reason);
  */
 export function verifyPostback(body: string | Uint8Array, headers: PostbackHeaders, secret: string): PostbackVerification {
+  if (typeof secret !== 'string' || secret === '') {
+    throw new ParaphError(
+      'POSTBACK_SECRET_MISSING',
+      `verifyPostback needs the account's postback secret, got ${secret === '' ? 'an empty string' : String(secret)}: pass the secret paraph serve printed (or PARAPH_POSTBACK_SECRET).`,
+    );
+  }
   const signature = header(headers, 'x-paraph-signature');
   if (signature === undefined) return { valid: false, reason: 'X-Paraph-Signature header missing' };
   if (!equalText(signature, postbackSignature(body, secret))) return { valid: false, reason: 'X-Paraph-Signature does not match the body' };
@@ -50,8 +60,8 @@ function header(headers: PostbackHeaders, name: string): string | undefined {
   return undefined;
 }
 
+/** Constant time, also in the length: both sides are hashed to 32 bytes before the comparison. */
 function equalText(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
+  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
 }

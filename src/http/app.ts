@@ -69,20 +69,34 @@ export function loggerOptions(level: string): Record<string, unknown> {
  * await app.listen({ host: '127.0.0.1', port: 8080 });
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const ctx = createServiceContext(deps);
   const loggerInstance = isLogger(deps.logger) ? deps.logger : undefined;
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: (deps.logger as FastifyServerOptions['logger']) ?? false }),
     // fileIds may be 255 characters, percent-encoded up to 9 bytes each.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, discriminator: true },
+      customOptions: AJV_OPTIONS,
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
+  await registerParaphRoutes(app, deps);
+  return app;
+}
+
+/** Ajv settings of paraph's request schemas: unknown properties and nulls are refused with their names, never coerced. */
+export const AJV_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, discriminator: true } as const;
+/** Largest JSON request body (PDF uploads set their own limit). */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Registers paraph's hooks, error handling and routes on `app`: the root instance of {@link buildApp}, or the
+ * encapsulated context a host application gives the fastify plugin (so nothing here leaks into the host's routes).
+ */
+export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const ctx = createServiceContext(deps);
   app.decorateRequest('account', null);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
@@ -117,7 +131,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log);
   await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });
   await app.register(signPageRoutes(ctx));
-  return app;
 }
 
 /** The use cases' context for `deps` (the worker gets its own from the same deps). */

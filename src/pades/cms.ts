@@ -134,7 +134,7 @@ function digestAlgorithm(hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
   return new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[hash] });
 }
 
-/** The SignerInfo signatureAlgorithm for the signer's scheme and hash. */
+/** The SignerInfo signatureAlgorithm for the signer's scheme and hash. @internal (pkijs type, kept out of the published types) */
 export function signatureAlgorithm(signer: Signer, hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
   switch (signer.scheme) {
     case 'RSASSA-PKCS1-v1_5':

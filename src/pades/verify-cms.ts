@@ -188,6 +188,7 @@ function schemeOfAlgorithm(algorithm: pkijs.AlgorithmIdentifier): SchemeChoice |
 /**
  * Verifies a signature value made with `algorithm` (e.g. an OCSP response's or a certificate's) over `data` with the
  * public key of the DER certificate `signer`. False for unsupported algorithms.
+ * @internal (pkijs type, kept out of the published types)
  */
 export function verifySignatureValue(algorithm: pkijs.AlgorithmIdentifier, signer: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
   const choice = schemeOfAlgorithm(algorithm);

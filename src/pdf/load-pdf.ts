@@ -3,6 +3,7 @@
  */
 import { ParseSpeeds, PDFDocument } from 'pdf-lib';
 import { PdfParseError } from '../errors.js';
+import { withPdfLibQuiet } from './silence-pdf-lib.js';
 
 const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 
@@ -30,12 +31,14 @@ export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
     // Encryption is checked on the parsed document below: pdf-lib's own EncryptedPDFError does not survive
     // `instanceof` across its compiled module boundary. ParseSpeeds.Fastest: pdf-lib otherwise yields to a timer
     // every 100 objects, which costs 25–40% of the load time of a large file.
-    doc = await PDFDocument.load(bytes, {
-      updateMetadata: false,
-      throwOnInvalidObject: false,
-      ignoreEncryption: true,
-      parseSpeed: ParseSpeeds.Fastest,
-    });
+    doc = await withPdfLibQuiet(() =>
+      PDFDocument.load(bytes, {
+        updateMetadata: false,
+        throwOnInvalidObject: false,
+        ignoreEncryption: true,
+        parseSpeed: ParseSpeeds.Fastest,
+      }),
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be read (${reason}): it may be damaged or truncated.`, {

@@ -15,7 +15,7 @@ import { verifyPdf, type SignatureReport, type VerificationReport } from '../pad
 /** Options of {@link verifyReceipt}. */
 export interface VerifyReceiptOptions {
   /** Certificates (DER or PEM) the receipt's seal must chain to. */
-  readonly trustRoots: readonly Uint8Array[];
+  readonly trustRoots: readonly (Uint8Array | string)[];
   /** Passed to `verifyPdf` to judge certificate validity of a seal without a time-stamp. */
   readonly now?: Date;
   /**

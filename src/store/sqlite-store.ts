@@ -10,12 +10,13 @@
  * for set-ups that accept the risk. Blobs are durable (fsync + rename + directory fsync) before a commit may reference them, and a
  * commit refuses references to blobs that do not exist.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
 import { ParaphError } from '../errors.js';
+import { lazyNativeModule } from '../load-native-module.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { FileBlobStore } from './file-blob-store.js';
@@ -141,6 +142,16 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 ];
 
 /**
+ * better-sqlite3 is a native addon: loaded with the first store (not by `import 'paraph'`), its addon opened once
+ * on an in-memory database so that a missing build is reported as such and not as a broken data directory.
+ */
+const loadBetterSqlite3 = lazyNativeModule<typeof Database>('better-sqlite3', 'The embedded SQLite store', async () => {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  new BetterSqlite3(':memory:').close();
+  return BetterSqlite3;
+});
+
+/**
  * Opens (creating and migrating) the embedded store in `dataDir`.
  *
  * @example
@@ -148,6 +159,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
  * try { await store.getTransaction(id); } finally { await store.close(); }
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
+  const Database = await loadBetterSqlite3();
   mkdirSync(options.dataDir, { recursive: true });
   const blobs = await FileBlobStore.open(join(options.dataDir, 'blobs'));
   const db = new Database(join(options.dataDir, 'paraph.db'));
@@ -217,6 +229,16 @@ export class SqliteStore implements Store {
       if (isConstraint(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
       throw error;
     }
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (this.sql('SELECT data FROM accounts ORDER BY rowid').all() as { data: string }[]).map((row) => JSON.parse(row.data) as Account);
+  }
+
+  async setPostbackSecret(accountId: string, secret: string): Promise<void> {
+    const account = await this.getAccount(accountId);
+    if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
+    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify({ ...account, PostbackSecret: secret }), accountId);
   }
 
   async countAccounts(): Promise<number> {

@@ -140,6 +140,10 @@ export interface Store {
   /** @throws StoreError `ACCOUNT_EXISTS` when the Id or the key pair is taken. */
   createAccount(account: Account): Promise<void>;
   countAccounts(): Promise<number>;
+  /** Every account, oldest first (the first is the bootstrap account of a zero-config start). */
+  listAccounts(): Promise<Account[]>;
+  /** Replaces an account's postback secret (rotation, decisions.md §9). @throws StoreError `ACCOUNT_NOT_FOUND`. */
+  setPostbackSecret(accountId: string, secret: string): Promise<void>;
 
   getTransaction(id: string): Promise<Transaction | undefined>;
   /** Looks a signer up by the SHA-256 (hex) of their SignUrl token. */

@@ -39,6 +39,7 @@ export {
   createTestClient,
   digestHeader,
   freePort,
+  POSTBACK_SECRET,
   startTestService,
   tempDataDir,
   TestClock,

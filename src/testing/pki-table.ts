@@ -1,16 +1,18 @@
 /**
  * The test PKI, declared once (compare pyHanko's certomancer.yml): names, key kinds, profiles, serial numbers, subjects
  * and revocation pointers of every certificate. `fixtures/generate-pki.ts` writes the key material from this table into
- * `fixtures/pki/` (shipped with the package); {@link testPki} loads it from there.
+ * `fixtures/pki/`; the build copies it to `dist/testing/test-pki-material/` (the package ships it only there, as test material of
+ * `paraph/testing`), and {@link testPki} loads it from whichever of the two sits next to this module.
  */
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CertificateProfile, DistinguishedName } from '../pades/keys/ca.js';
 import type { KeyKind } from '../pades/keys/software.js';
 
-// src/testing/ and dist/testing/ both sit two levels below the package root, next to fixtures/.
-/** Where the PKI files are: `fixtures/pki/` of the package. */
-export const PKI_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'pki');
+const here = dirname(fileURLToPath(import.meta.url));
+/** Where the PKI files are: `test-pki-material/` beside the built module in the package, else `fixtures/pki/` of the repository. */
+export const PKI_DIR = existsSync(join(here, 'test-pki-material')) ? join(here, 'test-pki-material') : join(here, '..', '..', 'fixtures', 'pki');
 /** Start of the validity of every certificate and CRL of the test PKI. */
 export const NOT_BEFORE = new Date('2026-01-01T00:00:00Z');
 /** End of the validity of every certificate and CRL of the test PKI. */

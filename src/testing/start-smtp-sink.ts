@@ -1,8 +1,9 @@
 /**
  * An SMTP server for tests (issue 7): `smtp-server` on 127.0.0.1 accepting every mail (no TLS, any login) and
- * keeping the raw messages with their envelope; parse them with `mailparser`'s `simpleParser`.
+ * keeping the raw messages with their envelope; parse them with `mailparser`'s `simpleParser`. `smtp-server` is an
+ * optional peer dependency, loaded here only, so `paraph/testing` imports without it.
  */
-import { SMTPServer } from 'smtp-server';
+import { ParaphError } from '../errors.js';
 
 /** One received mail. */
 export interface ReceivedMail {
@@ -34,6 +35,7 @@ export interface SmtpSink {
  * // PARAPH_SMTP_URL=sink.url; later: await simpleParser(sink.received[0].raw)
  */
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const { SMTPServer } = await loadSmtpServer();
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -68,4 +70,15 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return { url: `smtp://127.0.0.1:${port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function loadSmtpServer(): Promise<typeof import('smtp-server')> {
+  try {
+    return await import('smtp-server');
+  } catch (cause) {
+    throw new ParaphError('OPTIONAL_DEPENDENCY_MISSING', 'startSmtpSink needs the optional peer dependency "smtp-server": npm install --save-dev smtp-server', {
+      origin: 'internal',
+      cause,
+    });
+  }
 }

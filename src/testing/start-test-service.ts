@@ -17,6 +17,8 @@ import { startServer, type RunningServer } from '../server.js';
 export const USER_TOKEN = 'test-user-token-0123456789';
 /** The application key every test service is started with. */
 export const APP_KEY = 'test-app-key-0123456789';
+/** The postback secret every test service signs postbacks with (never empty: decisions.md §9). */
+export const POSTBACK_SECRET = 'test-postback-secret-0123456789';
 /** The `Authorization` and `Application` headers of the test account. */
 export const AUTH_HEADERS = { authorization: `APIKey ${USER_TOKEN}`, application: `APPKey ${APP_KEY}` } as const;
 
@@ -89,7 +91,7 @@ export interface TestServiceOptions {
   port?: number;
   /** The service's clock (default: a TestClock at 2026-11-21T10:00:00Z). */
   clock?: TestClock;
-  /** Extra configuration variables (`PARAPH_*`, see `paraph serve --help`). */
+  /** Extra configuration variables (`PARAPH_*`, see `paraph serve --help`); the postback secret defaults to {@link POSTBACK_SECRET}. */
   env?: Record<string, string>;
   /** Run the background worker (timers, outbox). Default false: tests drive it. */
   worker?: boolean;
@@ -131,6 +133,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       PARAPH_DATA_DIR: dataDir,
       PARAPH_USER_TOKEN: USER_TOKEN,
       PARAPH_APP_KEY: APP_KEY,
+      PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
       PARAPH_FILE_REPLACE_GUARD_MS: '0',
       PARAPH_ORGANIZATION: 'Paraph Test Org',
       ...options.env,

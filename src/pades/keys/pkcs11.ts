@@ -7,8 +7,9 @@
  * (context-specific login) for every signature.
  */
 import { createHash } from 'node:crypto';
-import pkcs11js from 'pkcs11js';
+import type pkcs11jsModule from 'pkcs11js';
 import { SigningError } from '../../errors.js';
+import { lazyNativeModule } from '../../load-native-module.js';
 import type { HashAlgorithm, SignatureScheme, Signer } from '../types.js';
 import { orderCertificateChain } from './certificate-chain.js';
 import { ecdsaRawToDer } from './software.js';
@@ -38,25 +39,32 @@ export interface Pkcs11Signer extends Signer {
   close(): Promise<void>;
 }
 
-const RSA_MECHANISM: Record<HashAlgorithm, number> = {
-  'SHA-256': pkcs11js.CKM_SHA256_RSA_PKCS,
-  'SHA-384': pkcs11js.CKM_SHA384_RSA_PKCS,
-  'SHA-512': pkcs11js.CKM_SHA512_RSA_PKCS,
-};
-const PSS_MECHANISM: Record<HashAlgorithm, [mechanism: number, hash: number, mgf: number, salt: number]> = {
-  'SHA-256': [pkcs11js.CKM_SHA256_RSA_PKCS_PSS, pkcs11js.CKM_SHA256, pkcs11js.CKG_MGF1_SHA256, 32],
-  'SHA-384': [pkcs11js.CKM_SHA384_RSA_PKCS_PSS, pkcs11js.CKM_SHA384, pkcs11js.CKG_MGF1_SHA384, 48],
-  'SHA-512': [pkcs11js.CKM_SHA512_RSA_PKCS_PSS, pkcs11js.CKM_SHA512, pkcs11js.CKG_MGF1_SHA512, 64],
-};
+type Pkcs11js = typeof pkcs11jsModule;
+
+/** pkcs11js is a native addon without prebuilt binaries: loaded on the first `openPkcs11Signer`, never by `import 'paraph'`. */
+const loadPkcs11js = lazyNativeModule<Pkcs11js>('pkcs11js', 'PKCS#11 signing', async () => (await import('pkcs11js')).default);
+
+function rsaMechanism(pkcs11js: Pkcs11js, hash: HashAlgorithm): number {
+  return { 'SHA-256': pkcs11js.CKM_SHA256_RSA_PKCS, 'SHA-384': pkcs11js.CKM_SHA384_RSA_PKCS, 'SHA-512': pkcs11js.CKM_SHA512_RSA_PKCS }[hash];
+}
+
+function pssMechanism(pkcs11js: Pkcs11js, hash: HashAlgorithm): [mechanism: number, hash: number, mgf: number, salt: number] {
+  const table: Record<HashAlgorithm, [number, number, number, number]> = {
+    'SHA-256': [pkcs11js.CKM_SHA256_RSA_PKCS_PSS, pkcs11js.CKM_SHA256, pkcs11js.CKG_MGF1_SHA256, 32],
+    'SHA-384': [pkcs11js.CKM_SHA384_RSA_PKCS_PSS, pkcs11js.CKM_SHA384, pkcs11js.CKG_MGF1_SHA384, 48],
+    'SHA-512': [pkcs11js.CKM_SHA512_RSA_PKCS_PSS, pkcs11js.CKM_SHA512, pkcs11js.CKG_MGF1_SHA512, 64],
+  };
+  return table[hash];
+}
 
 /** One loaded module, shared by every signer on it: C_Initialize once, C_Finalize when the last one closes. */
 interface LoadedModule {
-  readonly pkcs11: pkcs11js.PKCS11;
+  readonly pkcs11: pkcs11jsModule.PKCS11;
   users: number;
 }
 const modules = new Map<string, LoadedModule>();
 
-function acquireModule(modulePath: string): LoadedModule {
+function acquireModule(pkcs11js: Pkcs11js, modulePath: string): LoadedModule {
   const existing = modules.get(modulePath);
   if (existing) {
     existing.users++;
@@ -93,7 +101,7 @@ function releaseModule(modulePath: string): void {
   }
 }
 
-function findSlot(pkcs11: pkcs11js.PKCS11, options: Pkcs11SignerOptions): pkcs11js.Handle {
+function findSlot(pkcs11: pkcs11jsModule.PKCS11, options: Pkcs11SignerOptions): pkcs11jsModule.Handle {
   const slots = pkcs11.C_GetSlotList(true);
   if (options.tokenLabel !== undefined) {
     const labels: string[] = [];
@@ -110,7 +118,7 @@ function findSlot(pkcs11: pkcs11js.PKCS11, options: Pkcs11SignerOptions): pkcs11
   return slot;
 }
 
-function findObjects(pkcs11: pkcs11js.PKCS11, session: pkcs11js.Handle, template: pkcs11js.Template): pkcs11js.Handle[] {
+function findObjects(pkcs11: pkcs11jsModule.PKCS11, session: pkcs11jsModule.Handle, template: pkcs11jsModule.Template): pkcs11jsModule.Handle[] {
   pkcs11.C_FindObjectsInit(session, template);
   try {
     return pkcs11.C_FindObjects(session, 100);
@@ -119,7 +127,7 @@ function findObjects(pkcs11: pkcs11js.PKCS11, session: pkcs11js.Handle, template
   }
 }
 
-function attribute(pkcs11: pkcs11js.PKCS11, session: pkcs11js.Handle, object: pkcs11js.Handle, type: number): Buffer | undefined {
+function attribute(pkcs11: pkcs11jsModule.PKCS11, session: pkcs11jsModule.Handle, object: pkcs11jsModule.Handle, type: number): Buffer | undefined {
   try {
     const [attr] = pkcs11.C_GetAttributeValue(session, object, [{ type }]);
     return attr?.value instanceof Buffer ? attr.value : undefined;
@@ -142,8 +150,9 @@ function keyIdBytes(id: Uint8Array | string): Buffer {
  * try { await sealPdf(pdf, { signer, ... }); } finally { await signer.close(); }
  */
 export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pkcs11Signer> {
-  const { pkcs11 } = acquireModule(options.modulePath);
-  let session: pkcs11js.Handle | undefined;
+  const pkcs11js = await loadPkcs11js();
+  const { pkcs11 } = acquireModule(pkcs11js, options.modulePath);
+  let session: pkcs11jsModule.Handle | undefined;
   const closeSession = (): void => {
     if (session) {
       try {
@@ -167,14 +176,14 @@ export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pk
         throw new SigningError('PKCS11_LOGIN_FAILED', `Logging in to the PKCS#11 token failed: ${code}.`, { cause });
       }
     }
-    const template: pkcs11js.Template = [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }];
+    const template: pkcs11jsModule.Template = [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }];
     if (options.keyLabel !== undefined) template.push({ type: pkcs11js.CKA_LABEL, value: options.keyLabel });
     if (options.keyId !== undefined) template.push({ type: pkcs11js.CKA_ID, value: keyIdBytes(options.keyId) });
     const keys = findObjects(pkcs11, session, template);
     const wanted = options.keyLabel !== undefined ? `labelled "${options.keyLabel}"` : options.keyId !== undefined ? `with id ${keyIdBytes(options.keyId).toString('hex')}` : 'at all';
     if (keys.length === 0) throw new SigningError('PKCS11_KEY_NOT_FOUND', `The token has no private key ${wanted}.`);
     if (keys.length > 1) throw new SigningError('PKCS11_KEY_AMBIGUOUS', `The token has ${keys.length} private keys ${wanted}; give keyLabel or keyId to pick one.`);
-    const key = keys[0] as pkcs11js.Handle;
+    const key = keys[0] as pkcs11jsModule.Handle;
     const keyType = attribute(pkcs11, session, key, pkcs11js.CKA_KEY_TYPE)?.readUInt32LE(0);
     // Keys of qualified signature devices often demand the PIN again for every signature (PKCS#11 v2.40 §4.9).
     const alwaysAuthenticate = attribute(pkcs11, session, key, pkcs11js.CKA_ALWAYS_AUTHENTICATE)?.[0] === 1;
@@ -188,23 +197,23 @@ export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pk
     } else {
       throw new SigningError('UNSUPPORTED_KEY_ALGORITHM', `The token key has key type ${String(keyType)}; only RSA and EC keys can sign PDFs.`);
     }
-    const certificateChain = options.certificateChain?.map((c) => Uint8Array.from(c)) ?? readChain(pkcs11, session, key);
+    const certificateChain = options.certificateChain?.map((c) => Uint8Array.from(c)) ?? readChain(pkcs11js, pkcs11, session, key);
     if (certificateChain.length === 0) throw new SigningError('MISSING_CERTIFICATE', 'A signer needs its certificate: the certificate chain is empty.');
 
     const openSession = session;
     let queue: Promise<unknown> = Promise.resolve();
     const signOnce = async (toBeSigned: Uint8Array, hash: HashAlgorithm): Promise<Uint8Array> => {
-      let mechanism: pkcs11js.Mechanism;
+      let mechanism: pkcs11jsModule.Mechanism;
       let input: Buffer;
       if (scheme === 'ECDSA') {
         mechanism = { mechanism: pkcs11js.CKM_ECDSA };
         input = createHash(hash.replace('-', '').toLowerCase()).update(toBeSigned).digest();
       } else if (scheme === 'RSA-PSS') {
-        const [pss, hashAlg, mgf, saltLen] = PSS_MECHANISM[hash];
-        mechanism = { mechanism: pss, parameter: { type: pkcs11js.CK_PARAMS_RSA_PSS, hashAlg, mgf, saltLen } as pkcs11js.RsaPSS };
+        const [pss, hashAlg, mgf, saltLen] = pssMechanism(pkcs11js, hash);
+        mechanism = { mechanism: pss, parameter: { type: pkcs11js.CK_PARAMS_RSA_PSS, hashAlg, mgf, saltLen } as pkcs11jsModule.RsaPSS };
         input = Buffer.from(toBeSigned);
       } else {
-        mechanism = { mechanism: RSA_MECHANISM[hash] };
+        mechanism = { mechanism: rsaMechanism(pkcs11js, hash) };
         input = Buffer.from(toBeSigned);
       }
       pkcs11.C_SignInit(openSession, mechanism, key);
@@ -244,7 +253,7 @@ export async function openPkcs11Signer(options: Pkcs11SignerOptions): Promise<Pk
 }
 
 /** The key's certificate (same CKA_ID, else same CKA_LABEL) followed by the issuers found on the token. */
-function readChain(pkcs11: pkcs11js.PKCS11, session: pkcs11js.Handle, key: pkcs11js.Handle): Uint8Array[] {
+function readChain(pkcs11js: Pkcs11js, pkcs11: pkcs11jsModule.PKCS11, session: pkcs11jsModule.Handle, key: pkcs11jsModule.Handle): Uint8Array[] {
   const all = findObjects(pkcs11, session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_CERTIFICATE }]).map((handle) => ({
     der: attribute(pkcs11, session, handle, pkcs11js.CKA_VALUE),
     id: attribute(pkcs11, session, handle, pkcs11js.CKA_ID),

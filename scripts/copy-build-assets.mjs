@@ -1,0 +1,9 @@
+// Part of `npm run build`: copies what tsc does not emit into dist/ — the signing page's static files, and the
+// test PKI for `paraph/testing` (public keys and private keys that are test material, never to be trusted).
+import { cpSync, readdirSync, rmSync } from 'node:fs';
+
+cpSync('src/http/sign-page', 'dist/http/sign-page', { recursive: true });
+rmSync('dist/testing/test-pki-material', { recursive: true, force: true });
+for (const name of readdirSync('fixtures/pki')) {
+  if (/\.(pem|p12|md)$/.test(name)) cpSync(`fixtures/pki/${name}`, `dist/testing/test-pki-material/${name}`);
+}

@@ -1,0 +1,277 @@
+/**
+ * The composition root of the transaction service (decisions.md §9–§10, issue 15 point 4): opens the SQLite store
+ * under the data directory, creates or loads the service's CAs and seal, makes sure the bootstrap account and its
+ * postback secret exist, and builds the outbox and timer workers. It does not listen: `startServer` (standalone) or
+ * `paraphPlugin` (inside a host's fastify app) serve it.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { ServiceConfig } from './config.js';
+import { formatTime } from './domain/transaction.js';
+import { EventWorker } from './events/event-worker.js';
+import { createMailTransport } from './events/mail-transport.js';
+import { notifyOnOutbox } from './events/notify-on-outbox.js';
+import { createServiceContext, type AppDeps } from './http/app.js';
+import { derToPem } from './pades/keys/ca.js';
+import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
+import { openPkcs11Signer } from './pades/keys/pkcs11.js';
+import type { KeyKind } from './pades/keys/software.js';
+import { createHttpTimestamper } from './pades/timestamp.js';
+import type { Signer, Timestamper } from './pades/types.js';
+import { sha256Hex } from './service/context.js';
+import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
+import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
+import { TimerWorker } from './service/timer-worker.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+/** Options a test or an embedding program may add to the configuration. */
+export interface ServiceOptions {
+  /** Default: the system clock. */
+  readonly clock?: () => Date;
+  /** Key type of the CAs and seal created on first start (tests use ecdsa-p256 for speed). */
+  readonly keyKind?: KeyKind;
+  /** Replaces the HTTP time-stamper built from `tsaUrl`. */
+  readonly timestamper?: Timestamper;
+  /**
+   * Standalone (`startServer`): a pino logger or pino options replacing the one built from `logLevel` (false: no
+   * logs). The fastify plugin always logs through the host's logger.
+   */
+  readonly logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
+  /** Run the outbox and timer workers (default true); tests that drive them by hand pass false. */
+  readonly worker?: boolean;
+  /** Senders of the signers' one-time codes (default: SMS codes to the log, e-mail codes through the mail outbox). */
+  readonly verificationSenders?: VerificationSenders;
+  /** External identity methods (DigiD, iDIN, …); none by default. */
+  readonly identityProviders?: readonly IdentityProvider[];
+}
+
+/** @deprecated Use {@link ServiceOptions}; kept for callers of `startServer(config, options)`. */
+export type StartServerOptions = ServiceOptions;
+
+/** Credentials of an account created at start; shown once. */
+export interface CreatedCredentials {
+  readonly userToken: string;
+  readonly appKey: string;
+  /** The account's postback secret (generated unless PARAPH_POSTBACK_SECRET gave one). */
+  readonly postbackSecret: string;
+}
+
+/** The log the workers write to (a pino/fastify logger fits). */
+export interface ServiceLog {
+  info(data: object, message: string): void;
+  error(data: object, message: string): void;
+}
+
+/** A created service: its store, keys and workers, not yet serving. */
+export interface ParaphService {
+  readonly config: ServiceConfig;
+  readonly store: Store;
+  /** The service's signing CA, seal CA and seal. */
+  readonly keys: ServiceKeys;
+  /** Set when this start created the bootstrap account (print it once). */
+  readonly createdCredentials?: CreatedCredentials;
+  /**
+   * Set when this start generated a postback secret for an existing account that had none (data directories of
+   * older versions): print it like the credentials.
+   */
+  readonly generatedPostbackSecret?: string;
+  /** Set when PARAPH_POSTBACK_SECRET replaced the stored secret of the bootstrap account (rotation). */
+  readonly rotatedPostbackSecret: boolean;
+  /** Whether this start created the CAs. */
+  readonly createdKeys: boolean;
+  /** What the HTTP routes are built from (the workers share it). */
+  readonly deps: AppDeps;
+  /** The timer worker (expiry, reminders, cleaning). */
+  readonly worker: TimerWorker;
+  /** The outbox worker (postbacks, mails). */
+  readonly events: EventWorker;
+  /** Whether the workers run (for /health). */
+  readonly workersRunning: boolean;
+  /** Starts both workers, logging to `log` (no-op when `worker: false` was given or they run). */
+  startWorkers(log: ServiceLog): void;
+  /** Base of the links the service writes (SignUrl, Files[].Links). */
+  readonly publicUrl: string;
+  /** Tells the service the address it listens on; links follow it when no public URL was configured. */
+  useListenAddress(url: string): void;
+  /** Stops both workers, waiting for the running tick. */
+  stopWorkers(): Promise<void>;
+  /** Stops the workers and closes the mail transport, a qualified seal token and the store; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the service: store, keys, bootstrap account and workers (not started, not listening).
+ *
+ * @example
+ * const service = await createService(loadConfig({ env: process.env }));
+ * const app = Fastify({ logger: true });
+ * await app.register(paraphPlugin, { service, prefix: '/paraph' });
+ */
+export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
+  const clock = options.clock ?? (() => new Date());
+  const store = await openSqliteStore({ dataDir: config.dataDir });
+  let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
+  try {
+    qualified = await openQualifiedSeal(config);
+    const ensured = await ensureServiceKeys({
+      store,
+      now: clock(),
+      organizationName: config.organizationName,
+      ...(options.keyKind ? { keyKind: options.keyKind } : {}),
+      ...(qualified ? { qualifiedSeal: qualified } : {}),
+    });
+    // /api/ca/seal.pem must name what a relying party has to trust for the seal in use: with a qualified seal that is
+    // the top of its own chain, not the service's (then unused) seal CA.
+    const topOfChain = qualified?.certificateChain.at(-1);
+    const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
+    const account = await ensureAccount(store, config, clock);
+    const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
+    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir: join(config.dataDir, 'mail') });
+    const log = forwardingLog();
+    const runWorkers = options.worker !== false;
+    let events: EventWorker | undefined;
+    // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
+    const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays };
+    const deps: AppDeps = {
+      store: notifyOnOutbox(store, () => events?.wake()),
+      clock,
+      keys,
+      settings,
+      ...(timestamper ? { timestamper } : {}),
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
+      ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+      healthy: () => !runWorkers || (worker.running && events?.running === true),
+    };
+    const worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log });
+    events = new EventWorker(createServiceContext(deps), {
+      mail: { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
+      log,
+      ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),
+    });
+    const eventWorker = events;
+    const stopWorkers = async (): Promise<void> => {
+      await worker.stop();
+      await eventWorker.stop();
+    };
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      store,
+      keys,
+      createdKeys: ensured.created,
+      ...(account.created ? { createdCredentials: account.created } : {}),
+      ...(account.generatedSecret !== undefined ? { generatedPostbackSecret: account.generatedSecret } : {}),
+      rotatedPostbackSecret: account.rotated,
+      deps,
+      worker,
+      events: eventWorker,
+      get workersRunning() {
+        return worker.running && eventWorker.running;
+      },
+      startWorkers(target) {
+        log.target = target;
+        if (!runWorkers || worker.running) return;
+        worker.start();
+        eventWorker.start();
+      },
+      stopWorkers,
+      get publicUrl() {
+        return settings.publicUrl;
+      },
+      useListenAddress(url) {
+        if (config.publicUrlFromListenAddress === true) settings.publicUrl = url;
+      },
+      close: () =>
+        (closing ??= (async () => {
+          await stopWorkers();
+          mailTransport.close();
+          await qualified?.close?.();
+          await store.close();
+        })()),
+    };
+  } catch (error) {
+    await qualified?.close?.().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A log whose destination is chosen when the workers start (the standalone app's or the host's logger). */
+function forwardingLog(): ServiceLog & { target: ServiceLog | undefined } {
+  return {
+    target: undefined,
+    info(data, message) {
+      this.target?.info(data, message);
+    },
+    error(data, message) {
+      this.target?.error(data, message);
+    },
+  };
+}
+
+async function openQualifiedSeal(config: ServiceConfig): Promise<(Signer & { close?: () => Promise<void> }) | undefined> {
+  const q = config.qualifiedSeal;
+  if (q === undefined) return undefined;
+  if (q.kind === 'pkcs12') return loadPkcs12Signer(new Uint8Array(await readFile(q.path)), q.password);
+  return openPkcs11Signer({
+    modulePath: q.modulePath,
+    pin: q.pin,
+    ...(q.tokenLabel !== undefined ? { tokenLabel: q.tokenLabel } : {}),
+    ...(q.slotIndex !== undefined ? { slotIndex: q.slotIndex } : {}),
+    ...(q.keyLabel !== undefined ? { keyLabel: q.keyLabel } : {}),
+  });
+}
+
+/** A new random postback secret (192 bits, base64url). */
+function newPostbackSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+interface EnsuredAccount {
+  readonly created?: CreatedCredentials;
+  readonly generatedSecret?: string;
+  readonly rotated: boolean;
+}
+
+/**
+ * The bootstrap account of decisions.md §9: the one named by PARAPH_USER_TOKEN / PARAPH_APP_KEY (created when its
+ * keys are new), else the oldest account, else a new one with random keys. Its postback secret is never empty:
+ * PARAPH_POSTBACK_SECRET when given (also replacing a stored one: that is how it is rotated), else the stored one,
+ * else a generated one that is returned to be printed.
+ */
+async function ensureAccount(store: Store, config: ServiceConfig, clock: () => Date): Promise<EnsuredAccount> {
+  const boot = config.bootstrapAccount;
+  const wantedSecret = config.postbackSecret;
+  const existing =
+    boot !== undefined ? await store.findAccountByCredentials(sha256Hex(boot.userToken), sha256Hex(boot.appKey)) : (await store.listAccounts())[0];
+  if (existing === undefined) {
+    const userToken = boot?.userToken ?? randomBytes(24).toString('base64url');
+    const appKey = boot?.appKey ?? randomBytes(24).toString('base64url');
+    const postbackSecret = wantedSecret ?? newPostbackSecret();
+    await store.createAccount({
+      Id: randomUUID(),
+      Name: 'bootstrap',
+      UserTokenHash: sha256Hex(userToken),
+      AppKeyHash: sha256Hex(appKey),
+      PostbackSecret: postbackSecret,
+      ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
+      CreatedDateTime: formatTime(clock()),
+    });
+    // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
+    if (boot === undefined) return { created: { userToken, appKey, postbackSecret }, rotated: false };
+    return wantedSecret === undefined ? { generatedSecret: postbackSecret, rotated: false } : { rotated: false };
+  }
+  if (wantedSecret !== undefined) {
+    if (existing.PostbackSecret === wantedSecret) return { rotated: false };
+    await store.setPostbackSecret(existing.Id, wantedSecret);
+    return { rotated: existing.PostbackSecret !== undefined && existing.PostbackSecret !== '' };
+  }
+  if (existing.PostbackSecret !== undefined && existing.PostbackSecret !== '') return { rotated: false };
+  const generatedSecret = newPostbackSecret();
+  await store.setPostbackSecret(existing.Id, generatedSecret);
+  return { generatedSecret, rotated: false };
+}

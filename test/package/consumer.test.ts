@@ -1,0 +1,121 @@
+/**
+ * paraph as a dependency (issue 15 points 1, 2, 5, 8, 9, 10; issue 20 point 9): the project is packed with
+ * `npm pack` and the tarball installed with `--ignore-scripts` into a fresh project, so no native addon is built.
+ * There, a strict `nodenext` TypeScript consumer without the DOM lib type-checks against the published types
+ * (`skipLibCheck: false`) and runs placement, signing with a software key, verification and a sealed receipt; the
+ * features that need a missing addon or optional peer fail with an error naming the package; `require('paraph')`
+ * works; and the tarball holds a LICENSE, no source maps and test keys only under `paraph/testing`'s folder.
+ * Runs on whichever Node runs the suite (CI runs it on 20, 22 and 24).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import semver from 'semver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { installConsumer, packParaph, PROJECT_ROOT, runCommand, type ConsumerProject, type PackedTarball } from './consumer-project.js';
+import { CONSUMER_CJS, CONSUMER_TS, CONSUMER_TSCONFIG } from './consumer-sources.js';
+
+let work: string;
+let tarball: PackedTarball;
+let consumer: ConsumerProject;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'paraph-package-'));
+  tarball = await packParaph(work);
+  consumer = await installConsumer(tarball.path, join(work, 'consumer'), { ignoreScripts: true });
+  await writeFile(join(consumer.dir, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
+  await writeFile(join(consumer.dir, 'consumer.ts'), CONSUMER_TS);
+  await writeFile(join(consumer.dir, 'consumer.cjs'), CONSUMER_CJS);
+}, 900_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('ships a LICENSE with the Apache-2.0 text, no source maps, and test keys only under dist/testing/test-pki-material', async () => {
+    expect(tarball.files).toContain('LICENSE');
+    expect(await readFile(join(consumer.dir, 'node_modules/paraph/LICENSE'), 'utf8')).toContain('Apache License\n                           Version 2.0, January 2004');
+    expect(tarball.files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    const keyMaterial = tarball.files.filter((f) => /\.(key\.pem|p12)$/.test(f) || /PRIVATE KEY/.test(f));
+    expect(keyMaterial.length).toBeGreaterThan(0);
+    expect(keyMaterial.filter((f) => !f.startsWith('dist/testing/test-pki-material/'))).toEqual([]);
+    expect(tarball.files.some((f) => f.startsWith('fixtures/'))).toBe(false);
+  });
+
+  it('installs without scripts: no native addon is built', async () => {
+    const built = await runCommand('find', ['node_modules/pkcs11js', 'node_modules/better-sqlite3', '-name', '*.node'], { cwd: consumer.dir });
+    expect(built.stdout.trim()).toBe('');
+  });
+
+  it('gives the consumer no dependency whose engines exclude a supported Node (20.19, 22, 24)', async () => {
+    const listed = await runCommand('npm', ['ls', '--all', '--json', '--long', '--omit=dev'], { cwd: consumer.dir });
+    const excluded: string[] = [];
+    const walk = (deps: Record<string, { version?: string; engines?: { node?: string }; dependencies?: Record<string, unknown> }> | undefined): void => {
+      for (const [name, info] of Object.entries(deps ?? {})) {
+        const range = info.engines?.node;
+        if (range !== undefined) {
+          for (const node of ['20.19.0', '22.12.0', '24.0.0']) if (!semver.satisfies(node, range)) excluded.push(`${name}@${info.version}: node ${range} excludes ${node}`);
+        }
+        walk(info.dependencies as typeof deps);
+      }
+    };
+    walk((JSON.parse(listed.stdout) as { dependencies?: Parameters<typeof walk>[0] }).dependencies?.paraph?.dependencies as Parameters<typeof walk>[0]);
+    expect([...new Set(excluded)]).toEqual([]);
+  });
+});
+
+describe('a consumer project', () => {
+  it('type-checks against the published types under strict nodenext without the DOM lib (skipLibCheck false)', async () => {
+    const tsc = await runCommand(process.execPath, [join(consumer.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer.dir });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.exitCode).toBe(0);
+  }, 300_000);
+
+  it('places, signs with a software key, verifies and builds a sealed receipt; missing addons and peers fail naming the package', async () => {
+    const run = await runCommand(process.execPath, ['out/consumer.js'], { cwd: consumer.dir });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      fields: string[];
+      signatures: { valid: boolean; level: string }[];
+      receiptOk: boolean;
+      errors: Record<string, string>;
+    };
+    expect(result.fields).toEqual(['main.Signature']);
+    expect(result.signatures).toEqual([{ valid: true, level: 'B-B' }]);
+    expect(result.receiptOk).toBe(true);
+    expect(result.errors).toMatchObject({
+      pkcs11: 'NATIVE_MODULE_MISSING pkcs11js',
+      store: 'NATIVE_MODULE_MISSING better-sqlite3',
+      smtpSink: 'OPTIONAL_DEPENDENCY_MISSING',
+      emptyPostbackSecret: 'POSTBACK_SECRET_MISSING',
+      damagedPdf: 'PDF_UNREADABLE',
+    });
+    expect(result.errors.metadataAsBytes).toMatch(/^INVALID_FILE_METADATA 1: FileMetaData: must be a JSON object \(got bytes/);
+
+    for (const name of ['signed.pdf', 'receipt.pdf']) {
+      const bytes = new Uint8Array(await readFile(join(consumer.dir, name)));
+      expect((await qpdfCheck(bytes)).ok, name).toBe(true);
+      const pdfsig = await pdfsigCheck(bytes);
+      expect(pdfsig.signatures.length, name).toBe(1);
+      expect(pdfsig.signatures.every((s) => s.totalDocumentSigned), name).toBe(true);
+      const root = await readFile(join(consumer.dir, 'node_modules/paraph/dist/testing/test-pki-material/root-ca.pem'), 'utf8');
+      expect((await opensslCmsVerify(bytes, 0, root)).ok, name).toBe(true);
+    }
+  }, 300_000);
+
+  it("require('paraph') and require('paraph/testing') work (require(esm))", async () => {
+    const run = await runCommand(process.execPath, ['consumer.cjs'], { cwd: consumer.dir });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ signPdf: 'function', paraphPlugin: 'function', generatePdf: 'function' });
+  }, 60_000);
+
+  it('is the package the repository describes', async () => {
+    const installed = JSON.parse(await readFile(join(consumer.dir, 'node_modules/paraph/package.json'), 'utf8')) as { version: string; engines: { node: string } };
+    const own = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
+    expect(installed.version).toBe(own.version);
+    expect(semver.satisfies(process.version, installed.engines.node)).toBe(true);
+  });
+});
