@@ -12,6 +12,11 @@ export interface IndexLimits {
   readonly maxPages: number;
   /** Heap (MB) of the worker that redoes a range the small worker ran out of memory on; beyond it the page is refused. */
   readonly maxHeapMb: number;
+  /**
+   * Resident memory (MB) of the whole process past which the extraction in progress is stopped. The heap cap does not
+   * cover memory outside the JavaScript heap, where pdf.js keeps inflated streams (a 1 MB flate bomb inflates to 1 GB).
+   */
+  readonly maxRssMb: number;
   /** Longest a single page (or opening the document) may take, in ms. */
   readonly pageMs: number;
   /** The whole document may take `baseMs + perPageMs × pages`. */
@@ -23,6 +28,7 @@ export interface IndexLimits {
 export const DEFAULT_INDEX_LIMITS: IndexLimits = {
   maxPages: 20_000,
   maxHeapMb: 1024,
+  maxRssMb: 3072,
   pageMs: 15_000,
   baseMs: 20_000,
   perPageMs: 100,
@@ -88,7 +94,8 @@ export class ExtractionWatchdog<K> {
     private readonly limits: IndexLimits,
     private readonly now: () => number,
     onExceeded: (error: PdfParseError) => void,
-    checkEveryMs = 100,
+    private readonly rssBytes: () => number = () => process.memoryUsage.rss(),
+    checkEveryMs = 50,
   ) {
     this.started = now();
     this.totalMs = limits.baseMs;
@@ -132,12 +139,17 @@ export class ExtractionWatchdog<K> {
         return tooComplex(page, `${what} took more than ${seconds(this.limits.pageMs)}; content that draws itself never ends`);
       }
     }
-    if (now - this.started > this.totalMs) {
-      const pending = [...this.progress.values()].map((p) => p.page).filter((p): p is number => p !== undefined);
-      const page = pending.length > 0 ? Math.min(...pending) : undefined;
-      return tooComplex(page, `the document took more than ${seconds(this.totalMs)} in all`);
+    if (now - this.started > this.totalMs) return tooComplex(this.firstPending(), `the document took more than ${seconds(this.totalMs)} in all`);
+    if (this.progress.size > 0 && this.rssBytes() > this.limits.maxRssMb * 1024 * 1024) {
+      return tooComplex(this.firstPending(), `reading it took the process past ${this.limits.maxRssMb} MB of memory`);
     }
     return undefined;
+  }
+
+  /** The lowest page a thread is working on. */
+  private firstPending(): number | undefined {
+    const pending = [...this.progress.values()].map((p) => p.page).filter((p): p is number => p !== undefined);
+    return pending.length > 0 ? Math.min(...pending) : undefined;
   }
 
   stop(): void {

@@ -398,6 +398,8 @@ interface PooledWorker {
   listeners: Array<[WorkerEvent, (value: unknown) => void]>;
   /** Counts the times it went idle, so an old idle timer does not end it after it was reused and released again. */
   released: number;
+  /** It has loaded pdf.js (sent `ready`). */
+  ready: boolean;
 }
 
 type WorkerEvent = 'message' | 'error' | 'exit';
@@ -435,7 +437,7 @@ function spawnWorker(large: boolean, maxHeapMb = 0): PooledWorker {
     execArgv: [],
     resourceLimits: large ? { maxOldGenerationSizeMb: maxHeapMb } : WORKER_LIMITS,
   });
-  return { worker, large, listeners: [], released: 0 };
+  return { worker, large, listeners: [], released: 0, ready: false };
 }
 
 function acquireWorker(): PooledWorker {
@@ -539,6 +541,11 @@ function extractInWorkers(
       const { worker } = pooled;
       listen(pooled, 'message', (value) => {
         const message = value as WorkerMessage;
+        // A new thread's start-up (loading pdf.js) is not the document's fault: its clock starts once it is ready.
+        if (message.type === 'ready') {
+          pooled.ready = true;
+          if (!settled && active.has(pooled)) watchdog.working(pooled, undefined);
+        }
         if (settled || message.job !== job) return;
         switch (message.type) {
           case 'opened':
@@ -595,7 +602,7 @@ function extractInWorkers(
           finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
         }
       });
-      watchdog.working(pooled, undefined);
+      if (pooled.ready) watchdog.working(pooled, undefined);
       worker.postMessage({ type: 'open', bytes: pdf, job });
     };
 
