@@ -24,6 +24,7 @@ import { sha256Hex } from './service/context.js';
 import { ensureServiceKeys } from './service/service-keys.js';
 import { TimerWorker } from './service/timer-worker.js';
 import { openSqliteStore } from './store/sqlite-store.js';
+import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 import type { Store } from './store/store.js';
 
 /** Options a test or an embedding program may add to the configuration. */
@@ -76,6 +77,7 @@ export interface RunningServer {
  */
 export async function startServer(config: ServiceConfig, options: StartServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? (() => new Date());
+  if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const store = await openSqliteStore({ dataDir: config.dataDir });
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   try {

@@ -86,7 +86,8 @@ interface Progress {
  */
 export class ExtractionWatchdog<K> {
   private readonly progress = new Map<K, Progress>();
-  private readonly started: number;
+  /** When the document was opened (its page count known): the total budget runs from then. */
+  private started: number | undefined;
   private totalMs: number;
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -97,7 +98,6 @@ export class ExtractionWatchdog<K> {
     private readonly rssBytes: () => number = () => process.memoryUsage.rss(),
     checkEveryMs = 50,
   ) {
-    this.started = now();
     this.totalMs = limits.baseMs;
     this.timer = setInterval(() => {
       const error = this.check();
@@ -109,8 +109,12 @@ export class ExtractionWatchdog<K> {
     this.timer.unref();
   }
 
-  /** The document has this many pages to extract: its total budget grows accordingly. */
+  /**
+   * The document is open and has this many pages to extract: its total budget starts now (threads starting up
+   * under load are not the document's fault; opening it has the per-page budget).
+   */
   pages(count: number): void {
+    this.started = this.now();
     this.totalMs = this.limits.baseMs + this.limits.perPageMs * count;
   }
 
@@ -139,7 +143,7 @@ export class ExtractionWatchdog<K> {
         return tooComplex(page, `${what} took more than ${seconds(this.limits.pageMs)}; content that draws itself never ends`);
       }
     }
-    if (now - this.started > this.totalMs) return tooComplex(this.firstPending(), `the document took more than ${seconds(this.totalMs)} in all`);
+    if (this.started !== undefined && now - this.started > this.totalMs) return tooComplex(this.firstPending(), `the document took more than ${seconds(this.totalMs)} in all`);
     if (this.progress.size > 0 && this.rssBytes() > this.limits.maxRssMb * 1024 * 1024) {
       return tooComplex(this.firstPending(), `reading it took the process past ${this.limits.maxRssMb} MB of memory`);
     }
