@@ -25,7 +25,7 @@ async function normalize({ bytes, encrypted }: Input): Promise<Reply> {
   try {
     if (!doc) {
       return pdfium.FPDF_GetLastError() === FPDF_ERR_PASSWORD
-        ? { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF needs a password to open: remove the password protection and upload it again.' }
+        ? { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and needs a password to open: remove the password protection and upload it again.' }
         : { ok: false, code: 'PDF_UNREADABLE', message: 'The PDF cannot be read, not even by repairing its cross-reference table: it is damaged or truncated.' };
     }
     if (pdfium.FPDF_GetSignatureCount(doc) > 0) {
