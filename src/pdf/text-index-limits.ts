@@ -57,13 +57,20 @@ function stripUndefined(limits: Partial<IndexLimits>): Partial<IndexLimits> {
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) as Partial<IndexLimits>;
 }
 
+/** A document that needs more than the limits allow (code `PDF_TOO_COMPLEX`); `page` when one page is to blame. */
+export class PdfTooComplexError extends PdfParseError {
+  constructor(
+    readonly page: number | undefined,
+    readonly why: string,
+  ) {
+    const where = page === undefined ? 'The PDF' : `Page ${page} of the PDF`;
+    super('PDF_TOO_COMPLEX', `${where} is too complex to read its text (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`);
+  }
+}
+
 /** The refusal of a document that needs more than the limits allow; `page` undefined for the document as a whole. */
-export function tooComplex(page: number | undefined, why: string): PdfParseError {
-  const where = page === undefined ? 'The PDF' : `Page ${page} of the PDF`;
-  return new PdfParseError(
-    'PDF_TOO_COMPLEX',
-    `${where} is too complex to read its text (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`,
-  );
+export function tooComplex(page: number | undefined, why: string): PdfTooComplexError {
+  return new PdfTooComplexError(page, why);
 }
 
 /** The refusal of a document with more pages than allowed. */

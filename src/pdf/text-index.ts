@@ -22,7 +22,8 @@ import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
-import { ExtractionWatchdog, type IndexLimits, resolveIndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
+import { findDrawingCycle } from './drawing-cycles.js';
+import { ExtractionWatchdog, type IndexLimits, PdfTooComplexError, resolveIndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
 
 /** The extracted text of one page. */
 export interface PageText {
@@ -344,6 +345,16 @@ async function extractInThread(
 }
 
 /**
+ * The refusal of a page, naming the content that draws itself when that is why (drawing-cycles.ts, run once the
+ * threads are ended and only for a refused page).
+ */
+async function explain(error: PdfTooComplexError, pdf: Uint8Array): Promise<PdfTooComplexError> {
+  const cycle = await findDrawingCycle(pdf, error.page!).catch(() => undefined);
+  if (!cycle) return error;
+  return tooComplex(error.page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`);
+}
+
+/**
  * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
  * file is `.ts`) a small bootstrap that registers tsx's loader inside the thread before importing the `.ts` worker
  * (`--import` in a worker's execArgv does not reach its entry module on Node 20). The bootstrap loads pdf.js first,
@@ -508,6 +519,7 @@ function extractInWorkers(
       }
       active.clear();
       if (error === undefined) resolve();
+      else if (error instanceof PdfTooComplexError && error.page !== undefined) void explain(error, pdf).then(reject);
       else reject(error);
     };
     const onAbort = (): void => finish(signal?.reason ?? new Error('aborted'));
