@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { degrees, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { loadBundledFont } from '../src/pdf/fonts.js';
 import { seededRandom } from '../src/testing/generate-pdf.js';
 import { BENCH_CACHE } from './lib.js';
@@ -44,6 +44,50 @@ export async function benchPdf(pages: number): Promise<string> {
     ops.push('ET');
     page.node.set(PDFName.of('Resources'), resources);
     page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(ops.join('\n'))));
+  }
+  writeFileSync(path, await doc.save());
+  return path;
+}
+
+/**
+ * Path of the cached `pages`-page mixed contract (issue 14), generating it first: like {@link benchPdf}'s text, but
+ * every page mixes Helvetica, Times, Courier and the embedded DejaVu Sans, every 7th page has /Rotate 90 (and every
+ * 14th /Rotate 270), every 5th page a CropBox offset inside a larger MediaBox, and text drawn with Tc, Tz and TJ kerning.
+ */
+export async function mixedContractPdf(pages: number): Promise<string> {
+  const path = join(BENCH_CACHE, `mixed-${pages}.pdf`);
+  if (existsSync(path)) return path;
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const fonts = [
+    await doc.embedFont(StandardFonts.Helvetica),
+    await doc.embedFont(StandardFonts.TimesRoman),
+    await doc.embedFont(StandardFonts.Courier),
+    await doc.embedFont(await loadBundledFont('regular'), { subset: true, customName: 'PARAPH+DejaVuSans' }),
+  ];
+  const resources = doc.context.obj({ Font: doc.context.obj(Object.fromEntries(fonts.map((f, i) => [`F${i}`, f.ref]))) });
+  const rnd = seededRandom(pages + 1);
+  for (let p = 1; p <= pages; p++) {
+    const page = doc.addPage([595, 842]);
+    const ops: string[] = ['BT', '13 TL', '60 790 Td'];
+    for (let l = 0; l < 45; l++) {
+      let text = '';
+      while (text.length < 64) text += `${WORDS[Math.floor(rnd() * WORDS.length)]} `;
+      if (l === 20) text = `Page anchor {{P${p}}} ${text}`;
+      if (l === 40) text = `Signature: {{Signer1}} ${text}`;
+      const f = l % 4;
+      const shown = fonts[f]!.encodeText(text.trim()).toString();
+      const style = l % 9 === 3 ? `0.4 Tc 90 Tz [${shown} -120 ${fonts[f]!.encodeText('.').toString()}] TJ 0 Tc 100 Tz` : `${shown} Tj`;
+      ops.push(`/F${f} ${f === 2 ? 9 : 10} Tf ${style} T*`);
+    }
+    ops.push('ET');
+    page.node.set(PDFName.of('Resources'), resources);
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(ops.join('\n'))));
+    if (p % 7 === 0) page.setRotation(degrees(p % 14 === 0 ? 270 : 90));
+    if (p % 5 === 0) {
+      page.setMediaBox(-40, -60, 700, 960);
+      page.setCropBox(20, 30, 555, 812);
+    }
   }
   writeFileSync(path, await doc.save());
   return path;

@@ -63,6 +63,11 @@ export interface ServiceConfig {
    * it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is generated.
    */
   readonly postbackSecret?: string;
+  /**
+   * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
+   * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
+   */
+  readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number };
 }
 
 /** Every configuration key: its environment variable and its key in the JSON config file. */
@@ -91,6 +96,10 @@ export const CONFIG_KEYS = {
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
   postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'postbackSecret', help: 'postback shared secret of the bootstrap account (default: generated and printed once; set it to rotate)' },
+  textMaxPages: { env: 'PARAPH_TEXT_MAX_PAGES', file: 'textIndex.maxPages', help: 'most pages of a PDF whose text is searched (default 20000)' },
+  textPageMs: { env: 'PARAPH_TEXT_PAGE_MS', file: 'textIndex.pageMs', help: 'time one page may take to read its text, ms (default 15000)' },
+  textMaxHeapMb: { env: 'PARAPH_TEXT_MAX_HEAP_MB', file: 'textIndex.maxHeapMb', help: 'heap of a text extraction thread for a heavy page, MB (default 1024)' },
+  textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
 } as const;
 
@@ -166,6 +175,15 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
   const outboxLeaseMs = str('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs', 120_000, 1000, 3_600_000);
   const mailFrom = str('mailFrom');
+  const limit = (key: ConfigKey, min: number, max: number): number | undefined => (raw(key) === undefined ? undefined : int(key, min, min, max));
+  const textIndexLimits = Object.fromEntries(
+    Object.entries({
+      maxPages: limit('textMaxPages', 1, 1_000_000),
+      pageMs: limit('textPageMs', 100, 3_600_000),
+      maxHeapMb: limit('textMaxHeapMb', 64, 65_536),
+      maxRssMb: limit('textMaxRssMb', 128, 1_048_576),
+    }).filter(([, v]) => v !== undefined),
+  );
   const organizationName = str('organizationName') ?? 'paraph';
   const level = str('logLevel') ?? 'info';
   let logLevel: ServiceConfig['logLevel'] = 'info';
@@ -209,6 +227,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
     ...(postbackSecret !== undefined ? { postbackSecret } : {}),
+    ...(Object.keys(textIndexLimits).length > 0 ? { textIndexLimits } : {}),
   };
 }
 

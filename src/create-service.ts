@@ -26,6 +26,7 @@ import type { IdentityProvider, VerificationSenders } from './service/verificati
 import { TimerWorker } from './service/timer-worker.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {
@@ -112,6 +113,7 @@ export interface ParaphService {
  */
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
   const clock = options.clock ?? (() => new Date());
+  if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const store = await openSqliteStore({ dataDir: config.dataDir });
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   try {

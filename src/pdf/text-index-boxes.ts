@@ -80,14 +80,61 @@ export function encodeBoxes(boxes: ArrayLike<number>): Uint8Array {
   return out.slice(0, pos);
 }
 
+/** Boxes between two checkpoints of {@link boxCheckpoints}. */
+export const CHECKPOINT_EVERY = 64;
+
+/** Decoder state before box `index`: stream position and the running deltas. */
+interface DecodeState {
+  index: number;
+  pos: number;
+  prevRight: number;
+  prevTop: number;
+  prevHeight: number;
+}
+
+/**
+ * The decoder state before every {@link CHECKPOINT_EVERY}-th box (4 numbers each: stream position, right, top,
+ * height), from one pass over the stream. With it, {@link decodeBoxes} starts next to the wanted range instead of
+ * at the stream's start, so n lookups on a page cost O(n) rather than O(n × page length).
+ */
+export function boxCheckpoints(encoded: Uint8Array, count: number): Float64Array {
+  const out = new Float64Array(Math.ceil(count / CHECKPOINT_EVERY) * 4);
+  decodeFrom(encoded, { index: 0, pos: 0, prevRight: 0, prevTop: 0, prevHeight: 0 }, count, count, undefined, out);
+  return out;
+}
+
 /**
  * Decodes boxes `from..count-1` of {@link encodeBoxes}' output into `[left, top, right, bottom]` per character (box
- * `from + k` at `4k`). The stream is read from its start, but only the wanted boxes take memory.
+ * `from + k` at `4k`). Without `checkpoints` the stream is read from its start (only the wanted boxes take memory);
+ * with the page's {@link boxCheckpoints}, from the last checkpoint at or before `from`.
  */
-export function decodeBoxes(encoded: Uint8Array, count: number, from = 0): Float64Array {
+export function decodeBoxes(encoded: Uint8Array, count: number, from = 0, checkpoints?: Float64Array): Float64Array {
   const start = Math.max(0, Math.min(from, count));
   const out = new Float64Array((count - start) * 4);
-  let pos = 0;
+  let state: DecodeState = { index: 0, pos: 0, prevRight: 0, prevTop: 0, prevHeight: 0 };
+  const k = Math.floor(start / CHECKPOINT_EVERY);
+  if (checkpoints && k > 0 && k * 4 + 3 < checkpoints.length) {
+    state = {
+      index: k * CHECKPOINT_EVERY,
+      pos: checkpoints[k * 4]!,
+      prevRight: checkpoints[k * 4 + 1]!,
+      prevTop: checkpoints[k * 4 + 2]!,
+      prevHeight: checkpoints[k * 4 + 3]!,
+    };
+  }
+  decodeFrom(encoded, state, count, start, out, undefined);
+  return out;
+}
+
+function decodeFrom(
+  encoded: Uint8Array,
+  state: DecodeState,
+  count: number,
+  start: number,
+  out: Float64Array | undefined,
+  checkpoints: Float64Array | undefined,
+): void {
+  let pos = state.pos;
   const read = (): number => {
     let z = 0;
     let mul = 1;
@@ -99,10 +146,15 @@ export function decodeBoxes(encoded: Uint8Array, count: number, from = 0): Float
       mul *= 0x80;
     }
   };
-  let prevRight = 0;
-  let prevTop = 0;
-  let prevHeight = 0;
-  for (let i = 0; i < count; i++) {
+  let { prevRight, prevTop, prevHeight } = state;
+  for (let i = state.index; i < count; i++) {
+    if (checkpoints && i % CHECKPOINT_EVERY === 0) {
+      const o = (i / CHECKPOINT_EVERY) * 4;
+      checkpoints[o] = pos;
+      checkpoints[o + 1] = prevRight;
+      checkpoints[o + 2] = prevTop;
+      checkpoints[o + 3] = prevHeight;
+    }
     const head = read();
     let left: number;
     let right: number;
@@ -115,7 +167,7 @@ export function decodeBoxes(encoded: Uint8Array, count: number, from = 0): Float
       prevTop += unzigzag(read());
       prevHeight += unzigzag(read());
     }
-    if (i >= start) {
+    if (out && i >= start) {
       const o = (i - start) * 4;
       out[o] = left / SCALE;
       out[o + 1] = prevTop / SCALE;
@@ -124,5 +176,4 @@ export function decodeBoxes(encoded: Uint8Array, count: number, from = 0): Float
     }
     prevRight = right;
   }
-  return out;
 }

@@ -497,6 +497,9 @@ export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
     disableFontFace: true,
     useSystemFonts: false,
     stopAtErrors: false,
+    // Text needs no pixels: every image (also inside Type3 glyphs and patterns) is dropped instead of decoded, so a
+    // JBIG2 or huge image cannot cost time or memory (pdf.js: "Image exceeded maximum allowed size and was removed").
+    maxImageSize: 0,
   });
   let doc: PDFDocumentProxy;
   try {

@@ -19,9 +19,11 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { hasPdfHeader } from './load-pdf.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
-import { decodeBoxes } from './text-index-boxes.js';
+import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
+import { findDrawingCycle } from './drawing-cycles.js';
+import { ExtractionWatchdog, type IndexLimits, PdfTooComplexError, resolveIndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
 
 /** The extracted text of one page. */
 export interface PageText {
@@ -55,6 +57,11 @@ export interface IndexTextOptions {
   workers?: number;
   /** Aborts the extraction; the promise rejects with the signal's reason and every worker is terminated. */
   signal?: AbortSignal;
+  /**
+   * Page count, memory and time limits (text-index-limits.ts; defaults: `setDefaultIndexLimits`). Memory and time are
+   * enforced with worker threads only; `workers: 0` checks the page count.
+   */
+  limits?: Partial<IndexLimits>;
 }
 
 /** One place where a search text was found. */
@@ -79,7 +86,6 @@ const PAGES_PER_WORKER = 30;
  * runs out (a page with huge images or content) is replaced by one with large limits that redoes its range.
  */
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 12 };
-const LARGE_WORKER_LIMITS = { maxOldGenerationSizeMb: 4096 };
 /** Files from this size on start two workers at once (a worker takes a few hundred ms to start). */
 const SPECULATIVE_SPAWN_BYTES = 512 * 1024;
 /** Pages extracted in this thread before pdf.js's document is opened again (it keeps every loaded page). */
@@ -98,6 +104,7 @@ export function normalizeSearchText(text: string): string {
 
 class IndexedPage implements PageText {
   private compact: { text: string; map: Int32Array } | undefined;
+  private checkpoints: Float64Array | undefined;
 
   constructor(
     readonly pageNumber: number,
@@ -114,8 +121,10 @@ class IndexedPage implements PageText {
     const from = Math.max(0, Math.floor(start));
     const to = Math.min(this.text.length, Math.ceil(end));
     if (to <= from) return undefined;
-    // Only the range's boxes: decoding a whole page for each match made 100 kB of garbage per match.
-    const b = decodeBoxes(this.boxes, to, from);
+    // Only the range's boxes, decoded from the nearest checkpoint: decoding from the page's start for each match
+    // made a search quadratic in the matches of a page (issue 13: "the" froze a service for 77 s).
+    this.checkpoints ??= boxCheckpoints(this.boxes, this.text.length);
+    const b = decodeBoxes(this.boxes, to, from, this.checkpoints);
     let left = Infinity;
     let top = Infinity;
     let right = -Infinity;
@@ -238,7 +247,8 @@ function searchPages(index: TextIndex, pageNumber: number | undefined): IndexedP
  * Extracts the geometry of every page and the text of every page (or of `options.pages`) of a PDF, with exact
  * per-character boxes. Runs pdf.js in worker threads over page ranges unless `workers: 0`. Does not modify `pdf`.
  *
- * @throws PdfParseError `PDF_EMPTY`, `PDF_NOT_A_PDF`, `PDF_UNREADABLE`, `PDF_ENCRYPTED` or `PDF_NO_PAGES`.
+ * @throws PdfParseError `PDF_EMPTY`, `PDF_NOT_A_PDF`, `PDF_UNREADABLE`, `PDF_ENCRYPTED` or `PDF_NO_PAGES`;
+ *   `PDF_TOO_COMPLEX` (naming the page) past a limit of `options.limits`.
  * @example
  * const index = await indexText(pdfBytes);
  * index.pages[0]; // { pageNumber: 1, width: 595.28, height: 841.89, rotation: 0, cropBox: {...} }
@@ -256,9 +266,10 @@ export async function indexText(pdf: Uint8Array, options: IndexTextOptions = {})
   if (!hasPdfHeader(pdf)) {
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
   }
+  const limits = resolveIndexLimits(options.limits);
   const collected = new Collector();
-  if (maxWorkers === 0) await extractInThread(pdf, wanted, collected, options.signal);
-  else await extractInWorkers(pdf, wanted, maxWorkers, collected, options.signal);
+  if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
+  else await extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal);
   return collected.build();
 }
 
@@ -296,11 +307,16 @@ class Collector implements ExtractSink {
 async function extractInThread(
   pdf: Uint8Array,
   wanted: ReadonlySet<number> | undefined,
+  limits: IndexLimits,
   sink: Collector,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { extractRange, openPdf } = await import('./text-index-extract.js');
   let doc = await openPdf(pdf);
+  if (doc.numPages > limits.maxPages) {
+    await doc.destroy();
+    throw tooManyPages(doc.numPages, limits.maxPages);
+  }
   // As in text-index-worker.ts: pdf.js reads a balanced copy of a large flat page tree (page-tree-balance.ts).
   if (doc.numPages >= INDEX_BALANCE_MIN_PAGES) {
     const balanced = await balancePageTree(pdf);
@@ -326,6 +342,16 @@ async function extractInThread(
   } finally {
     await doc.destroy();
   }
+}
+
+/**
+ * The refusal of a page, naming the content that draws itself when that is why (drawing-cycles.ts, run once the
+ * threads are ended and only for a refused page).
+ */
+async function explain(error: PdfTooComplexError, pdf: Uint8Array): Promise<PdfTooComplexError> {
+  const cycle = await findDrawingCycle(pdf, error.page!).catch(() => undefined);
+  if (!cycle) return error;
+  return tooComplex(error.page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`);
 }
 
 /**
@@ -383,6 +409,8 @@ interface PooledWorker {
   listeners: Array<[WorkerEvent, (value: unknown) => void]>;
   /** Counts the times it went idle, so an old idle timer does not end it after it was reused and released again. */
   released: number;
+  /** It has loaded pdf.js (sent `ready`). */
+  ready: boolean;
 }
 
 type WorkerEvent = 'message' | 'error' | 'exit';
@@ -410,15 +438,17 @@ let lastJob = 0;
 const IDLE_MS = 10_000;
 const MAX_IDLE = 4;
 
-function spawnWorker(large: boolean): PooledWorker {
+function spawnWorker(large: false): PooledWorker;
+function spawnWorker(large: true, maxHeapMb: number): PooledWorker;
+function spawnWorker(large: boolean, maxHeapMb = 0): PooledWorker {
   const spec = workerSpec();
   const worker = new Worker(spec.entry, {
     eval: spec.evaluate,
     // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
     execArgv: [],
-    resourceLimits: large ? LARGE_WORKER_LIMITS : WORKER_LIMITS,
+    resourceLimits: large ? { maxOldGenerationSizeMb: maxHeapMb } : WORKER_LIMITS,
   });
-  return { worker, large, listeners: [], released: 0 };
+  return { worker, large, listeners: [], released: 0, ready: false };
 }
 
 function acquireWorker(): PooledWorker {
@@ -460,6 +490,7 @@ function extractInWorkers(
   pdf: Uint8Array,
   wanted: ReadonlySet<number> | undefined,
   maxWorkers: number,
+  limits: IndexLimits,
   sink: Collector,
   signal: AbortSignal | undefined,
 ): Promise<void> {
@@ -473,9 +504,13 @@ function extractInWorkers(
   let started = 0;
 
   return new Promise<void>((resolve, reject) => {
+    // A page that takes too long (a cycle of forms or patterns pdf.js follows forever) or a document past its total
+    // budget ends the extraction; finish() terminates the threads, which frees whatever they hold.
+    const watchdog = new ExtractionWatchdog<PooledWorker>(limits, () => performance.now(), (error) => finish(error));
     const finish = (error?: unknown): void => {
       if (settled) return;
       settled = true;
+      watchdog.stop();
       signal?.removeEventListener('abort', onAbort);
       // Threads still busy with this document are not reused: they may be mid-page.
       for (const pooled of active) {
@@ -484,6 +519,7 @@ function extractInWorkers(
       }
       active.clear();
       if (error === undefined) resolve();
+      else if (error instanceof PdfTooComplexError && error.page !== undefined) void explain(error, pdf).then(reject);
       else reject(error);
     };
     const onAbort = (): void => finish(signal?.reason ?? new Error('aborted'));
@@ -491,9 +527,11 @@ function extractInWorkers(
 
     const next = (pooled: PooledWorker): void => {
       current.delete(pooled);
+      watchdog.idle(pooled);
       const chunk = chunks.shift();
       if (chunk) {
         current.set(pooled, chunk);
+        watchdog.working(pooled, chunk.from);
         pooled.worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
         return;
       }
@@ -515,18 +553,29 @@ function extractInWorkers(
       const { worker } = pooled;
       listen(pooled, 'message', (value) => {
         const message = value as WorkerMessage;
+        // A new thread's start-up (loading pdf.js) is not the document's fault: its clock starts once it is ready.
+        if (message.type === 'ready') {
+          pooled.ready = true;
+          if (!settled && active.has(pooled)) watchdog.working(pooled, undefined);
+        }
         if (settled || message.job !== job) return;
         switch (message.type) {
           case 'opened':
+            if (message.numPages > limits.maxPages) {
+              finish(tooManyPages(message.numPages, limits.maxPages));
+              return;
+            }
             if (!planned) plan(message.numPages);
             next(pooled);
             break;
           case 'geometry':
             sink.geometry(message.geo);
+            watchdog.working(pooled, message.geo.pageNumber + 1);
             break;
           case 'text':
             sink.geometry(message.geo);
             sink.text(message.text);
+            watchdog.working(pooled, message.geo.pageNumber + 1);
             break;
           case 'rangeDone':
             next(pooled);
@@ -543,12 +592,19 @@ function extractInWorkers(
         if (settled) return;
         const code = (error as { code?: unknown }).code;
         active.delete(pooled);
-        if (code === 'ERR_WORKER_OUT_OF_MEMORY' && !pooled.large) {
+        const page = watchdog.pageOf(pooled);
+        watchdog.idle(pooled);
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY' && !pooled.large && limits.maxHeapMb > WORKER_LIMITS.maxOldGenerationSizeMb) {
           // The small heap that keeps memory flat was not enough for some page: redo its range with room to spare.
           const chunk = current.get(pooled);
           current.delete(pooled);
           if (chunk) chunks.unshift(chunk);
-          launch(spawnWorker(true));
+          launch(spawnWorker(true, limits.maxHeapMb));
+          return;
+        }
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          const heap = pooled.large ? limits.maxHeapMb : WORKER_LIMITS.maxOldGenerationSizeMb;
+          finish(tooComplex(page, `it needs more than ${heap} MB of memory`));
           return;
         }
         finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker failed: ${error.message}`, { origin: 'internal', cause: error }));
@@ -558,6 +614,7 @@ function extractInWorkers(
           finish(new ParaphError('TEXT_INDEX_FAILED', `The text index worker stopped (exit code ${code}).`, { origin: 'internal' }));
         }
       });
+      if (pooled.ready) watchdog.working(pooled, undefined);
       worker.postMessage({ type: 'open', bytes: pdf, job });
     };
 
@@ -573,6 +630,7 @@ function extractInWorkers(
       planned = true;
       sink.pageCount = numPages;
       const textCount = textPages ? textPages.filter((n) => n <= numPages).length : numPages;
+      watchdog.pages(textCount);
       const size = Math.max(1, Math.min(CHUNK_PAGES, Math.ceil(numPages / 8)));
       for (let from = 1; from <= numPages; from += size) chunks.push({ from, to: Math.min(numPages, from + size - 1) });
       const extra = Math.min(maxWorkers, Math.ceil(textCount / PAGES_PER_WORKER)) - started;

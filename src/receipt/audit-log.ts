@@ -34,7 +34,15 @@ export type MailKind = 'invitation' | 'reminder' | 'confirmation' | 'documents' 
  */
 export interface AuditEventData {
   'transaction.created': { reference?: string; language: string; seal: boolean; signers: number; receivers: number };
-  'file.uploaded': { fileId: string; displayName: string; sha256: string; bytes: number; pages: number };
+  /** `normalizedFrom`: the upload was rewritten (empty-password encryption, damaged xref); its SHA-256 and why. */
+  'file.uploaded': {
+    fileId: string;
+    displayName: string;
+    sha256: string;
+    bytes: number;
+    pages: number;
+    normalizedFrom?: { sha256: string; bytes: number; reason: string };
+  };
   'metadata.uploaded': { fileId: string; sha256: string; bytes: number };
   'transaction.started': { files: number; signers: number };
   'mail.sent': { kind: MailKind; recipientId?: string; to: string; messageId: string };

@@ -10,6 +10,7 @@ import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js
 import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ValidationError } from '../errors.js';
 import { loadPdf } from '../pdf/load-pdf.js';
+import { normalizePdf } from '../pdf/normalize-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
 import { openPdf } from '../pdf/text-index-extract.js';
 import type { Account } from '../store/store.js';
@@ -93,8 +94,18 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     if ((error as { code?: unknown }).code === 'BLOB_TOO_LARGE') throw tooLarge(ctx);
     throw error;
   }
-  const bytes = await ctx.store.blobs.read(info.sha256);
+  // An unsigned document with an empty user password or a damaged xref is rewritten once (normalize-pdf.ts); the
+  // rewrite is what the transaction works on, and the audit entry keeps the uploaded file's SHA-256 and the reason.
+  const uploaded = info;
+  const normalized = await normalizePdf(await ctx.store.blobs.read(uploaded.sha256));
+  if (normalized.normalization) info = await ctx.store.blobs.write(normalized.bytes);
+  const bytes = normalized.bytes;
   const pages = await checkPdf(bytes);
+  const normalizedFrom = normalized.normalization && {
+    sha256: uploaded.sha256,
+    bytes: uploaded.size,
+    reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}`,
+  };
 
   let resolvedFor: string | undefined;
   let placements: StoredFile['Placements'];
@@ -127,7 +138,14 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
             at: now,
             type: 'file.uploaded',
             actor: 'api',
-            data: { fileId: input.fileId, displayName: file.DisplayName ?? input.fileId, sha256: info.sha256, bytes: info.size, pages },
+            data: {
+              fileId: input.fileId,
+              displayName: file.DisplayName ?? input.fileId,
+              sha256: info.sha256,
+              bytes: info.size,
+              pages,
+              ...(normalizedFrom ? { normalizedFrom } : {}),
+            },
           },
         ],
       };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBoxes, encodeBoxes } from '../../src/pdf/text-index-boxes.js';
+import { boxCheckpoints, CHECKPOINT_EVERY, decodeBoxes, encodeBoxes } from '../../src/pdf/text-index-boxes.js';
 
 const coordinate = fc.double({ min: -20_000, max: 20_000, noNaN: true });
 const box = fc.oneof(
@@ -66,5 +66,39 @@ describe('encodeBoxes on words', () => {
     expect(encodeBoxes(flat).length).toBeLessThan(1300);
     const decoded = decodeBoxes(encodeBoxes(flat), 12);
     expect(decoded[6 * 4]).toBeCloseTo(72 + 5 * 5.5 + 2.75, 1);
+  });
+});
+
+describe('boxCheckpoints', () => {
+  it('decoding from a checkpoint gives the same boxes as decoding from the start', () => {
+    fc.assert(
+      fc.property(fc.array(box, { minLength: 1, maxLength: 400 }), fc.nat(), fc.nat(), (boxes, a, b) => {
+        const encoded = encodeBoxes(boxes.flat());
+        const checkpoints = boxCheckpoints(encoded, boxes.length);
+        const count = 1 + (a % boxes.length);
+        const from = b % count;
+        expect(Array.from(decodeBoxes(encoded, count, from, checkpoints))).toEqual(Array.from(decodeBoxes(encoded, count, from)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('one lookup reads only the bytes from its checkpoint to its end, however long the page (issue 13: linear search)', () => {
+    const boxesOfLine = Array.from({ length: 20_000 }, (_, i) => [i * 5, 100, i * 5 + 4.5, 110]).flat();
+    const encoded = encodeBoxes(boxesOfLine);
+    const checkpoints = boxCheckpoints(encoded, 20_000);
+    let reads = 0;
+    const counting = new Proxy(encoded, {
+      get(target, key) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    const from = 19_990;
+    const decoded = decodeBoxes(counting, from + 3, from, checkpoints);
+    expect(Array.from(decoded.slice(0, 4))).toEqual([from * 5, 100, from * 5 + 4.5, 110]);
+    // At most CHECKPOINT_EVERY + 3 boxes of at most 5 varints of at most 6 bytes; decoding from the start reads ~20,000.
+    expect(reads).toBeLessThanOrEqual((CHECKPOINT_EVERY + 3) * 30);
+    expect(reads).toBeGreaterThan(0);
   });
 });

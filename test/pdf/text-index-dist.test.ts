@@ -25,10 +25,15 @@ const MODULES = [
   'src/pdf/page-tree-balance.ts',
   'src/pdf/incremental.ts',
   'src/pdf/pdf-tail.ts',
+  'src/pdf/text-index-limits.ts',
+  'src/pdf/drawing-cycles.ts',
+  'src/pdf/normalize-pdf.ts',
+  'src/pdf/normalize-worker.ts',
+  'src/pdf/pdfium.ts',
 ];
 
 describe('text index from compiled JavaScript', () => {
-  it('runs its worker threads from .js files under plain node', async () => {
+  it('runs its worker threads (text index, PDF repair) from .js files under plain node', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paraph-dist-'));
     for (const file of MODULES) {
       const source = readFileSync(join(root, file), 'utf8');
@@ -48,6 +53,9 @@ describe('text index from compiled JavaScript', () => {
     const script = `
       import { readFileSync } from 'node:fs';
       import { indexText, findText } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/text-index.js')).href)};
+      import { normalizePdf } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/normalize-pdf.js')).href)};
+      const encrypted = readFileSync(${JSON.stringify(join(root, 'fixtures/corpus/empty-password-aes256.pdf'))});
+      const normalized = await normalizePdf(encrypted);
       const index = await indexText(readFileSync(${JSON.stringify(join(dir, 'input.pdf'))}), { workers: 2 });
       const anchors = ${JSON.stringify(truth.map((t) => t.anchor))};
       process.stdout.write(JSON.stringify({
@@ -55,12 +63,15 @@ describe('text index from compiled JavaScript', () => {
         texts: index.pages.map((p) => index.text(p.pageNumber).text),
         matches: anchors.map((a) => findText(index, a)),
         polluted: Array.prototype.push.toString().includes('native code') === false,
+        normalization: normalized.normalization?.reason,
       }));
     `;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const result = JSON.parse(run.stdout) as { pageCount: number; texts: string[]; matches: unknown[]; polluted: boolean };
+    const result = JSON.parse(run.stdout) as { pageCount: number; texts: string[]; matches: unknown[]; polluted: boolean; normalization?: string };
+    // The PDFium worker of normalize-pdf.ts starts from .js too.
+    expect(result.normalization).toBe('encrypted-empty-password');
 
     const reference = await indexText(bytes, { workers: 0 });
     expect(result.pageCount).toBe(40);

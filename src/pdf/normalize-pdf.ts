@@ -1,0 +1,185 @@
+/**
+ * Normalization of unsigned PDFs that readers open but paraph could not work on (issue 14): a document encrypted
+ * with an empty user password (owner-password "protection", permissions allowing form filling or signing), or one
+ * whose cross-reference table is damaged (`startxref` off, a table that does not point at its objects). Such a file is
+ * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
+ * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ParaphError, PdfParseError } from '../errors.js';
+import { loadPdf } from './load-pdf.js';
+import { readPdfTail } from './pdf-tail.js';
+import { tooComplex } from './text-index-limits.js';
+
+/** Why a document had to be rewritten. */
+export interface PdfNormalization {
+  readonly reason: 'encrypted-empty-password' | 'damaged-xref';
+  /** What was wrong, in words (for the audit trail). */
+  readonly detail: string;
+}
+
+/** The result of {@link normalizePdf}. */
+export interface NormalizedPdf {
+  /** The bytes to work on: the input itself when nothing had to change. */
+  readonly bytes: Uint8Array;
+  /** Set when the document was rewritten. */
+  readonly normalization?: PdfNormalization;
+}
+
+/** Options of {@link normalizePdf}. */
+export interface NormalizePdfOptions {
+  /** Time the rewrite may take, ms (default 30,000); past it `PDF_TOO_COMPLEX`. */
+  timeoutMs?: number;
+}
+
+/** Heap of the rewrite's thread (PDFium's own memory is WebAssembly memory, bounded by its 4 GB address space). */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
+/** In-use entries of the last cross-reference table checked against the objects they point at. */
+const MAX_CHECKED_ENTRIES = 100_000;
+
+/**
+ * Why `pdf` must be rewritten before paraph can use it, or undefined when it is fine as it is. Cheap for a sound
+ * file (pdf-lib's parse plus a look at the last cross-reference section).
+ *
+ * @throws PdfParseError for what is no PDF at all (`PDF_EMPTY`, `PDF_NOT_A_PDF`) or has no pages.
+ */
+export async function normalizationNeeded(pdf: Uint8Array): Promise<PdfNormalization | undefined> {
+  let doc;
+  try {
+    doc = await loadPdf(pdf);
+  } catch (error) {
+    if (!(error instanceof PdfParseError)) throw error;
+    if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted with an owner password' };
+    if (error.code === 'PDF_UNREADABLE') return { reason: 'damaged-xref', detail: error.message };
+    throw error;
+  }
+  try {
+    const tail = readPdfTail(pdf, doc.context);
+    if (tail.kind === 'table') {
+      const bad = firstMisplacedObject(pdf, tail.startxref);
+      if (bad !== undefined) return { reason: 'damaged-xref', detail: `the cross-reference table does not point at object ${bad}` };
+    }
+  } catch (error) {
+    if (error instanceof PdfParseError) return { reason: 'damaged-xref', detail: error.message };
+    throw error;
+  }
+  return undefined;
+}
+
+/**
+ * Returns `pdf` unchanged when paraph can use it, else a clean rewrite of it (encryption removed, cross-reference
+ * table rebuilt) with the reason. Never rewrites a signed document.
+ *
+ * @throws PdfParseError `PDF_ENCRYPTED` (a password is needed, permissions forbid signing, or it is signed and
+ *   encrypted), `PDF_DAMAGED_SIGNED` (signed and damaged), `PDF_UNREADABLE`, `PDF_TOO_COMPLEX` (past the time budget).
+ * @example
+ * const { bytes, normalization } = await normalizePdf(upload);
+ * if (normalization) audit('file.normalized', normalization.reason);
+ */
+export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<NormalizedPdf> {
+  const normalization = await normalizationNeeded(pdf);
+  if (!normalization) return { bytes: pdf };
+  const bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
+  const again = await normalizationNeeded(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
+  if (again) {
+    throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
+  }
+  return { bytes, normalization };
+}
+
+type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
+
+function rewriteInWorker(pdf: Uint8Array, encrypted: boolean, timeoutMs: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const spec = workerSpec();
+    let worker: Worker;
+    try {
+      worker = new Worker(spec.entry, {
+        eval: spec.evaluate,
+        execArgv: [],
+        resourceLimits: WORKER_LIMITS,
+        workerData: { bytes: pdf, encrypted },
+      });
+    } catch (error) {
+      reject(new ParaphError('PDF_NORMALIZE_FAILED', `Could not start the PDF repair thread: ${String(error)}`, { origin: 'internal', cause: error }));
+      return;
+    }
+    let settled = false;
+    const settle = (error: unknown, bytes?: Uint8Array): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      if (bytes) resolve(bytes);
+      else reject(error);
+    };
+    const timer = setTimeout(() => settle(tooComplex(undefined, `repairing it took more than ${timeoutMs / 1000} s`)), timeoutMs);
+    worker.on('message', (reply: Reply) => {
+      if (reply.ok) settle(undefined, reply.bytes);
+      else settle(new PdfParseError(reply.code, reply.message));
+    });
+    worker.on('error', (error) => {
+      if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') settle(tooComplex(undefined, 'repairing it needs too much memory'));
+      else settle(new ParaphError('PDF_NORMALIZE_FAILED', `The PDF repair thread failed: ${error.message}`, { origin: 'internal', cause: error }));
+    });
+    worker.on('exit', (code) => settle(new ParaphError('PDF_NORMALIZE_FAILED', `The PDF repair thread stopped (exit code ${code}).`, { origin: 'internal' })));
+  });
+}
+
+/** The compiled worker next to this file; under tsx/vitest (`.ts`) a bootstrap that registers tsx's loader first. */
+function workerSpec(): { entry: URL | string; evaluate: boolean } {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return { entry: new URL('./normalize-worker.js', here), evaluate: false };
+  const require = createRequire(here);
+  const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
+  const worker = JSON.stringify(new URL('./normalize-worker.ts', here).href);
+  return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
+}
+
+/**
+ * The first object that the cross-reference table at `startxref` says is at an offset where it is not (`n g obj`
+ * expected), or undefined. Readers repair such files silently; an incremental update on them would not verify.
+ */
+function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | undefined {
+  let at = startxref;
+  const skipWhite = (): void => {
+    while (at < bytes.length && (bytes[at] === 0x20 || bytes[at] === 0x0a || bytes[at] === 0x0d || bytes[at] === 0x09)) at++;
+  };
+  const readNumber = (): number | undefined => {
+    skipWhite();
+    const start = at;
+    while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
+    return at > start ? Number(ascii(bytes, start, at)) : undefined;
+  };
+  skipWhite();
+  if (ascii(bytes, at, at + 4) !== 'xref') return undefined;
+  at += 4;
+  let checked = 0;
+  for (;;) {
+    const first = readNumber();
+    const count = readNumber();
+    if (first === undefined || count === undefined) return undefined; // "trailer": the table ended
+    skipWhite();
+    for (let i = 0; i < count; i++) {
+      const entry = ascii(bytes, at, at + 18);
+      at += 18;
+      skipWhite();
+      const match = /^(\d{10}) (\d{5}) ([nf])$/.exec(entry);
+      if (!match) return `${first + i} (entry unreadable)`;
+      if (match[3] !== 'n' || checked >= MAX_CHECKED_ENTRIES) continue;
+      checked++;
+      const offset = Number(match[1]);
+      const objectNumber = first + i;
+      const head = ascii(bytes, offset, Math.min(bytes.length, offset + 32));
+      const found = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
+      if (!found || Number(found[1]) !== objectNumber) return `${objectNumber} ${Number(match[2])} R`;
+    }
+  }
+}
+
+function ascii(bytes: Uint8Array, from: number, to: number): string {
+  return String.fromCharCode(...bytes.subarray(Math.max(0, from), Math.max(0, to)));
+}

@@ -1,0 +1,67 @@
+/**
+ * PDFium compiled to WebAssembly (npm `@embedpdf/pdfium`, MIT/BSD): loading it and the few of its C functions paraph
+ * calls, typed narrowly. Used where pdf-lib and pdf.js cannot help: reading an encrypted document with the empty user
+ * password and rewriting a document whose cross-reference table is damaged (normalize-pdf.ts). Loading costs ~150 ms
+ * and runs in the thread that calls it, so callers do it in a worker thread.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+
+/** The PDFium functions paraph uses (see fpdfview.h, fpdf_save.h, fpdf_signature.h). */
+export interface Pdfium {
+  FPDF_LoadMemDocument(data: number, size: number, password: string): number;
+  FPDF_GetLastError(): number;
+  FPDF_CloseDocument(doc: number): void;
+  FPDF_GetPageCount(doc: number): number;
+  FPDF_GetDocPermissions(doc: number): number;
+  FPDF_GetSignatureCount(doc: number): number;
+  EPDF_IsEncrypted(doc: number): boolean;
+  EPDF_RemoveEncryption(doc: number): boolean;
+  PDFiumExt_Init(): void;
+  PDFiumExt_OpenFileWriter(): number;
+  PDFiumExt_SaveAsCopy(doc: number, writer: number): number;
+  PDFiumExt_GetFileWriterSize(writer: number): number;
+  PDFiumExt_GetFileWriterData(writer: number, buffer: number, size: number): number;
+  PDFiumExt_CloseFileWriter(writer: number): void;
+  pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } };
+}
+
+/** `FPDF_GetLastError` codes (fpdfview.h). */
+export const FPDF_ERR_PASSWORD = 4;
+
+/** Loads PDFium (once per thread) and initializes the library. */
+export async function loadPdfium(): Promise<Pdfium> {
+  const require = createRequire(import.meta.url);
+  const wasm = await readFile(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
+  const { init } = await import('@embedpdf/pdfium');
+  const binary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength);
+  // The package's types lean on @types/emscripten for the module options; wasmBinary is the one we set.
+  const module = (await init({ wasmBinary: binary } as Parameters<typeof init>[0])) as unknown as Pdfium;
+  module.PDFiumExt_Init();
+  return module;
+}
+
+/** Copies `bytes` into PDFium's memory; the caller frees the pointer after closing the document. */
+export function copyIn(pdfium: Pdfium, bytes: Uint8Array): number {
+  const ptr = pdfium.pdfium.wasmExports.malloc(bytes.length);
+  pdfium.pdfium.HEAPU8.set(bytes, ptr);
+  return ptr;
+}
+
+/** Writes `doc` as a new file (a full rewrite, not an incremental update) and returns its bytes. */
+export function saveCopy(pdfium: Pdfium, doc: number): Uint8Array | undefined {
+  const writer = pdfium.PDFiumExt_OpenFileWriter();
+  try {
+    if (!pdfium.PDFiumExt_SaveAsCopy(doc, writer)) return undefined;
+    const size = pdfium.PDFiumExt_GetFileWriterSize(writer);
+    const out = pdfium.pdfium.wasmExports.malloc(size);
+    try {
+      pdfium.PDFiumExt_GetFileWriterData(writer, out, size);
+      return pdfium.pdfium.HEAPU8.slice(out, out + size);
+    } finally {
+      pdfium.pdfium.wasmExports.free(out);
+    }
+  } finally {
+    pdfium.PDFiumExt_CloseFileWriter(writer);
+  }
+}
