@@ -94,6 +94,7 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       maxFileBytes: config.maxFileBytes,
       fileReplaceGuardMs: config.fileReplaceGuardMs,
       retentionDays: config.retentionDays,
+      deleteGraceMinutes: config.deleteGraceMinutes,
     };
     let worker: TimerWorker | undefined;
     let events: EventWorker | undefined;
