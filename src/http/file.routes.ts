@@ -22,6 +22,8 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // A PDF body is handed over as the raw request stream; the use case streams it into the blob store.
     app.addContentTypeParser('application/pdf', (_request, payload, done) => done(null, payload));
+    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: METADATA_BODY_LIMIT }, (_request, body, done) => done(null, body));
     // Any other type reaches the use case, which names the problem (decisions.md §3).
     app.addContentTypeParser('*', (_request, payload, done) => {

@@ -42,6 +42,8 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // Signhost clients send PUT start (and DELETE) with a JSON Content-Type and no body: an empty body is no body.
     const parseJson = app.getDefaultJsonParser('error', 'error');
+    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') {

@@ -211,6 +211,13 @@ describe('nesting limit (issue 13 point 6)', () => {
     expect(fine.status, fine.text).toBe(200);
   });
 
+  it('every other JSON body of the service too (the signer API), before any handler walks it', async () => {
+    const body = `{"Fields":${'{"a":'.repeat(4199)}{}${'}'.repeat(4199)}}`;
+    const refused = await call(service.url, 'POST', `/api/signer/${'x'.repeat(32)}/sign`, { auth: false, body, headers: { 'content-type': 'application/json' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.Message).toMatch(/^Fields(\.a)+: nested more than 64 levels deep; at most 64 levels are accepted$/);
+  });
+
   it('any other part of a body nested too deep is a 400 too', async () => {
     const body = `{"Seal":true,"Signers":[{"Email":"a@example.com","Verifications":[{"Type":"SURFnet","Attributes":${'['.repeat(5000)}${']'.repeat(5000)}}]}]}`;
     const refused = await createText(body);
