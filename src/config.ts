@@ -42,6 +42,8 @@ export interface ServiceConfig {
   readonly qualifiedSeal?: QualifiedSealConfig;
   /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
   readonly retentionDays: number;
+  /** Minutes after a DELETE during which documents and the receipt stay downloadable (decisions.md §8). */
+  readonly deleteGraceMinutes: number;
   /** Largest accepted PDF upload, in bytes (413 above it). */
   readonly maxFileBytes: number;
   /** Window after an upload in which a second upload of the same kind for the same fileId answers 409. */
@@ -85,6 +87,7 @@ export const CONFIG_KEYS = {
   qsealPkcs11Slot: { env: 'PARAPH_QSEAL_PKCS11_SLOT', file: 'qualifiedSeal.slotIndex', help: 'slot index when no token label is given' },
   qsealPkcs11Key: { env: 'PARAPH_QSEAL_PKCS11_KEY', file: 'qualifiedSeal.keyLabel', help: 'CKA_LABEL of the seal key' },
   retentionDays: { env: 'PARAPH_RETENTION_DAYS', file: 'retentionDays', help: 'days before ended transactions are cleaned (default 30, 0 allowed)' },
+  deleteGraceMinutes: { env: 'PARAPH_DELETE_GRACE_MINUTES', file: 'deleteGraceMinutes', help: 'minutes documents and receipt stay downloadable after DELETE (default 15)' },
   maxFileBytes: { env: 'PARAPH_MAX_FILE_BYTES', file: 'maxFileBytes', help: 'largest PDF upload in bytes (default 52428800 = 50 MiB)' },
   fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
   smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
@@ -170,6 +173,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const smtpRaw = str('smtpUrl');
   const smtpUrl = smtpRaw === undefined ? undefined : checkUrl(smtpRaw, raw('smtpUrl')?.where ?? '', ['smtp:', 'smtps:'], issues);
   const retentionDays = int('retentionDays', 30, 0, 36500);
+  const deleteGraceMinutes = int('deleteGraceMinutes', 15, 0, 10_080);
   const maxFileBytes = int('maxFileBytes', 50 * 1024 * 1024, 1024, 2 ** 32);
   const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
@@ -217,6 +221,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(tsaUrl !== undefined ? { tsaUrl } : {}),
     ...(qualifiedSeal !== undefined ? { qualifiedSeal } : {}),
     retentionDays,
+    deleteGraceMinutes,
     maxFileBytes,
     fileReplaceGuardMs,
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),

@@ -136,7 +136,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
-    const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays };
+    const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays, deleteGraceMinutes: config.deleteGraceMinutes };
     const deps: AppDeps = {
       store: notifyOnOutbox(store, () => events?.wake()),
       clock,

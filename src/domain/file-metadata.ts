@@ -4,6 +4,7 @@
  * parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
  */
 import { ValidationError } from '../errors.js';
+import { dropNullProperties } from './transaction-json.js';
 
 /** The kinds of field a Location can place (decisions.md §4). */
 export type FieldType = 'Signature' | 'Seal' | 'Check' | 'SingleLine' | 'Date' | 'Number';
@@ -145,7 +146,8 @@ export function parseFileMetaData(input: string | Uint8Array, options: ParseFile
     const reason = error instanceof Error ? error.message : String(error);
     throw new ValidationError([`FileMetaData: not valid JSON (${reason})`], INVALID_FILE_METADATA);
   }
-  return validateFileMetaData(value);
+  // Clients send unset properties as null (decisions.md §2): null means absent, the depth guard above bounds the walk.
+  return validateFileMetaData(dropNullProperties(value));
 }
 
 /** Deepest nesting of `{`/`[` outside strings, in one linear scan; malformed JSON is left for JSON.parse to report. */

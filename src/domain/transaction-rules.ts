@@ -148,9 +148,10 @@ export function createTransaction(request: CreateTransactionRequest, context: Cr
     AccountId: context.accountId,
     Status: 5,
     Seal: request.Seal ?? false,
-    SignRequestMode: (request.SignRequestMode ?? 2) as 0 | 1 | 2,
+    // 0 is what the .NET clients send when the property is unset (decisions.md §2).
+    SignRequestMode: request.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: daysToExpire,
-    SendEmailNotifications: request.SendEmailNotifications ?? false,
+    SendEmailNotifications: request.SendEmailNotifications ?? true,
     Language: (request.Language ?? 'nl-NL') as Language,
     CreatedDateTime: at,
     ModifiedDateTime: at,
@@ -175,7 +176,7 @@ export function validateCreateRequest(request: CreateTransactionRequest, default
     issues.push(`DaysToExpire: must be a whole number from 0 to ${MAX_DAYS_TO_EXPIRE} (0 means the default, ${defaultDaysToExpire}); got ${request.DaysToExpire}`);
   }
   if (request.SignRequestMode !== undefined && ![0, 1, 2].includes(request.SignRequestMode)) {
-    issues.push(`SignRequestMode: must be 0 (no sign requests), 1 (all at start) or 2 (in turn); got ${request.SignRequestMode}`);
+    issues.push(`SignRequestMode: must be 1 (all at start) or 2 (each in turn; 0 means 2); got ${request.SignRequestMode}`);
   }
   checkLanguage(request.Language, 'Language', issues);
   checkUrl(request.PostbackUrl, 'PostbackUrl', issues);
@@ -207,14 +208,14 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
   if (signer.BSN !== undefined && !isValidBsn(signer.BSN)) issues.push(`${path}.BSN: not a valid BSN (fails the 11-proef)`);
   if (signer.Iban !== undefined && !isValidIban(signer.Iban)) issues.push(`${path}.Iban: not a valid IBAN`);
   if (signer.SendSignRequest === true && (signer.SignRequestMessage ?? '').trim() === '') {
-    issues.push(`${path}.SignRequestMessage: is required when SendSignRequest is true`);
+    issues.push('The sign request message is null or empty.');
   }
   if (signer.DaysToRemind !== undefined) {
     const days = signer.DaysToRemind;
     if (!Number.isInteger(days) || days < -1) {
       issues.push(`${path}.DaysToRemind: must be -1 (no reminders), 0 (the default, ${DEFAULT_DAYS_TO_REMIND}) or a positive whole number; got ${days}`);
     } else if (days !== -1 && (days === 0 ? DEFAULT_DAYS_TO_REMIND : days) >= daysToExpire) {
-      issues.push(`${path}.DaysToRemind: must be lower than DaysToExpire (${daysToExpire}); got ${days === 0 ? `0 (the default, ${DEFAULT_DAYS_TO_REMIND})` : days}`);
+      issues.push('The days to remind must be lower than the days to expire.');
     }
   }
   if (signer.SignRequestSubject !== undefined && CONTROL.test(signer.SignRequestSubject)) {
@@ -223,7 +224,6 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
   if (signer.ScribbleName !== undefined && CONTROL.test(signer.ScribbleName)) {
     issues.push(`${path}.ScribbleName: ${INVALID_CHARACTERS}`);
   }
-  if (signer.AllowDelegation === true) issues.push(`${path}.AllowDelegation: delegation is not offered; only false is accepted`);
   checkLanguage(signer.Language, `${path}.Language`, issues);
   checkUrl(signer.ReturnUrl, `${path}.ReturnUrl`, issues);
   checkContext(signer.Context, `${path}.Context`, issues);
@@ -388,18 +388,21 @@ function assignSignerIds(signers: readonly SignerRequest[]): string[] {
 const SIGNER_COPIED = [
   'Email', 'Mobile', 'Iban', 'BSN', 'RequireScribble', 'RequireScribbleName', 'RequireEmailVerification',
   'RequireSmsVerification', 'RequireDigidVerification', 'RequireSurfnetVerification', 'RequireIdealVerification',
-  'SendSignConfirmation', 'SignRequestMessage', 'SignRequestSubject', 'Language', 'ScribbleName', 'ScribbleNameFixed',
+  'SignRequestMessage', 'SignRequestSubject', 'Language', 'ScribbleName', 'ScribbleNameFixed',
   'Reference', 'ReturnUrl', 'IntroText', 'AllowDelegation', 'Expires', 'Context',
 ] as const;
 
 function buildSigner(request: SignerRequest, id: string, token: string, at: string): Signer {
   const verifications = (request.Verifications ?? []).length === 0 ? [{ Type: 'Scribble' }] : (request.Verifications ?? []);
+  const sendSignRequest = request.SendSignRequest ?? false;
   const signer: Signer = {
     Id: id,
     SignToken: token,
     Email: request.Email ?? '',
-    Verifications: verifications.map((v) => dropUndefined(v) as Verification),
-    SendSignRequest: request.SendSignRequest ?? false,
+    Verifications: verifications.map((v) => withoutReadOnlyFields(v) as Verification),
+    SendSignRequest: sendSignRequest,
+    // decisions.md §2: the default is the value of SendSignRequest.
+    SendSignConfirmation: request.SendSignConfirmation ?? sendSignRequest,
     DaysToRemind: request.DaysToRemind === undefined || request.DaysToRemind === 0 ? DEFAULT_DAYS_TO_REMIND : request.DaysToRemind,
     Activities: [],
     CreatedDateTime: at,
@@ -407,7 +410,11 @@ function buildSigner(request: SignerRequest, id: string, token: string, at: stri
   };
   const target = signer as unknown as Record<string, unknown>;
   for (const key of SIGNER_COPIED) if (request[key] !== undefined) target[key] = request[key];
-  if (request.Authentications !== undefined) signer.Authentications = request.Authentications.map((a) => dropUndefined(a) as Authentication);
+  if (request.Authentications !== undefined) signer.Authentications = request.Authentications.map((a) => withoutReadOnlyFields(a) as Authentication);
+  // The scribble form's name, as Signhost shows it from creation on (decisions.md §2).
+  const scribble = signer.Verifications.find((v) => v.Type === 'Scribble');
+  if (signer.ScribbleName === undefined && typeof scribble?.ScribbleName === 'string') signer.ScribbleName = scribble.ScribbleName;
+  if (signer.ScribbleNameFixed === undefined && typeof scribble?.ScribbleNameFixed === 'boolean') signer.ScribbleNameFixed = scribble.ScribbleNameFixed;
   return signer;
 }
 
@@ -420,8 +427,27 @@ function buildReceiver(request: ReceiverRequest, id: string, at: string): Receiv
   return receiver;
 }
 
-function dropUndefined(value: VerificationRequest): Record<string, JsonValue> {
+/**
+ * Fields of a verification or authentication that its identity provider (or the service) fills in: a client may send
+ * them back (the .NET v4 client posts its whole model) but they are ignored (decisions.md §2).
+ */
+export const READ_ONLY_VERIFICATION_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  SigningCertificate: ['Issuer', 'Subject', 'Thumbprint'],
+  DigiD: ['Betrouwbaarheidsniveau'],
+  eHerkenning: ['Uid'],
+  'eIDAS Login': ['Uid', 'Level', 'FirstName', 'LastName', 'DateOfBirth', 'Attributes'],
+  iDeal: ['AccountHolderName', 'AccountHolderCity'],
+  iDIN: ['AccountHolderName', 'AccountHolderAddress1', 'AccountHolderAddress2', 'AccountHolderDateOfBirth', 'Attributes'],
+  'itsme Identification': ['Attributes'],
+  'itsme sign': ['Issuer', 'Subject', 'Thumbprint'],
+  SURFnet: ['Uid', 'Attributes'],
+  'CSC Qualified': ['Provider', 'Issuer', 'Subject', 'Thumbprint', 'AdditionalUserData'],
+  Onfido: ['WorkflowRunId', 'Version', 'Attributes'],
+};
+
+function withoutReadOnlyFields(value: VerificationRequest): Record<string, JsonValue> {
+  const readOnly = READ_ONLY_VERIFICATION_FIELDS[value.Type] ?? [];
   const copy: Record<string, JsonValue> = {};
-  for (const [key, field] of Object.entries(value)) if (field !== undefined) copy[key] = field;
+  for (const [key, field] of Object.entries(value)) if (field !== undefined && !readOnly.includes(key)) copy[key] = field;
   return copy;
 }

@@ -19,7 +19,11 @@ export interface TransactionTimers {
   remindAt?: string;
   /** While ended and not cleaned: `EndedDateTime` (cleaning is due a retention period later). */
   endedAt?: string;
-  /** While at 20 under a signing hold: when the hold goes stale (see `SIGNING_HOLD_STALE_MS`). */
+  /**
+   * While at 20 under a signing hold: when the hold goes stale (see `SIGNING_HOLD_STALE_MS`). While a DELETE's grace
+   * period runs: when it ends (`CleanDueDateTime`), so that the documents are released to the clean job. One column
+   * serves both because a transaction is never in both states (a hold is at 20, a DELETE ends the transaction).
+   */
   releaseAt?: string;
 }
 
@@ -29,6 +33,7 @@ export function transactionTimers(tx: Transaction): TransactionTimers {
   if (tx.cleanedAt !== undefined) return timers;
   if (isEndStatus(tx.Status)) {
     if (tx.EndedDateTime !== undefined) timers.endedAt = tx.EndedDateTime;
+    if (tx.CleanDueDateTime !== undefined) timers.releaseAt = tx.CleanDueDateTime;
     return timers;
   }
   if (tx.Status === 5 || tx.Status === 10) timers.expireAt = expiryOf(tx);
@@ -64,8 +69,13 @@ export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: Tim
   const candidates: { kind: TimerKind; at: string }[] = [];
   if (timers.expireAt !== undefined) candidates.push({ kind: 'expire', at: timers.expireAt });
   if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
-  if (timers.endedAt !== undefined) candidates.push({ kind: 'clean', at: addDays(timers.endedAt, retentionDays) });
-  if (timers.releaseAt !== undefined) candidates.push({ kind: 'release', at: timers.releaseAt });
+  if (timers.endedAt !== undefined) {
+    const retained = addDays(timers.endedAt, retentionDays);
+    // A DELETE's grace period holds off retention cleaning too (decisions.md §8).
+    const due = tx.CleanDueDateTime !== undefined && tx.CleanDueDateTime > retained ? tx.CleanDueDateTime : retained;
+    candidates.push({ kind: 'clean', at: due });
+  }
+  if (timers.releaseAt !== undefined) candidates.push({ kind: tx.CleanDueDateTime !== undefined ? 'clean' : 'release', at: timers.releaseAt });
   candidates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return candidates[0];
 }

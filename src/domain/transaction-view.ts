@@ -1,10 +1,13 @@
 /**
- * The response shape of a transaction (service-spec §2.2–§2.5, §4.2, §9; decisions.md §2, §3 and §8): version 1
- * carries every documented property, `null` when absent; version 2 omits absent properties. Defaults are stripped
- * from signers in the sense the spec allows: optional properties the client did not send stay absent (null in v1)
- * rather than being filled with their default values. `Files` carries absolute links and signers their `SignUrl`,
- * both built from a handed-in public base URL. A cleaned transaction has a partial view (decisions.md §8).
- * Internal fields (AccountId, tokens, blob references, version) never appear.
+ * The response shape of a transaction (service-spec §2.2–§2.5, §4.2, §9; decisions.md §2, §3, §6 and §8): version 1
+ * carries every documented property, `null` when absent; version 2 omits absent properties. Neither ever has `null`
+ * where the official .NET models declare a non-nullable type: booleans, numbers and lists get the defaults Signhost
+ * returns (`AllowDelegation` false, `ScribbleNameFixed` and `ScribbleName` from the Scribble verification,
+ * `SendSignConfirmation` = `SendSignRequest`, the `Require*` flags from the verifications, `Authentications` `[]`,
+ * signer `Language` = the transaction's). Activity `Info` and `CancelationReason` are omitted when there is none,
+ * in both versions. `Files` carries absolute links and signers their `SignUrl`, `ShowUrl` and `ReceiptUrl`, built
+ * from a handed-in public base URL. A cleaned transaction has a partial view (decisions.md §8). Internal fields
+ * (AccountId, tokens, blob references, version) never appear.
  */
 import type { Activity, JsonValue, Receiver, Signer, Transaction } from './transaction.js';
 
@@ -34,8 +37,8 @@ export const SIGNER_KEYS = [
   'RequireEmailVerification', 'RequireSmsVerification', 'RequireDigidVerification', 'RequireSurfnetVerification',
   'RequireIdealVerification', 'SendSignRequest', 'SendSignConfirmation', 'SignRequestMessage', 'SignRequestSubject',
   'DaysToRemind', 'Language', 'ScribbleName', 'ScribbleNameFixed', 'Reference', 'ReturnUrl', 'IntroText',
-  'AllowDelegation', 'Expires', 'Activities', 'RejectReason', 'SignUrl', 'SignedDateTime', 'RejectDateTime',
-  'CreatedDateTime', 'ModifiedDateTime', 'Context',
+  'AllowDelegation', 'Expires', 'Activities', 'RejectReason', 'SignUrl', 'ShowUrl', 'ReceiptUrl', 'SignedDateTime',
+  'RejectDateTime', 'CreatedDateTime', 'ModifiedDateTime', 'Context',
 ] as const;
 
 /** Documented properties of a receiver response (spec §2.4 plus `Subject`). */
@@ -52,9 +55,22 @@ export const PARTIAL_TRANSACTION_KEYS = [
   'Id', 'Status', 'Reference', 'CreatedDateTime', 'ModifiedDateTime', 'CanceledDateTime', 'CancelationReason', 'Signers',
 ] as const;
 
+/** Keys left out of both versions when they have no value (decisions.md §2), instead of `null` in version 1. */
+const OMITTED_WHEN_ABSENT: ReadonlySet<string> = new Set(['Info', 'CancelationReason']);
+
 /** `<base>/sign/<token>` (decisions.md §6). */
 export function buildSignUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/sign/${encodeURIComponent(token)}`;
+}
+
+/** `<base>/show/<token>`: the signer's read-only view of the documents (decisions.md §6). */
+export function buildShowUrl(baseUrl: string, token: string): string {
+  return `${trimBase(baseUrl)}/show/${encodeURIComponent(token)}`;
+}
+
+/** `<base>/receipt/<token>`: the receipt as the signer gets it (decisions.md §6). */
+export function buildReceiptUrl(baseUrl: string, token: string): string {
+  return `${trimBase(baseUrl)}/receipt/${encodeURIComponent(token)}`;
 }
 
 /** The absolute URL of GET file (spec §4.5): ids percent-encoded once. */
@@ -88,11 +104,12 @@ export function toTransactionView(tx: Transaction, options: ViewOptions): JsonRe
     Status: tx.Status,
     Files: files,
     Seal: tx.Seal,
-    Signers: tx.Signers.map((signer) => toSignerView(signer, options)),
+    Signers: tx.Signers.map((signer) => toSignerView(signer, options, tx.Language)),
     Receivers: tx.Receivers.map((receiver) => toReceiverView(receiver, options)),
     Reference: tx.Reference,
     PostbackUrl: tx.PostbackUrl,
-    SignRequestMode: tx.SignRequestMode,
+    // Transactions stored before 0 came to mean 2 still hold 0 (decisions.md §2: responses show only 1 or 2).
+    SignRequestMode: tx.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: tx.DaysToExpire,
     Language: tx.Language,
     SendEmailNotifications: tx.SendEmailNotifications,
@@ -105,15 +122,39 @@ export function toTransactionView(tx: Transaction, options: ViewOptions): JsonRe
   return shape(TRANSACTION_KEYS, values, options.version);
 }
 
-/** A signer as responses show it; `SignUrl` while the signer has a token. */
-export function toSignerView(signer: Signer, options: ViewOptions): JsonResponse {
+/** Which `Require*` flag each verification type sets when the client did not send the flag. */
+const REQUIRE_FLAGS: Readonly<Record<string, string>> = {
+  RequireScribble: 'Scribble',
+  RequireEmailVerification: 'Email',
+  RequireSmsVerification: 'PhoneNumber',
+  RequireDigidVerification: 'DigiD',
+  RequireSurfnetVerification: 'SURFnet',
+  RequireIdealVerification: 'iDeal',
+};
+
+/**
+ * A signer as responses show it, with the defaults of decisions.md §2 for what the client did not send; `SignUrl`,
+ * `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's default language.
+ */
+export function toSignerView(signer: Signer, options: ViewOptions, transactionLanguage?: string): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {};
-  for (const key of SIGNER_KEYS) {
-    if (key === 'SignUrl' || key === 'Activities') continue;
-    values[key] = (signer as unknown as Record<string, JsonValue | undefined>)[key];
-  }
+  const sent = signer as unknown as Record<string, JsonValue | undefined>;
+  for (const key of SIGNER_KEYS) values[key] = sent[key];
+  const scribble = signer.Verifications.find((v) => v.Type === 'Scribble');
+  const types = new Set(signer.Verifications.map((v) => v.Type));
+  for (const [flag, type] of Object.entries(REQUIRE_FLAGS)) values[flag] = sent[flag] ?? types.has(type as Signer['Verifications'][number]['Type']);
+  values.RequireScribbleName = signer.RequireScribbleName ?? false;
+  values.Authentications = signer.Authentications ?? [];
+  values.SendSignConfirmation = signer.SendSignConfirmation ?? signer.SendSignRequest;
+  values.AllowDelegation = signer.AllowDelegation ?? false;
+  values.ScribbleName = signer.ScribbleName ?? (typeof scribble?.ScribbleName === 'string' ? scribble.ScribbleName : undefined);
+  values.ScribbleNameFixed = signer.ScribbleNameFixed ?? (typeof scribble?.ScribbleNameFixed === 'boolean' ? scribble.ScribbleNameFixed : false);
+  values.Language = signer.Language ?? transactionLanguage;
   values.Activities = signer.Activities.map((activity) => toActivityView(activity, options.version));
-  values.SignUrl = signer.SignToken === undefined ? undefined : buildSignUrl(options.baseUrl, signer.SignToken);
+  const token = signer.SignToken;
+  values.SignUrl = token === undefined ? undefined : buildSignUrl(options.baseUrl, token);
+  values.ShowUrl = token === undefined ? undefined : buildShowUrl(options.baseUrl, token);
+  values.ReceiptUrl = token === undefined ? undefined : buildReceiptUrl(options.baseUrl, token);
   return shape(SIGNER_KEYS, values, options.version);
 }
 
@@ -156,7 +197,7 @@ function shape(keys: readonly string[], values: Record<string, JsonValue | undef
   for (const key of keys) {
     const value = values[key];
     if (value !== undefined) out[key] = value;
-    else if (version === 1) out[key] = null;
+    else if (version === 1 && !OMITTED_WHEN_ABSENT.has(key)) out[key] = null;
   }
   return out;
 }

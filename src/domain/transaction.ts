@@ -217,7 +217,7 @@ export interface Transaction {
   Seal: boolean;
   Reference?: string;
   PostbackUrl?: string;
-  /** 0 no sign requests, 1 all at start, 2 when it is the signer's turn (default) — decisions.md §2. */
+  /** 1 all at start, 2 when it is the signer's turn (default; decisions.md §2). 0 only in transactions stored before 0 came to mean 2. */
   SignRequestMode: 0 | 1 | 2;
   DaysToExpire: number;
   SendEmailNotifications: boolean;
@@ -241,7 +241,12 @@ export interface Transaction {
   Receipt?: BlobRef;
   /** Optimistic concurrency: 0 before the first commit, then incremented by the store on every commit. */
   version: number;
-  /** Set when documents and sensitive data were deleted (DELETE or retention cleaning): GET answers 410. */
+  /**
+   * After a DELETE (decisions.md §8): when the clean job removes the documents and the receipt, which stay
+   * downloadable until then. Internal, not part of a response.
+   */
+  CleanDueDateTime?: string;
+  /** Set when documents and sensitive data were deleted (DELETE's clean job or retention cleaning): GET answers 410. */
   cleanedAt?: string;
 }
 
@@ -303,8 +308,11 @@ export type TransactionEvent =
   | { type: 'release' }
   /** The expiry timer fired: 5/10 → 50, and 20 → 50 when the signing hold is stale ({@link isSigningHoldStale}). */
   | { type: 'expire' }
-  /** DELETE: 5/10/20 → 60; on an end status the status stays. Either way the transaction is cleaned. */
-  | { type: 'cancel'; reason?: string }
+  /**
+   * DELETE: 5/10/20 → 60; on an end status the status stays. Either way the sensitive data goes at once and the
+   * documents and receipt `graceMinutes` later (default 0: cleaned at once), by a `clean` event.
+   */
+  | { type: 'cancel'; reason?: string; graceMinutes?: number }
   /** Retention cleaning of an ended transaction: status unchanged, data deleted. */
   | { type: 'clean' };
 
@@ -400,7 +408,11 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
       };
       if (event.reason !== undefined) cancelled.CancelationReason = event.reason;
       else delete cancelled.CancelationReason;
-      return cleanTransaction(cancelled, now);
+      const graceMinutes = event.graceMinutes ?? 0;
+      if (graceMinutes <= 0) return cleanTransaction(cancelled, now);
+      // A second DELETE does not extend the grace period of the first.
+      cancelled.CleanDueDateTime = tx.CleanDueDateTime ?? formatTime(new Date(now.getTime() + graceMinutes * 60_000));
+      return deleteSensitiveData(cancelled);
     }
     case 'clean':
       return cleanTransaction(base, now);
@@ -484,8 +496,23 @@ const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', '
  */
 export function cleanTransaction(tx: Transaction, now: Date): Transaction {
   const at = formatTime(now);
+  const scrubbed = deleteSensitiveData(tx);
+  const signers = scrubbed.Signers.map((signer) => {
+    const { SignToken: _token, ...kept } = signer;
+    return kept;
+  });
+  const files = tx.Files.map((file) => dropUndefined({ FileId: file.FileId, DisplayName: file.DisplayName }));
+  const { Receipt: _receipt, CleanDueDateTime: _due, ...rest } = scrubbed;
+  return { ...rest, Files: files, Signers: signers, cleanedAt: at };
+}
+
+/**
+ * Deletes the sensitive data of decisions.md §8 at once (BSN, IBAN, mobile numbers, scribble images and codes, the
+ * signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE leaves for its grace period.
+ */
+export function deleteSensitiveData(tx: Transaction): Transaction {
   const signers = tx.Signers.map((signer) => {
-    const { SignToken: _token, Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, SignSession: _session, ...kept } = signer;
+    const { Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, SignSession: _session, ...kept } = signer;
     return {
       ...kept,
       Verifications: signer.Verifications.map((v) => stripFields(v, SENSITIVE_VERIFICATION_FIELDS)),
@@ -494,9 +521,7 @@ export function cleanTransaction(tx: Transaction, now: Date): Transaction {
         : { Authentications: signer.Authentications.map((a) => stripFields(a, SENSITIVE_VERIFICATION_FIELDS)) }),
     };
   });
-  const files = tx.Files.map((file) => dropUndefined({ FileId: file.FileId, DisplayName: file.DisplayName }));
-  const { Receipt: _receipt, ...rest } = tx;
-  return { ...rest, Files: files, Signers: signers, cleanedAt: at };
+  return { ...tx, Signers: signers };
 }
 
 function stripFields<T extends { [field: string]: JsonValue }>(value: T, fields: readonly string[]): T {

@@ -10,7 +10,8 @@ import { downloadFile } from '../service/download-file.js';
 import { uploadFile } from '../service/upload-file.js';
 import { accountOf } from './auth.js';
 import { parseDigestHeader } from './digest-header.js';
-import { ErrorModelSchema, FileParamsSchema } from './transaction.schema.js';
+import { JSON_CONTENT_TYPE } from './response-version.js';
+import { ErrorModelSchema, FileMetaDataSchema, FileParamsSchema } from './transaction.schema.js';
 
 const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
 /** Largest FileMetaData body; the metadata parser has its own, smaller, limits. */
@@ -21,6 +22,8 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // A PDF body is handed over as the raw request stream; the use case streams it into the blob store.
     app.addContentTypeParser('application/pdf', (_request, payload, done) => done(null, payload));
+    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: METADATA_BODY_LIMIT }, (_request, body, done) => done(null, body));
     // Any other type reaches the use case, which names the problem (decisions.md §3).
     app.addContentTypeParser('*', (_request, payload, done) => {
@@ -39,11 +42,14 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
             tags: ['file'],
             requestBody: {
               'application/pdf': { type: 'string', contentMediaType: 'application/pdf' },
-              'application/json': { type: 'object', description: 'FileMetaData (spec §2.8, decisions.md §4)' },
+              'application/json': FileMetaDataSchema,
             },
             responses: {
-              201: { description: 'PDF added' },
-              202: { description: 'Metadata accepted, awaiting the PDF' },
+              201: { description: 'PDF added: `Stored file <fileId> to transaction <id>`', content: { 'application/json': ErrorModelSchema } },
+              202: {
+                description: 'Metadata accepted, awaiting the PDF: `Meta data for file <fileId> accepted, waiting for actual file`',
+                content: { 'application/json': ErrorModelSchema },
+              },
               204: { description: 'Replaced (or metadata for a PDF already uploaded)' },
               400: error('Invalid file, metadata, digest, Content-Type or fileId; or the transaction was started'),
               401: error('Not authorized'),
@@ -67,7 +73,8 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
           body: request.body as AsyncIterable<Uint8Array> | Uint8Array | undefined,
           ...(length !== undefined && /^\d+$/.test(length) ? { declaredLength: Number(length) } : {}),
         });
-        return reply.code(status).send();
+        if (status === 204) return reply.code(204).send();
+        return reply.code(status).type(JSON_CONTENT_TYPE).send({ Message: uploadMessage(status, request.params.fileId, request.params.transactionId) });
       },
     );
 
@@ -82,8 +89,8 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
             responses: {
               200: { description: 'The PDF', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
               401: error('Not authorized'),
-              404: error('file not found.'),
-              410: error('Cleaned'),
+              404: error('Either the file or transaction does not exist or the file has not yet been processed.'),
+              410: error('The document is no longer available (cleaned; after a DELETE once its grace period passed)'),
             },
           },
         },
@@ -97,6 +104,11 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
       },
     );
   };
+}
+
+/** Signhost's bodies of 201 and 202 (decisions.md §3). */
+function uploadMessage(status: 201 | 202, fileId: string, transactionId: string): string {
+  return status === 201 ? `Stored file ${fileId} to transaction ${transactionId}` : `Meta data for file ${fileId} accepted, waiting for actual file`;
 }
 
 /** `attachment` with an ASCII fallback and the RFC 6266 `filename*` for the real name. */

@@ -25,7 +25,7 @@ export function receiptRoutes(ctx: ServiceContext): FastifyPluginAsync {
               200: { description: 'The sealed receipt', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
               401: error('Not authorized'),
               404: error('receipt not found.'),
-              410: error('Cleaned'),
+              410: error('The receipt is no longer available (cleaned; after a DELETE once its grace period passed)'),
             },
           },
         },

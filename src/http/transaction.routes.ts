@@ -5,7 +5,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CreateTransactionRequest } from '../domain/transaction-rules.js';
+import { dropNullProperties, nestingProblem } from '../domain/transaction-json.js';
 import { toTransactionView } from '../domain/transaction-view.js';
+import { ValidationError } from '../errors.js';
 import { cancelTransaction } from '../service/cancel-transaction.js';
 import type { ServiceContext } from '../service/context.js';
 import { createTransaction } from '../service/create-transaction.js';
@@ -24,18 +26,44 @@ import {
 const json = { 'application/json': TransactionResponseSchema };
 const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
 
+/**
+ * The tolerant reader (decisions.md §2) after the nesting limit (issue 13): null properties are absent.
+ *
+ * @throws ValidationError naming the path nested too deep.
+ */
+function readTolerantly(value: unknown): unknown {
+  const problem = nestingProblem(value, 'Transaction');
+  if (problem !== undefined) throw new ValidationError([problem], 'INVALID_REQUEST');
+  return dropNullProperties(value);
+}
+
 /** Registers the routes under `/api/transaction`. */
 export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // Signhost clients send PUT start (and DELETE) with a JSON Content-Type and no body: an empty body is no body.
     const parseJson = app.getDefaultJsonParser('error', 'error');
+    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') {
         done(null, undefined);
         return;
       }
-      parseJson(request, text, done);
+      parseJson(request, text, (error, value) => {
+        if (error) {
+          done(error, undefined);
+          return;
+        }
+        let read: unknown;
+        try {
+          read = readTolerantly(value);
+        } catch (refused) {
+          done(refused as Error, undefined);
+          return;
+        }
+        done(null, read);
+      });
     });
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const view = (accept: string | undefined) => ({ version: responseVersion(accept), baseUrl: ctx.settings.publicUrl });

@@ -5,6 +5,7 @@
  * validation and the OpenAPI document.
  */
 import { Type, type TSchema } from 'typebox';
+import { FIELD_TYPES } from '../domain/file-metadata.js';
 import { LANGUAGES, VERIFICATION_TYPES } from '../domain/transaction.js';
 
 /** A string enum as plain JSON Schema `enum` (clearer validation messages than an anyOf of literals). */
@@ -13,37 +14,62 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 }
 
 const Str = (options: Record<string, unknown> = {}) => Type.String(options);
-const Attributes = Type.Record(Type.String(), Type.String());
 const opt = Type.Optional;
+/** A property clients may send back (a whole model, decisions.md §2) but not set: accepted and ignored. */
+const readOnly = <T extends TSchema>(schema: T) =>
+  Type.Optional({ ...schema, readOnly: true, description: 'Read-only: accepted when sent back, ignored.' } as T);
+/** Identity attributes a provider returns: any JSON values (the itsme and Onfido clients type them as objects). */
+const Attributes = Type.Record(Type.String(), Type.Unknown());
+const Timestamp = Str({ format: 'date-time' });
+const Url = Str({ format: 'uri', maxLength: 2048 });
 
 /**
- * The fields each verification type accepts (spec §2.6). Read-only fields are accepted too, because clients send a
- * transaction back as they got it; the service overwrites them.
+ * The fields each verification type accepts (spec §2.6, Signhost's OpenAPI and the official clients' models).
+ * Read-only fields (filled in by the identity provider or the service) are accepted because clients send a
+ * transaction back as they got it; the service ignores them (transaction-rules.ts drops them).
  */
 const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Record<string, TSchema>> = {
-  Scribble: { RequireHandsignature: Type.Boolean(), ScribbleNameFixed: Type.Boolean(), ScribbleName: Str({ maxLength: 255 }) },
+  Scribble: { RequireHandsignature: opt(Type.Boolean()), ScribbleNameFixed: opt(Type.Boolean()), ScribbleName: opt(Str({ maxLength: 255 })) },
   Consent: {},
-  PhoneNumber: { Number: Str({ maxLength: 32 }) },
-  Email: {},
-  IPAddress: { IPAddress: Str() },
-  SigningCertificate: { Issuer: Str(), Subject: Str(), Thumbprint: Str() },
-  DigiD: { Bsn: Str({ maxLength: 9 }), Betrouwbaarheidsniveau: Str() },
-  eHerkenning: { Uid: Str(), EntityConcernIdKvkNr: Str({ maxLength: 32 }) },
-  'eIDAS Login': { Uid: Str(), Level: Str(), FirstName: Str(), LastName: Str(), DateOfBirth: Str(), Attributes },
-  iDeal: { Iban: Str({ maxLength: 34 }), AccountHolderName: Str(), AccountHolderCity: Str() },
-  iDIN: {
-    AccountHolderName: Str(),
-    AccountHolderAddress1: Str(),
-    AccountHolderAddress2: Str(),
-    AccountHolderDateOfBirth: Str(),
-    Attributes,
+  PhoneNumber: { Number: opt(Str({ maxLength: 32 })), SecureDownload: opt(Type.Boolean()) },
+  Email: { Email: opt(Str({ format: 'email', maxLength: 320 })) },
+  IPAddress: { IPAddress: opt(Str()) },
+  SigningCertificate: { Issuer: readOnly(Str()), Subject: readOnly(Str()), Thumbprint: readOnly(Str()) },
+  DigiD: { Bsn: opt(Str({ maxLength: 9 })), Betrouwbaarheidsniveau: readOnly(Str()), SecureDownload: opt(Type.Boolean()) },
+  eHerkenning: { Uid: readOnly(Str()), EntityConcernIdKvkNr: opt(Str({ maxLength: 32 })) },
+  'eIDAS Login': {
+    Uid: readOnly(Str()),
+    Level: readOnly(Type.Union([Str(), Type.Integer()])),
+    FirstName: readOnly(Str()),
+    LastName: readOnly(Str()),
+    DateOfBirth: readOnly(Str()),
+    Attributes: readOnly(Attributes),
   },
-  'itsme Identification': { PhoneNumber: Str({ maxLength: 32 }), Attributes },
-  'itsme sign': { Issuer: Str(), Subject: Str(), Thumbprint: Str() },
-  SURFnet: { Uid: Str(), Attributes },
-  'CSC Qualified': { Provider: Str(), Issuer: Str(), Subject: Str(), Thumbprint: Str() },
-  Onfido: { WorkflowId: Str({ format: 'uuid' }) },
-  'OpenID Providers': { ProviderName: Str({ maxLength: 255 }) },
+  iDeal: { Iban: opt(Str({ maxLength: 34 })), AccountHolderName: readOnly(Str()), AccountHolderCity: readOnly(Str()) },
+  iDIN: {
+    AccountHolderName: readOnly(Str()),
+    AccountHolderAddress1: readOnly(Str()),
+    AccountHolderAddress2: readOnly(Str()),
+    AccountHolderDateOfBirth: readOnly(Str()),
+    Attributes: readOnly(Attributes),
+  },
+  'itsme Identification': { PhoneNumber: opt(Str({ maxLength: 32 })), Attributes: readOnly(Attributes) },
+  'itsme sign': { Issuer: readOnly(Str()), Subject: readOnly(Str()), Thumbprint: readOnly(Str()) },
+  SURFnet: { Uid: readOnly(Str()), Attributes: readOnly(Attributes) },
+  'CSC Qualified': {
+    Provider: readOnly(Str()),
+    Issuer: readOnly(Str()),
+    Subject: readOnly(Str()),
+    Thumbprint: readOnly(Str()),
+    AdditionalUserData: readOnly(Attributes),
+  },
+  Onfido: {
+    WorkflowId: opt(Str({ format: 'uuid' })),
+    WorkflowRunId: readOnly(Str({ format: 'uuid' })),
+    Version: readOnly(Type.Integer()),
+    Attributes: readOnly(Attributes),
+  },
+  'OpenID Providers': { ProviderName: opt(Str({ maxLength: 255 })) },
 };
 
 /** A Verification object: one branch per `Type`, each with its own fields (ajv `discriminator`). */
@@ -53,7 +79,7 @@ export const VerificationSchema = Type.Unsafe<{ Type: string } & Record<string, 
   required: ['Type'],
   oneOf: VERIFICATION_TYPES.map((type) => ({
     type: 'object',
-    properties: { Type: { const: type }, ...Object.fromEntries(Object.entries(VERIFICATION_FIELDS[type]).map(([k, v]) => [k, v])) },
+    properties: { Type: { const: type }, ...VERIFICATION_FIELDS[type] },
     required: ['Type'],
     additionalProperties: false,
   })),
@@ -73,7 +99,12 @@ export const AuthenticationSchema = Type.Unsafe<{ Type: string } & Record<string
     },
     {
       type: 'object',
-      properties: { Type: { const: 'DigiD' }, Bsn: { type: 'string', maxLength: 9 }, Betrouwbaarheidsniveau: { type: 'string' } },
+      properties: {
+        Type: { const: 'DigiD' },
+        Bsn: { type: 'string', maxLength: 9 },
+        Betrouwbaarheidsniveau: { type: 'string', readOnly: true },
+        SecureDownload: { type: 'boolean' },
+      },
       required: ['Type'],
       additionalProperties: false,
     },
@@ -81,61 +112,113 @@ export const AuthenticationSchema = Type.Unsafe<{ Type: string } & Record<string
 });
 
 /** `Context`: any JSON object, returned as sent. */
-export const ContextSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'Any JSON object, returned as sent (max 64 KiB).' });
+export const ContextSchema = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Any JSON object, returned as sent (max 64 KiB, 32 levels deep); null inside it stays null.',
+});
 
-const Timestamp = Str({ format: 'date-time' });
-const Url = Str({ format: 'uri', maxLength: 2048 });
+const ActivitySchema = Type.Object({
+  Id: Str(),
+  Code: Type.Integer({ description: 'decisions.md §1: 101 InvitationSent … 999 Failed' }),
+  Activity: Str(),
+  Info: opt(Str({ description: 'Omitted when there is none (e.g. the fileId for 105 DocumentOpened)' })),
+  CreatedDateTime: Timestamp,
+});
 
-/** A signer as a client sends it on create (spec §2.3 plus decisions.md §2). */
-export const SignerRequestSchema = Type.Object(
-  {
-    Id: opt(Str({ description: 'Unique in the transaction, [A-Za-z0-9_-]{1,64}; assigned Signer1, Signer2, … when absent.' })),
-    Email: Str({ format: 'email', maxLength: 320 }),
-    Mobile: opt(Str({ maxLength: 32 })),
-    Iban: opt(Str({ maxLength: 34 })),
-    BSN: opt(Str({ maxLength: 9 })),
-    Verifications: opt(Type.Array(VerificationSchema, { maxItems: 20 })),
-    Authentications: opt(Type.Array(AuthenticationSchema, { maxItems: 10 })),
-    RequireScribble: opt(Type.Boolean()),
-    RequireScribbleName: opt(Type.Boolean()),
-    RequireEmailVerification: opt(Type.Boolean()),
-    RequireSmsVerification: opt(Type.Boolean()),
-    RequireIdealVerification: opt(Type.Boolean()),
-    RequireDigidVerification: opt(Type.Boolean()),
-    RequireSurfnetVerification: opt(Type.Boolean()),
-    SendSignRequest: opt(Type.Boolean()),
-    SendSignConfirmation: opt(Type.Boolean()),
-    SignRequestMessage: opt(Str({ maxLength: 10_000 })),
-    SignRequestSubject: opt(Str({ maxLength: 255 })),
-    DaysToRemind: opt(Type.Integer()),
-    Language: opt(stringEnum(LANGUAGES)),
-    ScribbleName: opt(Str({ maxLength: 255 })),
-    ScribbleNameFixed: opt(Type.Boolean()),
-    Reference: opt(Str({ maxLength: 255 })),
-    ReturnUrl: opt(Url),
-    Expires: opt(Timestamp),
-    IntroText: opt(Str({ maxLength: 10_000 })),
-    AllowDelegation: opt(Type.Boolean()),
-    Context: opt(ContextSchema),
-  },
-  { additionalProperties: false },
-);
+/** FileEntry (spec §2.5). */
+export const FileEntrySchema = Type.Object({
+  Links: Type.Array(Type.Object({ Rel: Str(), Type: Str(), Link: Url })),
+  DisplayName: Str({ maxLength: 255 }),
+});
+
+/** What a signer response carries beyond the request (Signhost's OpenAPI `Signer`): read-only on requests. */
+const SIGNER_READ_ONLY = {
+  Activities: Type.Array(ActivitySchema),
+  RejectReason: Str(),
+  DelegateReason: Str(),
+  DelegateSignerEmail: Str(),
+  DelegateSignerName: Str(),
+  DelegateSignUrl: Str(),
+  SignUrl: Url,
+  ShowUrl: Url,
+  ReceiptUrl: Url,
+  SignedDateTime: Timestamp,
+  RejectDateTime: Timestamp,
+  CreatedDateTime: Timestamp,
+  SignerDelegationDateTime: Timestamp,
+  ModifiedDateTime: Timestamp,
+} as const;
+
+/** What a receiver response carries beyond the request. */
+const RECEIVER_READ_ONLY = { Id: Str(), Activities: Type.Array(ActivitySchema), CreatedDateTime: Timestamp, ModifiedDateTime: Timestamp } as const;
+
+/**
+ * What a transaction response carries beyond the request. `CancelledDateTime` and `CancellationReason` are the
+ * spellings of the .NET client's own model, which its v4 sends back when creating.
+ */
+const TRANSACTION_READ_ONLY = {
+  Id: Str(),
+  Status: Type.Integer(),
+  Files: Type.Record(Type.String(), Type.Unknown()),
+  CreatedDateTime: Timestamp,
+  ModifiedDateTime: Timestamp,
+  CanceledDateTime: Timestamp,
+  CancelationReason: Str(),
+  CancelledDateTime: Timestamp,
+  CancellationReason: Str(),
+} as const;
+
+function readOnlyAll<T extends Record<string, TSchema>>(props: T): Record<keyof T, TSchema> {
+  return Object.fromEntries(Object.entries(props).map(([key, schema]) => [key, readOnly(schema)])) as unknown as Record<keyof T, TSchema>;
+}
+
+const SIGNER_WRITABLE = {
+  Id: opt(Str({ description: 'Unique in the transaction, [A-Za-z0-9_-]{1,64}; assigned Signer1, Signer2, … when absent.' })),
+  Email: Str({ format: 'email', maxLength: 320 }),
+  Mobile: opt(Str({ maxLength: 32 })),
+  Iban: opt(Str({ maxLength: 34 })),
+  BSN: opt(Str({ maxLength: 9 })),
+  Verifications: opt(Type.Array(VerificationSchema, { maxItems: 20 })),
+  Authentications: opt(Type.Array(AuthenticationSchema, { maxItems: 10 })),
+  RequireScribble: opt(Type.Boolean()),
+  RequireScribbleName: opt(Type.Boolean()),
+  RequireEmailVerification: opt(Type.Boolean()),
+  RequireSmsVerification: opt(Type.Boolean()),
+  RequireIdealVerification: opt(Type.Boolean()),
+  RequireDigidVerification: opt(Type.Boolean()),
+  RequireSurfnetVerification: opt(Type.Boolean()),
+  SendSignRequest: opt(Type.Boolean({ description: 'Whether the signer gets sign requests and reminders (default false).' })),
+  SendSignConfirmation: opt(Type.Boolean({ description: 'Default: the value of SendSignRequest.' })),
+  SignRequestMessage: opt(Str({ maxLength: 10_000 })),
+  SignRequestSubject: opt(Str({ maxLength: 255 })),
+  DaysToRemind: opt(Type.Integer()),
+  Language: opt(stringEnum(LANGUAGES)),
+  ScribbleName: opt(Str({ maxLength: 255 })),
+  ScribbleNameFixed: opt(Type.Boolean()),
+  Reference: opt(Str({ maxLength: 255 })),
+  ReturnUrl: opt(Url),
+  Expires: opt(Timestamp),
+  IntroText: opt(Str({ maxLength: 10_000 })),
+  AllowDelegation: opt(Type.Boolean({ description: 'Stored and echoed; delegation itself is not offered.' })),
+  Context: opt(ContextSchema),
+};
+
+/** A signer as a client sends it on create (spec §2.3, decisions.md §2: documented read-only properties ignored). */
+export const SignerRequestSchema = Type.Object({ ...SIGNER_WRITABLE, ...readOnlyAll(SIGNER_READ_ONLY) }, { additionalProperties: false });
+
+const RECEIVER_WRITABLE = {
+  Name: opt(Str({ maxLength: 255 })),
+  Email: Str({ format: 'email', maxLength: 320 }),
+  Language: opt(stringEnum(LANGUAGES)),
+  Message: opt(Str({ maxLength: 10_000 })),
+  Subject: opt(Str({ maxLength: 255 })),
+  Reference: opt(Str({ maxLength: 255 })),
+  Context: opt(ContextSchema),
+};
 
 /** A receiver as a client sends it (spec §2.4). */
-export const ReceiverRequestSchema = Type.Object(
-  {
-    Name: opt(Str({ maxLength: 255 })),
-    Email: Str({ format: 'email', maxLength: 320 }),
-    Language: opt(stringEnum(LANGUAGES)),
-    Message: opt(Str({ maxLength: 10_000 })),
-    Subject: opt(Str({ maxLength: 255 })),
-    Reference: opt(Str({ maxLength: 255 })),
-    Context: opt(ContextSchema),
-  },
-  { additionalProperties: false },
-);
+export const ReceiverRequestSchema = Type.Object({ ...RECEIVER_WRITABLE, ...readOnlyAll(RECEIVER_READ_ONLY) }, { additionalProperties: false });
 
-/** POST /api/transaction body (spec §2.2, §4.1). */
+/** POST /api/transaction body (spec §2.2, §4.1; decisions.md §2). */
 export const CreateTransactionSchema = Type.Object(
   {
     Seal: opt(Type.Boolean()),
@@ -143,11 +226,12 @@ export const CreateTransactionSchema = Type.Object(
     Receivers: opt(Type.Array(ReceiverRequestSchema, { maxItems: 100 })),
     Reference: opt(Str({ maxLength: 255 })),
     PostbackUrl: opt(Url),
-    SignRequestMode: opt(Type.Integer({ minimum: 0, maximum: 2 })),
+    SignRequestMode: opt(Type.Integer({ minimum: 0, maximum: 2, description: '1 all at start, 2 each in turn; 0 or absent means 2.' })),
     DaysToExpire: opt(Type.Integer({ minimum: 0, maximum: 90 })),
-    SendEmailNotifications: opt(Type.Boolean()),
+    SendEmailNotifications: opt(Type.Boolean({ description: 'Default true.' })),
     Language: opt(stringEnum(LANGUAGES)),
     Context: opt(ContextSchema),
+    ...readOnlyAll(TRANSACTION_READ_ONLY),
   },
   { additionalProperties: false },
 );
@@ -170,57 +254,85 @@ export const FileParamsSchema = Type.Object({
   fileId: Str({ description: 'Percent-encoded; at most 255 characters, no control characters nor : * ? \\ / " < > |' }),
 });
 
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+/**
+ * FileMetaData (spec §2.8, decisions.md §4) for the OpenAPI document only: the upload keeps its raw bytes (the
+ * Digest covers them) and the domain's parser validates them (file-metadata.ts); null means absent there too.
+ */
+export const FileMetaDataSchema = Type.Object(
+  {
+    DisplayOrder: opt(NullableInteger),
+    DisplayName: opt(Type.Union([Str({ maxLength: 255 }), Type.Null()])),
+    Description: opt(Type.Union([Str(), Type.Null()])),
+    SetParaph: opt(Type.Union([Type.Boolean(), Type.Null()])),
+    Signers: opt(Type.Record(Type.String(), Type.Object({ FormSets: Type.Array(Str()) }))),
+    FormSets: opt(
+      Type.Record(
+        Type.String(),
+        Type.Record(
+          Type.String(),
+          Type.Object({
+            Type: stringEnum(FIELD_TYPES),
+            Value: opt(Type.Union([Str(), Type.Number(), Type.Boolean()])),
+            Location: Type.Object({
+              Search: opt(Type.Union([Str(), Type.Null()])),
+              Occurence: opt(NullableInteger),
+              Occurrence: opt(NullableInteger),
+              Top: opt(NullableInteger),
+              Right: opt(NullableInteger),
+              Bottom: opt(NullableInteger),
+              Left: opt(NullableInteger),
+              Width: opt(NullableInteger),
+              Height: opt(NullableInteger),
+              PageNumber: opt(NullableInteger),
+            }),
+          }),
+        ),
+      ),
+    ),
+  },
+  { description: 'FileMetaData (spec §2.8, decisions.md §4)' },
+);
+
 /** ErrorModel (spec §2.9). */
 export const ErrorModelSchema = Type.Object({ Message: Str() });
 
-const Activity = Type.Object({
-  Id: Str(),
-  Code: Type.Integer(),
-  Activity: Str(),
-  Info: opt(Str()),
-  CreatedDateTime: Timestamp,
-});
-
-/** FileEntry (spec §2.5). */
-export const FileEntrySchema = Type.Object({
-  Links: Type.Array(Type.Object({ Rel: Str(), Type: Str(), Link: Url })),
-  DisplayName: Str({ maxLength: 255 }),
-});
-
-/** The transaction as responses carry it (documentation only: version 1 writes null for absent properties). */
+/**
+ * The transaction as responses carry it. Version 1 writes null for absent optional properties; never for the
+ * booleans, numbers and lists marked required here (decisions.md §2: the .NET models declare them non-nullable).
+ */
 export const TransactionResponseSchema = Type.Object({
   Id: Str(),
   Status: Type.Integer({ description: '5 WaitingForDocument, 10 WaitingForSigner, 20 InProgress, 30 Signed, 40 Rejected, 50 Expired, 60 Cancelled, 70 Failed' }),
+  Files: Type.Record(Type.String(), FileEntrySchema),
   Seal: Type.Boolean(),
-  Files: opt(Type.Record(Type.String(), FileEntrySchema)),
-  Signers: opt(
-    Type.Array(
-      Type.Object(
-        {
-          ...SignerRequestSchema.properties,
-          Id: Str(),
-          SignUrl: opt(Url),
-          Activities: opt(Type.Array(Activity)),
-          RejectReason: opt(Str()),
-          SignedDateTime: opt(Timestamp),
-          RejectDateTime: opt(Timestamp),
-          CreatedDateTime: opt(Timestamp),
-          ModifiedDateTime: opt(Timestamp),
-        },
-        { additionalProperties: true },
-      ),
-    ),
+  Signers: Type.Array(
+    Type.Object({
+      ...SIGNER_WRITABLE,
+      ...Object.fromEntries(Object.entries(SIGNER_READ_ONLY).map(([k, v]) => [k, opt(v)])),
+      Id: Str(),
+      Verifications: Type.Array(VerificationSchema),
+      Authentications: Type.Array(AuthenticationSchema),
+      SendSignRequest: Type.Boolean(),
+      SendSignConfirmation: Type.Boolean(),
+      AllowDelegation: Type.Boolean(),
+      ScribbleNameFixed: Type.Boolean(),
+      DaysToRemind: Type.Integer(),
+      Language: stringEnum(LANGUAGES),
+      Activities: Type.Array(ActivitySchema),
+    }),
   ),
-  Receivers: opt(Type.Array(Type.Object({ ...ReceiverRequestSchema.properties, Id: Str(), Activities: opt(Type.Array(Activity)) }))),
+  Receivers: Type.Array(Type.Object({ ...RECEIVER_WRITABLE, ...RECEIVER_READ_ONLY })),
   Reference: opt(Str()),
   PostbackUrl: opt(Url),
-  SignRequestMode: opt(Type.Integer()),
-  DaysToExpire: opt(Type.Integer()),
-  SendEmailNotifications: opt(Type.Boolean()),
-  Language: opt(Str()),
-  CreatedDateTime: opt(Timestamp),
+  SignRequestMode: Type.Integer({ description: '1 or 2' }),
+  DaysToExpire: Type.Integer(),
+  Language: stringEnum(LANGUAGES),
+  SendEmailNotifications: Type.Boolean(),
+  CreatedDateTime: Timestamp,
   ModifiedDateTime: opt(Timestamp),
   CanceledDateTime: opt(Timestamp),
-  CancelationReason: opt(Str()),
+  CancelationReason: opt(Str({ description: 'Omitted when there is none' })),
   Context: opt(ContextSchema),
 });

@@ -1,9 +1,11 @@
 /**
  * Use case DELETE /api/transaction/{id} (spec §3, §4.3; decisions.md §8): on 5/10/20 the transaction becomes 60
- * with CanceledDateTime and CancelationReason; on an end status the status stays. Either way its documents and
- * sensitive data are deleted at once (the domain's `cleanTransaction`; the blobs go with the store's garbage
- * collection), and the answer is the transaction as it was just before the data went. A cleaned transaction
- * answers 410. With `SendNotifications`, signers still waiting who were sent a sign request get a cancellation mail.
+ * with CanceledDateTime and CancelationReason; on an end status the status stays. Either way its sensitive data is
+ * deleted at once (the domain's `deleteSensitiveData`); its documents and receipt stay downloadable for
+ * `deleteGraceMinutes` (default 15, 0: at once), then the timers clean them (run-timers.ts) and the blobs go with the
+ * store's garbage collection. The answer is the transaction as it was just before the data went. A cleaned
+ * transaction answers 410. With `SendNotifications`, signers still waiting who were sent a sign request get a
+ * cancellation mail.
  */
 import { isEndStatus, transition, type Transaction } from '../domain/transaction.js';
 import type { Account, OutboxInput } from '../store/store.js';
@@ -11,6 +13,9 @@ import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { postbackRow, signerMailRow } from './outbox-rows.js';
 import { assertNotCleaned } from './transaction-guards.js';
+
+/** Minutes the documents and receipt stay downloadable after a DELETE when the settings say nothing. */
+export const DEFAULT_DELETE_GRACE_MINUTES = 15;
 
 /** The optional DELETE body. */
 export interface CancelRequest {
@@ -31,7 +36,8 @@ export async function cancelTransaction(ctx: ServiceContext, account: Account, t
     (tx, now) => {
       assertNotCleaned(tx);
       const wasEnded = isEndStatus(tx.Status);
-      const cancelled = transition(tx, { type: 'cancel', ...(request.Reason !== undefined ? { reason: request.Reason } : {}) }, now);
+      const graceMinutes = ctx.settings.deleteGraceMinutes ?? DEFAULT_DELETE_GRACE_MINUTES;
+      const cancelled = transition(tx, { type: 'cancel', graceMinutes, ...(request.Reason !== undefined ? { reason: request.Reason } : {}) }, now);
       before = {
         ...tx,
         Status: cancelled.Status,
@@ -53,7 +59,12 @@ export async function cancelTransaction(ctx: ServiceContext, account: Account, t
         transaction: cancelled,
         audit: [
           { at: now, type: 'transaction.cancelled', actor: 'api', data: request.Reason !== undefined ? { reason: request.Reason } : {} },
-          { at: now, type: 'transaction.cleaned', actor: 'api', data: { what: ['documents', 'receipt', 'sensitive data'] } },
+          {
+            at: now,
+            type: 'transaction.cleaned',
+            actor: 'api',
+            data: { what: cancelled.cleanedAt !== undefined ? ['documents', 'receipt', 'sensitive data'] : ['sensitive data'] },
+          },
         ],
         outbox,
       };

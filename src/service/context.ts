@@ -36,6 +36,8 @@ export interface ServiceSettings {
   readonly maxFileBytes: number;
   readonly fileReplaceGuardMs: number;
   readonly retentionDays: number;
+  /** Minutes a DELETEd transaction's documents and receipt stay downloadable before the clean job removes them (default 15). */
+  readonly deleteGraceMinutes?: number;
 }
 
 /** The dependencies of every use case. */

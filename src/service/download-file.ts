@@ -1,13 +1,12 @@
 /**
- * Use case GET /api/transaction/{id}/file/{fileId} (spec §4.5, decisions.md §3): at 5 the PDF as uploaded; from
- * 10 on the prepared PDF with the signatures so far; at 30 the final signed and sealed PDF. Unknown file: 404;
- * cleaned: 410.
+ * Use case GET /api/transaction/{id}/file/{fileId} (spec §4.5, decisions.md §3, §8): at 5 the PDF as uploaded; from
+ * 10 on the prepared PDF with the signatures so far; at 30 the final signed and sealed PDF; after a DELETE, the same
+ * until the clean job ran. Unknown file: 404; cleaned: 410, both with Signhost's texts.
  */
 import { findFile } from '../domain/transaction.js';
 import type { Account } from '../store/store.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
-import { assertNotCleaned } from './transaction-guards.js';
 
 /** A PDF to send. */
 export interface DownloadedFile {
@@ -15,16 +14,21 @@ export interface DownloadedFile {
   readonly fileName: string;
 }
 
+/** Signhost's 404 text for an unknown file (decisions.md §2). */
+export const FILE_NOT_FOUND_MESSAGE = 'Either the file or transaction does not exist or the file has not yet been processed.';
+/** Signhost's 410 text once the documents are cleaned (decisions.md §8). */
+export const DOCUMENT_GONE_MESSAGE = 'The document is no longer available';
+
 /**
  * The file's current PDF.
  *
- * @throws ServiceError `FILE_NOT_FOUND` (404), `TRANSACTION_NOT_FOUND` (401); TransactionCleanedError (410).
+ * @throws ServiceError `FILE_NOT_FOUND` (404), `TRANSACTION_NOT_FOUND` (401), `DOCUMENT_GONE` (410).
  */
 export async function downloadFile(ctx: ServiceContext, account: Account, transactionId: string, fileId: string): Promise<DownloadedFile> {
   const tx = await loadOwnTransaction(ctx, account, transactionId);
-  assertNotCleaned(tx);
+  if (tx.cleanedAt !== undefined) throw new ServiceError('DOCUMENT_GONE', DOCUMENT_GONE_MESSAGE);
   const file = findFile(tx, fileId);
   const blob = tx.Status === 5 ? file?.Original : (file?.Current ?? file?.Original);
-  if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', 'file not found.');
+  if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', FILE_NOT_FOUND_MESSAGE);
   return { bytes: await ctx.store.blobs.read(blob.sha256), fileName: file.DisplayName ?? file.FileId };
 }

@@ -1,20 +1,23 @@
 /**
- * Use case GET /api/file/receipt/{id} (spec §4.6, decisions.md §3): the sealed evidential receipt at status 30;
- * otherwise 404 "receipt not found."; 410 once cleaned.
+ * Use case GET /api/file/receipt/{id} (spec §4.6, decisions.md §3, §8): the sealed evidential receipt at status 30
+ * (also after a DELETE, until the clean job ran); otherwise 404 "receipt not found."; 410 "The receipt is no longer
+ * available" once cleaned.
  */
 import type { Account } from '../store/store.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
-import { assertNotCleaned } from './transaction-guards.js';
+
+/** Signhost's 410 text once the receipt is cleaned (decisions.md §8). */
+export const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
 
 /**
  * The receipt PDF.
  *
- * @throws ServiceError `RECEIPT_NOT_FOUND` (404), `TRANSACTION_NOT_FOUND` (401); TransactionCleanedError (410).
+ * @throws ServiceError `RECEIPT_NOT_FOUND` (404), `TRANSACTION_NOT_FOUND` (401), `RECEIPT_GONE` (410).
  */
 export async function downloadReceipt(ctx: ServiceContext, account: Account, transactionId: string): Promise<Uint8Array> {
   const tx = await loadOwnTransaction(ctx, account, transactionId);
-  assertNotCleaned(tx);
+  if (tx.cleanedAt !== undefined) throw new ServiceError('RECEIPT_GONE', RECEIPT_GONE_MESSAGE);
   if (tx.Status !== 30 || tx.Receipt === undefined) throw new ServiceError('RECEIPT_NOT_FOUND', 'receipt not found.');
   return ctx.store.blobs.read(tx.Receipt.sha256);
 }

@@ -37,7 +37,8 @@ export async function runDueTimers(ctx: ServiceContext, limit = 100): Promise<Ti
       if (timer.kind === 'expire' && (await expireTransaction(ctx, timer.transactionId))) expired++;
       if (timer.kind === 'clean' && (await cleanTransactionData(ctx, timer.transactionId))) cleaned++;
       if (timer.kind === 'remind') await remindSigners(ctx, timer.transactionId);
-      if (timer.kind === 'release') {
+      if (timer.kind === 'release' && (await cleanAfterDeleteGrace(ctx, timer.transactionId))) cleaned++;
+      else if (timer.kind === 'release') {
         const outcome = await releaseStaleHold(ctx, timer.transactionId);
         if (outcome === 'released') released++;
         if (outcome === 'expired') expired++;
@@ -120,14 +121,25 @@ export async function releaseStaleHold(ctx: ServiceContext, id: string): Promise
   return outcome;
 }
 
-/** Cleans an ended transaction; false when it is not ended or already clean. */
+/**
+ * Cleans a DELETEd transaction once its grace period has passed (decisions.md §8: until then its documents and
+ * receipt stay downloadable); false when it has none pending (the timer was a signing hold's).
+ */
+export async function cleanAfterDeleteGrace(ctx: ServiceContext, id: string): Promise<boolean> {
+  const tx = await read(ctx, id);
+  if (tx.CleanDueDateTime === undefined) return false;
+  return cleanTransactionData(ctx, id);
+}
+
+/** Cleans an ended transaction; false when it is not ended, already clean, or within a DELETE's grace period. */
 export async function cleanTransactionData(ctx: ServiceContext, id: string): Promise<boolean> {
   let done = false;
   await commitChange(
     ctx,
     () => read(ctx, id),
     (tx, now) => {
-      if (tx.cleanedAt !== undefined || !isEndStatus(tx.Status)) {
+      const inGrace = tx.CleanDueDateTime !== undefined && Date.parse(tx.CleanDueDateTime) > now.getTime();
+      if (tx.cleanedAt !== undefined || !isEndStatus(tx.Status) || inGrace) {
         done = false;
         return undefined;
       }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
 import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { ValidationError } from '../errors.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
@@ -38,13 +39,9 @@ export interface UploadFileInput {
 export type UploadFileStatus = 201 | 202 | 204;
 
 const CONTENT_TYPE_MESSAGE = "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
-const FORBIDDEN_FILE_ID = /[\u0000-\u001f\u007f-\u009f:*?\\/"<>|]/;
-
-/** Checks a fileId against spec §4.4 (≤ 255 characters, no control characters nor `: * ? \ / " < > |`). */
+/** Checks a fileId against spec §4.4 and decisions.md §3 (see transaction-file-id.ts). */
 export function checkFileId(fileId: string): void {
-  if (fileId.length === 0 || [...fileId].length > 255 || FORBIDDEN_FILE_ID.test(fileId)) {
-    throw new ServiceError('INVALID_FILE_ID', `\`${fileId}\` is not a valid file name.`);
-  }
+  if (!isValidFileId(fileId)) throw new ServiceError('INVALID_FILE_ID', invalidFileIdMessage(fileId));
 }
 
 /**

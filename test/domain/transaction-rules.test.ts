@@ -82,21 +82,16 @@ describe('create request rules', () => {
     expect(build({ Signers: [signer()] }).Signers[0]?.DaysToRemind).toBe(7);
     expect(build({ Signers: [signer({ DaysToRemind: 0 })] }).Signers[0]?.DaysToRemind).toBe(7);
     expect(build({ Signers: [signer({ DaysToRemind: -1 })] }).Signers[0]?.DaysToRemind).toBe(-1);
-    expect(issuesOf({ Signers: [signer({ DaysToRemind: 30 })] })).toEqual([
-      'Signers[0].DaysToRemind: must be lower than DaysToExpire (30); got 30',
-    ]);
-    expect(issuesOf({ DaysToExpire: 5, Signers: [signer({ DaysToRemind: 0 })] })).toEqual([
-      'Signers[0].DaysToRemind: must be lower than DaysToExpire (5); got 0 (the default, 7)',
-    ]);
+    // Signhost's exact text (decisions.md §2).
+    expect(issuesOf({ Signers: [signer({ DaysToRemind: 30 })] })).toEqual(['The days to remind must be lower than the days to expire.']);
+    expect(issuesOf({ DaysToExpire: 5, Signers: [signer({ DaysToRemind: 0 })] })).toEqual(['The days to remind must be lower than the days to expire.']);
     expect(issuesOf({ Signers: [signer({ DaysToRemind: -2 })] })).toEqual([
       'Signers[0].DaysToRemind: must be -1 (no reminders), 0 (the default, 7) or a positive whole number; got -2',
     ]);
   });
 
   it('requires SignRequestMessage with SendSignRequest', () => {
-    expect(issuesOf({ Signers: [signer({ SendSignRequest: true })] })).toEqual([
-      'Signers[0].SignRequestMessage: is required when SendSignRequest is true',
-    ]);
+    expect(issuesOf({ Signers: [signer({ SendSignRequest: true })] })).toEqual(['The sign request message is null or empty.']);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: 'Please sign' })] })).toEqual([]);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: false })] })).toEqual([]);
   });
@@ -134,7 +129,7 @@ describe('create request rules', () => {
 
   it('checks SignRequestMode, URLs, Expires and AllowDelegation', () => {
     expect(issuesOf({ Seal: true, SignRequestMode: 3 })).toEqual([
-      'SignRequestMode: must be 0 (no sign requests), 1 (all at start) or 2 (in turn); got 3',
+      'SignRequestMode: must be 1 (all at start) or 2 (each in turn; 0 means 2); got 3',
     ]);
     expect(issuesOf({ Seal: true, PostbackUrl: 'ftp://x' })).toEqual(['PostbackUrl: not an absolute http(s) URL; got "ftp://x"']);
     expect(issuesOf({ Signers: [signer({ ReturnUrl: 'relative/path' })] })).toEqual([
@@ -144,9 +139,9 @@ describe('create request rules', () => {
       'Signers[0].Expires: not an ISO 8601 date-time with offset (e.g. 2026-12-31T23:59:59+01:00)',
     ]);
     expect(issuesOf({ Signers: [signer({ Expires: '2026-12-31T23:59:59+01:00' })] })).toEqual([]);
-    expect(issuesOf({ Signers: [signer({ AllowDelegation: true })] })).toEqual([
-      'Signers[0].AllowDelegation: delegation is not offered; only false is accepted',
-    ]);
+    // AllowDelegation true is stored and echoed; delegation itself is not offered (decisions.md §2).
+    expect(issuesOf({ Signers: [signer({ AllowDelegation: true })] })).toEqual([]);
+    expect(build({ Signers: [signer({ AllowDelegation: true })] }).Signers[0]?.AllowDelegation).toBe(true);
     expect(issuesOf({ Signers: [signer({ AllowDelegation: false })] })).toEqual([]);
   });
 

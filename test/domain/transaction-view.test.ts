@@ -81,11 +81,24 @@ describe('transaction view', () => {
         const tx = withExtras(makeTransaction(request), activity, false);
         const v1 = toTransactionView(tx, { version: 1, baseUrl: BASE });
         const v2 = toTransactionView(tx, { version: 2, baseUrl: BASE });
-        for (const { keys, value } of nestedObjects(v1)) expect(Object.keys(value)).toEqual(keys);
+        // Info and CancelationReason are left out of both versions when there is none (decisions.md §2).
+        for (const { keys, value } of nestedObjects(v1)) {
+          expect(Object.keys(value)).toEqual(keys.filter((key) => value[key] !== undefined || (key !== 'Info' && key !== 'CancelationReason')));
+        }
         for (const { keys, value } of nestedObjects(v2)) {
           for (const [key, field] of Object.entries(value)) {
             expect(keys).toContain(key);
             expect(field).not.toBeNull();
+          }
+        }
+        // Never null where the .NET models declare a non-nullable type (decisions.md §2).
+        for (const key of ['Status', 'Seal', 'Files', 'Signers', 'Receivers', 'SignRequestMode', 'DaysToExpire', 'SendEmailNotifications', 'CreatedDateTime']) {
+          expect(v1[key], key).not.toBeNull();
+        }
+        expect([1, 2]).toContain(v1.SignRequestMode);
+        for (const signer of v1.Signers as JsonResponse[]) {
+          for (const key of ['SendSignRequest', 'SendSignConfirmation', 'AllowDelegation', 'ScribbleNameFixed', 'Authentications', 'Verifications', 'Activities', 'Language', 'DaysToRemind']) {
+            expect(signer[key], key).not.toBeNull();
           }
         }
         // Dropping every null (also inside Context, equally on both sides) turns v1 into v2.
@@ -111,9 +124,21 @@ describe('transaction view', () => {
     expect(view.CreatedDateTime).toBe('2026-11-21T10:00:00.000+00:00');
     const text = JSON.stringify(view);
     for (const hidden of ['AccountId', 'SignToken', 'version', 'sha256', 'ExpiresDateTime', 'cleanedAt']) expect(text).not.toContain(hidden);
-    // Defaults the client did not send stay absent rather than being filled in.
-    expect(signers[0]).not.toHaveProperty('RequireScribble');
-    expect(signers[0]).toMatchObject({ SendSignRequest: false, DaysToRemind: 7, Verifications: [{ Type: 'Scribble' }] });
+    expect(signers[0]?.ShowUrl).toBe(`https://sign.example.com/show/${tx.Signers[0]?.SignToken}`);
+    expect(signers[0]?.ReceiptUrl).toBe(`https://sign.example.com/receipt/${tx.Signers[0]?.SignToken}`);
+    // Defaults the client did not send are those Signhost returns (decisions.md §2), never null.
+    expect(signers[0]).toMatchObject({
+      SendSignRequest: false,
+      SendSignConfirmation: false,
+      AllowDelegation: false,
+      ScribbleNameFixed: false,
+      RequireScribble: true,
+      RequireSmsVerification: false,
+      Authentications: [],
+      Language: tx.Language,
+      DaysToRemind: 7,
+      Verifications: [{ Type: 'Scribble' }],
+    });
   });
 
   it('lists only files with a PDF, and a fileId such as __proto__ as an ordinary key', () => {

@@ -12,7 +12,8 @@ let pdfA: Uint8Array;
 let pdfB: Uint8Array;
 
 beforeAll(async () => {
-  service = await startTestService();
+  // DELETE cleans at once in this model (the grace period is test/clients/delete-grace.test.ts's).
+  service = await startTestService({ env: { PARAPH_DELETE_GRACE_MINUTES: '0' } });
   pdfA = await makePdf([['Document A']]);
   pdfB = await makePdf([['Document B'], ['page 2']]);
 }, 60_000);

@@ -19,7 +19,8 @@ let service: TestService;
 let pdf: Uint8Array;
 
 beforeAll(async () => {
-  service = await startTestService({ env: { PARAPH_MAX_FILE_BYTES: '20000' } });
+  // No DELETE grace period here: the 410s come at once (the grace period is test/clients/delete-grace.test.ts's).
+  service = await startTestService({ env: { PARAPH_MAX_FILE_BYTES: '20000', PARAPH_DELETE_GRACE_MINUTES: '0' } });
   pdf = await makePdf([['Hello {{Signer1}}']]);
 }, 60_000);
 
@@ -76,7 +77,7 @@ describe('authentication (spec §5, decisions.md §9)', () => {
 describe('POST /api/transaction validation (decisions.md §2)', () => {
   const cases: [string, unknown, string][] = [
     ['unknown property', { Seal: true, Foo: 1 }, 'Foo: unknown property; only documented properties may be sent'],
-    ['null value', { Seal: true, Reference: null }, 'Reference: Null values must not be sent'],
+    ['null signer (a null property is absent, a null item is not)', { Seal: true, Signers: [null] }, 'Signers[0]: Null values must not be sent'],
     ['bad e-mail', { Signers: [{ Email: 'not-an-address' }] }, 'Signers[0].Email: not a valid e-mail address'],
     ['missing e-mail', { Signers: [{ Mobile: '+31612345678' }] }, 'Signers[0].Email: is required'],
     ['unknown signer property', { Signers: [{ Email: 'a@example.com', Colour: 'red' }] }, 'Signers[0].Colour: unknown property; only documented properties may be sent'],
@@ -141,8 +142,8 @@ describe('DELETE /api/transaction/{id} (decisions.md §8)', () => {
       CancelationReason: 'Changed my mind',
       Signers: [],
     });
-    expect((await call(service.url, 'GET', `/api/transaction/${id}/file/doc.pdf`)).status).toBe(410);
-    expect((await call(service.url, 'GET', `/api/file/receipt/${id}`)).status).toBe(410);
+    expect(await call(service.url, 'GET', `/api/transaction/${id}/file/doc.pdf`)).toMatchObject({ status: 410, json: { Message: 'The document is no longer available' } });
+    expect(await call(service.url, 'GET', `/api/file/receipt/${id}`)).toMatchObject({ status: 410, json: { Message: 'The receipt is no longer available' } });
     expect((await call(service.url, 'DELETE', `/api/transaction/${id}`)).status).toBe(410);
     expect((await putPdf(id, 'doc.pdf', pdf)).status).toBe(410);
     expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(410);
@@ -179,7 +180,7 @@ describe('PUT file (spec §4.4, decisions.md §3)', () => {
     ] as const) {
       const r = await putPdf(id, raw, pdf);
       expect(r.status, raw).toBe(400);
-      expect(r.json.Message).toBe(`\`${decoded}\` is not a valid file name.`);
+      expect(r.json.Message).toBe(`${decoded} is not a valid file name.`);
     }
     const spaced = await putPdf(id, 'my%20contract%2520v2.pdf', pdf);
     expect(spaced.status).toBe(201);
@@ -284,7 +285,10 @@ describe('PUT file (spec §4.4, decisions.md §3)', () => {
 describe('downloads and start', () => {
   it('GET file 404 for an unknown file; receipt 404 before the end', async () => {
     const id = await create({ Seal: true });
-    expect(await call(service.url, 'GET', `/api/transaction/${id}/file/nope.pdf`)).toMatchObject({ status: 404, json: { Message: 'file not found.' } });
+    expect(await call(service.url, 'GET', `/api/transaction/${id}/file/nope.pdf`)).toMatchObject({
+      status: 404,
+      json: { Message: 'Either the file or transaction does not exist or the file has not yet been processed.' },
+    });
     expect(await call(service.url, 'GET', `/api/file/receipt/${id}/`)).toMatchObject({ status: 404, json: { Message: 'receipt not found.' } });
   });
 

@@ -3,7 +3,8 @@
  * PascalCase bodies with every optional property they fill, `Accept: application/vnd.signhost.v1+json`,
  * `Content-Type: application/json; charset=utf-8`, `Digest: SHA-256=…`, percent-encoded fileIds, `DaysToExpire: 0`,
  * `SignRequestMode: 0`, PUT start with a JSON Content-Type and an empty body — are accepted, and the responses carry
- * what the client sent plus version-1 nulls (version 2 omits them).
+ * what the client sent plus version-1 nulls (version 2 omits them), with `SignRequestMode` 0 shown as 2 (its meaning,
+ * decisions.md §2). The byte-exact bodies of the real clients are replayed by test/clients/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_KEY, USER_TOKEN, digestHeader, makePdf, startTestService, type TestService } from './service-harness.js';
@@ -71,7 +72,7 @@ describe('a Signhost-shaped client', () => {
     expect(created.status).toBe(200);
     expect(created.headers.get('content-type')).toMatch(/^application\/json; charset=utf-8/);
     const tx = (await created.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(tx).toMatchObject({ Status: 5, Seal: false, Reference: 'Contract #123', SignRequestMode: 0, DaysToExpire: 30, Language: 'en-US', Context: request.Context });
+    expect(tx).toMatchObject({ Status: 5, Seal: false, Reference: 'Contract #123', SignRequestMode: 2, DaysToExpire: 30, Language: 'en-US', Context: request.Context });
     expect(tx.Signers[0]).toMatchObject({
       Id: 'signer-1',
       Email: 'john.doe@example.com',
@@ -81,10 +82,12 @@ describe('a Signhost-shaped client', () => {
       Context: { Role: 'buyer' },
     });
     expect(tx.Signers[0].SignUrl).toMatch(/\/sign\//);
+    expect(tx.Signers[0].ShowUrl).toBe(tx.Signers[0].SignUrl.replace('/sign/', '/show/'));
+    expect(tx.Signers[0].ReceiptUrl).toBe(tx.Signers[0].SignUrl.replace('/sign/', '/receipt/'));
     expect(tx.Receivers[0]).toMatchObject({ Name: 'Jane Roe', Email: 'jane@example.com', Context: { x: 1 } });
-    // Version 1: documented properties that are absent come back as null.
+    // Version 1: documented properties that are absent come back as null; CancelationReason is left out (§2).
     expect(tx.CanceledDateTime).toBeNull();
-    expect(tx.CancelationReason).toBeNull();
+    expect(tx).not.toHaveProperty('CancelationReason');
     expect(tx).toHaveProperty('Files');
     const id = tx.Id as string;
 
@@ -103,6 +106,7 @@ describe('a Signhost-shaped client', () => {
       body: metadata,
     });
     expect(metaPut.status).toBe(202);
+    expect(await metaPut.json()).toEqual({ Message: `Meta data for file ${fileId} accepted, waiting for actual file` });
     const pdf = await makePdf([['Contract', 'Signed by: {{Signer1}}']]);
     const pdfPut = await fetch(`${service.url}/api/transaction/${id}/file/${encoded}`, {
       method: 'PUT',
@@ -110,6 +114,7 @@ describe('a Signhost-shaped client', () => {
       body: pdf,
     });
     expect(pdfPut.status).toBe(201);
+    expect(await pdfPut.json()).toEqual({ Message: `Stored file ${fileId} to transaction ${id}` });
 
     const start = await fetch(`${service.url}/api/transaction/${id}/start`, {
       method: 'PUT',

@@ -67,7 +67,7 @@ describe('mail over SMTP', () => {
   });
 
   it('sends the confirmation with the signed PDF and the receipt, and receivers the signed documents (301)', async () => {
-    const id = await createWithFile({ Seal: true, Reference: 'mail-2', Language: 'en-US', Receivers: [{ Email: 'bob@example.com', Name: 'Bob', Language: 'nl-NL' }] }, 'Offer 7');
+    const id = await createWithFile({ Seal: true, Reference: 'mail-2', Language: 'en-US', SendEmailNotifications: false, Receivers: [{ Email: 'bob@example.com', Name: 'Bob', Language: 'nl-NL' }] }, 'Offer 7');
     expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
     const stored = await service.server.store.getTransaction(id);
     expect(stored?.Status).toBe(30);

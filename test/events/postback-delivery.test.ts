@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function sealOnly(postbackUrl: string, reference: string): Promise<string> {
-  const created = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true, Reference: reference, PostbackUrl: postbackUrl } });
+  const created = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true, Reference: reference, PostbackUrl: postbackUrl, SendEmailNotifications: false } });
   expect(created.status).toBe(200);
   const id = created.json.Id as string;
   const pdf = await makePdf([[`Document ${reference}`]]);
