@@ -4,7 +4,7 @@
  * that must not merge with a metadata field of the same name. Every produced PDF is read back by pdf-lib and pdf.js and
  * checked by qpdf; signed ones by pdfsig and openssl too.
  */
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { PlacementError } from '../../src/errors.js';
@@ -14,36 +14,13 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { fillFormFields } from '../../src/service/signer/fill-form-fields.js';
 import { checkSignedPdf, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
+import { fillablePdf } from './fields-fillable-fixture.js';
 
 async function blankPdf(pages = 1): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < pages; i++) doc.addPage([595, 842]).drawText(`Page ${i + 1}`, { x: 50, y: 800, size: 12, font });
   return doc.save();
-}
-
-/** A fillable PDF as a form designer makes it: text, check box (direct /AP /N), radio group, unsigned signature field. */
-async function fillablePdf(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  const form = doc.getForm();
-  form.createTextField('Customer.Name').addToPage(page, { x: 50, y: 700, width: 200, height: 20 });
-  const city = form.createTextField('Customer.City');
-  city.setText('Delft');
-  city.addToPage(page, { x: 50, y: 670, width: 200, height: 20 });
-  form.createCheckBox('Agree').addToPage(page, { x: 50, y: 640, width: 12, height: 12 });
-  const plan = form.createRadioGroup('Plan');
-  plan.addOptionToPage('Basic', page, { x: 50, y: 610, width: 12, height: 12 });
-  plan.addOptionToPage('Premium', page, { x: 80, y: 610, width: 12, height: 12 });
-  const locked = form.createTextField('Office');
-  locked.addToPage(page, { x: 50, y: 580, width: 100, height: 20 });
-  locked.enableReadOnly();
-  // pdf-lib has no API for a signature field: a bare /FT /Sig widget.
-  const sig = doc.context.obj({ FT: 'Sig', T: PDFString.of('Signature1'), Type: 'Annot', Subtype: 'Widget', Rect: [300, 100, 440, 170], F: 4, P: page.ref });
-  const sigRef = doc.context.register(sig);
-  page.node.addAnnot(sigRef);
-  form.acroForm.addField(sigRef);
-  return doc.save({ useObjectStreams: false });
 }
 
 function normalStates(doc: PDFDocument, widget: PDFDict): { indirect: boolean; states: string[] } {

@@ -133,7 +133,7 @@ export interface FieldValue {
   /** The field's fully qualified name in the PDF. */
   readonly name: string;
   readonly type: 'Check' | 'Radio' | 'SingleLine' | 'Date' | 'Number';
-  /** Check: on or off; Radio: the chosen export value ('' for none); text: the text. */
+  /** Check: on or off; Radio: the chosen export value; text: the text. Only fields the signer sent are written. */
   readonly value: boolean | string;
   /** Check: the export value of the on state (a fillable PDF's check box: its own on-state wins). */
   readonly exportValue?: string;
@@ -235,8 +235,9 @@ function checkValue(
     case 'Check': {
       const exportValue = field.value ?? 'Yes';
       let on: boolean;
-      if (raw === undefined) on = field.checked === true;
-      else if (typeof raw === 'boolean') on = raw;
+      // Not sent: the box stays as the PDF has it (pre-set by the metadata, or by an earlier signer of a shared formset).
+      if (raw === undefined) return { context: field.checked === true };
+      if (typeof raw === 'boolean') on = raw;
       else if (raw === exportValue) on = true;
       else if (raw === 'Off') on = false;
       else {
@@ -248,8 +249,14 @@ function checkValue(
     case 'Radio': {
       const options = field.options ?? [];
       let chosen: string | undefined;
-      if (raw === undefined) chosen = field.value;
-      else if (typeof raw === 'string' || typeof raw === 'number') {
+      if (raw === undefined) {
+        if (field.value === undefined && field.required) {
+          issues.push(`${where}: this field is required.`);
+          return undefined;
+        }
+        return { context: field.value ?? null };
+      }
+      if (typeof raw === 'string' || typeof raw === 'number') {
         const text = typeof raw === 'number' ? fieldValueText(raw) : raw;
         chosen = options.find((o) => o.value === text)?.value;
         if (chosen === undefined) {
@@ -260,11 +267,7 @@ function checkValue(
         issues.push(`${where}: a radio group takes the export value of the chosen button (${options.map((o) => JSON.stringify(o.value)).join(', ')}).`);
         return undefined;
       }
-      if (chosen === undefined && field.required) {
-        issues.push(`${where}: this field is required.`);
-        return undefined;
-      }
-      return { write: { name: field.name, type: 'Radio', value: chosen ?? '' }, context: chosen ?? null };
+      return { write: { name: field.name, type: 'Radio', value: chosen }, context: chosen };
     }
     case 'SingleLine':
     case 'Date':
@@ -293,7 +296,8 @@ function checkValue(
         issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
         return undefined;
       }
-      return { write: { name: field.name, type: field.type, value: text }, context: text };
+      // Not sent: the pre-filled value is already in the PDF.
+      return raw === undefined ? { context: text } : { write: { name: field.name, type: field.type, value: text }, context: text };
     }
     default:
       return undefined;
