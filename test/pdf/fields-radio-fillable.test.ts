@@ -4,6 +4,7 @@
  * that must not merge with a metadata field of the same name. Every produced PDF is read back by pdf-lib and pdf.js and
  * checked by qpdf; signed ones by pdfsig and openssl too.
  */
+import { readFile } from 'node:fs/promises';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
@@ -202,5 +203,56 @@ describe('fillable PDFs: the PDF\'s own fields', () => {
     const ap = nameWidget.dict.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N'));
     expect(ap).toBeInstanceOf(PDFRef);
     expect(doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray).size()).toBe(5); // Customer, Agree, Plan, Office, Signature1: nothing added
+  });
+});
+
+describe('fillable PDFs from a public corpus (pdf.js test/pdfs, made with Adobe LiveCycle Designer)', () => {
+  it('fills the check boxes and radio groups of annotation-button-widget.pdf by their PDF names, then signs: valid everywhere', async () => {
+    const pki = await testPki();
+    const pdf = new Uint8Array(await readFile(new URL('../../fixtures/pdfjs/annotation-button-widget.pdf', import.meta.url)));
+    const meta = { Signers: { Signer1: { FormSets: ['form.pdf'] } } };
+    const { bytes, placements } = await placeFieldsFromMetadata(pdf, meta, { fileId: 'form.pdf', signerIds: ['Signer1'] });
+    const prefix = 'formulier1[0].#subform[0].';
+    expect([...new Set(placements.filter((p) => p.existing === true).map((p) => `${p.field}:${p.type}`))]).toEqual([
+      `${prefix}Selectievakje1[0]:Check`,
+      `${prefix}Selectievakje3[0]:Check`,
+      `${prefix}LijstKeuzerondje[0]:Radio`,
+      `${prefix}LijstKeuzerondje[1]:Radio`,
+    ]);
+    // No unsigned signature field in the form: the signer gets the default one, placed in an update.
+    expect(placements.filter((p) => p.existing !== true).map((p) => p.field)).toEqual(['Signer1.Signature']);
+
+    const filled = await fillFormFields(bytes, [
+      { name: `${prefix}Selectievakje1[0]`, type: 'Check', value: true, exportValue: 'Yes' },
+      { name: `${prefix}Selectievakje3[0]`, type: 'Check', value: false, exportValue: 'Yes' },
+      { name: `${prefix}LijstKeuzerondje[0]`, type: 'Radio', value: '1' },
+      { name: `${prefix}LijstKeuzerondje[1]`, type: 'Radio', value: '2' },
+    ]);
+    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z'), field: 'Signer1.Signature' })).bytes;
+    expect(Buffer.from(signed.subarray(0, pdf.length)).equals(Buffer.from(pdf))).toBe(true);
+    const report = await checkSignedPdf(signed, pki.rootPem);
+    expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);
+    expect(report.openssl).toEqual([true]);
+    expect(report.qpdf, report.details).toBe(true);
+
+    const form = (await PDFDocument.load(signed)).getForm();
+    expect(form.getCheckBox(`${prefix}Selectievakje1[0]`).isChecked()).toBe(true);
+    expect(form.getCheckBox(`${prefix}Selectievakje3[0]`).isChecked()).toBe(false);
+    const buttons = await pdfjsButtons(signed);
+    const on = buttons.filter((b) => (b.checkBox === true && b.fieldValue === b.exportValue) || (b.radioButton === true && b.fieldValue === b.buttonValue));
+    // pdf.js reports the radios' state names: this form's /Opt maps states 0 and 1 to export values 1 and 2.
+    expect(on.map((b) => `${b.fieldName}=${b.exportValue ?? b.buttonValue}`)).toEqual([
+      `${prefix}Selectievakje1[0]=1`,
+      `${prefix}LijstKeuzerondje[0]=0`,
+      `${prefix}LijstKeuzerondje[1]=1`,
+    ]);
+  });
+
+  it('reads the text fields of annotation-text-widget.pdf with their values', async () => {
+    const doc = await PDFDocument.load(await readFile(new URL('../../fixtures/pdfjs/annotation-text-widget.pdf', import.meta.url)), { updateMetadata: false });
+    const fields = readFormFields(doc);
+    expect(fields).toHaveLength(6);
+    expect(fields.every((f) => f.type === 'SingleLine' && f.widgets.length === 1 && f.widgets[0]!.pageNumber === 1)).toBe(true);
+    expect(fields[4]).toMatchObject({ name: 'formulier1[0].#subform[0].Tekstveld6[0]', value: 'abcdefghijklmnopqrstuvwxyz' });
   });
 });

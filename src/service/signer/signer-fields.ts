@@ -276,13 +276,21 @@ function checkValue(
         issues.push(`${where}: send the value as a string.`);
         return undefined;
       }
-      const text = (raw === undefined ? (field.value ?? '') : typeof raw === 'number' ? fieldValueText(raw) : raw).trim();
+      if (raw === undefined) {
+        // Not sent: the pre-filled value (the metadata's, or the PDF's own) is already in the PDF and stays.
+        if ((field.value ?? '').trim() === '' && field.required) {
+          issues.push(`${where}: this field is required.`);
+          return undefined;
+        }
+        return { context: field.value ?? '' };
+      }
+      const text = (typeof raw === 'number' ? fieldValueText(raw) : raw).trim();
       if (text === '') {
         if (field.required) {
           issues.push(`${where}: this field is required.`);
           return undefined;
         }
-        return { context: '' };
+        return { write: { name: field.name, type: field.type, value: '' }, context: '' };
       }
       if (text.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(text)) {
         issues.push(`${where}: at most ${MAX_TEXT} characters on one line.`);
@@ -296,8 +304,7 @@ function checkValue(
         issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
         return undefined;
       }
-      // Not sent: the pre-filled value is already in the PDF.
-      return raw === undefined ? { context: text } : { write: { name: field.name, type: field.type, value: text }, context: text };
+      return { write: { name: field.name, type: field.type, value: text }, context: text };
     }
     default:
       return undefined;
