@@ -279,7 +279,7 @@ function validateSigners(
       if (key === null) return;
       if (typeof key !== 'string') issues.push(`${itemPath}: must be a formset key string (got ${describe(key)})`);
       else if (!Object.hasOwn(formSets, key) && key !== fileId) {
-        issues.push(`${itemPath}: ${JSON.stringify(key)} does not name a key of FormSets` + (fileId === undefined ? '' : ` nor this file (${JSON.stringify(fileId)})`));
+        issues.push(`${itemPath}: ${JSON.stringify(key)} does not name a key of FormSets`);
       } else if (keys.includes(key)) issues.push(`${itemPath}: ${JSON.stringify(key)} is listed twice`);
       else keys.push(key);
     });

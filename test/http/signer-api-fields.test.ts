@@ -149,7 +149,7 @@ describe('signer API: the fields real clients describe', () => {
     expect(await put(id, fileId, { body: PYTHON_FILLABLE_METADATA, headers: { 'content-type': 'application/json' } })).toBe(202);
     const refused = await call(base, 'PUT', `/api/transaction/${id}/file/Other.pdf`, { body: PYTHON_FILLABLE_METADATA, headers: { 'content-type': 'application/json' } });
     expect(refused.status).toBe(400);
-    expect(refused.json.Message).toContain('"Contract.pdf" does not name a key of FormSets nor this file ("Other.pdf")');
+    expect(refused.json.Message).toContain('Signers.Signer1.FormSets[0]: "Contract.pdf" does not name a key of FormSets');
     expect(await put(id, fileId, { body: await fillablePdf(), headers: { 'content-type': 'application/pdf' } })).toBe(201);
     expect((await call(base, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
     const [token] = (await tokens(id)) as [string];
