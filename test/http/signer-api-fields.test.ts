@@ -7,6 +7,7 @@
  */
 import { PDFDocument, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call, makePdf } from '../e2e/service-harness.js';
 import { DOTNET_V5_COMPLEX_METADATA, DOTNET_V5_COMPLEX_PAGES, PYTHON_FILLABLE_METADATA } from '../domain/file-metadata-clients.fixtures.js';
@@ -130,6 +131,13 @@ describe('signer API: the fields real clients describe', () => {
     expect(report.pdfsig.map((x) => x.valid), report.details).toEqual([true, true, true]);
     expect(report.openssl).toEqual([true, true, true]);
     expect(report.qpdf, report.details).toBe(true);
+    // signer2 filled check boxes, a radio group and a text field after signer1 signed: paraph's own verifier explains
+    // every one of those changes. (What it refuses are the SetParaph initials stamped for signer2: not a form fill.)
+    const verdict = await verifyPdf(pdf, { trustRoots: [await caPem()], now: s.service.clock.now() });
+    const first = verdict.signatures[0]!;
+    expect(first.modifications.allowed).toEqual(expect.arrayContaining([expect.stringMatching(/form field dictionary \(Radio group\) \d+ 0 R filled/)]));
+    expect(first.modifications.disallowed.filter((d) => !d.includes('a /Stamp annotation was added'))).toEqual([]);
+    expect(verdict.signatures.slice(1).map((x) => x.valid)).toEqual([true, true]);
     const form = (await PDFDocument.load(pdf)).getForm();
     expect(form.getRadioGroup('FormSet2.Radio group').getSelected()).toBe('Option A');
     expect(form.getRadioGroup('FormSet3.Radio group').getSelected()).toBe('1');
@@ -176,6 +184,7 @@ describe('signer API: the fields real clients describe', () => {
     expect(report.pdfsig.map((x) => x.valid), report.details).toEqual([true, true]);
     expect(report.openssl).toEqual([true, true]);
     expect(report.qpdf, report.details).toBe(true);
+    expect((await verifyPdf(pdf, { trustRoots: [await caPem()], now: s.service.clock.now() })).valid).toBe(true);
     const form = (await PDFDocument.load(pdf)).getForm();
     expect(form.getTextField('Customer.Name').getText()).toBe('Zoë Janssen');
     expect(form.getCheckBox('Agree').isChecked()).toBe(true);
