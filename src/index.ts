@@ -48,6 +48,10 @@ export {
   parseFileMetaData,
   validateFileMetaData,
   textFieldValueProblem,
+  exportValueOf,
+  fieldValueText,
+  fillableSignerIds,
+  radioGroupFieldName,
   FIELD_TYPES,
   INVALID_FILE_METADATA,
   FILE_METADATA_TOO_LARGE,
@@ -57,7 +61,10 @@ export {
   type Location,
   type SignerFormSets,
   type ParseFileMetaDataOptions,
+  type ValidateFileMetaDataOptions,
+  type FieldValueInput,
 } from './domain/file-metadata.js';
+export { readFormFields, type ExistingField, type ExistingWidget } from './pdf/form-fields.js';
 export {
   resolveLocations,
   resolveLocation,

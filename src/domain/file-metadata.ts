@@ -4,17 +4,21 @@
  * parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
  */
 import { ValidationError } from '../errors.js';
-import { dropNullProperties } from './transaction-json.js';
 
 /** The kinds of field a Location can place (decisions.md §4). */
-export type FieldType = 'Signature' | 'Seal' | 'Check' | 'SingleLine' | 'Date' | 'Number';
+export type FieldType = 'Signature' | 'Seal' | 'Check' | 'Radio' | 'SingleLine' | 'Date' | 'Number';
 
 /** Every {@link FieldType}, in the order the spec lists them. */
-export const FIELD_TYPES: readonly FieldType[] = ['Signature', 'Seal', 'Check', 'SingleLine', 'Date', 'Number'];
+export const FIELD_TYPES: readonly FieldType[] = ['Signature', 'Seal', 'Check', 'Radio', 'SingleLine', 'Date', 'Number'];
+
+/** A field's `Value` as the official clients send it: a string, a number or a boolean (decisions.md §4). */
+export type FieldValueInput = string | number | boolean;
 
 /**
  * Where a field goes, in PDF points, CSS-absolute-positioning style inside the matched text's box (with `Search`) or
- * the page (decisions.md §4). After validation the alias `Occurrence` has been folded into `Occurence`.
+ * the page (decisions.md §4). After validation the alias `Occurrence` has been folded into `Occurence`. Over-constrained
+ * like CSS (Left, Right and Width all given; likewise Top, Bottom and Height): Right (Bottom) is ignored, as the .NET
+ * client's own test sends such Locations.
  */
 export interface Location {
   Search?: string;
@@ -34,11 +38,13 @@ export interface Location {
 export interface FieldSpec {
   Type: FieldType;
   /**
-   * Check: the export value when checked (`Yes` when absent; not `Off`, at most 127 UTF-8 bytes); SingleLine: the
-   * pre-filled value (one line); Date: pre-filled `YYYY-MM-DD`; Number: pre-filled `42`, `-3.5` or `0,75`; never on
-   * Signature or Seal.
+   * Check: a string (or number) is the export value when checked (`Yes` when absent; not `Off`, at most 127 UTF-8
+   * bytes), `true`/`false` pre-set the box (export value `Yes`); Radio: a string (or number) is the button's export
+   * value (else its key), `true` pre-selects it; SingleLine: the pre-filled value (one line, a number written as
+   * such); Date: pre-filled `YYYY-MM-DD`; Number: pre-filled `42`, `-3.5`, `0,75` or a JSON number; never on
+   * Signature or Seal. Kept as sent.
    */
-  Value?: string;
+  Value?: FieldValueInput;
   Location: Location;
 }
 
@@ -59,8 +65,18 @@ export interface FileMetaData {
   FormSets?: Record<string, Record<string, FieldSpec>>;
 }
 
+/** What {@link validateFileMetaData} needs to know besides the JSON. */
+export interface ValidateFileMetaDataOptions {
+  /**
+   * The fileId the metadata belongs to. A signer's `FormSets` entry equal to it (with no such key in `FormSets`)
+   * gives that signer the PDF's own form fields (Signhost's fillable PDFs, decisions.md §4); without `fileId` such an
+   * entry is refused like any unknown formset.
+   */
+  fileId?: string;
+}
+
 /** Limits applied by {@link parseFileMetaData}. */
-export interface ParseFileMetaDataOptions {
+export interface ParseFileMetaDataOptions extends ValidateFileMetaDataOptions {
   /** Largest accepted input in bytes (UTF-8). Default 1 MiB. */
   maxBytes?: number;
   /** Deepest accepted nesting of JSON objects and arrays. Default 32 (valid metadata needs 5). */
@@ -86,7 +102,8 @@ const NUMBER_PATTERN = /^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/;
 
 const ROOT_PROPS = ['DisplayName', 'DisplayOrder', 'Description', 'SetParaph', 'Signers', 'FormSets'] as const;
 const SIGNER_PROPS = ['FormSets'] as const;
-const FIELD_PROPS = ['Type', 'Value', 'Location'] as const;
+/** `Link` is documented on a field by Signhost's OpenAPI (the Python client sends it as null); it is ignored. */
+const FIELD_PROPS = ['Type', 'Value', 'Location', 'Link'] as const;
 const LOCATION_PROPS = [
   'Search',
   'Occurence',
@@ -146,8 +163,7 @@ export function parseFileMetaData(input: string | Uint8Array, options: ParseFile
     const reason = error instanceof Error ? error.message : String(error);
     throw new ValidationError([`FileMetaData: not valid JSON (${reason})`], INVALID_FILE_METADATA);
   }
-  // Clients send unset properties as null (decisions.md §2): null means absent, the depth guard above bounds the walk.
-  return validateFileMetaData(dropNullProperties(value));
+  return validateFileMetaData(value, options.fileId !== undefined ? { fileId: options.fileId } : {});
 }
 
 /** Deepest nesting of `{`/`[` outside strings, in one linear scan; malformed JSON is left for JSON.parse to report. */
@@ -173,14 +189,15 @@ function jsonNestingDepth(text: string): number {
 }
 
 /**
- * Validates an already-parsed JSON value as FileMetaData (spec §2.8, decisions.md §4) and returns a clean copy:
- * only known properties, `Occurrence` folded into `Occurence`. Every broken rule is collected before throwing.
+ * Validates an already-parsed JSON value as FileMetaData (spec §2.8, decisions.md §2 and §4) and returns a clean
+ * copy: only known properties, `null` treated as absent (the Python client sends every unset property as null),
+ * `Occurrence` folded into `Occurence`. Every broken rule is collected before throwing.
  *
  * @throws ValidationError with code `INVALID_FILE_METADATA`; each issue reads `<JSON path>: <rule>`.
  * @example
  * validateFileMetaData({ FormSets: { f: { s: { Type: 'Signature', Location: { PageNumber: 1 } } } } });
  */
-export function validateFileMetaData(input: unknown): FileMetaData {
+export function validateFileMetaData(input: unknown, options: ValidateFileMetaDataOptions = {}): FileMetaData {
   const issues: string[] = [];
   const root = expectObject(input, 'FileMetaData', issues);
   if (!root) throw new ValidationError(issues, INVALID_FILE_METADATA);
@@ -212,15 +229,15 @@ export function validateFileMetaData(input: unknown): FileMetaData {
   }
   if (has(root, 'SetParaph')) {
     const v = root.SetParaph;
-    if (v === null) issues.push(nullIssue('SetParaph'));
-    else if (typeof v !== 'boolean') issues.push(`SetParaph: must be true or false (got ${describe(v)})`);
+    if (typeof v !== 'boolean') issues.push(`SetParaph: must be true or false (got ${describe(v)})`);
     else out.SetParaph = v;
   }
 
   const formSets = has(root, 'FormSets') ? validateFormSets(root.FormSets, issues) : undefined;
   if (formSets) out.FormSets = formSets;
   if (has(root, 'Signers')) {
-    const signers = validateSigners(root.Signers, has(root, 'FormSets') && isObject(root.FormSets) ? root.FormSets : {}, issues);
+    const declared = has(root, 'FormSets') && isObject(root.FormSets) ? root.FormSets : {};
+    const signers = validateSigners(root.Signers, declared, options.fileId, issues);
     if (signers) out.Signers = signers;
   }
 
@@ -231,6 +248,7 @@ export function validateFileMetaData(input: unknown): FileMetaData {
 function validateSigners(
   value: unknown,
   formSets: JsonObject,
+  fileId: string | undefined,
   issues: string[],
 ): Record<string, SignerFormSets> | undefined {
   const obj = expectObject(value, 'Signers', issues);
@@ -242,6 +260,7 @@ function validateSigners(
       issues.push(`Signers: signer id ${JSON.stringify(id)} must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -`);
       continue;
     }
+    if (obj[id] === null) continue;
     const signer = expectObject(obj[id], path, issues);
     if (!signer) continue;
     checkProperties(signer, path, SIGNER_PROPS, issues);
@@ -250,10 +269,6 @@ function validateSigners(
       continue;
     }
     const list = signer.FormSets;
-    if (list === null) {
-      issues.push(nullIssue(`${path}.FormSets`));
-      continue;
-    }
     if (!Array.isArray(list)) {
       issues.push(`${path}.FormSets: must be an array of formset keys (got ${describe(list)})`);
       continue;
@@ -261,9 +276,9 @@ function validateSigners(
     const keys: string[] = [];
     list.forEach((key: unknown, i) => {
       const itemPath = `${path}.FormSets[${i}]`;
-      if (key === null) issues.push(nullIssue(itemPath));
-      else if (typeof key !== 'string') issues.push(`${itemPath}: must be a formset key string (got ${describe(key)})`);
-      else if (!Object.hasOwn(formSets, key)) {
+      if (key === null) return;
+      if (typeof key !== 'string') issues.push(`${itemPath}: must be a formset key string (got ${describe(key)})`);
+      else if (!Object.hasOwn(formSets, key) && key !== fileId) {
         issues.push(`${itemPath}: ${JSON.stringify(key)} does not name a key of FormSets`);
       } else if (keys.includes(key)) issues.push(`${itemPath}: ${JSON.stringify(key)} is listed twice`);
       else keys.push(key);
@@ -286,6 +301,7 @@ function validateFormSets(
       continue;
     }
     const setPath = `FormSets.${setKey}`;
+    if (obj[setKey] === null) continue;
     const set = expectObject(obj[setKey], setPath, issues);
     if (!set) continue;
     const fields: [string, FieldSpec][] = [];
@@ -294,9 +310,11 @@ function validateFormSets(
         issues.push(`${setPath}: field key ${JSON.stringify(fieldKey)} must be 1 to 255 characters of A-Z, a-z, 0-9 and _`);
         continue;
       }
+      if (set[fieldKey] === null) continue;
       const field = validateField(set[fieldKey], `${setPath}.${fieldKey}`, issues);
       if (field) fields.push([fieldKey, field]);
     }
+    checkRadioGroup(fields, setPath, issues);
     sets.push([setKey, Object.fromEntries(fields)]);
   }
   return Object.fromEntries(sets);
@@ -310,12 +328,16 @@ function validateField(value: unknown, path: string, issues: string[]): FieldSpe
 
   let type: FieldType | undefined;
   if (!has(obj, 'Type')) issues.push(`${path}.Type: is required (one of ${FIELD_TYPES.join(', ')})`);
-  else if (obj.Type === null) issues.push(nullIssue(`${path}.Type`));
   else if (typeof obj.Type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(obj.Type)) {
     issues.push(`${path}.Type: must be one of ${FIELD_TYPES.join(', ')} (got ${describe(obj.Type)})`);
   } else type = obj.Type as FieldType;
 
-  const fieldValue = readString(obj, 'Value', path, issues);
+  let fieldValue: FieldValueInput | undefined;
+  if (has(obj, 'Value')) {
+    const v = obj.Value;
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) fieldValue = v;
+    else issues.push(`${path}.Value: must be a string, a number or true/false (got ${describe(v)})`);
+  }
   if (fieldValue !== undefined && type !== undefined) checkValue(type, fieldValue, `${path}.Value`, issues);
 
   let location: Location | undefined;
@@ -328,25 +350,92 @@ function validateField(value: unknown, path: string, issues: string[]): FieldSpe
   return field;
 }
 
-function checkValue(type: FieldType, value: string, path: string, issues: string[]): void {
+function checkValue(type: FieldType, value: FieldValueInput, path: string, issues: string[]): void {
   switch (type) {
     case 'Signature':
     case 'Seal':
       issues.push(`${path}: is not allowed on a ${type} field`);
       return;
     case 'Check':
-      if (value.length === 0) issues.push(`${path}: the export value of a Check field must not be empty`);
-      else if (value === 'Off') issues.push(`${path}: "Off" is reserved for the unchecked state; choose another export value`);
-      else if (Buffer.byteLength(value, 'utf8') > MAX_EXPORT_VALUE_BYTES) {
-        issues.push(`${path}: the export value of a Check field must be at most ${MAX_EXPORT_VALUE_BYTES} bytes in UTF-8`);
-      } else if (hasControlCharacter(value)) issues.push(`${path}: must not contain control characters`);
+    case 'Radio': {
+      if (typeof value === 'boolean') return;
+      const exported = String(value);
+      if (exported.length === 0) issues.push(`${path}: the export value of a ${type} field must not be empty`);
+      else if (exported === 'Off') issues.push(`${path}: "Off" is reserved for the unchecked state; choose another export value`);
+      else if (Buffer.byteLength(exported, 'utf8') > MAX_EXPORT_VALUE_BYTES) {
+        issues.push(`${path}: the export value of a ${type} field must be at most ${MAX_EXPORT_VALUE_BYTES} bytes in UTF-8`);
+      } else if (hasControlCharacter(exported)) issues.push(`${path}: must not contain control characters`);
       return;
+    }
     case 'SingleLine':
     case 'Date':
     case 'Number': {
-      const problem = textFieldValueProblem(type, value);
+      if (typeof value === 'boolean' || (typeof value === 'number' && type === 'Date')) {
+        issues.push(`${path}: a ${type} field takes ${type === 'Date' ? 'a string YYYY-MM-DD' : 'a string or a number'} (got ${describe(value)})`);
+        return;
+      }
+      const problem = textFieldValueProblem(type, fieldValueText(value));
       if (problem) issues.push(`${path}: ${problem}`);
       return;
+    }
+  }
+}
+
+/** A text field's pre-filled `Value` as text: a JSON number written plainly (`123.45`, never `1e-7`). */
+export function fieldValueText(value: string | number): string {
+  if (typeof value === 'string') return value;
+  const plain = String(value);
+  return /e/i.test(plain) ? value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 }) : plain;
+}
+
+/**
+ * The signers that fill the PDF's own form fields (Signhost's fillable PDFs, decisions.md §4): those whose `FormSets`
+ * name the fileId itself while `FormSets` has no such key.
+ */
+export function fillableSignerIds(metadata: FileMetaData, fileId: string): string[] {
+  if (Object.hasOwn(metadata.FormSets ?? {}, fileId)) return [];
+  return Object.entries(metadata.Signers ?? {})
+    .filter(([, signer]) => signer.FormSets.includes(fileId))
+    .map(([id]) => id);
+}
+
+/**
+ * The export value of a Check or Radio field (decisions.md §4): its string (or number) `Value`; a Check without one
+ * (or with `true`/`false`) exports `Yes`, a Radio button its field key.
+ */
+export function exportValueOf(type: 'Check' | 'Radio', fieldKey: string, value: FieldValueInput | undefined): string {
+  if (typeof value === 'string' || typeof value === 'number') return fieldValueText(value);
+  return type === 'Check' ? 'Yes' : fieldKey;
+}
+
+/** Partial name of a formset's radio group when the formset also holds other fields (a space: never a field key). */
+const MIXED_RADIO_GROUP = 'Radio group';
+
+/**
+ * The PDF field name of a formset's radio group (decisions.md §4): `<formset>` when the formset holds only Radio
+ * fields; when it holds others too, `<formset>` is their parent field and cannot also be the group, so the group is
+ * its kid `<formset>.Radio group`. Undefined when the formset has no Radio field.
+ */
+export function radioGroupFieldName(formSet: string, fields: Readonly<Record<string, FieldSpec>>): string | undefined {
+  const types = Object.values(fields).map((f) => f.Type);
+  if (!types.includes('Radio')) return undefined;
+  return types.every((t) => t === 'Radio') ? formSet : `${formSet}.${MIXED_RADIO_GROUP}`;
+}
+
+/** The Radio fields of one formset are one group: their export values must differ, and at most one is pre-selected. */
+function checkRadioGroup(fields: readonly [string, FieldSpec][], setPath: string, issues: string[]): void {
+  const seen = new Map<string, string>();
+  let selected: string | undefined;
+  for (const [key, field] of fields) {
+    if (field.Type !== 'Radio') continue;
+    const exported = exportValueOf('Radio', key, field.Value);
+    const other = seen.get(exported);
+    if (other !== undefined) {
+      issues.push(`${setPath}.${key}.Value: the radio buttons ${other} and ${key} of formset ${setPath.slice('FormSets.'.length)} have the same export value ${JSON.stringify(exported)}; give each its own`);
+    } else seen.set(exported, key);
+    if (field.Value === true) {
+      if (selected !== undefined) issues.push(`${setPath}.${key}.Value: only one radio button of a group can be pre-selected (${selected} is already true)`);
+      else selected = key;
     }
   }
 }
@@ -419,12 +508,6 @@ function validateLocation(value: unknown, path: string, issues: string[]): Locat
     }
   }
 
-  if (has(obj, 'Width') && has(obj, 'Left') && has(obj, 'Right')) {
-    issues.push(`${path}: Width cannot be used with both Left and Right`);
-  }
-  if (has(obj, 'Height') && has(obj, 'Top') && has(obj, 'Bottom')) {
-    issues.push(`${path}: Height cannot be used with both Top and Bottom`);
-  }
   if (!has(obj, 'Search') && !has(obj, 'PageNumber')) {
     issues.push(`${path}: PageNumber is required when there is no Search`);
   }
@@ -441,15 +524,12 @@ function isObject(value: unknown): value is JsonObject {
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
+/** Whether `obj` has `key` with a value: `null` counts as absent (decisions.md §2). */
 function has(obj: JsonObject, key: string): boolean {
-  return Object.hasOwn(obj, key);
+  return Object.hasOwn(obj, key) && obj[key] !== null;
 }
 
 function expectObject(value: unknown, path: string, issues: string[]): JsonObject | undefined {
-  if (value === null) {
-    issues.push(nullIssue(path));
-    return undefined;
-  }
   if (!isObject(value)) {
     issues.push(`${path}: must be a JSON object (got ${describe(value)})`);
     return undefined;
@@ -477,8 +557,7 @@ function readString(obj: JsonObject, key: string, path: string, issues: string[]
   if (!has(obj, key)) return undefined;
   const full = path ? `${path}.${key}` : key;
   const v = obj[key];
-  if (v === null) issues.push(nullIssue(full));
-  else if (typeof v !== 'string') issues.push(`${full}: must be a string (got ${describe(v)})`);
+  if (typeof v !== 'string') issues.push(`${full}: must be a string (got ${describe(v)})`);
   else return v;
   return undefined;
 }
@@ -487,15 +566,10 @@ function readNumber(obj: JsonObject, key: string, path: string, issues: string[]
   if (!has(obj, key)) return undefined;
   const full = path ? `${path}.${key}` : key;
   const v = obj[key];
-  if (v === null) issues.push(nullIssue(full));
-  else if (typeof v !== 'number') issues.push(`${full}: must be a number (got ${describe(v)})`);
+  if (typeof v !== 'number') issues.push(`${full}: must be a number (got ${describe(v)})`);
   else if (!Number.isFinite(v)) issues.push(`${full}: must be a finite number (got ${v})`);
   else return v;
   return undefined;
-}
-
-function nullIssue(path: string): string {
-  return `${path}: Null values must not be sent`;
 }
 
 function hasControlCharacter(value: string): boolean {
@@ -503,6 +577,7 @@ function hasControlCharacter(value: string): boolean {
 }
 
 function describe(value: unknown): string {
+  if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return 'bytes: parse a FileMetaData file with parseFileMetaData';

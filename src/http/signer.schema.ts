@@ -21,11 +21,20 @@ export const VerificationBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** POST /:token/sign: `{ "Fields": { "<fileId>": { "<formset>.<field>": value } } }`. */
+/**
+ * POST /:token/sign: `{ "Fields": { "<fileId>": { "<field>": value } } }`, the field key plain or `<formset>.<key>`;
+ * a value is a string, a number (Number fields, radio export values), true/false (check boxes) or null (not sent).
+ */
 export const SignBodySchema = Type.Object(
   {
     Fields: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 1000 }), Type.Boolean()]))),
+      Type.Union([
+        Type.Null(),
+        Type.Record(
+          Type.String(),
+          Type.Union([Type.Null(), Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]))]),
+        ),
+      ]),
     ),
   },
   { additionalProperties: false },

@@ -111,6 +111,28 @@ export function checkBoxAppearance(width: number, height: number, on: boolean): 
   );
 }
 
+/** A radio button, off (`on` false) or selected (a filled dot), drawn as circles (4 Bézier arcs). */
+export function radioAppearance(width: number, height: number, on: boolean): string {
+  const cx = width / 2;
+  const cy = height / 2;
+  const outer = circle(cx, cy, Math.max(0.5, Math.min(width, height) / 2 - 0.5));
+  const ring = `q ${BOX_FILL} ${BOX_STROKE} 1 w ${outer} B Q\n`;
+  if (!on) return ring;
+  return ring + `q 0 g ${circle(cx, cy, Math.max(0.5, Math.min(width, height) / 4))} f Q\n`;
+}
+
+/** A closed circle path (the usual 0.5523 Bézier approximation). */
+function circle(cx: number, cy: number, r: number): string {
+  const k = 0.5523 * r;
+  return (
+    `${num(cx + r)} ${num(cy)} m ` +
+    `${num(cx + r)} ${num(cy + k)} ${num(cx + k)} ${num(cy + r)} ${num(cx)} ${num(cy + r)} c ` +
+    `${num(cx - k)} ${num(cy + r)} ${num(cx - r)} ${num(cy + k)} ${num(cx - r)} ${num(cy)} c ` +
+    `${num(cx - r)} ${num(cy - k)} ${num(cx - k)} ${num(cy - r)} ${num(cx)} ${num(cy - r)} c ` +
+    `${num(cx + k)} ${num(cy - r)} ${num(cx + r)} ${num(cy - k)} ${num(cx + r)} ${num(cy)} c h`
+  );
+}
+
 /**
  * The /Matrix of an appearance drawn upright in a `width`×`height` box so that it shows upright on a page with
  * `/Rotate rotation`: a counter-clockwise rotation by the same angle (ISO 32000-2 §12.5.5 maps the transformed

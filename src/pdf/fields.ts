@@ -8,9 +8,12 @@
  * dictionary; a field whose Location matched several times has one widget kid per match.
  *
  * Signature and Seal become unsigned signature fields (/FT /Sig), Check a check box whose on-state is the export
- * value, SingleLine/Date/Number text fields (/FT /Tx) with /DA naming the bundled DejaVu Sans (subset; with text
+ * value, the Radio fields of a formset one radio group (`<formset>`, or `<formset>.Radio group` in a formset with other
+ * fields) with a widget per button whose on-state is the button's export value, SingleLine/Date/Number text fields (/FT /Tx) with /DA naming the bundled DejaVu Sans (subset; with text
  * fields the subset keeps all of Latin-1 and Latin Extended-A, ~40 KB, so a viewer can show what a signer types). Every widget
- * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R.
+ * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R. The /AP /N
+ * state dictionaries of check boxes and radio buttons are indirect objects: validators before pyHanko's 2026 fix
+ * for stateful fields crash on a direct one in a field a later revision modifies (issue 12).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -29,6 +32,7 @@ import type { FieldType } from '../domain/file-metadata.js';
 import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
   checkBoxAppearance,
+  radioAppearance,
   rotationMatrix,
   signatureAppearance,
   textFieldAppearance,
@@ -61,7 +65,7 @@ export interface PlacedWidget extends ReaderRect {
 
 /** A field added to the PDF. */
 export interface PlacedField {
-  /** Fully qualified name, `<formset>.<fieldKey>`. */
+  /** Fully qualified name, `<formset>.<fieldKey>` (a radio group: see FieldPlacement.field). */
   field: string;
   formSet: string;
   fieldKey: string;
@@ -108,11 +112,12 @@ export async function placeFields(
         `${options.pageCount} for another. Repair it (e.g. save it again from a PDF editor) and upload it again.`,
     );
   }
-  const fields = groupPlacements(placements, pages.length);
+  // Fields the PDF already has (fillable PDFs) are filled when signing, not placed.
+  const fields = groupPlacements(placements.filter((p) => p.existing !== true), pages.length);
   if (fields.length === 0) return { bytes: pdf.slice(), fields: [] };
 
   const labelOf = options.label ?? defaultLabel;
-  const needsFont = fields.some((f) => f.type !== 'Check');
+  const needsFont = fields.some((f) => f.type !== 'Check' && f.type !== 'Radio');
   const hasText = fields.some((f) => f.type === 'SingleLine' || f.type === 'Date' || f.type === 'Number');
   const labels = new Map<FieldPlacement, string>();
   for (const f of fields) {
@@ -139,7 +144,7 @@ export async function placeFields(
     for (let i = 1; fontResources.has(PDFName.of(fontKey)); i++) fontKey = `${FONT_KEY}${i}`;
     fontResources.set(PDFName.of(fontKey), font.ref);
   }
-  if (fields.some((f) => f.type === 'Check') && !fontResources.has(PDFName.of(ZADB_KEY))) {
+  if (fields.some((f) => f.type === 'Check' || f.type === 'Radio') && !fontResources.has(PDFName.of(ZADB_KEY))) {
     fontResources.set(PDFName.of(ZADB_KEY), ctx.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'ZapfDingbats' }));
   }
   if (fields.some((f) => f.type === 'Signature' || f.type === 'Seal')) {
@@ -160,11 +165,19 @@ export async function placeFields(
   const resources = font ? ctx.obj({ Font: { [fontKey]: font.ref } }) : undefined;
 
   for (const f of fields) {
-    const parent = parents.get(f.formSet) ?? openParent(session, fieldList, f.formSet);
-    parents.set(f.formSet, parent);
-    assertKidFree(ctx, parent.kids, f);
+    const radio = f.type === 'Radio';
+    const topLevel = radio && f.field === f.formSet;
+    let parent: { kids: PDFArray; ref: PDFRef } | undefined;
+    if (topLevel) {
+      assertTopLevelFree(ctx, fieldList, f.formSet);
+    } else {
+      parent = parents.get(f.formSet) ?? openParent(session, fieldList, f.formSet);
+      parents.set(f.formSet, parent);
+      assertKidFree(ctx, parent.kids, f);
+    }
 
-    const fieldDict = ctx.obj({ T: PDFString.of(f.fieldKey), Parent: parent.ref }) as PDFDict;
+    const partial = topLevel ? f.formSet : f.field.slice(f.formSet.length + 1);
+    const fieldDict = ctx.obj({ T: PDFString.of(partial), ...(parent ? { Parent: parent.ref } : {}) }) as PDFDict;
     const widgets: PDFDict[] = f.placements.map((p) => {
       const geo = geometryOf(p.pageNumber);
       const user = readerRectToUser(geo, p);
@@ -191,13 +204,15 @@ export async function placeFields(
       if (f.type === 'Signature' || f.type === 'Seal') {
         const label = labels.get(p) ?? '';
         widget.set(PDFName.of('AP'), ctx.obj({ N: form(signatureAppearance(font!, fontKey, p.width, p.height, label)) }));
-      } else if (f.type === 'Check') {
+      } else if (f.type === 'Check' || radio) {
+        const draw = radio ? radioAppearance : checkBoxAppearance;
+        const onState = exportName(p.value);
         const normal = ctx.obj({}) as PDFDict;
-        normal.set(exportName(f.value), form(checkBoxAppearance(p.width, p.height, true)));
-        normal.set(PDFName.of('Off'), form(checkBoxAppearance(p.width, p.height, false)));
-        widget.set(PDFName.of('AP'), ctx.obj({ N: normal }));
-        widget.set(PDFName.of('AS'), PDFName.of('Off'));
-        mk.set(PDFName.of('CA'), PDFString.of('4')); // ZapfDingbats check mark, for viewers that redraw
+        normal.set(onState, form(draw(p.width, p.height, true)));
+        normal.set(PDFName.of('Off'), form(draw(p.width, p.height, false)));
+        widget.set(PDFName.of('AP'), ctx.obj({ N: ctx.register(normal) }));
+        widget.set(PDFName.of('AS'), p.checked === true ? onState : PDFName.of('Off'));
+        mk.set(PDFName.of('CA'), PDFString.of(radio ? 'l' : '4')); // ZapfDingbats dot / check mark, for viewers that redraw
       } else {
         const size = textFieldFontSize(p.height);
         const content = textFieldAppearance(font!, fontKey, p.width, p.height, size, f.value);
@@ -208,7 +223,7 @@ export async function placeFields(
 
     describeField(fieldDict, f, fontKey, labels.get(f.placements[0]!));
     let fieldRef: PDFRef;
-    if (widgets.length === 1) {
+    if (widgets.length === 1 && !radio) {
       for (const [key, value] of widgets[0]!.entries()) fieldDict.set(key, value);
       fieldRef = ctx.register(fieldDict);
       appendPageAnnotation(session, pages[f.placements[0]!.pageNumber - 1]!.ref, fieldRef);
@@ -222,7 +237,8 @@ export async function placeFields(
       });
       fieldDict.set(PDFName.of('Kids'), ctx.obj(kids));
     }
-    parent.kids.push(fieldRef);
+    if (parent) parent.kids.push(fieldRef);
+    else fieldList.push(fieldRef);
   }
 
   if (font) await font.embed();
@@ -231,7 +247,7 @@ export async function placeFields(
     bytes,
     fields: fields.map((f) => {
       const placed: PlacedField = {
-        field: `${f.formSet}.${f.fieldKey}`,
+        field: f.field,
         formSet: f.formSet,
         fieldKey: f.fieldKey,
         type: f.type,
@@ -253,12 +269,22 @@ function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: str
       set('FT', PDFName.of('Sig'));
       if (label) set('TU', PDFHexString.fromText(label));
       return;
-    case 'Check':
+    case 'Check': {
       set('FT', PDFName.of('Btn'));
       set('Ff', PDFNumber.of(0));
-      set('V', PDFName.of('Off'));
+      const on = f.placements[0]!;
+      set('V', on.checked === true ? exportName(on.value) : PDFName.of('Off'));
       set('DA', PDFString.of(`/${ZADB_KEY} 0 Tf 0 g`));
       return;
+    }
+    case 'Radio': {
+      set('FT', PDFName.of('Btn'));
+      set('Ff', PDFNumber.of(RADIO_FLAGS));
+      const selected = f.placements.find((p) => p.checked === true);
+      set('V', selected ? exportName(selected.value) : PDFName.of('Off'));
+      set('DA', PDFString.of(`/${ZADB_KEY} 0 Tf 0 g`));
+      return;
+    }
     case 'SingleLine':
     case 'Date':
     case 'Number': {
@@ -272,6 +298,9 @@ function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: str
     }
   }
 }
+
+/** /Ff of a radio group: Radio (bit 16) and NoToggleToOff (bit 15), ISO 32000-2 Table 229. */
+const RADIO_FLAGS = (1 << 15) | (1 << 14);
 
 function defaultLabel(p: FieldPlacement): string {
   if (p.type === 'Seal') return 'Seal';
@@ -298,6 +327,7 @@ function charRange(from: number, to: number): string {
 }
 
 interface FieldGroup {
+  field: string;
   formSet: string;
   fieldKey: string;
   type: FieldType;
@@ -318,7 +348,11 @@ function groupPlacements(placements: readonly FieldPlacement[], pageCount: numbe
         issues.push(`${at}: ${what} ${JSON.stringify(name)} must be a non-empty name without a period`);
       }
     }
-    if (p.field !== `${p.formSet}.${p.fieldKey}`) issues.push(`${at}: field must be "${p.formSet}.${p.fieldKey}"`);
+    if (p.type === 'Radio') {
+      if (p.field !== p.formSet && !(p.field.startsWith(`${p.formSet}.`) && !p.field.slice(p.formSet.length + 1).includes('.'))) {
+        issues.push(`${at}: a radio button's field must be its group, "${p.formSet}" or "${p.formSet}.<group>"`);
+      }
+    } else if (p.field !== `${p.formSet}.${p.fieldKey}`) issues.push(`${at}: field must be "${p.formSet}.${p.fieldKey}"`);
     if (!Number.isSafeInteger(p.pageNumber) || p.pageNumber < 1 || p.pageNumber > pageCount) {
       issues.push(`${at}: pageNumber ${p.pageNumber} is not a page of this ${pageCount}-page document`);
     }
@@ -329,11 +363,13 @@ function groupPlacements(placements: readonly FieldPlacement[], pageCount: numbe
     if (issues.length > before) return;
     const group = groups.get(p.field);
     if (!group) {
-      const g: FieldGroup = { formSet: p.formSet, fieldKey: p.fieldKey, type: p.type, signerIds: [...p.signerIds], placements: [p] };
+      const g: FieldGroup = { field: p.field, formSet: p.formSet, fieldKey: p.fieldKey, type: p.type, signerIds: [...p.signerIds], placements: [p] };
       if (p.value !== undefined) g.value = p.value;
       groups.set(p.field, g);
-    } else if (group.type !== p.type || group.value !== p.value) {
+    } else if (group.type !== p.type || (p.type !== 'Radio' && (group.value !== p.value || group.placements[0]!.checked !== p.checked))) {
       issues.push(`${at}: the field already has type ${group.type} and value ${JSON.stringify(group.value)}; one field has one type and value`);
+    } else if (p.type === 'Radio' && p.checked === true && group.placements.some((q) => q.checked === true && q.value !== p.value)) {
+      issues.push(`${at}: another button of radio group ${p.field} is already selected; select at most one`);
     } else {
       group.placements.push(p);
     }
@@ -432,6 +468,19 @@ function openParent(session: PdfUpdateSession, fieldList: PDFArray, formSet: str
   return { kids, ref };
 }
 
+/** A formset's radio group is a top-level field `<formset>`: the PDF must not have a top-level field of that name. */
+function assertTopLevelFree(ctx: PDFContext, fieldList: PDFArray, name: string): void {
+  for (let i = 0; i < fieldList.size(); i++) {
+    const dict = ctx.lookup(fieldList.get(i));
+    if (dict instanceof PDFDict && partialName(dict) === name) {
+      throw new PlacementError(
+        'FIELD_NAME_TAKEN',
+        `The PDF already has a field named "${name}", so the radio group of formset "${name}" cannot be added: rename the formset`,
+      );
+    }
+  }
+}
+
 function isWidgetArray(ctx: PDFContext, kids: PDFArray): boolean {
   const first = kids.size() > 0 ? ctx.lookup(kids.get(0)) : undefined;
   return first instanceof PDFDict && !first.has(PDFName.of('T'));
@@ -440,10 +489,10 @@ function isWidgetArray(ctx: PDFContext, kids: PDFArray): boolean {
 function assertKidFree(ctx: PDFContext, kids: PDFArray, f: FieldGroup): void {
   for (let i = 0; i < kids.size(); i++) {
     const kid = ctx.lookup(kids.get(i));
-    if (kid instanceof PDFDict && partialName(kid) === f.fieldKey) {
+    if (kid instanceof PDFDict && `${f.formSet}.${partialName(kid)}` === f.field) {
       throw new PlacementError(
         'FIELD_NAME_TAKEN',
-        `The PDF already has a field named "${f.formSet}.${f.fieldKey}": use another field key or start from the PDF without it`,
+        `The PDF already has a field named "${f.field}": use another field key or start from the PDF without it`,
       );
     }
   }

@@ -4,20 +4,31 @@
  * positioning inside a containing block: the box of the matched `Search` text, else the page. Pure: it reads only
  * the page geometries and text matches it is handed, so resolving after indexing costs microseconds.
  */
-import type { FieldType, FileMetaData, Location } from '../domain/file-metadata.js';
+import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, type FileMetaData, type Location } from '../domain/file-metadata.js';
 import { PlacementError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { findText, type TextIndex } from './text-index.js';
 
 /** One widget to create: a field of a formset at a rectangle of a page, in reader coordinates. */
 export interface FieldPlacement {
-  /** Fully qualified field name, `<formset>.<fieldKey>`. */
+  /**
+   * Fully qualified field name, `<formset>.<fieldKey>`; for a Radio button the name of its formset's group
+   * (`<formset>`, or `<formset>.Radio group` in a formset with other fields too: {@link radioGroupFieldName}); for a
+   * field the PDF already had (`existing`), its fully qualified name in the PDF.
+   */
   field: string;
   formSet: string;
+  /** The field's key; for a Radio, the button's key; for an existing field, its fully qualified name. */
   fieldKey: string;
   type: FieldType;
-  /** Check: export value; SingleLine/Date/Number: pre-filled value. */
+  /** Check and Radio: export value (on-state); SingleLine/Date/Number: pre-filled value. */
   value?: string;
+  /** Check: pre-checked; Radio: the button pre-selected. */
+  checked?: boolean;
+  /** A field of the PDF itself (fillable PDFs, decisions.md §4): nothing is placed, the signers fill it. */
+  existing?: boolean;
+  /** An existing text, check box or radio field the PDF marks required (/Ff bit 2). */
+  required?: boolean;
   /** Signers whose FormSets include this field's formset, in the metadata's order. */
   signerIds: string[];
   /** 1-based page. */
@@ -67,6 +78,7 @@ export const DEFAULT_FIELD_SIZES: Readonly<Record<FieldType, { width: number; he
   Signature: { width: 140, height: 70 },
   Seal: { width: 140, height: 70 },
   Check: { width: 12, height: 12 },
+  Radio: { width: 12, height: 12 },
   SingleLine: { width: 150, height: 18 },
   Date: { width: 150, height: 18 },
   Number: { width: 150, height: 18 },
@@ -103,12 +115,13 @@ export function resolveLocations(input: LocateInput, metadata: FileMetaData): Fi
   };
   const out: FieldPlacement[] = [];
   for (const [formSet, fields] of Object.entries(metadata.FormSets ?? {})) {
+    const radioGroup = radioGroupFieldName(formSet, fields);
     for (const [fieldKey, spec] of Object.entries(fields)) {
       const path = `FormSets.${formSet}.${fieldKey}.Location`;
       const boxes = resolveLocation(source.pages, spec.Location, spec.Type, path, find);
       for (const { pageNumber, rect } of boxes) {
         const placement: FieldPlacement = {
-          field: `${formSet}.${fieldKey}`,
+          field: spec.Type === 'Radio' && radioGroup !== undefined ? radioGroup : `${formSet}.${fieldKey}`,
           formSet,
           fieldKey,
           type: spec.Type,
@@ -116,7 +129,12 @@ export function resolveLocations(input: LocateInput, metadata: FileMetaData): Fi
           pageNumber,
           ...rect,
         };
-        if (spec.Value !== undefined) placement.value = spec.Value;
+        if (spec.Type === 'Check' || spec.Type === 'Radio') {
+          placement.value = exportValueOf(spec.Type, fieldKey, spec.Value);
+          if (spec.Value === true) placement.checked = true;
+        } else if (spec.Value !== undefined && typeof spec.Value !== 'boolean') {
+          placement.value = fieldValueText(spec.Value);
+        }
         out.push(placement);
       }
     }
@@ -214,8 +232,8 @@ export function resolveLocation(
 
 /**
  * One axis of CSS absolute positioning: `near`/`far` are the Left/Right (or Top/Bottom) insets from the containing
- * block's edges, positive inwards. Both given: they fix the size. One given: the size is `extent` or the default.
- * Neither: the near inset is 0.
+ * block's edges, positive inwards. Both given: they fix the size, unless `extent` is given too (over-constrained:
+ * `far` is ignored, as in CSS). One given: the size is `extent` or the default. Neither: the near inset is 0.
  */
 function axis(
   blockStart: number,
@@ -225,7 +243,7 @@ function axis(
   extent: number | undefined,
   fallback: number,
 ): { start: number; size: number } {
-  if (near !== undefined && far !== undefined) return { start: blockStart + near, size: blockSize - near - far };
+  if (near !== undefined && far !== undefined && extent === undefined) return { start: blockStart + near, size: blockSize - near - far };
   const size = extent ?? fallback;
   if (far !== undefined) return { start: blockStart + blockSize - far - size, size };
   return { start: blockStart + (near ?? 0), size };

@@ -2,10 +2,14 @@
  * The placement facade (issue 2, decisions.md §4): FileMetaData + PDF in, PDF with AcroForm fields out. Validates
  * the metadata, extracts text only when a Location searches or a signer needs a default field (only the pages named
  * by PageNumber when every searching Location has one), resolves the Locations, adds the default signature fields of
- * signers the metadata gives none, and places the fields in one incremental update.
+ * signers the metadata gives none, and places the fields in one incremental update. For a fillable PDF (a signer's
+ * FormSets naming the fileId, decisions.md §4) the PDF's own fields are returned as placements marked `existing`,
+ * assigned to those signers, and nothing is placed for them.
  */
-import { validateFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
+import { fillableSignerIds, validateFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
+import { PlacementError } from '../errors.js';
 import { placeFields, type PlaceFieldsOptions, type PlacedField } from './fields.js';
+import { readFormFields } from './form-fields.js';
 import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './locate.js';
 import { pageGeometry } from './page-geometry.js';
@@ -23,6 +27,11 @@ export interface PlaceFieldsFromMetadataOptions extends PlaceFieldsOptions {
    * right of page 1), named `<signerId>.Signature`.
    */
   signerIds?: readonly string[];
+  /**
+   * The fileId of the document: a signer's FormSets entry naming it gives that signer the PDF's own fields
+   * (fillable PDFs). Without it such an entry is refused.
+   */
+  fileId?: string;
 }
 
 /** The result of {@link placeFieldsFromMetadata}. */
@@ -31,7 +40,10 @@ export interface PlaceFieldsFromMetadataResult {
   bytes: Uint8Array;
   /** Every field placed, with its widgets. */
   fields: PlacedField[];
-  /** Every widget, one per resolved Location match, in formset and field order. */
+  /**
+   * Every widget, one per resolved Location match, in formset and field order; then the default signature fields;
+   * then, for a fillable PDF, a placement marked `existing` per widget of the PDF's own fields.
+   */
   placements: FieldPlacement[];
   /** The validated metadata. */
   metadata: FileMetaData;
@@ -52,10 +64,14 @@ export async function placeFieldsFromMetadata(
   metadata: unknown,
   options: PlaceFieldsFromMetadataOptions = {},
 ): Promise<PlaceFieldsFromMetadataResult> {
-  const valid = validateFileMetaData(metadata);
+  const valid = validateFileMetaData(metadata, options.fileId !== undefined ? { fileId: options.fileId } : {});
+  const fillers = options.fileId === undefined ? [] : fillableSignerIds(valid, options.fileId);
+  const existing = fillers.length > 0 ? existingPlacements(await loadPdf(pdf), options.fileId as string, fillers) : [];
   const locations = Object.values(valid.FormSets ?? {}).flatMap((fields) => Object.values(fields).map((f) => f.Location));
   const searching = locations.filter((l) => l.Search !== undefined);
-  const needDefault = (options.signerIds ?? []).filter((id) => !hasSignatureField(valid, id));
+  const needDefault = (options.signerIds ?? []).filter(
+    (id) => !hasSignatureField(valid, id) && !existing.some((p) => p.type === 'Signature' && p.signerIds.includes(id)),
+  );
   let source: LocateInput;
   let pageCount: number;
   if (searching.length > 0 || needDefault.length > 0) {
@@ -78,12 +94,60 @@ export async function placeFieldsFromMetadata(
   const placements = resolveLocations(source, valid);
   if (needDefault.length > 0) {
     const wanted = new Set(needDefault);
-    placements.push(...defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) }));
+    const defaults = defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) });
+    assertNoNameClash(defaults, [...placements, ...existing]);
+    placements.push(...defaults);
   }
   const placeOptions: PlaceFieldsOptions = { pageCount };
   if (options.label) placeOptions.label = options.label;
   const { bytes, fields } = await placeFields(pdf, placements, placeOptions);
-  return { bytes, fields, placements, metadata: valid };
+  return { bytes, fields, placements: [...placements, ...existing], metadata: valid };
+}
+
+/**
+ * A default signature field (`<signerId>.Signature`) must never become a widget of a metadata field of the same name
+ * (placeFields would merge them into one field, signed by whoever signs first), nor the name of a field the PDF has.
+ */
+function assertNoNameClash(defaults: readonly FieldPlacement[], others: readonly FieldPlacement[]): void {
+  for (const d of defaults) {
+    const other = others.find((p) => p.field === d.field || p.field.startsWith(`${d.field}.`) || d.field.startsWith(`${p.field}.`));
+    if (other === undefined) continue;
+    const where = other.existing === true ? 'a field of the PDF' : `field ${other.fieldKey} of formset ${other.formSet}`;
+    throw new PlacementError(
+      'FIELD_NAME_TAKEN',
+      `Signer ${d.signerIds.join(', ')} has no Signature field in this document, so it gets the default signature field ` +
+        `"${d.field}"; but ${where} already has that name. Give the signer a Signature field in FileMetaData, or rename the formset.`,
+    );
+  }
+}
+
+/** The PDF's own fields as placements of the fillable signers (one per widget). */
+function existingPlacements(doc: Awaited<ReturnType<typeof loadPdf>>, fileId: string, signerIds: readonly string[]): FieldPlacement[] {
+  return readFormFields(doc).flatMap((field) =>
+    field.widgets.map((w): FieldPlacement => {
+      const placement: FieldPlacement = {
+        field: field.name,
+        formSet: fileId,
+        fieldKey: field.name,
+        type: field.type,
+        signerIds: [...signerIds],
+        pageNumber: w.pageNumber,
+        left: w.left,
+        top: w.top,
+        width: w.width,
+        height: w.height,
+        existing: true,
+      };
+      if (field.required) placement.required = true;
+      if (field.type === 'Check' || field.type === 'Radio') {
+        placement.value = w.onState ?? 'Yes';
+        if (field.value !== undefined && field.value === w.onState) placement.checked = true;
+      } else if (field.value !== undefined) {
+        placement.value = field.value;
+      }
+      return placement;
+    }),
+  );
 }
 
 /** True when one of the signer's formsets holds a Signature field. */

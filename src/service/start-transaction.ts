@@ -43,7 +43,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     if (file.Original === undefined) continue;
     try {
       const original = await ctx.store.blobs.read(file.Original.sha256);
-      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds });
+      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, fileId: file.FileId });
       const info = await ctx.store.blobs.write(bytes);
       prepared.set(file.FileId, { sha256: info.sha256, size: info.size, placements });
     } catch (error) {

@@ -118,7 +118,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
         // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
         // some damaged files and installs polyfills, neither of which may reach the service process.
-        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata)).placements;
+        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { fileId: input.fileId })).placements;
         resolvedFor = metadataKey;
       }
       const file: StoredFile = {
@@ -157,7 +157,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
     throw new ServiceError('EMPTY_BODY', 'The metadata is empty: send a FileMetaData JSON object.');
   }
   checkDigests(body, input.digests);
-  const metadata = parseFileMetaData(body);
+  const metadata = parseFileMetaData(body, { fileId: input.fileId });
 
   const first = await loadOwnTransaction(ctx, input.account, input.transactionId);
   checkSignerIds(first, metadata);
@@ -174,7 +174,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
       withPdf = existing?.Original !== undefined;
       if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
         const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-        placements = (await placeFieldsFromMetadata(pdf, metadata)).placements;
+        placements = (await placeFieldsFromMetadata(pdf, metadata, { fileId: input.fileId })).placements;
         placedOn = existing.Original.sha256;
       }
       const file: StoredFile = {

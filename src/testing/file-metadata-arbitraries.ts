@@ -139,6 +139,9 @@ function fieldValue(type: FieldType): fc.Arbitrary<string | undefined> {
       return fc.constant(undefined);
     case 'Check':
       return fc.option(printableText(40, 1).filter((v) => v !== 'Off'), { nil: undefined });
+    case 'Radio':
+      // Without a Value a button exports its (unique) key, so a formset's radio group stays valid.
+      return fc.constant(undefined);
     case 'SingleLine':
       return fc.option(printableText(60), { nil: undefined });
     case 'Date':
@@ -218,12 +221,16 @@ type Mutation = (metadata: FileMetaData, path: string, fieldKey: [string, string
 const MUTATIONS: readonly fc.Arbitrary<Mutation>[] = [
   fc.stringMatching(/^X[a-z]{0,8}$/).map((key): Mutation => (m) => ({ value: { ...m, [key]: 1 }, message: `${key}: unknown property (allowed: ${ROOT_PROPS})` })),
   fc.constant<Mutation>((m) => ({ value: { ...m, displayname: 'x' }, message: 'displayname: unknown property (did you mean DisplayName?)' })),
-  fc.constantFrom('DisplayName', 'DisplayOrder', 'Description', 'SetParaph').map((key): Mutation => (m) => ({ value: { ...m, [key]: null }, message: `${key}: Null values must not be sent` })),
+  fc.constantFrom(
+    ['DisplayName', 'must be a string'],
+    ['DisplayOrder', 'must be a number'],
+    ['Description', 'must be a string'],
+    ['SetParaph', 'must be true or false'],
+  ).map(([key, rule]): Mutation => (m) => ({ value: { ...m, [key]: [] }, message: `${key}: ${rule} (got an array)` })),
   fc.integer({ min: -100, max: 100 }).map((n): Mutation => (m) => ({ value: { ...m, DisplayOrder: n + 0.5 }, message: `DisplayOrder: must be an integer (got ${n + 0.5})` })),
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { Left: 10 } })), message: `${path}.Location: PageNumber is required when there is no Search` })),
   fc.integer({ min: -100, max: 0 }).map((w): Mutation => (m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { PageNumber: 1, Width: w } })), message: `${path}.Location.Width: must be greater than 0 (got ${w})` })),
   fc.integer({ min: -5, max: 0 }).map((p): Mutation => (m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { PageNumber: p } })), message: `${path}.Location.PageNumber: must be an integer of at least 1 (got ${p})` })),
-  fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { PageNumber: 1, Left: 1, Right: 1, Width: 10 } })), message: `${path}.Location: Width cannot be used with both Left and Right` })),
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { PageNumber: 1, Occurence: 1 } })), message: `${path}.Location: Occurence can only be used with Search` })),
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Location: { Search: '   ' } })), message: `${path}.Location.Search: must contain text other than white space` })),
   fc.stringMatching(/^[a-z]{1,8}$/).map((t): Mutation => (m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Type: t })), message: `${path}.Type: must be one of ${TYPES} (got the string ${JSON.stringify(t)})` })),
@@ -244,7 +251,7 @@ function withField(m: FileMetaData, [setKey, fieldKey]: [string, string], change
 
 /**
  * JSON values that break exactly one FileMetaData rule, each with the exact message `validateFileMetaData` (and the
- * service's 400 answer) gives: a valid {@link fileMetaData} value with one mutation (unknown or null property, bad
+ * service's 400 answer) gives: a valid {@link fileMetaData} value with one mutation (unknown property or one of the wrong type, bad
  * DisplayOrder, Location rules, field type and value rules, bad keys, Signers naming unknown formsets).
  *
  * @example

@@ -134,7 +134,7 @@ describe('paraph place', () => {
     [
       'metadata breaking rules',
       async () => [contract, await file('rules.json', JSON.stringify({ FormSets: { f: { s: { Type: 'Signature', Location: { Left: 1, Right: 1, Width: 5 } } } } }))],
-      /^FormSets\.f\.s\.Location: Width cannot be used with both Left and Right; FormSets\.f\.s\.Location: PageNumber is required when there is no Search$/,
+      /^FormSets\.f\.s\.Location: PageNumber is required when there is no Search$/,
     ],
     [
       'a Search text that is not in the PDF',

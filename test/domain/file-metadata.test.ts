@@ -1,12 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  exportValueOf,
+  fieldValueText,
+  fillableSignerIds,
   parseFileMetaData,
+  radioGroupFieldName,
   textFieldValueProblem,
   validateFileMetaData,
   type FileMetaData,
 } from '../../src/domain/file-metadata.js';
 import { ValidationError } from '../../src/errors.js';
+import { DOTNET_V5_COMPLEX_METADATA, FILLABLE_METADATA, PYTHON_FILLABLE_METADATA, PYTHON_METADATA } from './file-metadata-clients.fixtures.js';
 
 /** The issues a validation throws, or [] when it passes. */
 function issuesOf(input: unknown): string[] {
@@ -76,11 +81,10 @@ describe('validateFileMetaData: accepted input', () => {
 describe('validateFileMetaData: every rule, exact messages', () => {
   const cases: [string, unknown, string[]][] = [
     ['root not an object', [1], ['FileMetaData: must be a JSON object (got an array)']],
-    ['root null', null, ['FileMetaData: Null values must not be sent']],
+    ['root null', null, ['FileMetaData: must be a JSON object (got null)']],
     ['unknown root property', { Foo: 1 }, ['Foo: unknown property (allowed: DisplayName, DisplayOrder, Description, SetParaph, Signers, FormSets)']],
     ['wrong case gets a hint', { displayName: 'x' }, ['displayName: unknown property (did you mean DisplayName?)']],
     ['DisplayName too long', { DisplayName: 'a'.repeat(256) }, ['DisplayName: must be at most 255 characters (got 256)']],
-    ['DisplayName null', { DisplayName: null }, ['DisplayName: Null values must not be sent']],
     ['DisplayName not a string', { DisplayName: 5 }, ['DisplayName: must be a string (got number 5)']],
     ['DisplayName control char', { DisplayName: 'a\u0007' }, ['DisplayName: must not contain control characters']],
     ['DisplayOrder not integer', { DisplayOrder: 1.5 }, ['DisplayOrder: must be an integer (got 1.5)']],
@@ -93,20 +97,23 @@ describe('validateFileMetaData: every rule, exact messages', () => {
     ['signer unknown property', { Signers: { S1: { FormSets: [], Email: 'x' } } }, ['Signers.S1.Email: unknown property (allowed: FormSets)']],
     ['signer formset not in FormSets', { Signers: { S1: { FormSets: ['nope'] } }, FormSets: {} }, ['Signers.S1.FormSets[0]: "nope" does not name a key of FormSets']],
     ['signer formset without FormSets at all', { Signers: { S1: { FormSets: ['f'] } } }, ['Signers.S1.FormSets[0]: "f" does not name a key of FormSets']],
-    ['signer formset item null', { Signers: { S1: { FormSets: [null] } } }, ['Signers.S1.FormSets[0]: Null values must not be sent']],
     ['signer formset item number', { Signers: { S1: { FormSets: [3] } } }, ['Signers.S1.FormSets[0]: must be a formset key string (got number 3)']],
     ['signer formset twice', { Signers: { S1: { FormSets: ['f', 'f'] } }, FormSets: { f: {} } }, ['Signers.S1.FormSets[1]: "f" is listed twice']],
     ['formset key pattern', { FormSets: { 'a.b': {} } }, ['FormSets: formset key "a.b" must be 1 to 255 characters of A-Z, a-z, 0-9 and _']],
     ['field key pattern', { FormSets: { f: { 'x-y': {} } } }, ['FormSets.f: field key "x-y" must be 1 to 255 characters of A-Z, a-z, 0-9 and _']],
     ['formset not an object', { FormSets: { f: 1 } }, ['FormSets.f: must be a JSON object (got number 1)']],
-    ['field null', { FormSets: { f: { x: null } } }, ['FormSets.f.x: Null values must not be sent']],
-    ['field Type missing', withField({ Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: is required (one of Signature, Seal, Check, SingleLine, Date, Number)']],
-    ['field Type unknown', withField({ Type: 'Radio', Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: must be one of Signature, Seal, Check, SingleLine, Date, Number (got the string "Radio")']],
+    ['field Type missing', withField({ Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: is required (one of Signature, Seal, Check, Radio, SingleLine, Date, Number)']],
+    ['field Type unknown', withField({ Type: 'ListBox', Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: must be one of Signature, Seal, Check, Radio, SingleLine, Date, Number (got the string "ListBox")']],
     ['field Location missing', withField({ Type: 'Signature' }), ['FormSets.f.x.Location: is required']],
-    ['field unknown property', withField({ Type: 'Signature', Location: { PageNumber: 1 }, Label: 'x' }), ['FormSets.f.x.Label: unknown property (allowed: Type, Value, Location)']],
+    ['field unknown property', withField({ Type: 'Signature', Location: { PageNumber: 1 }, Label: 'x' }), ['FormSets.f.x.Label: unknown property (allowed: Type, Value, Location, Link)']],
     ['Value on Signature', withField({ Type: 'Signature', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Signature field']],
     ['Value on Seal', withField({ Type: 'Seal', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Seal field']],
-    ['Value not a string', withField({ Type: 'Check', Value: true, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a string (got boolean true)']],
+    ['Value an object', withField({ Type: 'Check', Value: {}, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a string, a number or true/false (got an object)']],
+    ['boolean Value on SingleLine', withField({ Type: 'SingleLine', Value: true, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: a SingleLine field takes a string or a number (got boolean true)']],
+    ['number Value on Date', withField({ Type: 'Date', Value: 20250101, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: a Date field takes a string YYYY-MM-DD (got number 20250101)']],
+    ['Radio Value Off', withField({ Type: 'Radio', Value: 'Off', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: "Off" is reserved for the unchecked state; choose another export value']],
+    ['two radio buttons with one export value', { FormSets: { f: { a: { Type: 'Radio', Value: 'A', Location: { PageNumber: 1 } }, b: { Type: 'Radio', Value: 'A', Location: { PageNumber: 1 } } } } }, ['FormSets.f.b.Value: the radio buttons a and b of formset f have the same export value "A"; give each its own']],
+    ['two radio buttons pre-selected', { FormSets: { f: { a: { Type: 'Radio', Value: true, Location: { PageNumber: 1 } }, b: { Type: 'Radio', Value: true, Location: { PageNumber: 1 } } } } }, ['FormSets.f.b.Value: only one radio button of a group can be pre-selected (a is already true)']],
     ['Check Value empty', withField({ Type: 'Check', Value: '', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: the export value of a Check field must not be empty']],
     ['Check Value Off', withField({ Type: 'Check', Value: 'Off', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: "Off" is reserved for the unchecked state; choose another export value']],
     ['Check Value too long', withField({ Type: 'Check', Value: 'é'.repeat(64), Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: the export value of a Check field must be at most 127 bytes in UTF-8']],
@@ -115,8 +122,6 @@ describe('validateFileMetaData: every rule, exact messages', () => {
     ['Number format', withField({ Type: 'Number', Value: '1e5', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a number such as 42, -3.5 or 0,75 (got "1e5")']],
     ['Location not an object', withField({ Type: 'Signature', Location: 'top' }), ['FormSets.f.x.Location: must be a JSON object (got the string "top")']],
     ['Location unknown property', withLocation({ PageNumber: 1, X: 3 }), ['FormSets.f.x.Location.X: unknown property (allowed: Search, Occurence, Occurrence, Top, Right, Bottom, Left, Width, Height, PageNumber)']],
-    ['Width with Left and Right', withLocation({ PageNumber: 1, Left: 1, Right: 1, Width: 140 }), ['FormSets.f.x.Location: Width cannot be used with both Left and Right']],
-    ['Height with Top and Bottom', withLocation({ PageNumber: 1, Top: 1, Bottom: 1, Height: 70 }), ['FormSets.f.x.Location: Height cannot be used with both Top and Bottom']],
     ['PageNumber required without Search', withLocation({ Left: 1 }), ['FormSets.f.x.Location: PageNumber is required when there is no Search']],
     ['PageNumber zero', withLocation({ PageNumber: 0 }), ['FormSets.f.x.Location.PageNumber: must be an integer of at least 1 (got 0)']],
     ['PageNumber fraction', withLocation({ PageNumber: 1.5 }), ['FormSets.f.x.Location.PageNumber: must be an integer of at least 1 (got 1.5)']],
@@ -127,7 +132,6 @@ describe('validateFileMetaData: every rule, exact messages', () => {
     ['Occurence without Search', withLocation({ PageNumber: 1, Occurence: 1 }), ['FormSets.f.x.Location: Occurence can only be used with Search']],
     ['Search blank', withLocation({ Search: '  ' }), ['FormSets.f.x.Location.Search: must contain text other than white space']],
     ['Search not a string', withLocation({ Search: 5 }), ['FormSets.f.x.Location.Search: must be a string (got number 5)']],
-    ['offset null', withLocation({ PageNumber: 1, Top: null }), ['FormSets.f.x.Location.Top: Null values must not be sent']],
     ['offset not finite', withLocation({ PageNumber: 1, Left: Number.NaN }), ['FormSets.f.x.Location.Left: must be a finite number (got NaN)']],
     ['Width zero', withLocation({ PageNumber: 1, Width: 0 }), ['FormSets.f.x.Location.Width: must be greater than 0 (got 0)']],
     ['Height negative', withLocation({ PageNumber: 1, Height: -5 }), ['FormSets.f.x.Location.Height: must be greater than 0 (got -5)']],
@@ -138,7 +142,7 @@ describe('validateFileMetaData: every rule, exact messages', () => {
 
   it('collects every error instead of stopping at the first', () => {
     const issues = issuesOf({
-      DisplayName: null,
+      DisplayName: 3,
       Signers: { S1: { FormSets: ['missing'] } },
       FormSets: {
         f: {
@@ -148,11 +152,9 @@ describe('validateFileMetaData: every rule, exact messages', () => {
       },
     });
     expect(issues).toEqual([
-      'DisplayName: Null values must not be sent',
-      'FormSets.f.a.Location: Width cannot be used with both Left and Right',
+      'DisplayName: must be a string (got number 3)',
       'FormSets.f.a.Location: PageNumber is required when there is no Search',
       'FormSets.f.b.Value: "Off" is reserved for the unchecked state; choose another export value',
-      'FormSets.f.b.Location: Height cannot be used with both Top and Bottom',
       'Signers.S1.FormSets[0]: "missing" does not name a key of FormSets',
     ]);
   });
@@ -272,5 +274,77 @@ describe('textFieldValueProblem', () => {
     expect(textFieldValueProblem('SingleLine', 'a\rb')).toBe('a SingleLine value must not contain line breaks');
     expect(textFieldValueProblem('SingleLine', '😀'.repeat(4096))).toBeUndefined();
     expect(textFieldValueProblem('SingleLine', 'x'.repeat(4097))).toBe('must be at most 4096 characters');
+  });
+});
+
+describe('validateFileMetaData: what the real clients send (issue 11 point 6)', () => {
+  it("accepts the .NET v5 client's complex metadata byte for byte: Radio, numbers, booleans, over-constrained Locations", () => {
+    const out = parseFileMetaData(DOTNET_V5_COMPLEX_METADATA);
+    expect(out.DisplayOrder).toBe(1);
+    expect(out.Description).toBe('This is a test document with complex metadata');
+    expect(out.FormSets?.FormSet2?.RadioFieldString).toMatchObject({ Type: 'Radio', Value: 'Option A' });
+    expect(out.FormSets?.FormSet2?.NumberFieldInteger?.Value).toBe(42);
+    expect(out.FormSets?.FormSet2?.NumberFieldDecimal?.Value).toBe(123.45);
+    expect(out.FormSets?.FormSet3?.CheckFieldTrue?.Value).toBe(true);
+    expect(out.FormSets?.FormSet3?.CheckFieldFalse?.Value).toBe(false);
+    expect(out.FormSets?.FormSet3?.RadioFieldNumber?.Value).toBe(1);
+    expect(out.FormSets?.FormSet3?.CheckFieldFalse?.Location).toEqual({ Top: 450, Right: 200, Bottom: 470, Left: 50, Width: 150, Height: 20, PageNumber: 3 });
+    expect(validateFileMetaData(out)).toEqual(out);
+  });
+
+  it("treats the Python client's nulls as absent, everywhere, and ignores a field's Link", () => {
+    const out = parseFileMetaData(PYTHON_METADATA);
+    expect(out).toEqual({
+      DisplayName: 'Contract',
+      Signers: { Signer1: { FormSets: ['sig'] } },
+      FormSets: { sig: { Signature1: { Type: 'Signature', Location: { Search: '{{Signer1}}', Width: 140, Height: 70 } } } },
+    });
+    expect(validateFileMetaData({ FormSets: { f: null, g: { x: null } }, Signers: { S1: null } })).toEqual({ FormSets: { g: {} }, Signers: {} });
+    expect(validateFileMetaData({ Signers: { S1: { FormSets: [null, 'f'] } }, FormSets: { f: {} } }).Signers).toEqual({ S1: { FormSets: ['f'] } });
+  });
+
+  it('accepts a signer FormSets entry naming the file itself only when told the fileId (fillable PDFs)', () => {
+    expect(issuesOf(JSON.parse(FILLABLE_METADATA))).toEqual(['Signers.Signer1.FormSets[0]: "Contract.pdf" does not name a key of FormSets']);
+    const out = parseFileMetaData(PYTHON_FILLABLE_METADATA, { fileId: 'Contract.pdf' });
+    expect(out.Signers).toEqual({ Signer1: { FormSets: ['Contract.pdf'] } });
+    expect(fillableSignerIds(out, 'Contract.pdf')).toEqual(['Signer1']);
+    expect(fillableSignerIds(out, 'Other.pdf')).toEqual([]);
+    expect(() => parseFileMetaData(FILLABLE_METADATA, { fileId: 'Other.pdf' })).toThrow(
+      'Signers.Signer1.FormSets[0]: "Contract.pdf" does not name a key of FormSets',
+    );
+  });
+
+  it('gives Check and Radio fields their export values and text fields their pre-filled text', () => {
+    expect(exportValueOf('Check', 'agree', true)).toBe('Yes');
+    expect(exportValueOf('Check', 'agree', 'I agree')).toBe('I agree');
+    expect(exportValueOf('Radio', 'optionB', undefined)).toBe('optionB');
+    expect(exportValueOf('Radio', 'optionB', true)).toBe('optionB');
+    expect(exportValueOf('Radio', 'one', 1)).toBe('1');
+    expect(fieldValueText(123.45)).toBe('123.45');
+    expect(fieldValueText(1e-7)).toBe('0.0000001');
+    expect(fieldValueText(1e21)).toBe('1000000000000000000000');
+  });
+
+  it('names a radio group after its formset, or its kid "Radio group" when the formset holds other fields too', () => {
+    const radio = { Type: 'Radio' as const, Location: { PageNumber: 1 } };
+    expect(radioGroupFieldName('choice', { a: radio, b: radio })).toBe('choice');
+    expect(radioGroupFieldName('FormSet2', { a: radio, n: { Type: 'Number', Location: { PageNumber: 1 } } })).toBe('FormSet2.Radio group');
+    expect(radioGroupFieldName('f', { n: { Type: 'Number', Location: { PageNumber: 1 } } })).toBeUndefined();
+  });
+
+  it('accepts DisplayOrder, Description and numeric or boolean values wherever a field takes them (property)', () => {
+    const value = fc.oneof(fc.boolean(), fc.integer({ min: -1e6, max: 1e6 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }));
+    fc.assert(
+      fc.property(value, fc.integer({ min: -5, max: 5 }), (v, order) => {
+        const out = validateFileMetaData({
+          DisplayOrder: order,
+          Description: 'd',
+          FormSets: { f: { c: { Type: 'Check', Value: typeof v === 'number' && String(v) === 'Off' ? 1 : v, Location: { PageNumber: 1 } } } },
+        });
+        expect(out.FormSets?.f?.c?.Value).toEqual(v);
+        if (typeof v === 'number') expect(validateFileMetaData({ FormSets: { f: { n: { Type: 'Number', Value: v, Location: { PageNumber: 1 } } } } }).FormSets?.f?.n?.Value).toBe(v);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -154,8 +154,8 @@ describe('signing page in Chromium', () => {
     const got = await call(base, 'GET', `/api/transaction/${tx.id}`);
     expect(got.json.Status).toBe(30);
     expect(got.json.Signers.map((x: { Context: unknown }) => x.Context)).toEqual([
-      { contract: { 'f1.agree': true, 'f1.city': 'Delft' } },
-      { contract: { 'f2.agree': true, 'f2.city': 'Utrecht' } },
+      { contract: { agree: true, city: 'Delft' }, annex: {} },
+      { contract: { agree: true, city: 'Utrecht' }, annex: {} },
     ]);
     const ca = (await call(base, 'GET', '/api/ca/signing.pem', { auth: false })).text + (await call(base, 'GET', '/api/ca/seal.pem', { auth: false })).text;
     for (const fileId of ['contract', 'annex']) {

@@ -91,12 +91,12 @@ describe('signer API', () => {
     // Field values are validated: required text, types, unknown names and files.
     const missing = await signer(one.token, 'POST', '/sign', { Fields: {} });
     expect(missing.status).toBe(400);
-    expect(missing.json.Message).toBe('Fields.contract.f1.city: this field is required.');
+    expect(missing.json.Message).toBe('Fields.contract.city: this field is required.');
     const wrong = await signer(one.token, 'POST', '/sign', { Fields: { contract: { 'f1.agree': 'yes', 'f1.city': 'Delft', 'f2.city': 'x' }, nope: {} } });
     expect(wrong.status).toBe(400);
     expect(wrong.json.Message).toContain('Fields.nope: there is no document "nope"');
     expect(wrong.json.Message).toContain('Fields.contract.f2.city: you have no field of that name');
-    expect(wrong.json.Message).toContain('Fields.contract.f1.agree: a check box takes true or false.');
+    expect(wrong.json.Message).toContain('Fields.contract.agree: a check box takes true, false or its export value "Yes".');
     expect((await signer(one.token, 'POST', '/sign', { Fields: {}, Extra: 1 })).status).toBe(400);
     const form = await call(base, 'POST', `/api/signer/${one.token}/sign`, { auth: false, body: 'Fields=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415); // JSON bodies only (CSRF)
@@ -123,7 +123,7 @@ describe('signer API', () => {
     expect(mid.json.Status).toBe(10);
     const s1 = mid.json.Signers[0];
     expect(s1.SignedDateTime).toBe('2026-11-21T10:00:00.000+00:00');
-    expect(s1.Context).toEqual({ contract: { 'f1.agree': true, 'f1.city': 'Delft' } });
+    expect(s1.Context).toEqual({ contract: { agree: true, city: 'Delft' }, annex: {} });
     expect(s1.Verifications.at(-1)).toEqual({ Type: 'IPAddress', IPAddress: '127.0.0.1' });
     expect(s1.Activities.map((a: { Code: number; Info?: string }) => `${a.Code}${a.Info ? `:${a.Info}` : ''}`)).toEqual(['103', '105:contract', '203']);
     expect(s1).not.toHaveProperty('SignSession');

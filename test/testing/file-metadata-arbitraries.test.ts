@@ -33,7 +33,7 @@ describe('fileMetaData()', () => {
       { numRuns: 300, seed: 1 },
     );
     expect([...seen].sort()).toEqual(
-      ['Check', 'Date', 'Description', 'DisplayName', 'DisplayOrder', 'Number', 'Seal', 'SetParaph', 'Signature', 'Signers', 'SingleLine', 'page', 'search',
+      ['Check', 'Date', 'Description', 'DisplayName', 'DisplayOrder', 'Number', 'Radio', 'Seal', 'SetParaph', 'Signature', 'Signers', 'SingleLine', 'page', 'search',
         'value:Check', 'value:Date', 'value:Number', 'value:SingleLine'].sort(),
     );
   });

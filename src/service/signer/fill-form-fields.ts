@@ -1,14 +1,16 @@
 /**
- * Writing a signer's values into the form fields paraph placed (ISO 32000-2 §12.7.4: text fields /V plus a new
- * normal appearance; check boxes /V and /AS set to the on-state or Off), and the signer's initials for `SetParaph`
+ * Writing a signer's values into the form fields paraph placed or the PDF had (fillable PDFs) (ISO 32000-2 §12.7.4:
+ * text fields /V plus a new normal appearance; check boxes /V and /AS set to the on-state or Off; radio groups /V set
+ * to the chosen button's state and each button's /AS to it or Off), and the signer's initials for `SetParaph`
  * (decisions.md §4: the initials at the bottom right of every page without a signature field, as a Stamp
  * annotation with its own appearance), in one incremental update before the signer's signature. Pure: bytes in,
  * bytes out.
  */
 import fontkit from '@pdf-lib/fontkit';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFFont } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFContext, type PDFFont, type PDFObject } from 'pdf-lib';
 import { loadBundledFont } from '../../pdf/fonts.js';
 import { num, textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
+import { nameText } from '../../pdf/form-fields.js';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { PlacementError } from '../../errors.js';
 import type { FieldValue } from './signer-fields.js';
@@ -34,7 +36,7 @@ export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValu
   const session = await openPdfForUpdate(pdf);
   const doc = session.doc;
   const ctx = doc.context;
-  const texts = values.filter((v) => v.type !== 'Check').map((v) => String(v.value));
+  const texts = values.filter((v) => v.type !== 'Check' && v.type !== 'Radio').map((v) => String(v.value));
   let font: PDFFont | undefined;
   if (texts.length > 0 || (paraph && !paraph.image)) {
     doc.registerFontkit(fontkit);
@@ -44,14 +46,26 @@ export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValu
     const field = findField(session, value.name);
     if (field === undefined) throw new PlacementError('FIELD_NOT_FOUND', `The document has no field ${JSON.stringify(value.name)}.`);
     session.markModified(field.ref);
-    if (value.type === 'Check') {
-      const on = value.value === true;
-      const state = PDFName.of(on ? exportName(value.exportValue ?? 'Yes') : 'Off');
-      field.dict.set(PDFName.of('V'), state);
-      for (const widget of field.widgets) {
+    if (value.type === 'Check' || value.type === 'Radio') {
+      const opt = field.dict.lookupMaybe(PDFName.of('Opt'), PDFArray);
+      let fieldState: PDFName = PDFName.of('Off');
+      field.widgets.forEach((widget, i) => {
         session.markModified(widget.ref);
-        widget.dict.set(PDFName.of('AS'), state);
-      }
+        // A button's on-state is the key of its /AP /N besides Off (a fillable PDF's own names win); its export value
+        // that name, or its entry of the field's /Opt.
+        const on = indirectStates(session, widget.dict).find((k) => nameText(k) !== 'Off');
+        const optText = opt !== undefined && opt.size() === field.widgets.length ? textOf(opt.lookup(i)) : undefined;
+        const exported = optText ?? (on !== undefined ? nameText(on) : undefined);
+        let shown: PDFName | undefined;
+        if (value.type === 'Check') {
+          if (value.value === true) shown = on ?? PDFName.of(exportName(value.exportValue ?? 'Yes'));
+        } else if (value.value !== '' && exported === value.value) {
+          shown = on ?? PDFName.of(exportName(value.value));
+        }
+        widget.dict.set(PDFName.of('AS'), shown ?? PDFName.of('Off'));
+        if (shown !== undefined) fieldState = shown;
+      });
+      field.dict.set(PDFName.of('V'), fieldState);
       continue;
     }
     const text = String(value.value);
@@ -60,7 +74,8 @@ export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValu
       const rect = widget.dict.lookup(PDFName.of('Rect'), PDFArray).asRectangle();
       const rotation = widget.dict.lookupMaybe(PDFName.of('MK'), PDFDict)?.get(PDFName.of('R'))?.toString() ?? '0';
       const [w, h] = rotation === '90' || rotation === '270' ? [rect.height, rect.width] : [rect.width, rect.height];
-      const oldStream = widget.dict.lookupMaybe(PDFName.of('AP'), PDFDict)?.lookupMaybe(PDFName.of('N'), PDFStream);
+      const oldNormal = widget.dict.lookupMaybe(PDFName.of('AP'), PDFDict)?.lookup(PDFName.of('N'));
+      const oldStream = oldNormal instanceof PDFStream ? oldNormal : undefined;
       // Keep the old appearance's /Matrix: it undoes the page's /Rotate (fields.ts).
       const matrixValue = oldStream?.dict.get(PDFName.of('Matrix'));
       const content = textFieldAppearance(font as PDFFont, 'F1', w, h, textFieldFontSize(h), text);
@@ -92,40 +107,79 @@ interface Found {
   readonly widgets: readonly { ref: PDFRef; dict: PDFDict }[];
 }
 
-/** The terminal field `<formset>.<key>` with its widgets (merged field/widget, or its /Kids). */
+/**
+ * A widget's /AP /N state names, after moving a direct /N (and /D) state dictionary into an indirect object:
+ * validators before pyHanko's 2026 fix for stateful fields crash on a direct one in a field a later revision modifies.
+ */
+function indirectStates(session: PdfUpdateSession, widget: PDFDict): PDFName[] {
+  const ctx = session.doc.context;
+  const apRef = widget.get(PDFName.of('AP'));
+  const ap = widget.lookupMaybe(PDFName.of('AP'), PDFDict);
+  if (ap === undefined) return [];
+  if (apRef instanceof PDFRef) session.markModified(apRef);
+  for (const key of ['N', 'D']) {
+    const raw = ap.get(PDFName.of(key));
+    if (raw instanceof PDFDict) ap.set(PDFName.of(key), ctx.register(raw));
+  }
+  const normal = ap.lookup(PDFName.of('N'));
+  return normal instanceof PDFDict ? normal.keys() : [];
+}
+
+/**
+ * The terminal field whose fully qualified name is `name` (partial names joined with periods, so a partial name
+ * that itself holds a period is found too), with its widgets (merged field/widget, or its /Kids).
+ */
 function findField(session: PdfUpdateSession, name: string): Found | undefined {
   const ctx = session.doc.context;
   const acroForm = session.doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  const fields = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (fields === undefined) return undefined;
-  const parts = name.split('.');
-  let level: PDFArray | undefined = fields;
-  let found: { ref: PDFRef; dict: PDFDict } | undefined;
-  for (const part of parts) {
-    found = undefined;
-    for (let i = 0; level !== undefined && i < level.size(); i++) {
+  const roots = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (roots === undefined) return undefined;
+  const seen = new Set<string>();
+  const search = (level: PDFArray, prefix: string | undefined, depth: number): Found | undefined => {
+    if (depth > 32) return undefined;
+    for (let i = 0; i < level.size(); i++) {
       const ref = level.get(i);
       const dict = ref instanceof PDFRef ? ctx.lookup(ref) : undefined;
-      if (ref instanceof PDFRef && dict instanceof PDFDict && partialName(dict) === part) {
-        found = { ref, dict };
-        break;
+      if (!(ref instanceof PDFRef) || !(dict instanceof PDFDict) || seen.has(ref.toString())) continue;
+      seen.add(ref.toString());
+      const partial = partialName(dict);
+      if (partial === undefined) continue;
+      const full = prefix === undefined ? partial : `${prefix}.${partial}`;
+      if (full !== name && !name.startsWith(`${full}.`)) continue;
+      const kids = dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+      const fieldKids = kids !== undefined && kidsAreFields(ctx, kids);
+      if (full === name && !fieldKids) return { ref, dict, widgets: widgetsOf(ctx, ref, dict, kids) };
+      if (fieldKids) {
+        const found = search(kids, full, depth + 1);
+        if (found) return found;
       }
     }
-    if (found === undefined) return undefined;
-    level = found.dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+    return undefined;
+  };
+  return search(roots, undefined, 0);
+}
+
+function kidsAreFields(ctx: PDFContext, kids: PDFArray): boolean {
+  for (let i = 0; i < kids.size(); i++) {
+    const kid = ctx.lookup(kids.get(i));
+    if (kid instanceof PDFDict && kid.has(PDFName.of('T'))) return true;
   }
-  if (found === undefined) return undefined;
-  const kids = found.dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+  return false;
+}
+
+function widgetsOf(ctx: PDFContext, ref: PDFRef, dict: PDFDict, kids: PDFArray | undefined): { ref: PDFRef; dict: PDFDict }[] {
+  if (kids === undefined) return [{ ref, dict }];
   const widgets: { ref: PDFRef; dict: PDFDict }[] = [];
-  if (kids === undefined) widgets.push(found);
-  else {
-    for (let i = 0; i < kids.size(); i++) {
-      const ref = kids.get(i);
-      const dict = ref instanceof PDFRef ? ctx.lookup(ref) : undefined;
-      if (ref instanceof PDFRef && dict instanceof PDFDict) widgets.push({ ref, dict });
-    }
+  for (let i = 0; i < kids.size(); i++) {
+    const kidRef: PDFObject = kids.get(i);
+    const kid = kidRef instanceof PDFRef ? ctx.lookup(kidRef) : undefined;
+    if (kidRef instanceof PDFRef && kid instanceof PDFDict) widgets.push({ ref: kidRef, dict: kid });
   }
-  return { ...found, widgets };
+  return widgets;
+}
+
+function textOf(value: PDFObject | undefined): string | undefined {
+  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 }
 
 function partialName(dict: PDFDict): string | undefined {

@@ -31,6 +31,7 @@ import {
   type SignerStep,
   type SignSession,
 } from './signer-access.js';
+import { checkScribblePng } from './scribble-image.js';
 
 /** Limits of the one-time codes. */
 export const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -146,7 +147,7 @@ export async function performVerification(
         case 'Consent':
           return done(session, { consent: 'given' });
         case 'Scribble': {
-          const scribble = checkScribble(signer, step.spec, request);
+          const scribble = await checkScribble(signer, step.spec, request);
           return done({ ...session, scribble }, { name: scribble.name, kind: scribble.imageBase64 ? 'drawn' : 'typed' });
         }
         case 'PhoneNumber':
@@ -243,7 +244,7 @@ function checkCode(type: string, code: PendingCode | undefined, given: string, n
   return { refusal, code: { ...code, attempts } };
 }
 
-function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): { imageBase64?: string; name: string } {
+async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): Promise<{ imageBase64?: string; name: string }> {
   const requireImage = spec.RequireHandsignature === true || signer.RequireScribble === true;
   const fixed = spec.ScribbleNameFixed === true || signer.ScribbleNameFixed === true;
   const preset = typeof spec.ScribbleName === 'string' ? spec.ScribbleName : signer.ScribbleName;
@@ -263,9 +264,9 @@ function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>
   const prefix = 'data:image/png;base64,';
   if (!request.Image.startsWith(prefix)) throw new ServiceError('SCRIBBLE_INVALID', 'Image: send the drawn signature as data:image/png;base64,…');
   const bytes = Buffer.from(request.Image.slice(prefix.length), 'base64');
-  const png = bytes.length > 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-  if (!png) throw new ServiceError('SCRIBBLE_INVALID', 'Image: the drawn signature is not a PNG image.');
   if (bytes.length > MAX_SCRIBBLE_BYTES) throw new ServiceError('SCRIBBLE_INVALID', `Image: the drawn signature is larger than ${MAX_SCRIBBLE_BYTES / 1024} KiB.`);
+  // Header (size cap, pixel budget) before any decoding, then the image data inflated off this thread with a limit.
+  await checkScribblePng(bytes);
   return { imageBase64: bytes.toString('base64'), name };
 }
 

@@ -36,7 +36,8 @@ import { returnUrl } from './open-session.js';
 
 /** The body of a sign request. */
 export interface SignRequest {
-  readonly Fields?: Readonly<Record<string, Readonly<Record<string, JsonValue>>>>;
+  /** `null` (for the whole map or a file) counts as not sent. */
+  readonly Fields?: Readonly<Record<string, Readonly<Record<string, JsonValue>> | null>> | null;
 }
 
 /** The answer to a sign request (also to a replay). */
@@ -80,7 +81,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     if (missing !== undefined) {
       throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
     }
-    const { values, context } = validateFieldValues(tx, signer, request.Fields ?? {});
+    const { values, context } = validateFieldValues(tx, signer, withoutNulls(request.Fields));
     // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
     let held: Transaction;
     try {
@@ -98,6 +99,13 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
       throw error;
     }
   }
+}
+
+/** The submitted fields with `null` files left out (decisions.md §2: null is absent). */
+function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Record<string, JsonValue>>> {
+  const out: Record<string, Readonly<Record<string, JsonValue>>> = {};
+  for (const [fileId, values] of Object.entries(fields ?? {})) if (values !== null) out[fileId] = values;
+  return out;
 }
 
 /** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */

@@ -1,42 +1,122 @@
 /**
  * The form fields a signer fills and signs in each document (decisions.md §4, §6): the placements of the formsets
- * the metadata gives the signer, and their Signature fields or, when the metadata gives none, the default field
- * `<signerId>.Signature` that `PUT start` placed. Also the validation of submitted values (required text fields,
- * Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`, Check true/false).
+ * the metadata gives the signer (a formset's Radio fields as one radio group), the PDF's own fields of a fillable PDF,
+ * and their Signature fields or, when the metadata gives none, the default field `<signerId>.Signature` that
+ * `PUT start` placed. Also the validation of a sign request's `Fields` (keys plain or `<formset>.<key>`; check boxes
+ * true/false or their export value; radio groups the chosen button's export value; text fields required where paraph
+ * placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
  */
-import { ValidationError } from '../../errors.js';
-import type { FieldType } from '../../domain/file-metadata.js';
+import { fieldValueText, type FieldType } from '../../domain/file-metadata.js';
 import type { JsonObject, JsonValue, Signer, StoredFile, Transaction } from '../../domain/transaction.js';
+import { ValidationError } from '../../errors.js';
+import type { FieldPlacement } from '../../pdf/locate.js';
+
+/** A widget in reader coordinates (points, top-left origin). */
+export interface SignerWidget {
+  readonly pageNumber: number;
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A button of a radio group. */
+export interface SignerRadioOption {
+  /** The export value to send to choose it. */
+  readonly value: string;
+  /** The button's field key in FileMetaData (for a fillable PDF: the export value). */
+  readonly key: string;
+  readonly widgets: readonly SignerWidget[];
+}
 
 /** A field of the signer in one document. */
 export interface SignerField {
-  /** `<formset>.<fieldKey>`. */
+  /** The field's fully qualified name in the PDF (`<formset>.<fieldKey>`; a radio group's group name). */
   readonly name: string;
+  /**
+   * The key of the field in the sign body and the Context: the field key (a radio group: its formset; a fillable PDF's
+   * field: its PDF name), `<formset>.<key>` where two of the signer's formsets in this document share the key.
+   */
+  readonly key: string;
   readonly type: FieldType;
-  /** Check: export value; text fields: pre-filled value. */
+  /** Check and Radio: the export value (a radio group: the pre-selected button's); text fields: pre-filled value. */
   readonly value?: string;
-  /** Text fields must hold a value when signing; check boxes are optional. */
+  /** Check: pre-checked. */
+  readonly checked?: boolean;
+  /** Radio: the buttons. */
+  readonly options?: readonly SignerRadioOption[];
+  /** Text fields paraph placed must hold a value when signing; a fillable PDF's fields when it marks them required. */
   readonly required: boolean;
-  /** Widgets in reader coordinates (points, top-left origin). */
-  readonly widgets: readonly { pageNumber: number; left: number; top: number; width: number; height: number }[];
+  readonly widgets: readonly SignerWidget[];
+}
+
+interface Collected {
+  name: string;
+  formSet: string;
+  fieldKey: string;
+  type: FieldType;
+  existing: boolean;
+  required: boolean;
+  placements: FieldPlacement[];
 }
 
 /** The signer's fields in `file`, in placement order (one entry per field, widgets grouped). */
 export function signerFields(file: StoredFile, signer: Signer): SignerField[] {
-  const byName = new Map<string, { type: FieldType; value?: string; widgets: SignerField['widgets'][number][] }>();
+  const byName = new Map<string, Collected>();
   for (const p of file.Placements ?? []) {
     if (!p.signerIds.includes(signer.Id)) continue;
-    const entry = byName.get(p.field) ?? { type: p.type, ...(p.value !== undefined ? { value: p.value } : {}), widgets: [] };
-    entry.widgets.push({ pageNumber: p.pageNumber, left: p.left, top: p.top, width: p.width, height: p.height });
-    byName.set(p.field, entry);
+    let entry = byName.get(p.field);
+    if (entry === undefined) {
+      entry = {
+        name: p.field,
+        formSet: p.formSet,
+        fieldKey: p.type === 'Radio' && p.existing !== true ? p.formSet : p.fieldKey,
+        type: p.type,
+        existing: p.existing === true,
+        required: p.existing === true ? p.required === true : p.type === 'SingleLine' || p.type === 'Date' || p.type === 'Number',
+        placements: [],
+      };
+      byName.set(p.field, entry);
+    }
+    entry.placements.push(p);
   }
-  return [...byName].map(([name, e]) => ({
-    name,
-    type: e.type,
-    ...(e.value !== undefined ? { value: e.value } : {}),
-    required: e.type === 'SingleLine' || e.type === 'Date' || e.type === 'Number',
-    widgets: e.widgets,
-  }));
+  const entries = [...byName.values()];
+  const keyCount = new Map<string, number>();
+  for (const e of entries) keyCount.set(e.fieldKey, (keyCount.get(e.fieldKey) ?? 0) + 1);
+  return entries.map((e): SignerField => {
+    const key = (keyCount.get(e.fieldKey) ?? 0) > 1 && !e.existing ? qualifiedKey(e) : e.fieldKey;
+    const widgets = e.placements.map(widgetOf);
+    const first = e.placements[0] as FieldPlacement;
+    if (e.type === 'Radio') {
+      const options: SignerRadioOption[] = [];
+      for (const p of e.placements) {
+        const value = p.value ?? p.fieldKey;
+        const option = options.find((o) => o.value === value);
+        if (option) (option.widgets as SignerWidget[]).push(widgetOf(p));
+        else options.push({ value, key: e.existing ? value : p.fieldKey, widgets: [widgetOf(p)] });
+      }
+      const selected = e.placements.find((p) => p.checked === true);
+      return { name: e.name, key, type: 'Radio', ...(selected ? { value: selected.value ?? selected.fieldKey } : {}), options, required: e.required, widgets };
+    }
+    return {
+      name: e.name,
+      key,
+      type: e.type,
+      ...(first.value !== undefined ? { value: first.value } : {}),
+      ...(e.type === 'Check' && first.checked === true ? { checked: true } : {}),
+      required: e.required,
+      widgets,
+    };
+  });
+}
+
+/** `<formset>.<key>` of a placed field (a radio group: its formset). */
+function qualifiedKey(e: Collected): string {
+  return e.type === 'Radio' ? e.formSet : `${e.formSet}.${e.fieldKey}`;
+}
+
+function widgetOf(p: FieldPlacement): SignerWidget {
+  return { pageNumber: p.pageNumber, left: p.left, top: p.top, width: p.width, height: p.height };
 }
 
 /** Names of the signature fields the signer signs in `file`: their own, else the default `<signerId>.Signature`. */
@@ -50,24 +130,26 @@ export function signatureFieldNames(file: StoredFile, signer: Signer): string[] 
 
 /** A value to write into a field. */
 export interface FieldValue {
+  /** The field's fully qualified name in the PDF. */
   readonly name: string;
-  readonly type: 'Check' | 'SingleLine' | 'Date' | 'Number';
-  /** Check: on or off; text: the text. */
+  readonly type: 'Check' | 'Radio' | 'SingleLine' | 'Date' | 'Number';
+  /** Check: on or off; Radio: the chosen export value; text: the text. Only fields the signer sent are written. */
   readonly value: boolean | string;
-  /** Check: the export value of the on state. */
+  /** Check: the export value of the on state (a fillable PDF's check box: its own on-state wins). */
   readonly exportValue?: string;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const NUMBER = /^-?\d+([.,]\d+)?$/;
+const NUMBER = /^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/;
 const MAX_TEXT = 1000;
 
 /**
- * Validates the submitted `Fields` (`{ "<fileId>": { "<formset>.<field>": value } }`) against the signer's fields
- * of every document and returns what to write per fileId, with the signer's Context (decisions.md §6).
+ * Validates the submitted `Fields` (`{ "<fileId>": { "<key>": value } }`, the key plain or `<formset>.<key>`, or the
+ * field's PDF name) against the signer's fields of every document and returns what to write per fileId, with the
+ * signer's Context: every file of the transaction, `{}` where the signer has no fields (decisions.md §6).
  *
- * @throws ValidationError `SIGN_FIELDS_INVALID` listing every problem (unknown file or field, wrong type, missing
- *   required value, bad date or number).
+ * @throws ValidationError `SIGN_FIELDS_INVALID` listing every problem (unknown file or field, a field given twice,
+ *   wrong type, missing required value, bad date or number, an export value the field does not have).
  */
 export function validateFieldValues(
   tx: Transaction,
@@ -81,57 +163,152 @@ export function validateFieldValues(
     if (!tx.Files.some((f) => f.FileId === fileId)) issues.push(`Fields.${fileId}: there is no document ${JSON.stringify(fileId)} in this transaction.`);
   }
   for (const file of tx.Files) {
-    const given = submitted[file.FileId] ?? {};
     const fields = signerFields(file, signer).filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
-    for (const name of Object.keys(given)) {
-      if (!fields.some((f) => f.name === name)) issues.push(`Fields.${file.FileId}.${name}: you have no field of that name in this document.`);
-    }
+    const given = resolveKeys(file.FileId, fields, submitted[file.FileId] ?? {}, issues);
     const out: FieldValue[] = [];
     const ctx: JsonObject = {};
     for (const field of fields) {
-      const where = `Fields.${file.FileId}.${field.name}`;
-      const raw = Object.hasOwn(given, field.name) ? given[field.name] : undefined;
-      if (field.type === 'Check') {
-        if (raw !== undefined && typeof raw !== 'boolean') {
-          issues.push(`${where}: a check box takes true or false.`);
-          continue;
-        }
-        const on = raw === true;
-        out.push({ name: field.name, type: 'Check', value: on, exportValue: field.value ?? 'Yes' });
-        ctx[field.name] = on;
-        continue;
-      }
-      if (raw !== undefined && typeof raw !== 'string') {
-        issues.push(`${where}: send the value as a string.`);
-        continue;
-      }
-      const text = (raw ?? field.value ?? '').trim();
-      if (text === '') {
-        issues.push(`${where}: this field is required.`);
-        continue;
-      }
-      if (text.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(text)) {
-        issues.push(`${where}: at most ${MAX_TEXT} characters on one line.`);
-        continue;
-      }
-      if (field.type === 'Date' && !isDate(text)) {
-        issues.push(`${where}: ${JSON.stringify(text)} is not a date; use YYYY-MM-DD, e.g. 2026-11-21.`);
-        continue;
-      }
-      if (field.type === 'Number' && !NUMBER.test(text)) {
-        issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
-        continue;
-      }
-      out.push({ name: field.name, type: field.type as FieldValue['type'], value: text });
-      ctx[field.name] = text;
+      const where = `Fields.${file.FileId}.${field.key}`;
+      const raw = given.get(field);
+      const value = checkValue(field, raw, where, issues);
+      if (value === undefined) continue;
+      ctx[field.key] = value.context;
+      if (value.write !== undefined) out.push(value.write);
     }
-    if (out.length > 0) {
-      values.set(file.FileId, out);
-      context[file.FileId] = ctx;
-    }
+    if (out.length > 0) values.set(file.FileId, out);
+    context[file.FileId] = ctx;
   }
   if (issues.length > 0) throw new ValidationError(issues, 'SIGN_FIELDS_INVALID');
   return { values, context };
+}
+
+/**
+ * Maps each submitted key to its field: the field's key, `<formset>.<key>`, its PDF name, or (a radio group) its
+ * formset. A `null` value counts as not sent.
+ */
+function resolveKeys(
+  fileId: string,
+  fields: readonly SignerField[],
+  given: Readonly<Record<string, JsonValue>>,
+  issues: string[],
+): Map<SignerField, JsonValue> {
+  const aliases = new Map<string, SignerField | null>();
+  const add = (alias: string, field: SignerField): void => {
+    const known = aliases.get(alias);
+    aliases.set(alias, known === undefined || known === field ? field : null); // null: ambiguous
+  };
+  for (const f of fields) {
+    add(f.key, f);
+    add(f.name, f);
+  }
+  const resolved = new Map<SignerField, JsonValue>();
+  const keyOf = new Map<SignerField, string>();
+  for (const [key, value] of Object.entries(given)) {
+    const field = aliases.get(key);
+    if (field === undefined) {
+      issues.push(`Fields.${fileId}.${key}: you have no field of that name in this document.`);
+      continue;
+    }
+    if (field === null) {
+      issues.push(`Fields.${fileId}.${key}: more than one of your fields has this key; send it as <formset>.${key}.`);
+      continue;
+    }
+    const earlier = keyOf.get(field);
+    if (earlier !== undefined) {
+      issues.push(`Fields.${fileId}.${key}: the field is also sent as ${JSON.stringify(earlier)}; send it once.`);
+      continue;
+    }
+    keyOf.set(field, key);
+    if (value !== null) resolved.set(field, value);
+  }
+  return resolved;
+}
+
+/** The value to write and to record in the Context, or undefined (with an issue) when `raw` is not acceptable. */
+function checkValue(
+  field: SignerField,
+  raw: JsonValue | undefined,
+  where: string,
+  issues: string[],
+): { write?: FieldValue; context: JsonValue } | undefined {
+  switch (field.type) {
+    case 'Check': {
+      const exportValue = field.value ?? 'Yes';
+      let on: boolean;
+      // Not sent: the box stays as the PDF has it (pre-set by the metadata, or by an earlier signer of a shared formset).
+      if (raw === undefined) return { context: field.checked === true };
+      if (typeof raw === 'boolean') on = raw;
+      else if (raw === exportValue) on = true;
+      else if (raw === 'Off') on = false;
+      else {
+        issues.push(`${where}: a check box takes true, false or its export value ${JSON.stringify(exportValue)}.`);
+        return undefined;
+      }
+      return { write: { name: field.name, type: 'Check', value: on, exportValue }, context: on };
+    }
+    case 'Radio': {
+      const options = field.options ?? [];
+      let chosen: string | undefined;
+      if (raw === undefined) {
+        if (field.value === undefined && field.required) {
+          issues.push(`${where}: this field is required.`);
+          return undefined;
+        }
+        return { context: field.value ?? null };
+      }
+      if (typeof raw === 'string' || typeof raw === 'number') {
+        const text = typeof raw === 'number' ? fieldValueText(raw) : raw;
+        chosen = options.find((o) => o.value === text)?.value;
+        if (chosen === undefined) {
+          issues.push(`${where}: choose one of ${options.map((o) => JSON.stringify(o.value)).join(', ')}.`);
+          return undefined;
+        }
+      } else {
+        issues.push(`${where}: a radio group takes the export value of the chosen button (${options.map((o) => JSON.stringify(o.value)).join(', ')}).`);
+        return undefined;
+      }
+      return { write: { name: field.name, type: 'Radio', value: chosen }, context: chosen };
+    }
+    case 'SingleLine':
+    case 'Date':
+    case 'Number': {
+      if (raw !== undefined && typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw) && field.type !== 'Date')) {
+        issues.push(`${where}: send the value as a string.`);
+        return undefined;
+      }
+      if (raw === undefined) {
+        // Not sent: the pre-filled value (the metadata's, or the PDF's own) is already in the PDF and stays.
+        if ((field.value ?? '').trim() === '' && field.required) {
+          issues.push(`${where}: this field is required.`);
+          return undefined;
+        }
+        return { context: field.value ?? '' };
+      }
+      const text = (typeof raw === 'number' ? fieldValueText(raw) : raw).trim();
+      if (text === '') {
+        if (field.required) {
+          issues.push(`${where}: this field is required.`);
+          return undefined;
+        }
+        return { write: { name: field.name, type: field.type, value: '' }, context: '' };
+      }
+      if (text.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(text)) {
+        issues.push(`${where}: at most ${MAX_TEXT} characters on one line.`);
+        return undefined;
+      }
+      if (field.type === 'Date' && !isDate(text)) {
+        issues.push(`${where}: ${JSON.stringify(text)} is not a date; use YYYY-MM-DD, e.g. 2026-11-21.`);
+        return undefined;
+      }
+      if (field.type === 'Number' && !NUMBER.test(text)) {
+        issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
+        return undefined;
+      }
+      return { write: { name: field.name, type: field.type, value: text }, context: text };
+    }
+    default:
+      return undefined;
+  }
 }
 
 function isDate(text: string): boolean {

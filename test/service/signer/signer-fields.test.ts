@@ -40,7 +40,7 @@ const file: StoredFile = {
 const signer = { Id: 'Signer1' } as Signer;
 const tx = { Id: 't', Files: [file, { FileId: 'plain', Original: { sha256: 'b'.repeat(64), size: 1, pages: 1 } }] } as unknown as Transaction;
 
-function issues(values: Record<string, Record<string, string | boolean>>): string[] {
+function issues(values: Record<string, Record<string, string | boolean | number | null>>): string[] {
   try {
     validateFieldValues(tx, signer, values);
     return [];
@@ -62,12 +62,12 @@ describe('signer fields', () => {
       fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }), (date) => {
         const text = date.toISOString().slice(0, 10);
         const { context } = validateFieldValues(tx, signer, { doc: { 's1.when': text, 's1.amount': '1' } });
-        expect(context).toEqual({ doc: { 's1.when': text, 's1.amount': '1', 's1.ok': false, 's1.city': 'Delft' } });
+        expect(context).toEqual({ doc: { when: text, amount: '1', ok: false, city: 'Delft' }, plain: {} });
       }),
       { numRuns: 200 },
     );
     for (const bad of ['2026-02-30', '2026-13-01', '21-11-2026', '2026/11/21', 'tomorrow']) {
-      expect(issues({ doc: { 's1.when': bad, 's1.amount': '1' } })).toEqual([`Fields.doc.s1.when: ${JSON.stringify(bad)} is not a date; use YYYY-MM-DD, e.g. 2026-11-21.`]);
+      expect(issues({ doc: { 's1.when': bad, 's1.amount': '1' } })).toEqual([`Fields.doc.when: ${JSON.stringify(bad)} is not a date; use YYYY-MM-DD, e.g. 2026-11-21.`]);
     }
   });
 
@@ -79,10 +79,10 @@ describe('signer fields', () => {
       { numRuns: 200 },
     );
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((t) => t.trim() !== '' && !/^-?\d+([.,]\d+)?$/.test(t.trim())), (text) => {
+      fc.property(fc.string({ minLength: 1 }).filter((t) => t.trim() !== '' && !/^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/.test(t.trim())), (text) => {
         const found = issues({ doc: { 's1.when': '2026-11-21', 's1.amount': text } });
         expect(found.length).toBe(1);
-        expect(found[0]).toMatch(/^Fields\.doc\.s1\.amount: /);
+        expect(found[0]).toMatch(/^Fields\.doc\.amount: /);
       }),
       { numRuns: 200 },
     );
@@ -92,14 +92,69 @@ describe('signer fields', () => {
     expect(issues({ doc: { 's1.city': ' ', 's1.ok': 'yes', 's2.city': 'x' }, other: {} })).toEqual([
       'Fields.other: there is no document "other" in this transaction.',
       'Fields.doc.s2.city: you have no field of that name in this document.',
-      'Fields.doc.s1.when: this field is required.',
-      'Fields.doc.s1.amount: this field is required.',
-      'Fields.doc.s1.ok: a check box takes true or false.',
-      'Fields.doc.s1.city: this field is required.',
+      'Fields.doc.when: this field is required.',
+      'Fields.doc.amount: this field is required.',
+      'Fields.doc.ok: a check box takes true, false or its export value "Agreed".',
+      'Fields.doc.city: this field is required.',
     ]);
     const { values } = validateFieldValues(tx, signer, { doc: { 's1.when': '2026-11-21', 's1.amount': '0,75', 's1.ok': true } });
     expect(values.get('doc')).toContainEqual({ name: 's1.ok', type: 'Check', value: true, exportValue: 'Agreed' });
-    expect(values.get('doc')).toContainEqual({ name: 's1.city', type: 'SingleLine', value: 'Delft' });
+    // Fields not sent keep what the PDF has (a pre-filled value, a pre-set box): nothing is written for them.
+    expect(values.get('doc')?.map((v) => v.name)).toEqual(['s1.when', 's1.amount', 's1.ok']);
+  });
+
+  it('accepts plain keys, <formset>.<key> and a check box export value; a field sent twice or ambiguously is refused', () => {
+    const { values, context } = validateFieldValues(tx, signer, { doc: { when: '2026-11-21', 's1.amount': 42.5, ok: 'Agreed', city: 'Gouda' } });
+    expect(context).toEqual({ doc: { when: '2026-11-21', amount: '42.5', ok: true, city: 'Gouda' }, plain: {} });
+    expect(values.get('doc')).toContainEqual({ name: 's1.ok', type: 'Check', value: true, exportValue: 'Agreed' });
+    expect(values.get('doc')).toContainEqual({ name: 's1.amount', type: 'Number', value: '42.5' });
+    expect(validateFieldValues(tx, signer, { doc: { when: '2026-11-21', amount: '1', ok: 'Off', city: null } }).context.doc).toEqual({ when: '2026-11-21', amount: '1', ok: false, city: 'Delft' });
+    expect(issues({ doc: { when: '2026-11-21', 's1.when': '2026-11-22', amount: '1' } })).toEqual(['Fields.doc.s1.when: the field is also sent as "when"; send it once.']);
+    expect(issues({ doc: { when: '2026-11-21', amount: '1', ok: 'Yes' } })).toEqual(['Fields.doc.ok: a check box takes true, false or its export value "Agreed".']);
+  });
+
+  it('qualifies a key in the Context only where two of the signer\'s formsets in one file share it', () => {
+    const shared: StoredFile = {
+      FileId: 'two',
+      Placements: [place('a.city', 'SingleLine', ['Signer1']), place('b.city', 'SingleLine', ['Signer1']), place('b.zip', 'SingleLine', ['Signer1'])],
+    };
+    const t = { Id: 't', Files: [shared, file] } as unknown as Transaction;
+    expect(signerFields(shared, signer).map((f) => f.key)).toEqual(['a.city', 'b.city', 'zip']);
+    const { context } = validateFieldValues(t, signer, { two: { 'a.city': 'A', 'b.city': 'B', zip: '1234' }, doc: { when: '2026-11-21', amount: '1' } });
+    expect(context.two).toEqual({ 'a.city': 'A', 'b.city': 'B', zip: '1234' });
+    let error: unknown;
+    try {
+      validateFieldValues(t, signer, { two: { city: 'A' } });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ValidationError).issues).toContain('Fields.two.city: you have no field of that name in this document.');
+  });
+
+  it('a radio group is one field keyed by its formset that takes the chosen button\'s export value', () => {
+    const radio: StoredFile = {
+      FileId: 'r',
+      Placements: [
+        { ...place('pick.x', 'Radio', ['Signer1'], { value: 'Option A' }), field: 'pick', fieldKey: 'optA' },
+        { ...place('pick.x', 'Radio', ['Signer1'], { value: 'optB', checked: true }), field: 'pick', fieldKey: 'optB' },
+        { ...place('pick.x', 'Radio', ['Signer1'], { value: '1' }), field: 'pick', fieldKey: 'one' },
+      ],
+    };
+    const t = { Id: 't', Files: [radio] } as unknown as Transaction;
+    const [group] = signerFields(radio, signer);
+    expect(group).toMatchObject({ name: 'pick', key: 'pick', type: 'Radio', value: 'optB', required: false });
+    expect(group?.options?.map((o) => [o.key, o.value])).toEqual([['optA', 'Option A'], ['optB', 'optB'], ['one', '1']]);
+    expect(validateFieldValues(t, signer, {}).context).toEqual({ r: { pick: 'optB' } });
+    expect(validateFieldValues(t, signer, {}).values.size).toBe(0);
+    expect(validateFieldValues(t, signer, { r: { pick: 'Option A' } }).values.get('r')).toEqual([{ name: 'pick', type: 'Radio', value: 'Option A' }]);
+    expect(validateFieldValues(t, signer, { r: { pick: 1 } }).context).toEqual({ r: { pick: '1' } });
+    let error: unknown;
+    try {
+      validateFieldValues(t, signer, { r: { pick: 'Option C' } });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ValidationError).issues).toEqual(['Fields.r.pick: choose one of "Option A", "optB", "1".']);
   });
 
   it('initials of names', () => {
