@@ -11,7 +11,7 @@ import type { SignPageTexts } from './sign-page-texts.js';
 const fill = (text: string, values: Record<string, string | number>): string => text.replace(/\{(\w+)\}/g, (m, k: string) => String(values[k] ?? m));
 
 function formatDate(iso: string, lang: string): string {
-  return new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC', timeZoneName: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(new Date(iso));
 }
 
 function closing(script: boolean): string {
