@@ -130,7 +130,12 @@ async function load() {
     $('reference').textContent = `${T.reference}: ${s.Reference}`;
   }
   renderSteps();
-  await renderDocuments(s.Documents);
+  try {
+    await renderDocuments(s.Documents);
+  } catch (error) {
+    // A document pdf.js cannot show leaves the steps usable; the download link still offers it.
+    console.warn('document not shown', error);
+  }
 }
 
 function loadPdfjs() {
@@ -190,6 +195,8 @@ function fieldLabel(field) {
 async function renderPdf(doc, host) {
   const pdfjs = await loadPdfjs();
   const response = await fetch(`${api}/file/${encodeURIComponent(doc.FileId)}`, { credentials: 'omit' });
+  // Rejected, signed or withdrawn meanwhile: the page has moved on to its message.
+  if (!response.ok) return;
   const data = new Uint8Array(await response.arrayBuffer());
   const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: '/sign/assets/standard_fonts/' }).promise;
   const width = Math.min(host.clientWidth || 800, 820);
