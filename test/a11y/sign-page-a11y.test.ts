@@ -6,12 +6,13 @@
  * and a screen-reader smoke test on Chromium's accessibility tree. The other languages' screenshots:
  * sign-page-languages.test.ts.
  */
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
-import { createSigningTransaction, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
-import { accessibilityTree, artifact, axeRules, CONTROL_ROLES, openWindow, shot, WCAG_TAGS } from './browser.js';
+import { createSigningTransaction, inkPixels, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
+import { accessibilityTree, ARTIFACTS, artifact, axeRules, CONTROL_ROLES, openWindow, shot, WCAG_TAGS } from './browser.js';
 import { walk, WALK_STATES } from './walk.js';
 
 let s: SignerService;
@@ -123,6 +124,9 @@ describe('keyboard and screen reader', () => {
     expect(report.pdfsig.map((x) => x.valid), report.details).toEqual([true, true]);
     expect(report.openssl, report.details).toEqual([true, true]);
     expect(report.qpdf, report.details).toBe(true);
+    // The typed name became the signature image: ink in the signer's field (Left 300, Top 200, 200×80).
+    const prepared = await inkPixels((await call(base, 'GET', `/api/transaction/${tx.id}/file/contract`)).bytes, 1, { x: 300, y: 200, w: 200, h: 50 }, join(ARTIFACTS, 'keyboard-signed-contract'));
+    expect(prepared).toBeGreaterThan(60);
   }, 120_000);
 
   it('screen reader smoke test: every control in the accessibility tree has a role and a name; steps are announced', async () => {

@@ -106,6 +106,9 @@ export async function walk(s: SignerService, lang: string, viewport: ViewportNam
     const city = page.locator('input[data-field="f1.city"]');
     expect(await city.getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-field')")).toBe('f1.city');
+    // The field is shown on its page where it will appear, and the page went there.
+    expect(await page.locator('.overlay.active').count()).toBe(1);
+    expect(await page.locator('.overlay.active').isVisible()).toBe(true);
     await check('fields-missing');
     await city.fill('Gdańsk');
     await page.locator('input[data-field="f1.agree"]').check();
@@ -140,7 +143,8 @@ export async function walk(s: SignerService, lang: string, viewport: ViewportNam
     await visible(page, '#secure');
     await check('receipt-secure-download');
 
-    const t2 = await createSigningTransaction(base, { seal: false, language: lang });
+    // No ReturnUrl: the page would leave for it 2.5 s after the rejection.
+    const t2 = await createSigningTransaction(base, { seal: false, language: lang, signers: [{ Email: 'dana@example.com', Verifications: [{ Type: 'Consent' }] }, { Email: 'eli@example.com', Verifications: [{ Type: 'Consent' }] }] });
     await page.goto(t2.signers[0]!.signUrl);
     await visible(page, '#step-consent');
     await page.locator('#reject-open').click();
