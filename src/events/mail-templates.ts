@@ -1,9 +1,10 @@
 /**
  * The texts of the service's e-mails (decisions.md §7, issue 7 "E-mail"): sign request, reminder, confirmation,
- * documents to receivers, cancellation notice, sender notification and verification code, in `en-US` and `nl-NL`
- * (every other language falls back to `en-US`), each as HTML and plain text. Pure: values in, strings out.
+ * documents to receivers, cancellation notice, sender notification and verification code, in every language of
+ * decisions.md §2 (texts in src/i18n, issue 18), each as HTML and plain text. Pure: values in, strings out.
  */
 import type { Language } from '../domain/transaction.js';
+import { catalogueFor, type MailTexts } from '../i18n/catalogue.js';
 import type { MailPayloadKind } from './mail-payload.js';
 
 /** What a mail text is built from. */
@@ -33,78 +34,9 @@ export interface MailText {
   readonly html: string;
 }
 
-interface Texts {
-  subject: Record<MailPayloadKind, string>;
-  intro: Record<MailPayloadKind, string>;
-  documents: string;
-  signLink: string;
-  code: string;
-  reason: string;
-  event: string;
-  footer: string;
-}
-
-const EN: Texts = {
-  subject: {
-    invitation: 'Please sign: {ref}',
-    reminder: 'Reminder: please sign {ref}',
-    confirmation: 'Signed: {ref}',
-    documents: 'Signed documents: {ref}',
-    receipt: 'Receipt: {ref}',
-    cancellation: 'Cancelled: {ref}',
-    notification: 'Transaction update: {ref}',
-    'verification-code': 'Your verification code',
-  },
-  intro: {
-    invitation: 'You are asked to sign the documents below.',
-    reminder: 'This is a reminder: the documents below are still waiting for your signature.',
-    confirmation: 'The documents below have been signed. The signed documents and the receipt are attached.',
-    documents: 'The documents below have been signed. The signed documents are attached.',
-    receipt: 'The receipt of the transaction is attached.',
-    cancellation: 'The request to sign the documents below has been cancelled. You no longer need to sign them.',
-    notification: 'There is news about the transaction with the documents below.',
-    'verification-code': 'Enter this code on the signing page to confirm your e-mail address.',
-  },
-  documents: 'Documents',
-  signLink: 'Open the documents and sign',
-  code: 'Code',
-  reason: 'Reason',
-  event: 'Event',
-  footer: 'This message was sent by paraph.',
-};
-
-const NL: Texts = {
-  subject: {
-    invitation: 'Verzoek tot ondertekening: {ref}',
-    reminder: 'Herinnering: onderteken {ref}',
-    confirmation: 'Ondertekend: {ref}',
-    documents: 'Ondertekende documenten: {ref}',
-    receipt: 'Bewijsstuk: {ref}',
-    cancellation: 'Geannuleerd: {ref}',
-    notification: 'Nieuws over transactie: {ref}',
-    'verification-code': 'Uw verificatiecode',
-  },
-  intro: {
-    invitation: 'U wordt gevraagd de onderstaande documenten te ondertekenen.',
-    reminder: 'Dit is een herinnering: de onderstaande documenten wachten nog op uw handtekening.',
-    confirmation: 'De onderstaande documenten zijn ondertekend. De ondertekende documenten en het bewijsstuk zitten in de bijlage.',
-    documents: 'De onderstaande documenten zijn ondertekend. De ondertekende documenten zitten in de bijlage.',
-    receipt: 'Het bewijsstuk van de transactie zit in de bijlage.',
-    cancellation: 'Het verzoek om de onderstaande documenten te ondertekenen is geannuleerd. U hoeft ze niet meer te ondertekenen.',
-    notification: 'Er is nieuws over de transactie met de onderstaande documenten.',
-    'verification-code': 'Vul deze code in op de ondertekenpagina om uw e-mailadres te bevestigen.',
-  },
-  documents: 'Documenten',
-  signLink: 'Open de documenten en onderteken',
-  code: 'Code',
-  reason: 'Reden',
-  event: 'Gebeurtenis',
-  footer: 'Dit bericht is verstuurd door paraph.',
-};
-
-/** The texts of a language: Dutch for `nl-NL`, English for everything else. */
-function textsFor(language: Language | undefined): Texts {
-  return language === 'nl-NL' ? NL : EN;
+/** The texts of a language (decisions.md §2; unknown languages fall back to `en-US`). */
+function textsFor(language: Language | undefined): MailTexts {
+  return catalogueFor(language).mail;
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
- * The signing page at SignUrl (`/sign/<token>`, decisions.md §6, issue 6): server-rendered HTML in the signer's
- * language, built on the signer JSON API by one small module script; pdf.js (`pdfjs-dist`) and `signature_pad`
- * are served from node_modules by the asset route, so the page makes no third-party request. Every response
+ * The signing page at SignUrl (`/sign/<token>`, decisions.md §6, issues 6 and 18): server-rendered HTML in the
+ * signer's language, built on the signer JSON API by one small module script; pdf.js (`pdfjs-dist`) and
+ * `signature_pad` are served from node_modules and the script font from assets/fonts by the asset route (brotli or
+ * gzip when the browser accepts it, compressed once), so the page makes no third-party request. Every response
  * carries a CSP without inline scripts, frame-ancestors 'none' plus X-Frame-Options DENY (clickjacking), no
- * referrer (the token is in the URL) and no caching.
+ * referrer (the token is in the URL) and no caching. Also registers the ShowUrl and ReceiptUrl pages.
  */
 import { readFile } from 'node:fs/promises';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +18,7 @@ import { completeIdentity } from '../service/signer/complete-identity.js';
 import { findSignerByToken } from '../service/signer/signer-access.js';
 import { renderSignPage, renderSignErrorPage } from './sign-page-html.js';
 import { signPageTexts } from './sign-page-texts.js';
+import { showPageRoutes } from './show-page.routes.js';
 
 /** The Content-Security-Policy of the page and its assets. */
 export const SIGN_PAGE_CSP = [
@@ -40,8 +43,12 @@ function assetTable(): Map<string, [string, string]> {
   const pad = dirname(require.resolve('signature_pad'));
   // `npm run build` copies src/http/sign-page/ next to the compiled routes, so src/ (tsx) and dist/ look alike.
   const own = join(here, 'sign-page');
+  const fonts = join(here, '..', '..', 'assets', 'fonts');
   return new Map([
     ['sign-page.js', [join(own, 'sign-page.js'), 'text/javascript; charset=utf-8']],
+    ['show-page.js', [join(own, 'show-page.js'), 'text/javascript; charset=utf-8']],
+    ['dancing-script-latin-400-normal.woff2', [join(fonts, 'dancing-script-latin-400-normal.woff2'), 'font/woff2']],
+    ['dancing-script-latin-ext-400-normal.woff2', [join(fonts, 'dancing-script-latin-ext-400-normal.woff2'), 'font/woff2']],
     ['sign-page.css', [join(own, 'sign-page.css'), 'text/css; charset=utf-8']],
     ['pdf.min.mjs', [join(pdfjs, 'legacy/build/pdf.min.mjs'), 'text/javascript; charset=utf-8']],
     ['pdf.worker.min.mjs', [join(pdfjs, 'legacy/build/pdf.worker.min.mjs'), 'text/javascript; charset=utf-8']],
@@ -49,7 +56,8 @@ function assetTable(): Map<string, [string, string]> {
   ]);
 }
 
-function securityHeaders(reply: FastifyReply): FastifyReply {
+/** The headers of every page and asset: CSP, no framing, no referrer, no sniffing. */
+export function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header('content-security-policy', SIGN_PAGE_CSP)
     .header('x-frame-options', 'DENY')
@@ -64,16 +72,29 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const assets = assetTable();
   const cache = new Map<string, Buffer>();
   const fontsDir = join(dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts');
+  /** The asset's bytes in the encoding the browser accepts best (woff2 is compressed already). */
+  const encoded = async (file: string, type: string, accept: string): Promise<{ body: Buffer; encoding?: 'br' | 'gzip' }> => {
+    const encoding = type.startsWith('font/') ? undefined : /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : undefined;
+    const key = `${file}|${encoding ?? ''}`;
+    let body = cache.get(key);
+    if (body === undefined) {
+      const raw = cache.get(`${file}|`) ?? (await readFile(file));
+      cache.set(`${file}|`, raw);
+      body = encoding === 'br' ? brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } }) : encoding === 'gzip' ? gzipSync(raw, { level: 9 }) : raw;
+      cache.set(key, body);
+    }
+    return { body, ...(encoding !== undefined ? { encoding } : {}) };
+  };
   return async (app) => {
+    await app.register(showPageRoutes(ctx));
     app.get<{ Params: { name: string } }>('/sign/assets/:name', async (request, reply) => {
       const entry = assets.get(request.params.name);
       if (entry === undefined) return securityHeaders(reply).code(404).type('text/plain').send('Not found');
-      let body = cache.get(entry[0]);
-      if (body === undefined) {
-        body = await readFile(entry[0]);
-        cache.set(entry[0], body);
-      }
-      return securityHeaders(reply).header('cache-control', 'public, max-age=3600').type(entry[1]).send(body);
+      const accept = request.headers['accept-encoding'];
+      const { body, encoding } = await encoded(entry[0], entry[1], typeof accept === 'string' ? accept : '');
+      securityHeaders(reply).header('cache-control', 'public, max-age=3600').header('vary', 'accept-encoding').type(entry[1]);
+      if (encoding !== undefined) reply.header('content-encoding', encoding);
+      return reply.send(body);
     });
     app.get<{ Params: { name: string } }>('/sign/assets/standard_fonts/:name', async (request, reply) => {
       const name = request.params.name;
@@ -94,7 +115,8 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
         const texts = signPageTexts(request.headers['accept-language']);
-        return reply.code(error.code === 'SIGN_TOKEN_UNKNOWN' ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, error.message, back));
+        const unknown = error.code === 'SIGN_TOKEN_UNKNOWN';
+        return reply.code(unknown ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, unknown ? texts.invalidLinkText : error.message, back));
       }
     });
     app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {
@@ -106,7 +128,8 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
         const texts = signPageTexts(request.headers['accept-language']);
-        return reply.code(error.code === 'SIGN_TOKEN_UNKNOWN' ? 404 : 410).send(renderSignErrorPage(texts, error.message));
+        const unknown = error.code === 'SIGN_TOKEN_UNKNOWN';
+        return reply.code(unknown ? 404 : 410).send(renderSignErrorPage(texts, unknown ? texts.errorHeading : texts.cleanedHeading, unknown ? texts.invalidLinkText : texts.cleanedText));
       }
     });
   };

@@ -296,10 +296,13 @@ export class SqliteStore implements Store {
       this.sql('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
       const addRef = this.sql('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
       for (const sha256 of blobs) addRef.run(txId, sha256);
-      this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
-      const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
-      for (const signer of stored.Signers) {
-        if (signer.SignToken !== undefined) addToken.run(hashSignToken(signer.SignToken), txId, signer.Id);
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (decisions.md §6).
+      if (stored.cleanedAt === undefined) {
+        this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
+        const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
+        for (const signer of stored.Signers) {
+          if (signer.SignToken !== undefined) addToken.run(hashSignToken(signer.SignToken), txId, signer.Id);
+        }
       }
       if (change.purgeAudit === true) this.sql('DELETE FROM audit_entries WHERE transaction_id = ?').run(txId);
       this.appendAudit(txId, change.audit ?? []);

@@ -109,6 +109,7 @@ async function signThroughPage(page: Page, signUrl: string, who: { prefix: strin
   await page.locator('#consent-confirm').click();
   await page.locator('#step-scribble').waitFor();
   if (who.name !== undefined) await page.locator('#scribble-name').fill(who.name);
+  await page.locator('#mode-draw').click();
   await drawSignature(page);
   await page.locator('#pad-undo').click();
   await drawSignature(page);
@@ -203,7 +204,7 @@ describe('signing page in Chromium', () => {
     await page.locator('#code-input').press('Enter');
     await page.locator('#step-scribble').waitFor();
 
-    await page.locator('#tab-type').click();
+    expect(await page.locator('#mode-type').getAttribute('aria-pressed')).toBe('true'); // typing is the default path
     await page.locator('#scribble-name').fill('Pia Bakker');
     await shot(page, 'phone-3-typed-name');
     await page.locator('#scribble-confirm').click();
@@ -253,7 +254,7 @@ describe('signing page in Chromium', () => {
     expect(html).not.toMatch(/\son[a-z]+=/);
     const unknown = await fetch(`${base}/sign/${'x'.repeat(32)}`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain('This signing link is not valid');
+    expect(await unknown.text()).toContain('This link is not valid');
     expect((await fetch(`${base}/sign/assets/../package.json`)).status).toBe(404);
   });
 });

@@ -208,14 +208,16 @@ describe('mail without SMTP', () => {
 });
 
 describe('templates', () => {
-  it('have en-US and nl-NL texts for every kind; other languages fall back to en-US', () => {
+  it('have texts in every language for every kind (issue 18); unknown languages fall back to en-US', () => {
     const kinds = ['invitation', 'reminder', 'confirmation', 'documents', 'receipt', 'cancellation', 'notification', 'verification-code'] as const;
     for (const kind of kinds) {
       const en = renderMailText({ kind, language: 'en-US', documents: ['a.pdf'], reference: 'R' });
       const nl = renderMailText({ kind, language: 'nl-NL', documents: ['a.pdf'], reference: 'R' });
       const de = renderMailText({ kind, language: 'de-DE', documents: ['a.pdf'], reference: 'R' });
+      const unknown = renderMailText({ kind, language: 'xx-XX' as 'en-US', documents: ['a.pdf'], reference: 'R' });
       expect(nl.text).not.toBe(en.text);
-      expect(de).toEqual(en);
+      expect(de.text).not.toBe(en.text);
+      expect(unknown).toEqual(en);
       expect(en.html).toMatch(/^<!doctype html>/);
     }
     const code = renderMailText({ kind: 'verification-code', language: 'en-US', documents: [], code: '123456' });

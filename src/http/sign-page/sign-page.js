@@ -1,20 +1,47 @@
-// The signing page's script (issue 6): drives the signer JSON API (decisions.md §6) — session, documents shown page
-// by page with pdf.js and the signer's fields highlighted, verification steps, signature pad, sign, reject, final
-// screen and ReturnUrl redirect. No dependencies besides pdf.js and signature_pad, both served by paraph.
-import * as pdfjs from '/sign/assets/pdf.min.mjs';
-
-pdfjs.GlobalWorkerOptions.workerSrc = '/sign/assets/pdf.worker.min.mjs';
+// The signing page's script (issues 6 and 18): drives the signer JSON API (decisions.md §6) — session, documents
+// shown page by page with pdf.js (canvas plus a text layer screen readers read), the signer's fields on the page
+// where they will appear with "next field", verification steps, a typed-name signature drawn in the bundled script
+// font (the equal, keyboard path) or a drawn one, sign, reject, final screen and ReturnUrl redirect. Every async
+// step is announced in a polite live region; errors are tied to their fields. pdf.js loads only when documents are
+// shown, so the first paint needs neither it nor its worker.
 
 const T = JSON.parse(document.body.dataset.texts || '{}');
 const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] || '');
 const api = `/api/signer/${encodeURIComponent(token)}`;
 const $ = (id) => document.getElementById(id);
-const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => (values[k] ?? ''));
+const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => String(values[k] ?? ''));
+const number = new Intl.NumberFormat(T.lang);
+const listFormat = typeof Intl.ListFormat === 'function' ? new Intl.ListFormat(T.lang, { type: 'conjunction' }) : { format: (xs) => xs.join(', ') };
+const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+const SIGNATURE_FONT = '"Dancing Script", cursive';
+const INK = '#0b1f66';
 
 let session;
 let pad;
+let pdfjsLoaded;
 /** Values the signer entered: fileId → field name → value. */
 const values = {};
+/** The fillable fields in page order: { fileId, field, input, overlays[] }. */
+let fillable = [];
+
+function announce(text) {
+  const el = $('announcer');
+  el.textContent = '';
+  // A fresh text node in a later task makes screen readers announce the same message twice in a row, too.
+  setTimeout(() => (el.textContent = text), 50);
+}
+
+function showError(el, text, input) {
+  el.hidden = false;
+  el.textContent = `${T.errorPrefix} ${text}`;
+  if (input) input.setAttribute('aria-invalid', 'true');
+}
+
+function clearError(el, input) {
+  el.hidden = true;
+  el.textContent = '';
+  if (input) input.removeAttribute('aria-invalid');
+}
 
 async function request(method, path, body) {
   const response = await fetch(api + path, {
@@ -32,52 +59,63 @@ async function request(method, path, body) {
   return json;
 }
 
-function showMessage(title, text, link) {
+function showMessage(title, text, options = {}) {
   $('loading').hidden = true;
   $('journey').hidden = true;
   $('message').hidden = false;
   $('message-title').textContent = title;
   $('message-text').textContent = text;
-  const a = $('message-link');
-  if (link) {
-    a.hidden = false;
-    a.href = link;
-    a.textContent = T.continue;
-  } else a.hidden = true;
-  $('message-title').focus?.();
+  const link = $('message-link');
+  link.hidden = !options.link;
+  if (options.link) {
+    link.href = options.link;
+    link.textContent = T.continue;
+  }
+  $('message-show').hidden = !options.show;
+  $('message-show').href = `/show/${encodeURIComponent(token)}`;
+  $('message-receipt').hidden = !options.receipt;
+  $('message-receipt').href = `/receipt/${encodeURIComponent(token)}`;
+  document.title = `${title} – ${T.title}`;
+  $('message-title').focus();
 }
 
 function finish(state, returnUrl, complete) {
   const signed = state === 'signed';
-  showMessage(signed ? T.signedHeading : T.rejectedHeading, signed ? (complete ? T.signedAllText : T.signedText) : T.rejectedText, returnUrl);
+  const text = signed ? (complete ? T.signedAllText : T.signedText) : T.rejectedText;
+  showMessage(signed ? T.signedHeading : T.rejectedHeading, returnUrl ? `${text} ${T.redirecting}` : text, {
+    link: returnUrl,
+    show: signed,
+    receipt: signed && complete,
+  });
   $('message').classList.add(signed ? 'success' : 'neutral');
-  if (returnUrl) {
-    $('message-text').textContent += ' ' + T.redirecting;
-    setTimeout(() => location.assign(returnUrl), 2500);
-  }
+  if (returnUrl) setTimeout(() => location.assign(returnUrl), 2500);
+}
+
+function endedText(status) {
+  return { 30: T.completedText, 40: T.rejectedByOtherText, 50: T.expiredText, 60: T.cancelledText }[status] || T.failedText;
 }
 
 async function load() {
   try {
     session = await request('GET', '');
   } catch (error) {
-    showMessage(T.errorHeading, error.message);
+    if (error.status === 410) showMessage(T.cleanedHeading, T.cleanedText);
+    else if (error.status === 404) showMessage(T.errorHeading, T.invalidLinkText);
+    else showMessage(T.errorHeading, error.message);
     return;
   }
   const s = session;
-  if (s.Reference) {
-    $('ref').textContent = `${T.reference}: ${s.Reference}`;
-  }
+  if (s.Reference) $('ref').textContent = `${T.reference}: ${s.Reference}`;
   switch (s.State) {
     case 'signed':
     case 'rejected':
       return finish(s.State, s.ReturnUrl, s.TransactionStatus === 30);
     case 'waiting':
-      return showMessage(T.waitingHeading, fmt(T.waitingText, { names: s.WaitingFor.map((w) => w.Name).join(', ') }));
+      return showMessage(T.waitingHeading, fmt(T.waitingText, { names: listFormat.format(s.WaitingFor.map((w) => w.Name)) }));
     case 'not-started':
       return showMessage(T.notStartedHeading, T.notStartedText);
     case 'ended':
-      return showMessage(T.endedHeading, '');
+      return showMessage(T.endedHeading, endedText(s.TransactionStatus));
     case 'processing':
       return showMessage(T.processingHeading, T.processingText);
     default:
@@ -91,13 +129,29 @@ async function load() {
     $('reference').hidden = false;
     $('reference').textContent = `${T.reference}: ${s.Reference}`;
   }
-  await renderDocuments(s.Documents);
   renderSteps();
+  // The bench (bench/sign-page.bench.ts) reads these marks: the steps are usable, the first page is drawn.
+  performance.mark('paraph:interactive');
+  try {
+    await renderDocuments(s.Documents);
+  } catch (error) {
+    // A document pdf.js cannot show leaves the steps usable; the download link still offers it.
+    console.warn('document not shown', error);
+  }
+}
+
+function loadPdfjs() {
+  pdfjsLoaded ??= import('/sign/assets/pdf.min.mjs').then((pdfjs) => {
+    pdfjs.GlobalWorkerOptions.workerSrc = '/sign/assets/pdf.worker.min.mjs';
+    return pdfjs;
+  });
+  return pdfjsLoaded;
 }
 
 async function renderDocuments(documents) {
   const host = $('documents');
   host.textContent = '';
+  fillable = [];
   $('documents-title').hidden = documents.length === 0;
   for (const doc of documents) {
     const card = document.createElement('article');
@@ -105,10 +159,18 @@ async function renderDocuments(documents) {
     card.dataset.fileId = doc.FileId;
     const h = document.createElement('h3');
     h.textContent = doc.DisplayName;
+    h.id = domId('doc', doc.FileId);
+    card.setAttribute('aria-labelledby', h.id);
     const meta = document.createElement('p');
     meta.className = 'muted small';
-    meta.textContent = doc.Pages === 1 ? T.onePage : fmt(T.pages, { n: doc.Pages });
-    card.append(h, meta);
+    meta.textContent = fmt(T.pageCount, { count: number.format(doc.Pages) });
+    const download = document.createElement('a');
+    download.href = `${api}/file/${encodeURIComponent(doc.FileId)}`;
+    download.download = `${doc.DisplayName}.pdf`;
+    download.textContent = fmt(T.downloadDocument, { name: doc.DisplayName });
+    const downloadRow = document.createElement('p');
+    downloadRow.append(download);
+    card.append(h, meta, downloadRow);
     if (doc.Description) {
       const d = document.createElement('p');
       d.textContent = doc.Description;
@@ -117,31 +179,105 @@ async function renderDocuments(documents) {
     const pages = document.createElement('div');
     pages.className = 'pages';
     card.append(pages);
-    const fillable = doc.Fields.filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
-    if (fillable.length > 0) card.append(renderFieldInputs(doc, fillable));
     host.append(card);
+    values[doc.FileId] ??= {};
     await renderPdf(doc, pages);
+  }
+  numberFields();
+}
+
+function domId(prefix, ...parts) {
+  return `${prefix}-${parts.join('-')}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function fieldLabel(field) {
+  return field.name.split('.').pop().replace(/_/g, ' ');
+}
+
+async function renderPdf(doc, host) {
+  const pdfjs = await loadPdfjs();
+  const response = await fetch(`${api}/file/${encodeURIComponent(doc.FileId)}`, { credentials: 'omit' });
+  // Rejected, signed or withdrawn meanwhile: the page has moved on to its message.
+  if (!response.ok) return;
+  const data = new Uint8Array(await response.arrayBuffer());
+  const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: '/sign/assets/standard_fonts/' }).promise;
+  const width = Math.min(host.clientWidth || 800, 820);
+  const fields = doc.Fields.filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n);
+    const base = page.getViewport({ scale: 1 });
+    const scale = width / base.width;
+    const ratio = window.devicePixelRatio || 1;
+    const viewport = page.getViewport({ scale: scale * ratio });
+    const wrap = document.createElement('figure');
+    wrap.className = 'page';
+    wrap.style.width = `${width}px`;
+    wrap.style.height = `${base.height * scale}px`;
+    const captionId = domId('caption', doc.FileId, n);
+    wrap.setAttribute('aria-labelledby', captionId);
+    const canvas = document.createElement('canvas');
+    canvas.width = viewport.width;
+    canvas.height = viewport.height;
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', fmt(T.pageImage, { name: doc.DisplayName, n: number.format(n), total: number.format(pdf.numPages) }));
+    const text = document.createElement('div');
+    text.className = 'textLayer';
+    text.style.setProperty('--total-scale-factor', String(scale));
+    text.style.setProperty('--scale-round-x', '1px');
+    text.style.setProperty('--scale-round-y', '1px');
+    wrap.append(canvas, text);
+    const caption = document.createElement('figcaption');
+    caption.id = captionId;
+    caption.textContent = fmt(T.page, { n: number.format(n), total: number.format(pdf.numPages) });
+    host.append(wrap, caption);
+    await page.render({ canvasContext: canvas.getContext('2d'), viewport, canvas }).promise;
+    await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport: page.getViewport({ scale }) }).render();
+    if (performance.getEntriesByName('paraph:first-page').length === 0) performance.mark('paraph:first-page');
+
+    const onPage = [];
+    for (const field of doc.Fields) {
+      for (const w of field.widgets) {
+        if (w.pageNumber !== n) continue;
+        const o = document.createElement('div');
+        o.className = `overlay overlay-${field.type.toLowerCase()}`;
+        o.setAttribute('aria-hidden', 'true');
+        o.dataset.fileId = doc.FileId;
+        o.dataset.field = field.name;
+        o.style.left = `${w.left * scale}px`;
+        o.style.top = `${w.top * scale}px`;
+        o.style.width = `${w.width * scale}px`;
+        o.style.height = `${w.height * scale}px`;
+        wrap.append(o);
+        if (fields.includes(field) && !onPage.includes(field)) onPage.push(field);
+      }
+    }
+    if (onPage.length > 0) host.append(renderFieldInputs(doc, onPage, n));
   }
 }
 
-function renderFieldInputs(doc, fields) {
+/** The inputs of the fields on page `n`, right below it. */
+function renderFieldInputs(doc, fields, n) {
   const box = document.createElement('fieldset');
-  box.className = 'fields';
+  box.className = 'fields page-fields';
   const legend = document.createElement('legend');
-  legend.textContent = T.fieldsToFill;
+  legend.textContent = fmt(T.fieldsOnPage, { n: number.format(n) });
   box.append(legend);
-  values[doc.FileId] = {};
-  fields.forEach((field, i) => {
-    const id = `field-${doc.FileId}-${i}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    const row = document.createElement('p');
-    row.className = field.type === 'Check' ? 'check-row' : 'field-row';
+  for (const field of fields) {
+    const id = domId('field', doc.FileId, field.name);
+    const row = document.createElement('div');
+    row.className = field.type === 'Check' ? 'check-row field-row' : 'field-row';
     const label = document.createElement('label');
     label.htmlFor = id;
-    const page = field.widgets[0] ? ` (${fmt(T.fieldOnPage, { n: field.widgets[0].pageNumber })})` : '';
-    label.textContent = field.name.split('.').pop().replace(/_/g, ' ') + page + (field.required ? ` — ${T.required}` : '');
+    label.textContent = fieldLabel(field) + (field.required ? ` (${T.required})` : '');
     const input = document.createElement('input');
     input.id = id;
     input.dataset.field = field.name;
+    input.dataset.fileId = doc.FileId;
+    const error = document.createElement('span');
+    error.id = `${id}-error`;
+    error.className = 'error field-error';
+    error.hidden = true;
+    const described = [error.id];
     if (field.type === 'Check') {
       input.type = 'checkbox';
       values[doc.FileId][field.name] = false;
@@ -149,12 +285,17 @@ function renderFieldInputs(doc, fields) {
         values[doc.FileId][field.name] = input.checked;
         syncOverlay(doc.FileId, field.name, input.checked ? '✓' : '');
       });
-      row.append(input, label);
+      row.append(input, label, error);
     } else {
       input.type = 'text';
+      const parts = [label];
       if (field.type === 'Date') {
-        input.placeholder = 'YYYY-MM-DD';
-        input.inputMode = 'numeric';
+        const hint = document.createElement('span');
+        hint.className = 'hint';
+        hint.id = `${id}-hint`;
+        hint.textContent = fmt(T.dateHint, { example: new Date().toISOString().slice(0, 10) });
+        described.unshift(hint.id);
+        parts.push(hint);
       }
       if (field.type === 'Number') input.inputMode = 'decimal';
       input.required = field.required;
@@ -163,114 +304,129 @@ function renderFieldInputs(doc, fields) {
       input.addEventListener('input', () => {
         values[doc.FileId][field.name] = input.value;
         syncOverlay(doc.FileId, field.name, input.value);
+        if (input.value.trim() !== '') clearError(error, input);
       });
-      row.append(label, input);
+      row.append(...parts, input, error);
     }
+    input.setAttribute('aria-describedby', described.join(' '));
+    const next = document.createElement('button');
+    next.type = 'button';
+    next.className = 'button next-field';
+    next.textContent = T.nextField;
+    const entry = { fileId: doc.FileId, field, input, error, next };
+    next.addEventListener('click', () => goToField(fillable.indexOf(entry) + 1));
+    input.addEventListener('focus', () => highlight(entry, true));
+    input.addEventListener('blur', () => highlight(entry, false));
+    row.append(next);
+    fillable.push(entry);
     box.append(row);
-  });
+  }
   return box;
+}
+
+function overlaysOf(entry) {
+  return [...document.querySelectorAll('.overlay')].filter((o) => o.dataset.fileId === entry.fileId && o.dataset.field === entry.field.name);
+}
+
+function highlight(entry, on) {
+  for (const o of overlaysOf(entry)) o.classList.toggle('active', on);
+}
+
+function numberFields() {
+  fillable.forEach((entry, i) => {
+    entry.next.setAttribute('aria-label', `${T.nextField} (${fmt(T.fieldPosition, { n: number.format(Math.min(i + 2, fillable.length)), total: number.format(fillable.length), field: fieldLabel((fillable[i + 1] || fillable[0]).field) })})`);
+  });
+}
+
+/** Scrolls to field `index` on its page (wrapping around) and focuses its input, keeping the input in view. */
+function goToField(index) {
+  if (fillable.length === 0) return;
+  const entry = fillable[index % fillable.length];
+  const overlay = overlaysOf(entry)[0];
+  const behavior = reducedMotion.matches ? 'auto' : 'smooth';
+  overlay?.scrollIntoView({ block: 'center', behavior: 'auto' });
+  entry.input.focus({ preventScroll: true });
+  entry.input.scrollIntoView({ block: 'nearest', behavior });
+  announce(fmt(T.fieldPosition, { n: number.format((index % fillable.length) + 1), total: number.format(fillable.length), field: fieldLabel(entry.field) }));
 }
 
 function syncOverlay(fileId, name, text) {
   for (const el of document.querySelectorAll('.overlay')) {
-    if (el.dataset.fileId === fileId && el.dataset.field === name) el.textContent = text;
-  }
-}
-
-async function renderPdf(doc, host) {
-  const response = await fetch(`${api}/file/${encodeURIComponent(doc.FileId)}`, { credentials: 'omit' });
-  const data = new Uint8Array(await response.arrayBuffer());
-  const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: '/sign/assets/standard_fonts/' }).promise;
-  const width = Math.min(host.clientWidth || 800, 820);
-  for (let n = 1; n <= pdf.numPages; n++) {
-    const page = await pdf.getPage(n);
-    const base = page.getViewport({ scale: 1 });
-    const scale = width / base.width;
-    const viewport = page.getViewport({ scale: scale * (window.devicePixelRatio || 1) });
-    const wrap = document.createElement('figure');
-    wrap.className = 'page';
-    wrap.style.width = `${width}px`;
-    wrap.style.height = `${base.height * scale}px`;
-    const canvas = document.createElement('canvas');
-    canvas.width = viewport.width;
-    canvas.height = viewport.height;
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${doc.DisplayName} — ${fmt(T.page, { n, total: pdf.numPages })}`);
-    wrap.append(canvas);
-    const caption = document.createElement('figcaption');
-    caption.textContent = fmt(T.page, { n, total: pdf.numPages });
-    host.append(wrap, caption);
-    await page.render({ canvasContext: canvas.getContext('2d'), viewport, canvas }).promise;
-    for (const field of doc.Fields) {
-      for (const w of field.widgets) {
-        if (w.pageNumber !== n) continue;
-        const o = document.createElement('div');
-        o.className = `overlay overlay-${field.type.toLowerCase()}`;
-        o.dataset.fileId = doc.FileId;
-        o.dataset.field = field.name;
-        o.style.left = `${w.left * scale}px`;
-        o.style.top = `${w.top * scale}px`;
-        o.style.width = `${w.width * scale}px`;
-        o.style.height = `${w.height * scale}px`;
-        o.title = field.name;
-        o.addEventListener('click', () => document.querySelector(`input[data-field="${CSS.escape(field.name)}"]`)?.focus());
-        wrap.append(o);
-      }
+    if (el.dataset.fileId === fileId && el.dataset.field === name) {
+      el.textContent = text;
+      el.classList.toggle('filled', text !== '');
     }
   }
 }
 
-function renderSteps() {
+function renderSteps(focus) {
   const steps = session.Verifications;
   const list = $('step-list');
   list.textContent = '';
   const current = steps.find((s) => !s.Done);
+  const total = steps.length + 1;
   steps.forEach((s, i) => {
     const li = document.createElement('li');
     li.className = s.Done ? 'done' : s === current ? 'current' : '';
     li.textContent = stepName(s) + (s.Done ? ` — ${T.stepDone}` : '');
+    li.setAttribute('aria-label', `${fmt(T.stepOf, { n: number.format(i + 1), total: number.format(total) })}: ${li.textContent}`);
     if (s === current) li.setAttribute('aria-current', 'step');
     list.append(li);
-    void i;
   });
+  const last = document.createElement('li');
+  last.textContent = T.readyHeading;
+  last.setAttribute('aria-label', `${fmt(T.stepOf, { n: number.format(total), total: number.format(total) })}: ${T.readyHeading}`);
+  if (!current) {
+    last.className = 'current';
+    last.setAttribute('aria-current', 'step');
+  }
+  list.append(last);
   for (const id of ['step-consent', 'step-scribble', 'step-code', 'step-external', 'step-sign']) $(id).hidden = true;
+  let heading;
   if (!current) {
     $('step-sign').hidden = false;
-    return;
-  }
-  if (current.Type === 'Consent') $('step-consent').hidden = false;
-  else if (current.Type === 'Scribble') showScribble(current);
-  else if (current.Type === 'PhoneNumber' || current.Type === 'Email') showCode(current);
-  else {
+    heading = $('sign-title');
+  } else if (current.Type === 'Consent') {
+    $('step-consent').hidden = false;
+    heading = $('consent-title');
+  } else if (current.Type === 'Scribble') {
+    showScribble(current);
+    heading = $('scribble-title');
+  } else if (current.Type === 'PhoneNumber' || current.Type === 'Email') {
+    showCode(current);
+    heading = $('code-title');
+  } else {
     // An external identity method: the provider's page, then back here.
     $('step-external').hidden = false;
     $('external-title').textContent = fmt(T.externalHeading, { type: current.Type });
     $('external-go').textContent = fmt(T.externalButton, { type: current.Type });
     $('external-go').dataset.type = current.Type;
+    heading = $('external-title');
   }
+  if (focus) heading.focus();
 }
 
 function stepName(s) {
   return { Consent: T.consentHeading, Scribble: T.scribbleHeading, PhoneNumber: T.phoneHeading, Email: T.emailHeading }[s.Type] || s.Type;
 }
 
-async function verify(body, errorEl) {
+async function verify(body, errorEl, input) {
+  if (errorEl) clearError(errorEl, input);
   try {
-    if (errorEl) errorEl.hidden = true;
     const result = await request('POST', '/verification', body);
     if (result.Done) {
       const before = session.State;
+      const done = session.Verifications.find((s) => !s.Done);
       session = await request('GET', '');
+      const next = session.Verifications.find((s) => !s.Done);
+      announce(`${fmt(T.stepCompleted, { step: done ? stepName(done) : '' })} ${next ? stepName(next) : T.readyHeading}.`);
+      renderSteps(true);
       // Documents are shown once the authentications are done (decisions.md §6).
       if (before === 'authenticate' && session.State !== 'authenticate') await renderDocuments(session.Documents);
-      renderSteps();
     }
     return result;
   } catch (error) {
-    if (errorEl) {
-      errorEl.hidden = false;
-      errorEl.textContent = error.message;
-    }
+    if (errorEl) showError(errorEl, error.message, input);
     throw error;
   }
 }
@@ -280,30 +436,90 @@ function showScribble(step) {
   const name = $('scribble-name');
   if (!name.value) name.value = session.ScribbleName || '';
   name.readOnly = Boolean(step.ScribbleNameFixed && session.ScribbleName);
-  $('tab-type').hidden = Boolean(step.RequireHandsignature);
-  if (!pad) {
-    const canvas = $('pad');
-    pad = new window.SignaturePad(canvas, { penColor: '#0b1f66', minWidth: 1, maxWidth: 3 });
-    const resize = () => {
-      const ratio = Math.max(window.devicePixelRatio || 1, 1);
-      const data = pad.toData();
-      canvas.width = canvas.offsetWidth * ratio;
-      canvas.height = canvas.offsetHeight * ratio;
-      canvas.getContext('2d').scale(ratio, ratio);
-      pad.clear();
-      pad.fromData(data);
-    };
-    window.addEventListener('resize', resize);
-    resize();
+  if (step.RequireHandsignature) {
+    $('mode-type').hidden = true;
+    selectMode(false);
   }
+  drawTyped();
 }
 
-function selectTab(draw) {
-  $('tab-draw').setAttribute('aria-selected', String(draw));
-  $('tab-type').setAttribute('aria-selected', String(!draw));
-  $('panel-draw').hidden = !draw;
-  $('panel-type').hidden = draw;
-  $('typed-preview').textContent = $('scribble-name').value;
+function ensurePad() {
+  if (pad) return;
+  const canvas = $('pad');
+  pad = new window.SignaturePad(canvas, { penColor: INK, minWidth: 1, maxWidth: 3 });
+  const resize = () => {
+    const ratio = Math.max(window.devicePixelRatio || 1, 1);
+    const data = pad.toData();
+    canvas.width = canvas.offsetWidth * ratio;
+    canvas.height = canvas.offsetHeight * ratio;
+    canvas.getContext('2d').scale(ratio, ratio);
+    pad.clear();
+    pad.fromData(data);
+  };
+  window.addEventListener('resize', resize);
+  resize();
+}
+
+function typing() {
+  return $('mode-type').getAttribute('aria-pressed') === 'true';
+}
+
+function selectMode(type) {
+  $('mode-type').setAttribute('aria-pressed', String(type));
+  $('mode-draw').setAttribute('aria-pressed', String(!type));
+  $('panel-type').hidden = !type;
+  $('panel-draw').hidden = type;
+  clearError($('scribble-error'), $('scribble-name'));
+  if (!type) ensurePad();
+}
+
+/** Draws the typed name in the script font onto the preview canvas, shrinking it to fit. */
+async function drawTyped() {
+  const canvas = $('typed-canvas');
+  const name = $('scribble-name').value.trim();
+  canvas.setAttribute('aria-label', name ? fmt(T.typedPreview, { name }) : T.nameMissing);
+  try {
+    await document.fonts.load(`96px ${SIGNATURE_FONT}`, name || 'a');
+  } catch {
+    // the fallback cursive font draws it
+  }
+  const ctx = canvas.getContext('2d');
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.strokeStyle = '#b8c0cc';
+  ctx.setLineDash([8, 8]);
+  ctx.beginPath();
+  ctx.moveTo(48, canvas.height - 70);
+  ctx.lineTo(canvas.width - 48, canvas.height - 70);
+  ctx.stroke();
+  if (!name) return;
+  let size = 150;
+  ctx.font = `${size}px ${SIGNATURE_FONT}`;
+  while (size > 24 && ctx.measureText(name).width > canvas.width - 96) {
+    size -= 6;
+    ctx.font = `${size}px ${SIGNATURE_FONT}`;
+  }
+  ctx.fillStyle = INK;
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(name, 48, canvas.height - 80);
+}
+
+/** The typed signature as a transparent PNG cropped to the ink (the baseline guide is not part of it). */
+function typedImage() {
+  const source = $('typed-canvas');
+  const out = document.createElement('canvas');
+  out.width = source.width;
+  out.height = source.height;
+  const ctx = out.getContext('2d');
+  let size = 150;
+  const name = $('scribble-name').value.trim();
+  ctx.font = `${size}px ${SIGNATURE_FONT}`;
+  while (size > 24 && ctx.measureText(name).width > out.width - 96) {
+    size -= 6;
+    ctx.font = `${size}px ${SIGNATURE_FONT}`;
+  }
+  ctx.fillStyle = INK;
+  ctx.fillText(name, 48, out.height - 80);
+  return out.toDataURL('image/png');
 }
 
 function showCode(step) {
@@ -316,12 +532,40 @@ function showCode(step) {
   $('code-verify').dataset.type = step.Type;
 }
 
+function missingFields() {
+  const missing = [];
+  for (const entry of fillable) {
+    if (!entry.field.required || entry.input.type === 'checkbox') continue;
+    if (entry.input.value.trim() === '') {
+      showError(entry.error, fmt(T.fieldMissing, { field: fieldLabel(entry.field) }), entry.input);
+      missing.push(entry);
+    }
+  }
+  return missing;
+}
+
 function wire() {
-  $('consent-box').addEventListener('change', () => ($('consent-confirm').disabled = !$('consent-box').checked));
-  $('consent-confirm').addEventListener('click', () => verify({ Type: 'Consent' }).catch(() => {}));
-  $('tab-draw').addEventListener('click', () => selectTab(true));
-  $('tab-type').addEventListener('click', () => selectTab(false));
-  $('scribble-name').addEventListener('input', () => ($('typed-preview').textContent = $('scribble-name').value));
+  $('consent-confirm').addEventListener('click', () => {
+    if (!$('consent-box').checked) {
+      showError($('consent-error'), T.consentMissing, $('consent-box'));
+      $('consent-box').focus();
+      return;
+    }
+    verify({ Type: 'Consent' }, $('consent-error'), $('consent-box')).catch(() => {});
+  });
+  $('consent-box').addEventListener('change', () => {
+    if ($('consent-box').checked) clearError($('consent-error'), $('consent-box'));
+  });
+  $('mode-type').addEventListener('click', () => selectMode(true));
+  $('mode-draw').addEventListener('click', () => selectMode(false));
+  let announceTimer;
+  $('scribble-name').addEventListener('input', () => {
+    drawTyped();
+    const name = $('scribble-name').value.trim();
+    if (name) clearError($('scribble-error'), $('scribble-name'));
+    clearTimeout(announceTimer);
+    if (typing() && name) announceTimer = setTimeout(() => announce(fmt(T.typedAnnouncement, { name })), 900);
+  });
   $('pad-clear').addEventListener('click', () => pad?.clear());
   $('pad-undo').addEventListener('click', () => {
     const data = pad?.toData() || [];
@@ -329,33 +573,49 @@ function wire() {
     pad?.fromData(data);
   });
   $('scribble-confirm').addEventListener('click', () => {
-    const drawing = !$('panel-draw').hidden;
-    const body = { Type: 'Scribble', Name: $('scribble-name').value };
-    if (drawing) {
+    const nameInput = $('scribble-name');
+    const name = nameInput.value.trim();
+    const body = { Type: 'Scribble', Name: name };
+    if (typing()) {
+      if (!name) {
+        showError($('scribble-error'), T.nameMissing, nameInput);
+        nameInput.focus();
+        return;
+      }
+      body.Image = typedImage();
+    } else {
       if (!pad || pad.isEmpty()) {
-        $('scribble-error').hidden = false;
-        $('scribble-error').textContent = T.drawFirst;
+        showError($('scribble-error'), T.drawFirst);
+        $('mode-type').hidden ? $('pad-clear').focus() : $('mode-type').focus();
         return;
       }
       body.Image = pad.toDataURL('image/png');
     }
-    verify(body, $('scribble-error')).catch(() => {});
+    verify(body, $('scribble-error'), nameInput).catch(() => {});
   });
   $('code-send').addEventListener('click', async () => {
     const type = $('code-send').dataset.type;
     try {
-      await verify({ Type: type }, $('code-error'));
+      await verify({ Type: type }, $('code-error'), $('code-input'));
       session = await request('GET', '');
       renderSteps();
+      announce($('code-info').textContent);
       $('code-input').focus();
     } catch {
       $('code-entry').hidden = false;
     }
   });
   const submitCode = () => {
-    verify({ Type: $('code-verify').dataset.type, Code: $('code-input').value.trim() }, $('code-error'))
-      .then(() => ($('code-input').value = ''))
-      .catch(() => $('code-input').select());
+    const input = $('code-input');
+    const code = input.value.trim();
+    if (!/^[0-9]{6}$/.test(code)) {
+      showError($('code-error'), T.codeFormat, input);
+      input.focus();
+      return;
+    }
+    verify({ Type: $('code-verify').dataset.type, Code: code }, $('code-error'), input)
+      .then(() => (input.value = ''))
+      .catch(() => input.select());
   };
   $('code-verify').addEventListener('click', submitCode);
   $('code-input').addEventListener('keydown', (event) => {
@@ -370,18 +630,25 @@ function wire() {
     }
   });
   $('sign-button').addEventListener('click', async () => {
+    clearError($('sign-error'));
+    const missing = missingFields();
+    if (missing.length > 0) {
+      showError($('sign-error'), fmt(T.fieldsMissing, { fields: listFormat.format(missing.map((m) => fieldLabel(m.field))) }));
+      goToField(fillable.indexOf(missing[0]));
+      return;
+    }
     $('sign-button').disabled = true;
-    $('sign-busy').hidden = false;
-    $('sign-error').hidden = true;
+    $('sign-button').setAttribute('aria-busy', 'true');
+    announce(T.signing);
     try {
       const result = await request('POST', '/sign', { Fields: values });
       finish('signed', result.ReturnUrl, result.TransactionStatus === 30);
     } catch (error) {
-      $('sign-error').hidden = false;
-      $('sign-error').textContent = error.message;
+      showError($('sign-error'), error.message);
       $('sign-button').disabled = false;
+      $('sign-button').focus();
     } finally {
-      $('sign-busy').hidden = true;
+      $('sign-button').removeAttribute('aria-busy');
     }
   });
   $('reject-open').addEventListener('click', () => {
@@ -400,8 +667,7 @@ function wire() {
       const result = await request('POST', '/reject', { Reason: $('reject-reason').value });
       finish('rejected', result.ReturnUrl);
     } catch (error) {
-      $('reject-error').hidden = false;
-      $('reject-error').textContent = error.message;
+      showError($('reject-error'), error.message, $('reject-reason'));
     }
   });
 }

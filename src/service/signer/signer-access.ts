@@ -74,11 +74,12 @@ export interface SignerAccess {
 export async function findSignerByToken(ctx: ServiceContext, token: string): Promise<SignerAccess> {
   const found = token.length >= 16 && token.length <= 128 ? await ctx.store.findSignerByTokenHash(hashSignToken(token)) : undefined;
   const signer = found?.transaction.Signers.find((s) => s.Id === found.signerId);
+  // Cleaning removes the token itself and keeps only its SHA-256, which matched: the link was real (410, not 404).
+  if (found !== undefined && signer !== undefined && found.transaction.cleanedAt !== undefined) {
+    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
+  }
   if (found === undefined || signer === undefined || signer.SignToken !== token) {
     throw new ServiceError('SIGN_TOKEN_UNKNOWN', 'This signing link is not valid: check that you opened the complete link from your invitation.');
-  }
-  if (found.transaction.cleanedAt !== undefined) {
-    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
   }
   return { transaction: found.transaction, signer };
 }

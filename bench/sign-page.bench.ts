@@ -1,0 +1,125 @@
+/**
+ * Signing-page benchmark (issue 18): Lighthouse-style numbers without the network, in Debian's Chromium
+ * (playwright-core) against the embedded service on 127.0.0.1, on a 375 px phone with the CPU throttled 4× (CDP
+ * `Emulation.setCPUThrottlingRate`), each run with a cold cache:
+ * - page weight: bytes on the wire (CDP `encodedDataLength`) before the first document (PDF) request, and in all;
+ * - time to interactive: navigation start until the first step's controls are shown and wired (the session is
+ *   loaded and the steps rendered; the page's `paraph:interactive` mark), and until the first page of the document
+ *   is drawn with its text layer (`paraph:first-page`). The pdf.js worker runs in its own target, so its download
+ *   is not in the byte counts.
+ * Targets: < 300 KB before the PDF, interactive < 2 s. `SIGN_PAGE_BENCH_RUNS=9` changes the number of runs (5).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { generatePdf } from '../src/testing/generate-pdf.js';
+import { startTestService, type TestService } from '../src/testing/start-test-service.js';
+import { fmt, printTable, quantile } from './lib.js';
+
+const RUNS = Number(process.env.SIGN_PAGE_BENCH_RUNS ?? 5);
+const TARGET_BYTES = 300 * 1024;
+const TARGET_INTERACTIVE_MS = 2000;
+
+async function signUrl(service: TestService): Promise<string> {
+  const pdf = await generatePdf(
+    [1, 2, 3].map((n) => ({
+      width: 595,
+      height: 842,
+      rotation: 0 as const,
+      texts: [`Agreement page ${n}`, 'Article 1. The parties agree.', 'Article 2. Prices are as listed.'].map((anchor, i) => ({ anchor, left: 72, baseline: 100 + i * 40, size: 12, font: 'Helvetica' as const, style: 'plain' as const })),
+    })),
+  );
+  const created = await service.client.request('POST', '/api/transaction', { json: { Seal: false, Language: 'en-US', Signers: [{ Email: 'bench@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] } });
+  const id = (created.json as { Id: string }).Id;
+  const put = await service.client.request('PUT', `/api/transaction/${id}/file/agreement`, { body: pdf.bytes, headers: { 'content-type': 'application/pdf' } });
+  if (put.status >= 300) throw new Error(`upload: ${put.status} ${put.text}`);
+  const start = await service.client.request('PUT', `/api/transaction/${id}/start`);
+  if (start.status !== 204) throw new Error(`start: ${start.status} ${start.text}`);
+  return ((await service.client.request('GET', `/api/transaction/${id}`)).json as { Signers: { SignUrl: string }[] }).Signers[0]!.SignUrl;
+}
+
+interface Run {
+  beforePdf: number;
+  total: number;
+  requestsBeforePdf: number;
+  interactiveMs: number;
+  firstPageMs: number;
+}
+
+async function measure(url: string): Promise<Run> {
+  const dir = await mkdtemp(join(tmpdir(), 'paraph-bench-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 375, height: 812 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    const urls = new Map<string, string>();
+    const sizes: { url: string; bytes: number; order: number }[] = [];
+    let order = 0;
+    let pdfOrder = Number.POSITIVE_INFINITY;
+    cdp.on('Network.requestWillBeSent', (e: { requestId: string; request: { url: string } }) => {
+      urls.set(e.requestId, e.request.url);
+      order++;
+      if (/\/api\/signer\/[^/]+\/file\//.test(e.request.url) && pdfOrder === Number.POSITIVE_INFINITY) pdfOrder = order;
+      sizes.push({ url: e.request.url, bytes: 0, order });
+    });
+    cdp.on('Network.loadingFinished', (e: { requestId: string; encodedDataLength: number }) => {
+      const url = urls.get(e.requestId);
+      const entry = [...sizes].reverse().find((s) => s.url === url && s.bytes === 0);
+      if (entry) entry.bytes = e.encodedDataLength;
+    });
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.locator('#consent-confirm').waitFor({ state: 'visible', timeout: 60_000 });
+    // Polled with evaluate: waitForFunction would eval in the page, which its CSP forbids.
+    for (let i = 0; i < 600 && !(await page.evaluate<boolean>("performance.getEntriesByName('paraph:first-page').length > 0")); i++) await page.waitForTimeout(100);
+    // Marks the page script sets, in ms since navigation start (the browser's own start-up is not the page's).
+    const mark = (name: string) => page.evaluate<number>(`performance.getEntriesByName(${JSON.stringify(name)})[0].startTime`);
+    const interactiveMs = await mark('paraph:interactive');
+    const firstPageMs = await mark('paraph:first-page');
+    await page.waitForLoadState('networkidle');
+    await cdp.detach();
+    const before = sizes.filter((s) => s.order < pdfOrder);
+    return {
+      beforePdf: before.reduce((sum, s) => sum + s.bytes, 0),
+      total: sizes.reduce((sum, s) => sum + s.bytes, 0),
+      requestsBeforePdf: before.length,
+      interactiveMs,
+      firstPageMs,
+    };
+  } finally {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const service = await startTestService();
+try {
+  const url = await signUrl(service);
+  await measure(url); // warm-up: the server compresses and caches the assets once
+  const runs: Run[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await measure(url));
+  const median = (pick: (r: Run) => number) => quantile(runs.map(pick).sort((a, b) => a - b), 0.5);
+  const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
+  const beforePdf = median((r) => r.beforePdf);
+  const interactive = median((r) => r.interactiveMs);
+  printTable(`Signing page, 375 px phone, CPU throttled 4×, cold cache, median of ${RUNS} runs`, ['measure', 'value', 'target', 'met'], [
+    ['bytes before the PDF', kb(beforePdf), '< 300 KB', beforePdf < TARGET_BYTES ? 'yes' : 'NO'],
+    ['requests before the PDF', String(median((r) => r.requestsBeforePdf)), '', ''],
+    ['bytes in all (with the PDF; the worker apart)', kb(median((r) => r.total)), '', ''],
+    ['time to interactive (steps usable)', `${fmt(interactive)} ms`, '< 2000 ms', interactive < TARGET_INTERACTIVE_MS ? 'yes' : 'NO'],
+    ['first document page drawn', `${fmt(median((r) => r.firstPageMs))} ms`, '', ''],
+  ]);
+} finally {
+  await service.dispose();
+}

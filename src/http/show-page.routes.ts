@@ -1,0 +1,94 @@
+/**
+ * ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) (decisions.md §6, issue 18): HTML pages in the
+ * signer's language with the signing page's headers (CSP, no framing, no referrer, no caching), and the PDFs they
+ * link to — `?download=1` saves instead of opening. A download that needs a fresh SecureDownload code first goes
+ * back to the page (303), which asks for it. Unknown token 404, cleaned transaction 410, as HTML pages.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ParaphError } from '../errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { deliverReceipt, deliverShownDocument, showDocuments, type DeliveryMode } from '../service/signer/show-documents.js';
+import { renderSignErrorPage } from './sign-page-html.js';
+import { securityHeaders } from './sign-page.routes.js';
+import { signPageTexts } from './sign-page-texts.js';
+import { renderReceiptSecurePage, renderReceiptStatePage, renderShowPage } from './show-page-html.js';
+
+type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { download?: string } }>;
+
+const modeOf = (request: { query: { download?: string } }): DeliveryMode => (request.query.download === '1' ? 'download' : 'open');
+
+function pdfName(name: string): string {
+  return `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pdf`;
+}
+
+/** Answers a refusal of the signer's use cases as an HTML page; rethrows everything else. */
+function refusalPage(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+  const t = signPageTexts(request.headers['accept-language']);
+  const html = (status: number, heading: string, text: string) => reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(t, heading, text));
+  switch (error.code) {
+    case 'SIGN_TOKEN_UNKNOWN':
+      return html(404, t.errorHeading, t.invalidLinkText);
+    case 'SIGNER_TRANSACTION_CLEANED':
+      return html(410, t.cleanedHeading, t.cleanedText);
+    case 'FILE_NOT_FOUND':
+      return html(404, t.errorHeading, error.message);
+    default:
+      return html(error.code === 'SIGNER_TRANSACTION_ENDED' ? 410 : error.code === 'SIGNING_NOT_STARTED' ? 409 : 403, t.errorHeading, error.message);
+  }
+}
+
+/** Registers `/show/:token`, `/show/:token/file/:fileId` and `/receipt/:token`. */
+export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/show/:token', async (request: TokenRequest, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      try {
+        const view = await showDocuments(ctx, request.params.token);
+        const t = signPageTexts(view.language);
+        return reply.type('text/html; charset=utf-8').send(renderShowPage(t, view, request.params.token));
+      } catch (error) {
+        return refusalPage(request, reply, error);
+      }
+    });
+
+    app.get<{ Params: { token: string; fileId: string }; Querystring: { download?: string } }>('/show/:token/file/:fileId', async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const { token, fileId } = request.params;
+      const mode = modeOf(request);
+      try {
+        const file = await deliverShownDocument(ctx, token, fileId, mode);
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="${pdfName(file.fileName)}"`)
+          .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+      } catch (error) {
+        if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') return reply.redirect(`/show/${encodeURIComponent(token)}`, 303);
+        return refusalPage(request, reply, error);
+      }
+    });
+
+    app.get('/receipt/:token', async (request: TokenRequest, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const token = request.params.token;
+      const mode = modeOf(request);
+      try {
+        const result = await deliverReceipt(ctx, token, mode);
+        if (result.kind !== 'receipt') {
+          const t = signPageTexts(result.language);
+          return reply.code(404).type('text/html; charset=utf-8').send(renderReceiptStatePage(t, result.kind, token));
+        }
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="receipt-${result.transactionId.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf"`)
+          .send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
+      } catch (error) {
+        if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') {
+          const view = await showDocuments(ctx, token);
+          return reply.code(403).type('text/html; charset=utf-8').send(renderReceiptSecurePage(signPageTexts(view.language), view, token));
+        }
+        return refusalPage(request, reply, error);
+      }
+    });
+  };
+}
