@@ -9,7 +9,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { ServiceConfig } from './config.js';
+import { securitySettings, type ServiceConfig } from './config.js';
+import { applyConnectionLimits } from './http/connection-limits.js';
+import { parseAllowedRanges } from './events/postback-target.js';
 import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
@@ -23,7 +25,7 @@ import type { Signer, Timestamper } from './pades/types.js';
 import { sha256Hex } from './service/context.js';
 import { ensureServiceKeys } from './service/service-keys.js';
 import { TimerWorker } from './service/timer-worker.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openProtectedStore } from './store/protected-store.js';
 import type { Store } from './store/store.js';
 
 /** Options a test or an embedding program may add to the configuration. */
@@ -63,6 +65,8 @@ export interface RunningServer {
   readonly createdCredentials?: CreatedCredentials;
   /** Whether this start created the CAs. */
   readonly createdKeys: boolean;
+  /** Where the master key came from; `generatedKeyFile` is set when this start generated it (issue 13). */
+  readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
   /** Graceful shutdown; safe to call twice. */
   close(): Promise<void>;
 }
@@ -76,7 +80,10 @@ export interface RunningServer {
  */
 export async function startServer(config: ServiceConfig, options: StartServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? (() => new Date());
-  const store = await openSqliteStore({ dataDir: config.dataDir });
+  const security = securitySettings(config);
+  parseAllowedRanges(security.postbackAllowedRanges);
+  const opened = await openProtectedStore({ dataDir: config.dataDir, ...(security.masterKey !== undefined ? { configuredKey: security.masterKey } : {}) });
+  const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   try {
     qualified = await openQualifiedSeal(config);
@@ -86,6 +93,7 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       organizationName: config.organizationName,
       ...(options.keyKind ? { keyKind: options.keyKind } : {}),
       ...(qualified ? { qualifiedSeal: qualified } : {}),
+      masterKey: opened.masterKey,
     });
     const createdCredentials = await ensureAccount(store, config, clock);
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
@@ -94,6 +102,8 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       maxFileBytes: config.maxFileBytes,
       fileReplaceGuardMs: config.fileReplaceGuardMs,
       retentionDays: config.retentionDays,
+      postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
+      quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
     };
     let worker: TimerWorker | undefined;
     let events: EventWorker | undefined;
@@ -108,6 +118,8 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
       healthy: () => options.worker === false || (worker?.running === true && events?.running === true),
+      accountRequestsPerMinute: security.accountRequestsPerMinute,
+      logVerificationCodes: security.logVerificationCodes,
     };
     const app = await buildApp(deps);
     worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log: app.log });
@@ -116,6 +128,7 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       log: app.log,
       ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),
     });
+    applyServerLimits(app, config);
     await app.listen({ host: config.host, port: config.port });
     if (options.worker !== false) {
       worker.start();
@@ -132,6 +145,11 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
       worker,
       events,
       createdKeys,
+      masterKey: {
+        id: opened.masterKey.id,
+        source: opened.keySource,
+        ...(opened.keyCreated ? { generatedKeyFile: join(config.dataDir, 'master.key') } : {}),
+      },
       ...(createdCredentials ? { createdCredentials } : {}),
       close: () =>
         (closing ??= (async () => {
@@ -149,6 +167,24 @@ export async function startServer(config: ServiceConfig, options: StartServerOpt
     await store.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The server-level limits of issue 13 (timeouts, keep-alive, connection caps; SECURITY.md "Connections"), applied
+ * to the app's HTTP server before it listens. The upload budget follows from the PDF size limit.
+ */
+export function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
+  const security = securitySettings(config);
+  applyConnectionLimits(app.server, {
+    headersTimeoutMs: security.headersTimeoutMs,
+    bodyTimeoutMs: security.bodyTimeoutMs,
+    minUploadBytesPerSecond: security.minUploadBytesPerSecond,
+    keepAliveTimeoutMs: security.keepAliveTimeoutMs,
+    maxRequestsPerConnection: security.maxRequestsPerConnection,
+    maxConnections: security.maxConnections,
+    maxConnectionsPerAddress: security.maxConnectionsPerAddress,
+    maxBodyBytes: config.maxFileBytes,
+  });
 }
 
 async function openQualifiedSeal(config: ServiceConfig): Promise<(Signer & { close?: () => Promise<void> }) | undefined> {
