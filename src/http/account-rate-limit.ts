@@ -5,7 +5,7 @@
  * (a monotonic clock), not the service's business clock, which tests freeze. Buckets live in memory per process.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../service/service-error.js';
+import { QuotaError } from '../service/quota-error.js';
 
 /** A rate quota's state, kept per account. */
 interface Bucket {
@@ -25,7 +25,7 @@ const MAX_BUCKETS = 100_000;
 export function limitAccountRate(requestsPerMinute: number, now: () => number = () => performance.now()) {
   const buckets = new Map<string, Bucket>();
   const perMs = requestsPerMinute / 60_000;
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const accountId = request.account?.Id;
     if (accountId === undefined) return;
     const t = now();
@@ -40,7 +40,6 @@ export function limitAccountRate(requestsPerMinute: number, now: () => number = 
       return;
     }
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
-    void reply.header('retry-after', String(retryAfter));
-    throw new ServiceError('ACCOUNT_RATE_LIMITED', `Too many requests: this account may send ${requestsPerMinute} per minute; retry after ${retryAfter} s.`);
+    throw new QuotaError('ACCOUNT_RATE_LIMITED', `Too many requests: this account may send ${requestsPerMinute} per minute; retry after ${retryAfter} s.`, retryAfter);
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError, ValidationError } from '../errors.js';
+import { QuotaError } from '../service/quota-error.js';
 
 /** The 401 body of decisions.md §2. */
 export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';
@@ -95,6 +96,7 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
     void reply.code(401).send({ Message: UNAUTHORIZED_MESSAGE });
     return;
   }
+  if (error instanceof QuotaError) void reply.header('retry-after', String(error.retryAfterSeconds));
   request.log.info({ code: (error as { code?: unknown }).code, status }, 'request refused');
   void reply.code(status).send({ Message: messageOf(error, request) });
 }

@@ -116,6 +116,11 @@ export class FileBlobStore implements BlobStore {
     await rm(this.pathOf(sha256), { force: true });
   }
 
+  /** Synchronous delete (no error when absent), for use next to a database check. */
+  deleteSync(sha256: string): void {
+    rmSync(this.pathOf(sha256), { force: true });
+  }
+
   /**
    * Deletes every blob older than `olderThan` for which `isReferenced` answers false. Each check and its delete run
    * synchronously one after the other, so no commit can add a reference in between.

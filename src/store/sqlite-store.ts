@@ -589,6 +589,23 @@ export class SqliteStore implements Store {
       .run(key, JSON.stringify(value));
   }
 
+  async accountStorageBytes(accountId: string): Promise<number> {
+    const row = this.sql(
+      `SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0)), 0) AS n
+       FROM transactions t, json_each(t.data, '$.Files') f
+       WHERE t.account_id = ? AND json_extract(t.data, '$.cleanedAt') IS NULL`,
+    ).get(accountId) as { n: number };
+    return row.n;
+  }
+
+  async discardBlob(sha256: string): Promise<boolean> {
+    // Check and delete in one synchronous step: no commit can add a reference in between.
+    if (this.sql('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined) return false;
+    if (!this.blobs.existsSync(sha256)) return false;
+    this.blobs.deleteSync(sha256);
+    return true;
+  }
+
   async collectGarbage(olderThan: Date): Promise<number> {
     const referenced = this.sql('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1');
     return this.blobs.deleteUnreferencedSync(olderThan, (sha256) => referenced.get(sha256) !== undefined);
