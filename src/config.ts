@@ -5,6 +5,7 @@
  * under ./data. Pure: the environment and the file's text are handed in.
  */
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
 
 /** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
@@ -310,7 +311,14 @@ function readSecurity(
     else issues.push(`${r.where}: must be true or false (got ${JSON.stringify(r.value)})`);
   }
   const ranges = str('postbackAllowedRanges');
-  if (ranges !== undefined) out.postbackAllowedRanges = ranges.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  if (ranges !== undefined) {
+    out.postbackAllowedRanges = ranges.split(',').map((r) => r.trim()).filter((r) => r !== '');
+    for (const range of out.postbackAllowedRanges) {
+      if (!(range.includes('/') ? ipaddr.isValidCIDR(range) : ipaddr.isValid(range))) {
+        issues.push(`${raw('postbackAllowedRanges')?.where ?? ''}: ${JSON.stringify(range)} is not an IP address or CIDR range`);
+      }
+    }
+  }
   const masterKey = str('masterKey');
   if (masterKey !== undefined) out.masterKey = masterKey;
   return out;
