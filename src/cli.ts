@@ -36,6 +36,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'time an operation on your own file: paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]',
     load: async () => (await import('./cli/bench.js')).benchCommand,
   },
+  'rotate-master-key': {
+    summary: 're-seal the private keys and tokens of a stopped service under a new master key: paraph rotate-master-key [--data-dir <dir>]',
+    load: async () => (await import('./cli/rotate-master-key.js')).rotateMasterKeyCommand,
+  },
   serve: {
     summary: 'run the transaction service (HOST, PORT, PARAPH_DATA_DIR, PARAPH_PUBLIC_URL, ...): paraph serve [--config <file.json>]',
     load: async () => (await import('./cli/serve.js')).serveCommand,

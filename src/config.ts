@@ -5,6 +5,7 @@
  * under ./data. Pure: the environment and the file's text are handed in.
  */
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
 
 /** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
@@ -70,6 +71,61 @@ export interface ServiceConfig {
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
   readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number };
+  /** The security settings that were set (issue 13); {@link securitySettings} adds the defaults. */
+  readonly security?: Partial<SecuritySettings>;
+}
+
+/** Limits against hostile clients, postback targets and secrets at rest (issue 13, SECURITY.md). */
+export interface SecuritySettings {
+  /** Time to receive a request's headers. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a request body of up to 1 MiB; larger bodies get `size / minUploadBytesPerSecond` more. */
+  readonly bodyTimeoutMs: number;
+  /** Slowest accepted upload rate: a PDF upload may take `bodyTimeoutMs + maxFileBytes / rate`. */
+  readonly minUploadBytesPerSecond: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  readonly maxRequestsPerConnection: number;
+  /** Open connections in total; more are closed at once. */
+  readonly maxConnections: number;
+  /** Open connections from one client address; more are closed at once. */
+  readonly maxConnectionsPerAddress: number;
+  /** Accept `http:` PostbackUrls (default: `https:` only). */
+  readonly postbackAllowHttp: boolean;
+  /** Address ranges (CIDR or single addresses) postbacks may reach although they are loopback/private/reserved. */
+  readonly postbackAllowedRanges: readonly string[];
+  /** Master key (32 bytes, base64 or hex) that encrypts private keys and sign tokens at rest; default: a key file in the data directory. */
+  readonly masterKey?: string;
+  /** Most pages an uploaded PDF may have. */
+  readonly maxPages: number;
+  /** Bytes of uploads one account may keep stored (429 above). */
+  readonly accountStorageBytes: number;
+  /** API requests per minute per account (429 with Retry-After above). */
+  readonly accountRequestsPerMinute: number;
+  /** Development only: write SMS one-time codes to the log. */
+  readonly logVerificationCodes: boolean;
+}
+
+/** What {@link securitySettings} uses for every key that was not set. */
+export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 15_000,
+  minUploadBytesPerSecond: 64 * 1024,
+  keepAliveTimeoutMs: 5_000,
+  maxRequestsPerConnection: 1_000,
+  maxConnections: 2_048,
+  maxConnectionsPerAddress: 64,
+  postbackAllowHttp: false,
+  postbackAllowedRanges: [],
+  maxPages: 5_000,
+  accountStorageBytes: 10 * 1024 ** 3,
+  accountRequestsPerMinute: 1_200,
+  logVerificationCodes: false,
+};
+
+/** The security settings of `config` with the defaults filled in. */
+export function securitySettings(config: Pick<ServiceConfig, 'security'>): SecuritySettings {
+  return { ...DEFAULT_SECURITY_SETTINGS, ...config.security };
 }
 
 /** Every configuration key: its environment variable and its key in the JSON config file. */
@@ -104,6 +160,21 @@ export const CONFIG_KEYS = {
   textMaxHeapMb: { env: 'PARAPH_TEXT_MAX_HEAP_MB', file: 'textIndex.maxHeapMb', help: 'heap of a text extraction thread for a heavy page, MB (default 1024)' },
   textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
+  // Security (issue 13, SECURITY.md).
+  headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
+  bodyTimeoutMs: { env: 'PARAPH_BODY_TIMEOUT_MS', file: 'security.bodyTimeoutMs', help: 'time to receive a body of up to 1 MiB (default 15000)' },
+  minUploadBytesPerSecond: { env: 'PARAPH_MIN_UPLOAD_BYTES_PER_SECOND', file: 'security.minUploadBytesPerSecond', help: 'slowest accepted upload rate; larger bodies get size/rate more time (default 65536)' },
+  keepAliveTimeoutMs: { env: 'PARAPH_KEEP_ALIVE_TIMEOUT_MS', file: 'security.keepAliveTimeoutMs', help: 'idle keep-alive connections are closed after (default 5000)' },
+  maxRequestsPerConnection: { env: 'PARAPH_MAX_REQUESTS_PER_CONNECTION', file: 'security.maxRequestsPerConnection', help: 'requests on one keep-alive connection (default 1000)' },
+  maxConnections: { env: 'PARAPH_MAX_CONNECTIONS', file: 'security.maxConnections', help: 'open connections in total (default 2048)' },
+  maxConnectionsPerAddress: { env: 'PARAPH_MAX_CONNECTIONS_PER_ADDRESS', file: 'security.maxConnectionsPerAddress', help: 'open connections per client address (default 64)' },
+  postbackAllowHttp: { env: 'PARAPH_POSTBACK_ALLOW_HTTP', file: 'security.postbackAllowHttp', help: 'accept http: PostbackUrls (default false: https only)' },
+  postbackAllowedRanges: { env: 'PARAPH_POSTBACK_ALLOWED_RANGES', file: 'security.postbackAllowedRanges', help: 'comma-separated CIDRs postbacks may reach although private/loopback (development, tests; default none)' },
+  masterKey: { env: 'PARAPH_MASTER_KEY', file: 'security.masterKey', help: '32-byte key (base64 or hex) encrypting private keys and sign tokens (default: generated into <data dir>/master.key)' },
+  maxPages: { env: 'PARAPH_MAX_PAGES', file: 'security.maxPages', help: 'most pages of an uploaded PDF (default 5000)' },
+  accountStorageBytes: { env: 'PARAPH_ACCOUNT_STORAGE_BYTES', file: 'security.accountStorageBytes', help: 'bytes of uploads one account may keep (default 10 GiB; 429 above)' },
+  accountRequestsPerMinute: { env: 'PARAPH_ACCOUNT_REQUESTS_PER_MINUTE', file: 'security.accountRequestsPerMinute', help: 'API requests per account and minute (default 1200; 429 with Retry-After above)' },
+  logVerificationCodes: { env: 'PARAPH_DEV_LOG_VERIFICATION_CODES', file: 'security.logVerificationCodes', help: 'development only: log SMS one-time codes (default false)' },
 } as const;
 
 type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -211,6 +282,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     };
   }
 
+  const security = readSecurity(raw, str, int, issues);
+
   if (issues.length > 0) throw new ValidationError(issues.map((i) => `configuration: ${i}`), 'INVALID_CONFIG');
   return {
     host,
@@ -233,7 +306,53 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
     ...(postbackSecret !== undefined ? { postbackSecret } : {}),
     ...(Object.keys(textIndexLimits).length > 0 ? { textIndexLimits } : {}),
+    ...(Object.keys(security).length > 0 ? { security } : {}),
   };
+}
+
+/** The security keys that were set (issue 13); absent keys stay absent so the defaults apply. */
+function readSecurity(
+  raw: (key: ConfigKey) => { value: string | number | boolean; where: string } | undefined,
+  str: (key: ConfigKey) => string | undefined,
+  int: (key: ConfigKey, fallback: number, min: number, max: number) => number,
+  issues: string[],
+): Partial<SecuritySettings> {
+  const out: { -readonly [K in keyof SecuritySettings]?: SecuritySettings[K] } = {};
+  const intKeys: readonly [keyof SecuritySettings & ConfigKey, number, number][] = [
+    ['headersTimeoutMs', 100, 3_600_000],
+    ['bodyTimeoutMs', 100, 3_600_000],
+    ['minUploadBytesPerSecond', 1, 2 ** 32],
+    ['keepAliveTimeoutMs', 100, 3_600_000],
+    ['maxRequestsPerConnection', 1, 1_000_000],
+    ['maxConnections', 1, 1_000_000],
+    ['maxConnectionsPerAddress', 1, 1_000_000],
+    ['maxPages', 1, 10_000_000],
+    ['accountStorageBytes', 1024, 2 ** 52],
+    ['accountRequestsPerMinute', 1, 10_000_000],
+  ];
+  for (const [key, min, max] of intKeys) {
+    if (raw(key) !== undefined) (out as Record<string, number>)[key] = int(key, 0, min, max);
+  }
+  for (const key of ['postbackAllowHttp', 'logVerificationCodes'] as const) {
+    const r = raw(key);
+    if (r === undefined) continue;
+    const text = String(r.value).trim().toLowerCase();
+    if (text === 'true' || text === '1') out[key] = true;
+    else if (text === 'false' || text === '0') out[key] = false;
+    else issues.push(`${r.where}: must be true or false (got ${JSON.stringify(r.value)})`);
+  }
+  const ranges = str('postbackAllowedRanges');
+  if (ranges !== undefined) {
+    out.postbackAllowedRanges = ranges.split(',').map((r) => r.trim()).filter((r) => r !== '');
+    for (const range of out.postbackAllowedRanges) {
+      if (!(range.includes('/') ? ipaddr.isValidCIDR(range) : ipaddr.isValid(range))) {
+        issues.push(`${raw('postbackAllowedRanges')?.where ?? ''}: ${JSON.stringify(range)} is not an IP address or CIDR range`);
+      }
+    }
+  }
+  const masterKey = str('masterKey');
+  if (masterKey !== undefined) out.masterKey = masterKey;
+  return out;
 }
 
 /** One line per variable, for `paraph serve --help`. */

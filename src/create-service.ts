@@ -8,11 +8,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import type { ServiceConfig } from './config.js';
+import { securitySettings, type ServiceConfig } from './config.js';
 import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
+import { parseAllowedRanges } from './events/postback-target.js';
 import { createServiceContext, type AppDeps } from './http/app.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
@@ -24,7 +25,7 @@ import { sha256Hex } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
 import { TimerWorker } from './service/timer-worker.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openProtectedStore } from './store/protected-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 
@@ -83,6 +84,8 @@ export interface ParaphService {
   readonly rotatedPostbackSecret: boolean;
   /** Whether this start created the CAs. */
   readonly createdKeys: boolean;
+  /** Where the master key came from; `generatedKeyFile` is set when this start generated it (issue 13). */
+  readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
   /** What the HTTP routes are built from (the workers share it). */
   readonly deps: AppDeps;
   /** The timer worker (expiry, reminders, cleaning). */
@@ -114,7 +117,10 @@ export interface ParaphService {
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
   const clock = options.clock ?? (() => new Date());
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
-  const store = await openSqliteStore({ dataDir: config.dataDir });
+  const security = securitySettings(config);
+  parseAllowedRanges(security.postbackAllowedRanges);
+  const opened = await openProtectedStore({ dataDir: config.dataDir, ...(security.masterKey !== undefined ? { configuredKey: security.masterKey } : {}) });
+  const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   try {
     qualified = await openQualifiedSeal(config);
@@ -124,6 +130,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       organizationName: config.organizationName,
       ...(options.keyKind ? { keyKind: options.keyKind } : {}),
       ...(qualified ? { qualifiedSeal: qualified } : {}),
+      masterKey: opened.masterKey,
     });
     // /api/ca/seal.pem must name what a relying party has to trust for the seal in use: with a qualified seal that is
     // the top of its own chain, not the service's (then unused) seal CA.
@@ -136,7 +143,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
-    const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays, deleteGraceMinutes: config.deleteGraceMinutes };
+    const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
+      deleteGraceMinutes: config.deleteGraceMinutes,
+      postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
+      quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
+    };
     const deps: AppDeps = {
       store: notifyOnOutbox(store, () => events?.wake()),
       clock,
@@ -147,6 +158,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
       healthy: () => !runWorkers || (worker.running && events?.running === true),
+      accountRequestsPerMinute: security.accountRequestsPerMinute,
+      logVerificationCodes: security.logVerificationCodes,
     };
     const worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log });
     events = new EventWorker(createServiceContext(deps), {
@@ -165,6 +178,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       store,
       keys,
       createdKeys: ensured.created,
+      masterKey: {
+        id: opened.masterKey.id,
+        source: opened.keySource,
+        ...(opened.keyCreated ? { generatedKeyFile: join(config.dataDir, 'master.key') } : {}),
+      },
       ...(account.created ? { createdCredentials: account.created } : {}),
       ...(account.generatedSecret !== undefined ? { generatedPostbackSecret: account.generatedSecret } : {}),
       rotatedPostbackSecret: account.rotated,

@@ -5,7 +5,8 @@
  * finish, stop the workers, close the store.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceConfig } from './config.js';
+import { securitySettings, type ServiceConfig } from './config.js';
+import { applyConnectionLimits } from './http/connection-limits.js';
 import {
   createService,
   type CreatedCredentials,
@@ -36,6 +37,8 @@ export interface RunningServer {
   readonly generatedPostbackSecret?: string;
   /** Whether this start created the CAs. */
   readonly createdKeys: boolean;
+  /** Where the master key came from; `generatedKeyFile` is set when this start generated it (issue 13). */
+  readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
   /** Graceful shutdown; safe to call twice. */
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
   const service = await createService(config, options);
   try {
     const app = await buildApp({ ...service.deps, logger: options.logger ?? loggerOptions(config.logLevel) });
+    applyServerLimits(app, config);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -69,6 +73,7 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
       createdKeys: service.createdKeys,
       ...(service.createdCredentials ? { createdCredentials: service.createdCredentials } : {}),
       ...(service.generatedPostbackSecret !== undefined ? { generatedPostbackSecret: service.generatedPostbackSecret } : {}),
+      masterKey: service.masterKey,
       close: () =>
         (closing ??= (async () => {
           await app.close();
@@ -79,4 +84,22 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
     await service.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The server-level limits of issue 13 (timeouts, keep-alive, connection caps; SECURITY.md "Connections"), applied
+ * to the app's HTTP server before it listens. The upload budget follows from the PDF size limit.
+ */
+export function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
+  const security = securitySettings(config);
+  applyConnectionLimits(app.server, {
+    headersTimeoutMs: security.headersTimeoutMs,
+    bodyTimeoutMs: security.bodyTimeoutMs,
+    minUploadBytesPerSecond: security.minUploadBytesPerSecond,
+    keepAliveTimeoutMs: security.keepAliveTimeoutMs,
+    maxRequestsPerConnection: security.maxRequestsPerConnection,
+    maxConnections: security.maxConnections,
+    maxConnectionsPerAddress: security.maxConnectionsPerAddress,
+    maxBodyBytes: config.maxFileBytes,
+  });
 }

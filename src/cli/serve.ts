@@ -31,6 +31,12 @@ export const serveCommand: CliCommand = async (args, io) => {
   const config = loadConfig({ env: process.env, ...(fileText !== undefined ? { fileText, fileName } : {}) });
   const server = await startServer(config);
   io.stdout(`paraph service listening on ${server.url} (public URL ${config.publicUrl}, data in ${config.dataDir})\n`);
+  if (server.masterKey.generatedKeyFile !== undefined) {
+    io.stdout(
+      `Generated a master key (id ${server.masterKey.id}) in ${server.masterKey.generatedKeyFile}: it encrypts the private keys and sign tokens; ` +
+        'back it up apart from the data, or set PARAPH_MASTER_KEY (see SECURITY.md).\n',
+    );
+  }
   if (server.createdCredentials) {
     io.stdout(
       `Created the bootstrap account; these credentials are shown only now:\n` +

@@ -8,7 +8,8 @@ import { commitChange } from '../service/commit-change.js';
 import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
-import { renderPostback, sendPostback } from './postback.js';
+import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
+import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from './postback-target.js';
 
 /** The payload of a postback row (written by the service's `postbackRow`). */
 export interface PostbackPayload {
@@ -25,8 +26,16 @@ export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefi
   return { transactionId, status: status as TransactionStatusCode, url };
 }
 
-/** Sends the postback of an outbox row. */
-export async function deliverPostback(ctx: ServiceContext, message: OutboxMessage, options: { timeoutMs?: number } = {}): Promise<DeliveryOutcome> {
+/**
+ * Sends the postback of an outbox row, after checking its URL again (postback-target.ts) and connecting to the
+ * address that was checked. Failures are recorded with generic texts ({@link describeFailure}): the attempt log
+ * and the audit trail must not tell an API client which internal hosts or ports answer.
+ */
+export async function deliverPostback(
+  ctx: ServiceContext,
+  message: OutboxMessage,
+  options: { timeoutMs?: number; resolve?: ResolveHost } = {},
+): Promise<DeliveryOutcome> {
   const payload = parsePostbackPayload(message.payload);
   if (payload === undefined) return { ok: false, permanent: true, error: 'not a postback payload' };
   const tx = await ctx.store.getTransaction(payload.transactionId);
@@ -37,15 +46,27 @@ export async function deliverPostback(ctx: ServiceContext, message: OutboxMessag
     version: account?.PostbackVersion ?? 1,
     baseUrl: ctx.settings.publicUrl,
   });
+  const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve);
+  if (!target.ok) return { ok: false, permanent: target.kind === 'scheme', error: `PostbackUrl refused: ${target.reason}` };
   // The row id lets a receiver drop the duplicates at-least-once delivery can produce (it is not part of the body).
-  const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, options);
+  const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    lookup: pinnedLookup(target),
+  });
   if (result.ok) return { ok: true, ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}) };
   return {
     ok: false,
     permanent: false,
-    error: result.error ?? 'failed',
+    error: describeFailure(result),
     ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}),
   };
+}
+
+/** A failed POST in words that name no address, port or system error text. */
+export function describeFailure(result: PostbackResult): string {
+  if (result.httpStatus !== undefined && result.httpStatus !== 0) return `HTTP ${result.httpStatus}`;
+  if (result.error !== undefined && /^no answer within/.test(result.error)) return 'no answer in time';
+  return 'could not connect or the connection failed';
 }
 
 /** Audits a postback given up on (unless the transaction was cleaned: its audit details are gone). */

@@ -86,10 +86,11 @@ function emlTransport(dir: string): MailTransport {
     async send(mail) {
       try {
         const info = await transporter.sendMail(toNodemailer(mail));
-        await mkdir(dir, { recursive: true });
+        await mkdir(dir, { recursive: true, mode: 0o700 });
         const name = `${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
         const temp = join(dir, `.${name}.tmp`);
-        await writeFile(temp, info.message as Buffer);
+        // Mails carry sign links: readable by the service's user only (issue 13).
+        await writeFile(temp, info.message as Buffer, { mode: 0o600 });
         await rename(temp, join(dir, name));
         return { ok: true, messageId: info.messageId, detail: `written to ${join(dir, name)}` };
       } catch (error) {

@@ -6,6 +6,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { Transaction, TransactionStatusCode } from '../domain/transaction.js';
 import { toPartialTransactionView, toTransactionView, type ResponseVersion } from '../domain/transaction-view.js';
 
@@ -82,7 +83,12 @@ export function isPostbackUrl(url: string): boolean {
  * POSTs a rendered postback. Never throws: the result says whether a 2xx came back. A 3xx counts as a failure
  * (redirects are not followed, so a receiver cannot bounce the signed body elsewhere).
  */
-export async function sendPostback(url: string, request: PostbackRequest, options: { timeoutMs?: number } = {}): Promise<PostbackResult> {
+export async function sendPostback(
+  url: string,
+  request: PostbackRequest,
+  // `lookup`: connect to an address checked beforehand (postback-target.ts), not to a second DNS answer.
+  options: { timeoutMs?: number; lookup?: LookupFunction } = {},
+): Promise<PostbackResult> {
   if (!isPostbackUrl(url)) return { ok: false, error: `PostbackUrl ${url} is not an http(s) URL.` };
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -101,6 +107,7 @@ export async function sendPostback(url: string, request: PostbackRequest, option
       {
         method: 'POST',
         agent: target.protocol === 'https:' ? httpsAgent : httpAgent,
+        ...(options.lookup ? { lookup: options.lookup } : {}),
         headers: { ...request.headers, 'content-length': String(body.length), 'user-agent': 'paraph-postback/1' },
       },
       (res) => {

@@ -17,6 +17,7 @@ import { TransactionCleanedError } from '../service/transaction-guards.js';
 import { UploadGuard } from '../service/upload-guard.js';
 import type { Timestamper } from '../pades/types.js';
 import { authenticate } from './auth.js';
+import { limitAccountRate } from './account-rate-limit.js';
 import { handleError } from './error-map.js';
 import { fileRoutes } from './file.routes.js';
 import { buildOpenApiDocument, collectOpenApiRoutes } from './openapi.js';
@@ -48,6 +49,10 @@ export interface AppDeps {
   readonly verificationSenders?: VerificationSenders;
   /** External identity methods (decisions.md §1); none by default. */
   readonly identityProviders?: readonly IdentityProvider[];
+  /** API requests per account and minute (issue 13; default: no quota). */
+  readonly accountRequestsPerMinute?: number;
+  /** Development only: the default SMS sender logs the codes (issue 13; default false). */
+  readonly logVerificationCodes?: boolean;
 }
 
 /** Headers that carry credentials: never logged. */
@@ -138,11 +143,12 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   );
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(deps.store));
+    if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
   });
-  const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log);
+  const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log, { logCodes: deps.logVerificationCodes === true });
   await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });
   await app.register(signPageRoutes(ctx));
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError, ValidationError } from '../errors.js';
+import { QuotaError } from '../service/quota-error.js';
 
 /** The 401 body of decisions.md §2. */
 export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';
@@ -37,6 +38,9 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   SIGNER_NOT_AT_TURN: 409,
   CODE_RESEND_TOO_SOON: 429,
   CODE_SEND_LIMIT: 429,
+  // quotas (issue 13): the refusing code sets Retry-After
+  ACCOUNT_RATE_LIMITED: 429,
+  ACCOUNT_STORAGE_QUOTA: 429,
   // fastify's own errors
   FST_ERR_CTP_BODY_TOO_LARGE: 413,
   FST_ERR_NOT_FOUND: 404,
@@ -60,12 +64,15 @@ export function statusOf(error: unknown): number {
 }
 
 /** The `Message` of a client error; never called for a 5xx. */
-function messageOf(error: unknown): string {
+function messageOf(error: unknown, request: FastifyRequest): string {
   if (error instanceof ValidationError) return error.issues.join('; ');
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
+      // Only the file upload takes a PDF; every other body is JSON (issue 13 point 8).
+      return /\/file\/[^/]+$/.test(request.routeOptions.url ?? '')
+        ? "Unexpected or missing Content-Type header, did you specify 'application/pdf'?"
+        : "Unexpected or missing Content-Type header: send 'application/json'.";
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'The request body is empty: send a JSON object.';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -91,6 +98,7 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
     void reply.code(401).send({ Message: UNAUTHORIZED_MESSAGE });
     return;
   }
+  if (error instanceof QuotaError) void reply.header('retry-after', String(error.retryAfterSeconds));
   request.log.info({ code: (error as { code?: unknown }).code, status }, 'request refused');
-  void reply.code(status).send({ Message: messageOf(error) });
+  void reply.code(status).send({ Message: messageOf(error, request) });
 }

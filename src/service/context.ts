@@ -11,6 +11,7 @@ import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
 import type { UploadGuard } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
+import type { PostbackPolicy } from '../events/postback-target.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {
@@ -38,6 +39,18 @@ export interface ServiceSettings {
   readonly retentionDays: number;
   /** Minutes a DELETEd transaction's documents and receipt stay downloadable before the clean job removes them (default 15). */
   readonly deleteGraceMinutes?: number;
+  /** Where postbacks may go (issue 13); default: https and public addresses only. */
+  readonly postbackPolicy?: PostbackPolicy;
+  /** Limits of uploads and accounts (issue 13); default: DEFAULT_SECURITY_SETTINGS. */
+  readonly quotas?: ServiceQuotas;
+}
+
+/** Per-upload and per-account limits (issue 13 point 7). */
+export interface ServiceQuotas {
+  /** Most pages of an uploaded PDF. */
+  readonly maxPages: number;
+  /** Bytes of uploads one account may keep stored. */
+  readonly accountStorageBytes: number;
 }
 
 /** The dependencies of every use case. */

@@ -7,6 +7,7 @@ import { createTransaction as buildTransaction, type CreateTransactionRequest } 
 import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../store/store.js';
 import type { ServiceContext } from './context.js';
+import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from '../events/postback-target.js';
 
 /**
  * Creates a transaction for `account`.
@@ -22,6 +23,7 @@ export async function createTransaction(ctx: ServiceContext, account: Account, r
     newSignToken: () => ctx.ids.signToken(),
     newId: () => ctx.ids.id(),
   });
+  await assertPostbackTarget(tx.PostbackUrl, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY);
   return ctx.store.commit({
     transaction: tx,
     expectedVersion: 0,

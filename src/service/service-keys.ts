@@ -3,7 +3,9 @@
  * signers, issue 6) and a seal CA with the organizational seal certificate under it. Created on first start with the
  * CA toolkit of src/pades/keys/ca.ts and kept in the store's settings (PEM certificate + PKCS#8 key), so every later
  * start, and every process sharing the store, uses the same ones. A configured qualified seal (PKCS#12 or PKCS#11)
- * replaces the advanced seal for sealing; the CAs stay.
+ * replaces the advanced seal for sealing; the CAs stay. With a master key (issue 13) the private keys are stored
+ * sealed (`privateKeySealed`, purpose `setting:<key>.privateKeySealed`, as the rotation re-seals them); keys stored in
+ * clear by an earlier version are sealed on the first start with a key.
  */
 import { randomBytes } from 'node:crypto';
 import { webcrypto } from 'node:crypto';
@@ -11,6 +13,7 @@ import { createRootCertificate, derToPem, issueCertificate, randomSerialNumber, 
 import { createSoftwareSigner, generateKeyPair, importPkcs8Key, pemToDer, type KeyKind } from '../pades/keys/software.js';
 import type { Signer } from '../pades/types.js';
 import type { Store } from '../store/store.js';
+import type { MasterKey } from '../store/master-key.js';
 
 /** Settings keys under which the keys are kept. */
 export const KEY_SETTINGS = { signingCa: 'ca.signing', sealCa: 'ca.seal', seal: 'seal.advanced' } as const;
@@ -44,6 +47,8 @@ export interface EnsureServiceKeysOptions {
   readonly keyKind?: KeyKind;
   /** A qualified seal that replaces the advanced one. */
   readonly qualifiedSeal?: Signer;
+  /** Seals the private keys at rest; without it they are stored in clear (library use, old tests). */
+  readonly masterKey?: MasterKey;
 }
 
 const YEAR_MS = 365.25 * 86_400_000;
@@ -57,11 +62,28 @@ const YEAR_MS = 365.25 * 86_400_000;
 export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Promise<{ keys: ServiceKeys; created: boolean }> {
   const { store, now } = options;
   let created = false;
+  const masterKey = options.masterKey;
+  const save = async (key: string, value: StoredKey): Promise<void> => {
+    const field = 'privateKeySealed';
+    await store.putSetting(
+      key,
+      masterKey === undefined
+        ? { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem }
+        : { certificatePem: value.certificatePem, [field]: masterKey.seal(value.privateKeyPem, `setting:${key}.${field}`) },
+    );
+  };
   const load = async (key: string, make: () => Promise<StoredKey>): Promise<StoredKey> => {
     const existing = await store.getSetting(key);
-    if (isStoredKey(existing)) return existing;
+    if (isSealedKey(existing)) {
+      if (masterKey === undefined) throw new Error(`The service key ${key} is sealed: start with the data directory's master key.`);
+      return { certificatePem: existing.certificatePem, privateKeyPem: masterKey.open(existing.privateKeySealed, `setting:${key}.privateKeySealed`) };
+    }
+    if (isStoredKey(existing)) {
+      if (masterKey !== undefined) await save(key, existing);
+      return existing;
+    }
     const fresh = await make();
-    await store.putSetting(key, { certificatePem: fresh.certificatePem, privateKeyPem: fresh.privateKeyPem });
+    await save(key, fresh);
     created = true;
     return fresh;
   };
@@ -102,6 +124,11 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
       sealLevel: options.qualifiedSeal ? 'qualified' : 'advanced',
     },
   };
+}
+
+function isSealedKey(value: unknown): value is { certificatePem: string; privateKeySealed: string } {
+  const v = value as { certificatePem?: unknown; privateKeySealed?: unknown } | undefined;
+  return typeof v === 'object' && v !== null && typeof v.certificatePem === 'string' && typeof v.privateKeySealed === 'string';
 }
 
 function isStoredKey(value: unknown): value is StoredKey {

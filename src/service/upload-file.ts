@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
 import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
-import { ValidationError } from '../errors.js';
+import { isInputError, PdfParseError, ValidationError } from '../errors.js';
+import { DEFAULT_SECURITY_SETTINGS } from '../config.js';
+import { QuotaError } from './quota-error.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
@@ -58,6 +60,7 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
   if (kind === 'pdf' && input.declaredLength !== undefined && input.declaredLength > ctx.settings.maxFileBytes) {
     throw tooLarge(ctx);
   }
+  if (input.declaredLength !== undefined) await checkStorageQuota(ctx, input.account, input.declaredLength);
   const release = ctx.uploads.begin(tx.Id, input.fileId, kind, ctx.clock().getTime());
   let accepted = false;
   try {
@@ -94,60 +97,75 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   // An unsigned document with an empty user password or a damaged xref is rewritten once (normalize-pdf.ts); the
   // rewrite is what the transaction works on, and the audit entry keeps the uploaded file's SHA-256 and the reason.
   const uploaded = info;
-  const normalized = await normalizePdf(await ctx.store.blobs.read(uploaded.sha256));
-  if (normalized.normalization) info = await ctx.store.blobs.write(normalized.bytes);
-  const bytes = normalized.bytes;
-  const pages = await checkPdf(bytes);
-  const normalizedFrom = normalized.normalization && {
-    sha256: uploaded.sha256,
-    bytes: uploaded.size,
-    reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}`,
-  };
+  let bytes: Uint8Array;
+  let pages: number;
+  let normalizedFrom: { sha256: string; bytes: number; reason: string } | undefined;
+  try {
+    await checkStorageQuota(ctx, input.account, info.size);
+    const normalized = await normalizePdf(await ctx.store.blobs.read(uploaded.sha256));
+    if (normalized.normalization) {
+      info = await ctx.store.blobs.write(normalized.bytes);
+      normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
+    }
+    bytes = normalized.bytes;
+    const tx = await loadOwnTransaction(ctx, input.account, input.transactionId);
+    pages = await checkPdf(bytes, maxPagesOf(ctx), tx.Signers.map((s) => s.Id));
+  } catch (error) {
+    // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
+    await ctx.store.discardBlob(info.sha256);
+    if (info !== uploaded) await ctx.store.discardBlob(uploaded.sha256);
+    throw error;
+  }
 
   let resolvedFor: string | undefined;
   let placements: StoredFile['Placements'];
   let replaced = false;
-  await commitChange(
-    ctx,
-    () => loadOwnTransaction(ctx, input.account, input.transactionId),
-    async (tx, now) => {
-      assertUploadable(tx);
-      const existing = findFile(tx, input.fileId);
-      replaced = existing?.Original !== undefined;
-      const metadataKey = existing?.MetadataBlob?.sha256;
-      if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
-        // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
-        // some damaged files and installs polyfills, neither of which may reach the service process.
-        placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { fileId: input.fileId })).placements;
-        resolvedFor = metadataKey;
-      }
-      const file: StoredFile = {
-        ...withoutDerived(existing),
-        FileId: input.fileId,
-        Original: { sha256: info.sha256, size: info.size, pages },
-        UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
-      };
-      if (existing?.Metadata !== undefined && placements !== undefined) file.Placements = placements;
-      return {
-        transaction: putFile(tx, file, now),
-        audit: [
-          {
-            at: now,
-            type: 'file.uploaded',
-            actor: 'api',
-            data: {
-              fileId: input.fileId,
-              displayName: file.DisplayName ?? input.fileId,
-              sha256: info.sha256,
-              bytes: info.size,
-              pages,
-              ...(normalizedFrom ? { normalizedFrom } : {}),
+  try {
+    await commitChange(
+      ctx,
+      () => loadOwnTransaction(ctx, input.account, input.transactionId),
+      async (tx, now) => {
+        assertUploadable(tx);
+        const existing = findFile(tx, input.fileId);
+        replaced = existing?.Original !== undefined;
+        const metadataKey = existing?.MetadataBlob?.sha256;
+        if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
+          // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
+          // some damaged files and installs polyfills, neither of which may reach the service process.
+          placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { fileId: input.fileId })).placements;
+          resolvedFor = metadataKey;
+        }
+        const file: StoredFile = {
+          ...withoutDerived(existing),
+          FileId: input.fileId,
+          Original: { sha256: info.sha256, size: info.size, pages },
+          UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
+        };
+        if (existing?.Metadata !== undefined && placements !== undefined) file.Placements = placements;
+        return {
+          transaction: putFile(tx, file, now),
+          audit: [
+            {
+              at: now,
+              type: 'file.uploaded',
+              actor: 'api',
+              data: {
+                fileId: input.fileId,
+                displayName: file.DisplayName ?? input.fileId,
+                sha256: info.sha256,
+                bytes: info.size,
+                pages,
+                ...(normalizedFrom ? { normalizedFrom } : {}),
+              },
             },
-          },
-        ],
-      };
-    },
-  );
+          ],
+        };
+      },
+    );
+  } catch (error) {
+    await ctx.store.discardBlob(info.sha256);
+    throw error;
+  }
   return replaced ? 204 : 201;
 }
 
@@ -165,33 +183,38 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
   let placedOn: string | undefined;
   let placements: StoredFile['Placements'];
   let withPdf = false;
-  await commitChange(
-    ctx,
-    () => loadOwnTransaction(ctx, input.account, input.transactionId),
-    async (tx, now) => {
-      assertUploadable(tx);
-      const existing = findFile(tx, input.fileId);
-      withPdf = existing?.Original !== undefined;
-      if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
-        const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-        placements = (await placeFieldsFromMetadata(pdf, metadata, { fileId: input.fileId })).placements;
-        placedOn = existing.Original.sha256;
-      }
-      const file: StoredFile = {
-        ...withoutDerived(existing),
-        FileId: input.fileId,
-        Metadata: metadata,
-        MetadataBlob: { sha256: info.sha256, size: info.size },
-      };
-      if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
-      else delete file.DisplayName;
-      if (withPdf && placements !== undefined) file.Placements = placements;
-      return {
-        transaction: putFile(tx, file, now),
-        audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
-      };
-    },
-  );
+  try {
+    await commitChange(
+      ctx,
+      () => loadOwnTransaction(ctx, input.account, input.transactionId),
+      async (tx, now) => {
+        assertUploadable(tx);
+        const existing = findFile(tx, input.fileId);
+        withPdf = existing?.Original !== undefined;
+        if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
+          const pdf = await ctx.store.blobs.read(existing.Original.sha256);
+          placements = (await placeFieldsFromMetadata(pdf, metadata, { fileId: input.fileId })).placements;
+          placedOn = existing.Original.sha256;
+        }
+        const file: StoredFile = {
+          ...withoutDerived(existing),
+          FileId: input.fileId,
+          Metadata: metadata,
+          MetadataBlob: { sha256: info.sha256, size: info.size },
+        };
+        if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
+        else delete file.DisplayName;
+        if (withPdf && placements !== undefined) file.Placements = placements;
+        return {
+          transaction: putFile(tx, file, now),
+          audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
+        };
+      },
+    );
+  } catch (error) {
+    await ctx.store.discardBlob(info.sha256);
+    throw error;
+  }
   return withPdf ? 204 : 202;
 }
 
@@ -202,13 +225,53 @@ function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
   return rest;
 }
 
-/** Opens the PDF with pdf-lib and pdf.js (decisions.md §3); returns its page count. */
-async function checkPdf(bytes: Uint8Array): Promise<number> {
+/**
+ * Opens the PDF with pdf-lib and pdf.js (decisions.md §3), refuses more pages than the limit, and prepares it as
+ * `PUT start` would (default signature fields for the signers, in an incremental update, thrown away), so that a
+ * document start cannot prepare is refused now rather than ending the transaction at 70 later (issue 13 point 8).
+ * Returns its page count.
+ */
+async function checkPdf(bytes: Uint8Array, maxPages: number, signerIds: readonly string[]): Promise<number> {
   const doc = await loadPdf(bytes);
   const pages = doc.getPageCount();
-  const proxy = await openPdf(bytes);
+  if (pages > maxPages) {
+    throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
+  }
+  let proxy;
+  try {
+    proxy = await openPdf(bytes);
+  } catch (error) {
+    // pdf-lib found pages that pdf.js cannot: the page tree is damaged, the document is not empty.
+    if ((error as { code?: unknown }).code === 'PDF_NO_PAGES') {
+      throw new PdfParseError('PDF_UNREADABLE', `The PDF's page tree is damaged (it lists ${pages} pages, none of which can be read): repair or re-save the document.`);
+    }
+    throw error;
+  }
   await proxy.destroy();
+  try {
+    await placeFieldsFromMetadata(bytes, {}, { signerIds: signerIds.length > 0 ? [...signerIds] : ['Signer1'] });
+  } catch (error) {
+    if (!isInputError(error)) throw error;
+    throw new PdfParseError((error as PdfParseError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
+  }
   return pages;
+}
+
+function maxPagesOf(ctx: ServiceContext): number {
+  return ctx.settings.quotas?.maxPages ?? DEFAULT_SECURITY_SETTINGS.maxPages;
+}
+
+/** Refuses an upload of `bytes` more when the account's stored uploads would pass its quota (429). */
+async function checkStorageQuota(ctx: ServiceContext, account: Account, bytes: number): Promise<void> {
+  const quota = ctx.settings.quotas?.accountStorageBytes ?? DEFAULT_SECURITY_SETTINGS.accountStorageBytes;
+  const used = await ctx.store.accountStorageBytes(account.Id);
+  if (used + bytes > quota) {
+    throw new QuotaError(
+      'ACCOUNT_STORAGE_QUOTA',
+      `The account's storage quota of ${quota} bytes is used up (${used} bytes stored): delete or wait for ended transactions to be cleaned.`,
+      3600,
+    );
+  }
 }
 
 function checkDigests(body: Uint8Array, digests: UploadFileInput['digests']): void {

@@ -37,17 +37,32 @@ export interface OutboxLog {
   info(object: Record<string, unknown>, message: string): void;
 }
 
+/** Options of the default senders. */
+export interface DefaultSenderOptions {
+  /**
+   * Development only: write the SMS code itself to the log (issue 13). Off by default: the log says that a code
+   * was sent and to which signer, never the code, since anyone reading the log could otherwise sign.
+   */
+  readonly logCodes?: boolean;
+}
+
 /**
- * The default SMS sender: writes the code to `log` (development and tests; configure a gateway for production).
+ * The default SMS sender: writes a line to `log` (no SMS gateway is configured by default; configure one for
+ * production). The code is in the line only with `logCodes`.
  *
  * @example
- * const senders = defaultVerificationSenders(app.log);
+ * const senders = defaultVerificationSenders(app.log, { logCodes: false });
  */
-export function logSmsSender(log: OutboxLog): CodeSender {
+export function logSmsSender(log: OutboxLog, options: DefaultSenderOptions = {}): CodeSender {
   return (message) => {
     log.info(
-      { outbox: 'sms', transactionId: message.transactionId, signerId: message.signerId, to: message.to, code: message.code },
-      'SMS verification code (no SMS gateway configured)',
+      {
+        outbox: 'sms',
+        transactionId: message.transactionId,
+        signerId: message.signerId,
+        ...(options.logCodes === true ? { to: message.to, code: message.code } : {}),
+      },
+      options.logCodes === true ? 'SMS verification code (no SMS gateway configured; development logging)' : 'SMS verification code created (no SMS gateway configured: not delivered)',
     );
     return [];
   };
@@ -58,9 +73,9 @@ export const mailCodeSender: CodeSender = (message) => [
   mailRow({ transactionId: message.transactionId, kind: 'verification-code', signerId: message.signerId, to: message.to, code: message.code }),
 ];
 
-/** SMS to `log`, e-mail through the mail outbox. */
-export function defaultVerificationSenders(log: OutboxLog): VerificationSenders {
-  return { sms: logSmsSender(log), email: mailCodeSender };
+/** SMS to `log` (the code only with `logCodes`), e-mail through the mail outbox. */
+export function defaultVerificationSenders(log: OutboxLog, options: DefaultSenderOptions = {}): VerificationSenders {
+  return { sms: logSmsSender(log, options), email: mailCodeSender };
 }
 
 /**

@@ -26,7 +26,7 @@ export class FileBlobStore implements BlobStore {
   static async open(dir: string): Promise<FileBlobStore> {
     const store = new FileBlobStore(dir);
     await rm(store.tmpDir, { recursive: true, force: true });
-    await mkdir(store.tmpDir, { recursive: true });
+    await mkdir(store.tmpDir, { recursive: true, mode: 0o700 });
     return store;
   }
 
@@ -43,7 +43,8 @@ export class FileBlobStore implements BlobStore {
     const sha256 = createHash('sha256');
     const sha512 = createHash('sha512');
     let size = 0;
-    const handle = await open(tmp, 'wx');
+    // Documents are readable by the service's user only (issue 13).
+    const handle = await open(tmp, 'wx', 0o600);
     let closed = false;
     try {
       const chunks: AsyncIterable<Uint8Array> | Uint8Array[] = source instanceof Uint8Array ? [source] : source;
@@ -75,7 +76,7 @@ export class FileBlobStore implements BlobStore {
         return info;
       }
       const shard = join(this.dir, info.sha256.slice(0, 2));
-      await mkdir(shard, { recursive: true });
+      await mkdir(shard, { recursive: true, mode: 0o700 });
       await rename(tmp, target);
       fsyncDirectory(shard);
       return info;
@@ -113,6 +114,11 @@ export class FileBlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await rm(this.pathOf(sha256), { force: true });
+  }
+
+  /** Synchronous delete (no error when absent), for use next to a database check. */
+  deleteSync(sha256: string): void {
+    rmSync(this.pathOf(sha256), { force: true });
   }
 
   /**

@@ -11,7 +11,7 @@
  * commit refuses references to blobs that do not exist.
  */
 import type Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
@@ -20,6 +20,7 @@ import { lazyNativeModule } from '../load-native-module.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { FileBlobStore } from './file-blob-store.js';
+import { isSealed, masterKeyCheck, matchesCheck, type MasterKey } from './master-key.js';
 import {
   ConcurrencyError,
   hashSignToken,
@@ -44,7 +45,18 @@ export interface SqliteStoreOptions {
    * last commits may be lost on power loss or an OS crash; about 7× more commits per second on this machine's disk.
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Seals the secrets of transactions and accounts (SignUrl tokens, postback secrets) at rest (issue 13). Without
+   * it they are stored in clear, and the migration that seals them waits for the first open with a key.
+   */
+  masterKey?: MasterKey;
 }
+
+/** Purposes bound into the sealed values of the store (master-key.ts). */
+export const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
+const CHECK_SETTING = 'master-key.check';
+/** Migrations that rewrite stored JSON with the master key: run only when the store is opened with one. */
+const SEAL_MIGRATION = 4;
 
 /** Numbered migrations, applied in order, each once. Never edit one that has shipped: add the next. */
 const MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -160,23 +172,35 @@ const loadBetterSqlite3 = lazyNativeModule<typeof Database>('better-sqlite3', 'T
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const Database = await loadBetterSqlite3();
-  mkdirSync(options.dataDir, { recursive: true });
+  // Only the service's user may read the data (issue 13): the directory 0700, the database files 0600 (SQLite gives
+  // its -wal and -shm files the database file's mode), blobs 0600 (file-blob-store.ts).
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(options.dataDir, 0o700);
+  const dbPath = join(options.dataDir, 'paraph.db');
+  if (!existsSync(dbPath)) closeSync(openSync(dbPath, 'a', 0o600));
+  for (const path of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
   const blobs = await FileBlobStore.open(join(options.dataDir, 'blobs'));
-  const db = new Database(join(options.dataDir, 'paraph.db'));
+  const db = new Database(dbPath);
+  let store: SqliteStore;
   try {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrate(db);
+    // Deleted content (a token in clear before the sealing migration, a cleaned document's data) is overwritten.
+    db.pragma('secure_delete = ON');
+    store = new SqliteStore(db, blobs, options.masterKey);
+    if (options.masterKey !== undefined) store.checkMasterKey();
+    migrate(db, store, options.masterKey !== undefined);
+    store.checkMasterKey();
   } catch (error) {
     db.close();
     throw error;
   }
-  return new SqliteStore(db, blobs);
+  return store;
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: Database.Database, store: SqliteStore, withKey: boolean): void {
   db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
   const applied = new Set((db.prepare('SELECT version FROM migrations').all() as { version: number }[]).map((r) => r.version));
   for (const migration of MIGRATIONS) {
@@ -185,6 +209,16 @@ function migrate(db: Database.Database): void {
       db.exec(migration.sql);
       db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
     }).immediate();
+  }
+  // Issue 13: SignUrl tokens and postback secrets stored in clear by earlier versions are sealed with the master key.
+  if (withKey && !applied.has(SEAL_MIGRATION)) {
+    db.transaction(() => {
+      store.resealAll();
+      db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(SEAL_MIGRATION, new Date().toISOString());
+    }).immediate();
+    // The clear texts must not survive in the WAL or in free pages.
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.exec('VACUUM');
   }
 }
 
@@ -208,23 +242,123 @@ export class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     readonly blobs: FileBlobStore,
+    private readonly masterKey?: MasterKey,
   ) {}
+
+  /**
+   * Refuses a master key other than the one the data directory's secrets were sealed with (and remembers the key
+   * on first use).
+   *
+   * @throws StoreError `MASTER_KEY_MISMATCH`.
+   */
+  checkMasterKey(): void {
+    const key = this.masterKey;
+    if (key === undefined) return;
+    const hasSettings = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get() as { n: number }).n > 0;
+    if (!hasSettings) return;
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(CHECK_SETTING) as { value: string } | undefined;
+    if (row === undefined) {
+      this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(CHECK_SETTING, JSON.stringify(masterKeyCheck(key)));
+      return;
+    }
+    const check = JSON.parse(row.value) as string;
+    if (matchesCheck(key, check)) return;
+    try {
+      key.open(check, 'master-key-check');
+    } catch (error) {
+      // A wrong key is a configuration mistake the operator fixes: reported as input, not as a crash.
+      throw new StoreError('MASTER_KEY_MISMATCH', (error as Error).message);
+    }
+    throw new StoreError('MASTER_KEY_MISMATCH', 'The master key does not open this data directory\'s secrets.');
+  }
+
+  /**
+   * Seals every clear secret and re-seals every sealed one under `to` (opening them with this store's key): the
+   * sealing migration and the master key rotation. Settings values sealed by their owners (the service keys) are
+   * re-sealed with their purpose kept. Runs inside the caller's database transaction.
+   */
+  resealAll(to: MasterKey | undefined = this.masterKey): void {
+    if (to === undefined) return;
+    const from = this.masterKey;
+    const reseal = (value: string, purpose: string): string => to.seal(isSealed(value) && from ? from.open(value, purpose) : value, purpose);
+    const txRows = this.db.prepare('SELECT id, data FROM transactions').all() as { id: string; data: string }[];
+    const updateTx = this.db.prepare('UPDATE transactions SET data = ? WHERE id = ?');
+    for (const row of txRows) {
+      const data = JSON.parse(row.data) as { Signers?: Record<string, unknown>[] };
+      for (const signer of data.Signers ?? []) {
+        const value = signer.SignTokenSealed ?? signer.SignToken;
+        if (typeof value !== 'string') continue;
+        delete signer.SignToken;
+        signer.SignTokenSealed = reseal(value, SEAL_PURPOSE.signToken);
+      }
+      updateTx.run(JSON.stringify(data), row.id);
+    }
+    const accountRows = this.db.prepare('SELECT id, data FROM accounts').all() as { id: string; data: string }[];
+    const updateAccount = this.db.prepare('UPDATE accounts SET data = ? WHERE id = ?');
+    for (const row of accountRows) {
+      const data = JSON.parse(row.data) as Record<string, unknown>;
+      if (typeof data.PostbackSecret !== 'string') continue;
+      data.PostbackSecret = reseal(data.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+      updateAccount.run(JSON.stringify(data), row.id);
+    }
+    const settingRows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+    const updateSetting = this.db.prepare('UPDATE settings SET value = ? WHERE key = ?');
+    for (const row of settingRows) {
+      if (row.key === CHECK_SETTING) {
+        updateSetting.run(JSON.stringify(masterKeyCheck(to)), row.key);
+        continue;
+      }
+      const value = JSON.parse(row.value) as JsonValue;
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+      let changed = false;
+      for (const [name, field] of Object.entries(value)) {
+        if (!isSealed(field) || from === undefined) continue;
+        // Owners seal a settings field with the purpose `setting:<key>.<field>`.
+        const purpose = `setting:${row.key}.${name}`;
+        value[name] = to.seal(from.open(field, purpose), purpose);
+        changed = true;
+      }
+      if (changed) updateSetting.run(JSON.stringify(value), row.key);
+    }
+  }
+
+  /**
+   * Re-seals every secret under `to` in one database transaction (`paraph rotate-master-key`). The store keeps
+   * using its old key object afterwards: close it and open a new one with `to`.
+   */
+  rotateMasterKey(to: MasterKey): void {
+    this.live();
+    this.db.transaction(() => this.resealAll(to)).immediate();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  private readAccount(data: string): Account {
+    const account = JSON.parse(data) as Account;
+    if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && this.masterKey !== undefined) {
+      account.PostbackSecret = this.masterKey.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+    }
+    return account;
+  }
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
     const row = this.sql('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
       .get(userTokenHash, appKeyHash) as { data: string } | undefined;
-    return row === undefined ? undefined : (JSON.parse(row.data) as Account);
+    return row === undefined ? undefined : this.readAccount(row.data);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
     const row = this.sql('SELECT data FROM accounts WHERE id = ?').get(id) as { data: string } | undefined;
-    return row === undefined ? undefined : (JSON.parse(row.data) as Account);
+    return row === undefined ? undefined : this.readAccount(row.data);
   }
 
   async createAccount(account: Account): Promise<void> {
+    const stored =
+      account.PostbackSecret !== undefined && this.masterKey !== undefined
+        ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
+        : account;
     try {
       this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
-        .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(account));
+        .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(stored));
     } catch (error) {
       if (isConstraint(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
       throw error;
@@ -249,7 +383,34 @@ export class SqliteStore implements Store {
     const row = this.sql('SELECT data, version FROM transactions WHERE id = ?').get(id) as
       | { data: string; version: number }
       | undefined;
-    return row === undefined ? undefined : { ...(JSON.parse(row.data) as Transaction), version: row.version };
+    return row === undefined ? undefined : { ...this.openTokens(JSON.parse(row.data) as Transaction), version: row.version };
+  }
+
+  // SignUrl tokens are kept sealed (SignTokenSealed) and given back in clear to the use cases, which show SignUrl.
+  private sealTokens(tx: Omit<Transaction, 'version'>): unknown {
+    const key = this.masterKey;
+    if (key === undefined || !tx.Signers.some((s) => s.SignToken !== undefined)) return tx;
+    return {
+      ...tx,
+      Signers: tx.Signers.map((signer) => {
+        if (signer.SignToken === undefined) return signer;
+        const { SignToken, ...rest } = signer;
+        return { ...rest, SignTokenSealed: key.seal(SignToken, SEAL_PURPOSE.signToken) };
+      }),
+    };
+  }
+
+  private openTokens(tx: Transaction): Transaction {
+    const signers = tx.Signers as (Transaction['Signers'][number] & { SignTokenSealed?: string })[];
+    if (!signers.some((s) => s.SignTokenSealed !== undefined)) return tx;
+    const key = this.masterKey;
+    if (key === undefined) throw new StoreError('MASTER_KEY_REQUIRED', 'The store holds sealed secrets: open it with its master key.', { origin: 'internal' });
+    return {
+      ...tx,
+      Signers: signers.map(({ SignTokenSealed, ...signer }) =>
+        SignTokenSealed === undefined ? signer : { ...signer, SignToken: key.open(SignTokenSealed, SEAL_PURPOSE.signToken) },
+      ),
+    };
   }
 
   async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
@@ -266,7 +427,7 @@ export class SqliteStore implements Store {
     const version = change.expectedVersion + 1;
     const stored: Transaction = { ...change.transaction, version };
     const { version: _version, ...body } = stored;
-    const data = JSON.stringify(body);
+    const data = JSON.stringify(this.sealTokens(body));
     const timers = transactionTimers(stored);
     const blobs = referencedBlobs(stored);
     const txId = stored.Id;
@@ -451,6 +612,23 @@ export class SqliteStore implements Store {
   async putSetting(key: string, value: JsonValue): Promise<void> {
     this.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
       .run(key, JSON.stringify(value));
+  }
+
+  async accountStorageBytes(accountId: string): Promise<number> {
+    const row = this.sql(
+      `SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0)), 0) AS n
+       FROM transactions t, json_each(t.data, '$.Files') f
+       WHERE t.account_id = ? AND json_extract(t.data, '$.cleanedAt') IS NULL`,
+    ).get(accountId) as { n: number };
+    return row.n;
+  }
+
+  async discardBlob(sha256: string): Promise<boolean> {
+    // Check and delete in one synchronous step: no commit can add a reference in between.
+    if (this.sql('SELECT 1 FROM blob_refs WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined) return false;
+    if (!this.blobs.existsSync(sha256)) return false;
+    this.blobs.deleteSync(sha256);
+    return true;
   }
 
   async collectGarbage(olderThan: Date): Promise<number> {

@@ -183,6 +183,17 @@ export interface Store {
   putSetting(key: string, value: JsonValue): Promise<void>;
 
   /**
+   * Bytes of the uploads (original PDFs and metadata) of the account's transactions that are not cleaned: what
+   * its storage quota counts (issue 13).
+   */
+  accountStorageBytes(accountId: string): Promise<number>;
+  /**
+   * Deletes the blob `sha256` at once unless a transaction references it (a rejected upload, issue 13). Returns
+   * whether it was deleted.
+   */
+  discardBlob(sha256: string): Promise<boolean>;
+
+  /**
    * Deletes blobs that no transaction references and that are older than `olderThan` (a blob being uploaded right
    * now is not referenced yet). Returns the number deleted.
    */

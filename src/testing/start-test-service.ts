@@ -136,6 +136,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
       PARAPH_FILE_REPLACE_GUARD_MS: '0',
       PARAPH_ORGANIZATION: 'Paraph Test Org',
+      // Development settings (SECURITY.md): postbacks to receivers the test starts on loopback, SMS codes in the log
+      // for the test to read, no request quota.
+      PARAPH_POSTBACK_ALLOW_HTTP: 'true',
+      PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8,::1/128',
+      PARAPH_DEV_LOG_VERIFICATION_CODES: 'true',
+      PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '10000000',
       ...options.env,
     },
   });

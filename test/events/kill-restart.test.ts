@@ -39,6 +39,9 @@ async function serve(dataDir: string, port: number, smtpUrl: string): Promise<Ch
       PARAPH_SMTP_URL: smtpUrl,
       PARAPH_OUTBOX_LEASE_MS: '1500',
       PARAPH_FILE_REPLACE_GUARD_MS: '0',
+      // The receiver runs on loopback: the development allow-list (SECURITY.md).
+      PARAPH_POSTBACK_ALLOW_HTTP: 'true',
+      PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -22,9 +22,9 @@ const message: CodeMessage = {
 describe('verification senders', () => {
   it('defaults: SMS to the log (no rows), e-mail as a verification-code mail row', async () => {
     const lines: [Record<string, unknown>, string][] = [];
-    const senders = defaultVerificationSenders({ info: (object, text) => lines.push([object, text]) });
+    const senders = defaultVerificationSenders({ info: (object, text) => lines.push([object, text]) }, { logCodes: true });
     expect(await senders.sms(message)).toEqual([]);
-    expect(lines).toEqual([[{ outbox: 'sms', transactionId: 't1', signerId: 'Signer1', to: '+31612345678', code: '123456' }, 'SMS verification code (no SMS gateway configured)']]);
+    expect(lines).toEqual([[{ outbox: 'sms', transactionId: 't1', signerId: 'Signer1', to: '+31612345678', code: '123456' }, 'SMS verification code (no SMS gateway configured; development logging)']]);
     expect(await senders.email({ ...message, to: 'a@example.com' })).toEqual([
       { kind: 'mail', payload: { transactionId: 't1', kind: 'verification-code', signerId: 'Signer1', to: 'a@example.com', code: '123456' } },
     ]);

@@ -1,0 +1,15 @@
+/**
+ * A refused request because a quota of the account is used up (issue 13 point 7): 429 with `Retry-After`.
+ */
+import { ParaphError } from '../errors.js';
+
+/** Codes `ACCOUNT_RATE_LIMITED`, `ACCOUNT_STORAGE_QUOTA`; the HTTP layer sends `Retry-After: retryAfterSeconds`. */
+export class QuotaError extends ParaphError {
+  constructor(
+    code: 'ACCOUNT_RATE_LIMITED' | 'ACCOUNT_STORAGE_QUOTA',
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(code, message);
+  }
+}
