@@ -184,7 +184,7 @@ export async function placeFields(
       const widget = ctx.obj({
         Type: 'Annot',
         Subtype: 'Widget',
-        Rect: [user.x, user.y, user.x + user.width, user.y + user.height],
+        Rect: [user.x, user.y, user.x + user.width, user.y + user.height].map(roundCoordinate),
         P: pages[p.pageNumber - 1]!.ref,
         F: 4,
       }) as PDFDict;
@@ -496,4 +496,12 @@ function assertKidFree(ctx: PDFContext, kids: PDFArray, f: FieldGroup): void {
       );
     }
   }
+}
+
+/**
+ * A /Rect coordinate to a thousandth of a point: computed positions can be subnormal (5e-324 × a page size), which
+ * pdf-lib writes as hundreds of digits that readers do not take as a number.
+ */
+function roundCoordinate(value: number): number {
+  return Math.round(value * 1000) / 1000 || 0;
 }

@@ -65,13 +65,16 @@ class GlyphCache {
     this.supported = new Set(font.getCharacterSet());
   }
 
-  /** Replaces what cannot be shown: control characters by a space, characters without a glyph by `?`. */
+  /**
+   * Replaces what cannot be shown: control characters, and white space the font has no glyph for (U+3000, …), by a
+   * space; other characters without a glyph by U+FFFD.
+   */
   clean(text: string): string {
     let out = '';
     for (const ch of text) {
       const cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp === 0x2028 || cp === 0x2029) out += ' ';
-      else if (!this.supported.has(cp)) out += REPLACEMENT;
+      else if (!this.supported.has(cp)) out += /\s/u.test(ch) ? ' ' : REPLACEMENT;
       else out += ch;
     }
     return out;

@@ -40,7 +40,7 @@ describe('ReceiptLayout.wrap', () => {
         // Characters the font lacks become U+FFFD; compare lengths for those, contents otherwise.
         expect([...visible(lines.join(''))].length).toBe([...visible(text.replace(/[\u2028\u2029]/g, ' '))].length);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, examples: [['\u3000', 5, 7, false]] },
     );
   });
 
