@@ -117,7 +117,7 @@ describe('keyboard and screen reader', () => {
     }
     const got = await call(base, 'GET', `/api/transaction/${tx.id}`);
     expect(got.json.Status).toBe(30);
-    expect(got.json.Signers[0].Context).toMatchObject({ contract: { 'f1.agree': true, 'f1.city': 'Leiden' } });
+    expect(got.json.Signers[0].Context).toMatchObject({ contract: { agree: true, city: 'Leiden' } });
     const ca = (await call(base, 'GET', '/api/ca/signing.pem', { auth: false })).text + (await call(base, 'GET', '/api/ca/seal.pem', { auth: false })).text;
     const pdf = (await call(base, 'GET', `/api/transaction/${tx.id}/file/contract`)).bytes;
     const report = await checkSignedPdf(pdf, ca);
