@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { createService } from '../src/create-service.js';
 import { verifyPostback } from '../src/events/verify-postback.js';
 import { startServer } from '../src/server.js';
+import { openProtectedStore } from '../src/store/protected-store.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
 import { POSTBACK_SECRET, startTestService, tempDataDir } from '../src/testing/start-test-service.js';
 import { P12_PASSWORD, PKI_DIR } from '../src/testing/test-pki.js';
@@ -28,8 +29,9 @@ async function dataDir(): Promise<string> {
   return dir;
 }
 
+/** The accounts' postback secrets as the service reads them (stored encrypted under the data directory's master key). */
 async function storedSecrets(dir: string): Promise<(string | undefined)[]> {
-  const store = await openSqliteStore({ dataDir: dir });
+  const { store } = await openProtectedStore({ dataDir: dir });
   try {
     return (await store.listAccounts()).map((a) => a.PostbackSecret);
   } finally {
@@ -62,6 +64,13 @@ describe('postback secrets', () => {
     const rotated = await start({ PARAPH_DATA_DIR: dir, PARAPH_POSTBACK_SECRET: 'second-secret' });
     expect(rotated.rotatedPostbackSecret).toBe(true);
     expect(await storedSecrets(dir)).toEqual(['second-secret']);
+    // A rotated secret is stored encrypted like a new one, never in clear.
+    const raw = await openSqliteStore({ dataDir: dir });
+    try {
+      expect((await raw.listAccounts()).map((a) => a.PostbackSecret)).toEqual([expect.stringMatching(/^pmk1\./)]);
+    } finally {
+      await raw.close();
+    }
     const unchanged = await start({ PARAPH_DATA_DIR: dir });
     expect(unchanged.rotatedPostbackSecret).toBe(false);
     expect(await storedSecrets(dir)).toEqual(['second-secret']);

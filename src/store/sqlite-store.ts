@@ -340,6 +340,12 @@ export class SqliteStore implements Store {
     return account;
   }
 
+  private sealAccount(account: Account): Account {
+    return account.PostbackSecret !== undefined && this.masterKey !== undefined
+      ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
+      : account;
+  }
+
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
     const row = this.sql('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
       .get(userTokenHash, appKeyHash) as { data: string } | undefined;
@@ -352,10 +358,7 @@ export class SqliteStore implements Store {
   }
 
   async createAccount(account: Account): Promise<void> {
-    const stored =
-      account.PostbackSecret !== undefined && this.masterKey !== undefined
-        ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
-        : account;
+    const stored = this.sealAccount(account);
     try {
       this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
         .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(stored));
@@ -366,13 +369,13 @@ export class SqliteStore implements Store {
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (this.sql('SELECT data FROM accounts ORDER BY rowid').all() as { data: string }[]).map((row) => JSON.parse(row.data) as Account);
+    return (this.sql('SELECT data FROM accounts ORDER BY rowid').all() as { data: string }[]).map((row) => this.readAccount(row.data));
   }
 
   async setPostbackSecret(accountId: string, secret: string): Promise<void> {
     const account = await this.getAccount(accountId);
     if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
-    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify({ ...account, PostbackSecret: secret }), accountId);
+    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(this.sealAccount({ ...account, PostbackSecret: secret })), accountId);
   }
 
   async countAccounts(): Promise<number> {
