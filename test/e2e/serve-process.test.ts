@@ -138,15 +138,19 @@ describe('paraph serve', () => {
     for (let round = 0; round < 3; round++) {
       const served = await serve(dir, port, env);
       // Flows run until the kill; requests cut off by it fail on the client side, which is expected.
+      let firstSeal: () => void = () => undefined;
+      const sealedOnce = new Promise<void>((resolve) => (firstSeal = resolve));
       const flows = Array.from({ length: 3 }, async () => {
         for (;;) {
           const created = await call(url, 'POST', '/api/transaction', { json: { Seal: true } });
           ids.add(created.json.Id as string);
           await call(url, 'PUT', `/api/transaction/${created.json.Id}/file/doc.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
-          await call(url, 'PUT', `/api/transaction/${created.json.Id}/start`);
+          if ((await call(url, 'PUT', `/api/transaction/${created.json.Id}/start`)).status === 204) firstSeal();
         }
       }).map((p) => p.catch(() => undefined));
-      await new Promise((r) => setTimeout(r, 1500 + Math.floor(random() * 3000)));
+      // The kill comes at a random moment once the service has sealed (a slow, loaded machine starts it late).
+      await Promise.race([sealedOnce, new Promise((r) => setTimeout(r, 60_000))]);
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 3000)));
       served.child.kill('SIGKILL');
       await served.exited;
       await Promise.all(flows);
@@ -173,5 +177,5 @@ describe('paraph serve', () => {
     expect(sealed).toBeGreaterThan(0);
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
-  }, 240_000);
+  }, 420_000);
 });
