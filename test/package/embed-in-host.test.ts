@@ -36,6 +36,9 @@ beforeAll(async () => {
       PARAPH_APP_KEY: APP_KEY,
       PARAPH_POSTBACK_SECRET: SECRET,
       PARAPH_FILE_REPLACE_GUARD_MS: '0',
+      // The postback receiver of this test listens on loopback, which production refuses (SECURITY.md).
+      PARAPH_POSTBACK_ALLOW_HTTP: 'true',
+      PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
     },
   });
   service = await createService(config, { keyKind: 'ecdsa-p256' });
