@@ -64,7 +64,7 @@ describe('hazardous uploads to a running service', () => {
     const [cycle, first] = await Promise.all([uploadHazard('form-pattern-cycle.pdf'), Promise.all([sealContract(), sealContract(), sealContract()])]);
     expect(first).toEqual([30, 30, 30]);
     expect(cycle.status).toBe(400);
-    expect(cycle.message).toMatch(/^Page 1 of the PDF is too complex to read its text/);
+    expect(cycle.message).toMatch(/Page 1 of the PDF is too complex to read its text/);
 
     const hazards = Promise.all([
       uploadHazard('type3-huge-image.pdf'),
