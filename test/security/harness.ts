@@ -124,6 +124,9 @@ export interface StalledConnections {
   destroy(): void;
 }
 
+const STALL_WAVE = 100;
+const STALL_WAVE_PAUSE_MS = 150;
+
 /**
  * Opens `count` connections to `port` spread over `addresses` loopback source addresses (127.0.0.2, 127.0.0.3, …)
  * and stalls each: `headers` sends an unfinished request head, `body` an unauthenticated POST to
@@ -132,8 +135,7 @@ export interface StalledConnections {
 export async function holdStalledConnections(port: number, count: number, addresses: number, kinds: readonly StallKind[]): Promise<StalledConnections> {
   const sockets: Socket[] = [];
   let closed = 0;
-  const opened: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
+  const open = (i: number): Promise<void> => {
     const localAddress = `127.0.0.${2 + (i % addresses)}`;
     const kind = kinds[i % kinds.length] as StallKind;
     const socket = connect({ host: '127.0.0.1', port, localAddress });
@@ -142,18 +144,24 @@ export async function holdStalledConnections(port: number, count: number, addres
     socket.resume();
     socket.once('close', () => closed++);
     sockets.push(socket);
-    opened.push(
-      new Promise<void>((resolve) => {
-        socket.once('connect', () => {
-          if (kind === 'headers') socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-          if (kind === 'body') socket.write('POST /api/signer/x/sign HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{');
-          resolve();
-        });
-        socket.once('close', () => resolve());
-      }),
-    );
+    return new Promise<void>((resolve) => {
+      socket.once('connect', () => {
+        if (kind === 'headers') socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+        if (kind === 'body') socket.write('POST /api/signer/x/sign HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{');
+        resolve();
+      });
+      socket.once('close', () => resolve());
+    });
+  };
+  // In waves with a pause between them: a client's connect completes in the kernel before the server accepts, and
+  // 2,000 at once overflow a busy server's listen backlog (511) — the overflow is never accepted, so no server timeout
+  // could ever close it (CI saw 32 such sockets).
+  for (let start = 0; start < count; start += STALL_WAVE) {
+    const wave: Promise<void>[] = [];
+    for (let i = start; i < Math.min(count, start + STALL_WAVE); i++) wave.push(open(i));
+    await Promise.all(wave);
+    await new Promise((r) => setTimeout(r, STALL_WAVE_PAUSE_MS));
   }
-  await Promise.all(opened);
   return {
     sockets,
     closedByServer: () => closed,
