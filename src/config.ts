@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
+import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
 /** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
 export type QualifiedSealConfig =
@@ -34,6 +35,8 @@ export interface ServiceConfig {
   readonly port: number;
   /** Absolute path of the data directory (SQLite file, blobs, outbox mails). */
   readonly dataDir: string;
+  /** The SQLite driver of the embedded store (default: node:sqlite on Node 24+, better-sqlite3 before). */
+  readonly sqliteDriver?: SqliteDriverName;
   /** Base of every absolute link the service writes (SignUrl, Files[].Links), without a trailing slash. */
   readonly publicUrl: string;
   /** True when no public URL was configured: links then follow the address actually listened on (e.g. with PORT=0). */
@@ -133,6 +136,7 @@ export const CONFIG_KEYS = {
   host: { env: 'HOST', file: 'host', help: 'interface to listen on (default 127.0.0.1)' },
   port: { env: 'PORT', file: 'port', help: 'TCP port (default 8080; 0 picks a free port)' },
   dataDir: { env: 'PARAPH_DATA_DIR', file: 'dataDir', help: 'data directory (default ./data)' },
+  sqliteDriver: { env: 'PARAPH_SQLITE_DRIVER', file: 'sqliteDriver', help: 'better-sqlite3 or node:sqlite (default node:sqlite on Node 24+)' },
   publicUrl: { env: 'PARAPH_PUBLIC_URL', file: 'publicUrl', help: 'public base URL for SignUrl and Links (default http://HOST:PORT)' },
   tsaUrl: { env: 'PARAPH_TSA_URL', file: 'tsaUrl', help: 'RFC 3161 time-stamp authority URL (signatures become B-T)' },
   qsealP12: { env: 'PARAPH_QSEAL_P12', file: 'qualifiedSeal.pkcs12', help: 'PKCS#12 file of a qualified seal' },
@@ -237,6 +241,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const host = str('host') ?? '127.0.0.1';
   const port = int('port', 8080, 0, 65535);
   const dataDir = resolve(cwd, str('dataDir') ?? './data');
+  const sqliteDriver = str('sqliteDriver');
+  if (sqliteDriver !== undefined && !SQLITE_DRIVERS.includes(sqliteDriver as SqliteDriverName)) {
+    issues.push(`${raw('sqliteDriver')?.where ?? ''}: must be one of ${SQLITE_DRIVERS.join(', ')} (got ${JSON.stringify(sqliteDriver)})`);
+  }
   let publicUrl = str('publicUrl') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   publicUrl = checkUrl(publicUrl, raw('publicUrl')?.where ?? CONFIG_KEYS.publicUrl.env, ['http:', 'https:'], issues).replace(/\/+$/, '');
   const tsaRaw = str('tsaUrl');
@@ -289,6 +297,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     host,
     port,
     dataDir,
+    ...(sqliteDriver !== undefined && SQLITE_DRIVERS.includes(sqliteDriver as SqliteDriverName) ? { sqliteDriver: sqliteDriver as SqliteDriverName } : {}),
     publicUrl,
     ...(raw('publicUrl') === undefined ? { publicUrlFromListenAddress: true } : {}),
     ...(tsaUrl !== undefined ? { tsaUrl } : {}),

@@ -119,7 +119,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
-  const opened = await openProtectedStore({ dataDir: config.dataDir, ...(security.masterKey !== undefined ? { configuredKey: security.masterKey } : {}) });
+  const opened = await openProtectedStore({
+    dataDir: config.dataDir,
+    ...(config.sqliteDriver !== undefined ? { driver: config.sqliteDriver } : {}),
+    ...(security.masterKey !== undefined ? { configuredKey: security.masterKey } : {}),
+  });
   const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   try {

@@ -1,6 +1,6 @@
 /**
- * The embedded {@link Store} (issue 5, "Store"): SQLite through better-sqlite3 plus a {@link FileBlobStore} under
- * one data directory (`<dataDir>/paraph.db`, `<dataDir>/blobs/`). Each `commit` is one SQLite transaction holding
+ * The embedded {@link Store} (issue 5, "Store"): SQLite (through sqlite-driver.ts: better-sqlite3, or node:sqlite on
+ * Node 24+) plus a {@link FileBlobStore} under one data directory (`<dataDir>/paraph.db`, `<dataDir>/blobs/`). Each `commit` is one SQLite transaction holding
  * the new state, its audit entries (chained in R's audit-log format), its outbox rows, its blob references and its
  * sign-token index, so none of them can diverge. Numbered migrations are recorded in `migrations`.
  *
@@ -10,16 +10,15 @@
  * for set-ups that accept the risk. Blobs are durable (fsync + rename + directory fsync) before a commit may reference them, and a
  * commit refuses references to blobs that do not exist.
  */
-import type Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
 import { ParaphError } from '../errors.js';
-import { lazyNativeModule } from '../load-native-module.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { FileBlobStore } from './file-blob-store.js';
+import { isSqliteConstraintError, openSqliteDatabase, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
 import { isSealed, masterKeyCheck, matchesCheck, type MasterKey } from './master-key.js';
 import {
   ConcurrencyError,
@@ -50,6 +49,8 @@ export interface SqliteStoreOptions {
    * it they are stored in clear, and the migration that seals them waits for the first open with a key.
    */
   masterKey?: MasterKey;
+  /** The SQLite driver (default: node:sqlite on Node 24+, better-sqlite3 before). */
+  driver?: SqliteDriverName;
 }
 
 /** Purposes bound into the sealed values of the store (master-key.ts). */
@@ -154,16 +155,6 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 ];
 
 /**
- * better-sqlite3 is a native addon: loaded with the first store (not by `import 'paraph'`), its addon opened once
- * on an in-memory database so that a missing build is reported as such and not as a broken data directory.
- */
-const loadBetterSqlite3 = lazyNativeModule<typeof Database>('better-sqlite3', 'The embedded SQLite store', async () => {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
-  new BetterSqlite3(':memory:').close();
-  return BetterSqlite3;
-});
-
-/**
  * Opens (creating and migrating) the embedded store in `dataDir`.
  *
  * @example
@@ -171,7 +162,6 @@ const loadBetterSqlite3 = lazyNativeModule<typeof Database>('better-sqlite3', 'T
  * try { await store.getTransaction(id); } finally { await store.close(); }
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
-  const Database = await loadBetterSqlite3();
   // Only the service's user may read the data (issue 13): the directory 0700, the database files 0600 (SQLite gives
   // its -wal and -shm files the database file's mode), blobs 0600 (file-blob-store.ts).
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -180,15 +170,15 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   if (!existsSync(dbPath)) closeSync(openSync(dbPath, 'a', 0o600));
   for (const path of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
   const blobs = await FileBlobStore.open(join(options.dataDir, 'blobs'));
-  const db = new Database(dbPath);
+  const db = openSqliteDatabase(dbPath, options.driver);
   let store: SqliteStore;
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec('PRAGMA busy_timeout = 5000');
     // Deleted content (a token in clear before the sealing migration, a cleaned document's data) is overwritten.
-    db.pragma('secure_delete = ON');
+    db.exec('PRAGMA secure_delete = ON');
     store = new SqliteStore(db, blobs, options.masterKey);
     if (options.masterKey !== undefined) store.checkMasterKey();
     migrate(db, store, options.masterKey !== undefined);
@@ -200,24 +190,24 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   return store;
 }
 
-function migrate(db: Database.Database, store: SqliteStore, withKey: boolean): void {
+function migrate(db: SqliteDatabase, store: SqliteStore, withKey: boolean): void {
   db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
   const applied = new Set((db.prepare('SELECT version FROM migrations').all() as { version: number }[]).map((r) => r.version));
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.version)) continue;
-    db.transaction(() => {
+    db.immediate(() => {
       db.exec(migration.sql);
       db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
-    }).immediate();
+    });
   }
   // Issue 13: SignUrl tokens and postback secrets stored in clear by earlier versions are sealed with the master key.
   if (withKey && !applied.has(SEAL_MIGRATION)) {
-    db.transaction(() => {
+    db.immediate(() => {
       store.resealAll();
       db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(SEAL_MIGRATION, new Date().toISOString());
-    }).immediate();
+    });
     // The clear texts must not survive in the WAL or in free pages.
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     db.exec('VACUUM');
   }
 }
@@ -240,7 +230,7 @@ export class SqliteStore implements Store {
 
   /** @internal use {@link openSqliteStore}. */
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     readonly blobs: FileBlobStore,
     private readonly masterKey?: MasterKey,
   ) {}
@@ -328,8 +318,8 @@ export class SqliteStore implements Store {
    */
   rotateMasterKey(to: MasterKey): void {
     this.live();
-    this.db.transaction(() => this.resealAll(to)).immediate();
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.immediate(() => this.resealAll(to));
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   private readAccount(data: string): Account {
@@ -363,7 +353,7 @@ export class SqliteStore implements Store {
       this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
         .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(stored));
     } catch (error) {
-      if (isConstraint(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
+      if (isSqliteConstraintError(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
       throw error;
     }
   }
@@ -434,7 +424,7 @@ export class SqliteStore implements Store {
     const timers = transactionTimers(stored);
     const blobs = referencedBlobs(stored);
     const txId = stored.Id;
-    const run = db.transaction(() => {
+    db.immediate(() => {
       if (change.expectedVersion === 0) {
         const existing = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
         if (existing !== undefined) throw new ConcurrencyError(txId, 0, existing.version);
@@ -479,7 +469,6 @@ export class SqliteStore implements Store {
         addOutbox.run(txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, due, due);
       }
     });
-    run.immediate();
     return stored;
   }
 
@@ -533,7 +522,7 @@ export class SqliteStore implements Store {
   async claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]> {
     const db = this.live();
     const nowMs = now.getTime();
-    const claim = db.transaction(() => {
+    const claimed = db.immediate(() => {
       // A row of an order key waits for every earlier pending row of that key (delivery one at a time, in order).
       const rows = this.sql(
         `SELECT id, transaction_id, kind, payload, order_key, due_at, first_due_at, attempts, last_error FROM outbox o
@@ -546,7 +535,7 @@ export class SqliteStore implements Store {
       for (const row of rows) lease.run(nowMs + leaseMs, row.id);
       return rows;
     });
-    return claim.immediate().map((row) => {
+    return claimed.map((row) => {
       const message: OutboxMessage = {
         id: row.id,
         transactionId: row.transaction_id,
@@ -582,7 +571,7 @@ export class SqliteStore implements Store {
     const done = this.sql("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?");
     const retry = this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?');
     const failed = this.sql("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?");
-    db.transaction(() => {
+    db.immediate(() => {
       for (const { attempt, retryAt } of settlements) {
         insert.run(attempt.outboxId, attempt.attempt, attempt.at.getTime(), attempt.outcome, attempt.responseCode ?? null, attempt.detail ?? null);
         const error = attempt.detail ?? null;
@@ -590,7 +579,7 @@ export class SqliteStore implements Store {
         else if (attempt.outcome === 'retry' && retryAt !== undefined) retry.run(retryAt.getTime(), error, attempt.outboxId);
         else failed.run(error, attempt.outboxId);
       }
-    }).immediate();
+    });
   }
 
   async listAttempts(outboxId: number): Promise<OutboxAttempt[]> {
@@ -645,10 +634,10 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   // Prepared once per SQL text: preparing costs more than running most of these statements.
-  private sql(text: string): Database.Statement {
+  private sql(text: string): SqliteStatement {
     this.live();
     let statement = this.statements.get(text);
     if (statement === undefined) {
@@ -658,7 +647,7 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  private live(): Database.Database {
+  private live(): SqliteDatabase {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
     return this.db;
   }
@@ -668,6 +657,3 @@ function ms(at: string | undefined): number | null {
   return at === undefined ? null : Date.parse(at);
 }
 
-function isConstraint(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT');
-}

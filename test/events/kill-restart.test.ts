@@ -4,7 +4,7 @@
  * request arrives at least once; duplicates only for deliveries that were in flight.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +64,7 @@ async function serve(dataDir: string, port: number, smtpUrl: string): Promise<Ch
 }
 
 function outboxRows(dataDir: string): { id: number; kind: string; status: string }[] {
-  const db = new Database(join(dataDir, 'paraph.db'), { readonly: true });
+  const db = openSqliteDatabase(join(dataDir, 'paraph.db'));
   try {
     return db.prepare('SELECT id, kind, status FROM outbox ORDER BY id').all() as { id: number; kind: string; status: string }[];
   } finally {

@@ -3,7 +3,7 @@
  * due dates) opens with its pending rows intact, their first due date taken from their due date, so the 72-hour
  * retry window still counts from when they were queued.
  */
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ describe('outbox migration 2', () => {
     await store.createAccount({ Id: 'acc-1', Name: 'A', UserTokenHash: 'u', AppKeyHash: 'k', CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
     await store.close();
     // Turn the database back into version 1, then queue a row as version 1 did.
-    const raw = new Database(join(dir, 'paraph.db'));
+    const raw = openSqliteDatabase(join(dir, 'paraph.db'));
     raw.exec(`DELETE FROM migrations WHERE version = 2; DROP TABLE outbox_attempts; ALTER TABLE outbox DROP COLUMN first_due_at;`);
     const tx = makeTransaction();
     const { version: _v, ...body } = tx;

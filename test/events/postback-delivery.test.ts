@@ -3,7 +3,7 @@
  * postback, in enqueue order, each checksum and HMAC valid; a second URL keeps receiving while the first fails;
  * every attempt is recorded. The test drives the outbox worker and moves the injected clock past each retry.
  */
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPostback } from '../../src/events/verify-postback.js';
@@ -41,7 +41,7 @@ async function sealOnly(postbackUrl: string, reference: string): Promise<string>
 }
 
 function outboxIds(transactionId: string): number[] {
-  const db = new Database(join(service.dataDir, 'paraph.db'), { readonly: true });
+  const db = openSqliteDatabase(join(service.dataDir, 'paraph.db'));
   try {
     return (db.prepare("SELECT id FROM outbox WHERE transaction_id = ? AND kind = 'postback' ORDER BY id").all(transactionId) as { id: number }[]).map((r) => r.id);
   } finally {

@@ -99,7 +99,7 @@ console.log(
     receiptOk: receiptVerdict.ok,
     errors: {
       pkcs11: await failure(() => openPkcs11Signer({ modulePath: '/nonexistent/libpkcs11.so', pin: '0000' })),
-      store: await failure(() => createService(loadConfig({ env: { PARAPH_DATA_DIR: 'service-data' } }))),
+      store: await failure(() => createService(loadConfig({ env: { PARAPH_DATA_DIR: 'service-data', PARAPH_SQLITE_DRIVER: 'better-sqlite3' } }))),
       smtpSink: await failure(() => startSmtpSink()),
       metadataAsBytes: await failure(async () => placeFieldsFromMetadata(pdf, new Uint8Array(1_000_000) as unknown as FileMetaData)),
       emptyPostbackSecret: await failure(async () => verifyPostback('{}', {}, '')),

@@ -3,7 +3,7 @@
  * transaction already stuck at 20 under a signing hold (hold + 5 minutes, as a commit would write it); other
  * transactions get none.
  */
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-function insert(raw: Database.Database, tx: Transaction): void {
+function insert(raw: SqliteDatabase, tx: Transaction): void {
   const { version: _v, ...body } = tx;
   raw.prepare('INSERT INTO transactions (id, account_id, version, status, data) VALUES (?, ?, 1, ?, ?)').run(tx.Id, 'acc-1', tx.Status, JSON.stringify(body));
 }
@@ -30,7 +30,7 @@ describe('release migration 3', () => {
     await store.createAccount({ Id: 'acc-1', Name: 'A', UserTokenHash: 'u', AppKeyHash: 'k', CreatedDateTime: formatTime(T0) });
     await store.close();
     // Turn the database back into version 2, then write transactions as version 2 did (no release column).
-    const raw = new Database(join(dir, 'paraph.db'));
+    const raw = openSqliteDatabase(join(dir, 'paraph.db'));
     raw.exec('DELETE FROM migrations WHERE version = 3; DROP INDEX transactions_release; ALTER TABLE transactions DROP COLUMN release_at;');
     const file = { FileId: 'doc', Original: { sha256: 'a'.repeat(64), size: 10, pages: 1 } };
     const started = transition({ ...makeTransaction(), Files: [file] }, { type: 'start' }, at(1));

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { usableSqliteDrivers } from '../helpers/sqlite-drivers.js';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -13,25 +14,27 @@ import { makeTransaction } from './transaction-fixtures.js';
 import { strayFiles } from './stray-files.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
-describeStore('sqlite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
-  let store: Store = await openSqliteStore({ dataDir: dir });
-  return {
-    get store() {
-      return store;
-    },
-    async reopen() {
-      await store.close();
-      store = await openSqliteStore({ dataDir: dir });
-      return store;
-    },
-    strayFiles: () => strayFiles(dir),
-    async cleanup() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const driver of usableSqliteDrivers()) {
+  describeStore(`sqlite (${driver})`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+    let store: Store = await openSqliteStore({ dataDir: dir, driver });
+    return {
+      get store() {
+        return store;
+      },
+      async reopen() {
+        await store.close();
+        store = await openSqliteStore({ dataDir: dir, driver });
+        return store;
+      },
+      strayFiles: () => strayFiles(dir),
+      async cleanup() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 describe('SQLite store specifics', () => {
   it('applies numbered migrations once, in WAL mode with foreign keys and synchronous=FULL', async () => {
@@ -39,9 +42,9 @@ describe('SQLite store specifics', () => {
     try {
       await (await openSqliteStore({ dataDir: dir })).close();
       await (await openSqliteStore({ dataDir: dir })).close();
-      const db = new Database(join(dir, 'paraph.db'), { readonly: true });
+      const db = openSqliteDatabase(join(dir, 'paraph.db'));
       expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
       db.close();
       const store = await openSqliteStore({ dataDir: dir });
       // Foreign keys: a transaction of an unknown account is refused.
@@ -51,10 +54,10 @@ describe('SQLite store specifics', () => {
       await expect(store.getTransaction('x')).rejects.toThrow('The store is closed.');
       // synchronous is a per-connection setting: read it through the store's own connection.
       const full = await openSqliteStore({ dataDir: dir });
-      expect((full as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true })).toBe(2);
+      expect((full as unknown as { db: SqliteDatabase }).db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
       await full.close();
       const normal = await openSqliteStore({ dataDir: dir, synchronous: 'NORMAL' });
-      expect((normal as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true })).toBe(1);
+      expect((normal as unknown as { db: SqliteDatabase }).db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
       await normal.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
