@@ -63,7 +63,7 @@ export {
   type ParseFileMetaDataOptions,
   type ValidateFileMetaDataOptions,
   type FieldValueInput,
-} from './domain/file-metadata.js';
+} from './pdf/file-metadata.js';
 export { readFormFields, type ExistingField, type ExistingWidget } from './pdf/form-fields.js';
 export {
   resolveLocations,
@@ -76,19 +76,19 @@ export {
   type LocateMatch,
   type LocateSource,
   type DefaultPlacementOptions,
-} from './pdf/locate.js';
+} from './pdf/resolve-locations.js';
 export {
   placeFields,
   type PlaceFieldsOptions,
   type PlaceFieldsResult,
   type PlacedField,
   type PlacedWidget,
-} from './pdf/fields.js';
+} from './pdf/place-fields.js';
 export {
   placeFieldsFromMetadata,
   type PlaceFieldsFromMetadataOptions,
   type PlaceFieldsFromMetadataResult,
-} from './pdf/place-fields.js';
+} from './pdf/place-fields-from-metadata.js';
 export {
   openPdfForUpdate,
   writeIncrementalUpdate,
@@ -106,7 +106,7 @@ export {
   type PrepareSignatureOptions,
   type PreparedSignature,
   type SignaturePlacement,
-} from './pades/placeholder.js';
+} from './pades/prepare-signature.js';
 export { buildCmsSignature, type CmsSignatureOptions } from './pades/cms.js';
 export { type SignatureFieldInfo } from './pades/signature-field.js';
 export { listSignatureFields } from './pades/list-signature-fields.js';

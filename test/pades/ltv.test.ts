@@ -15,7 +15,7 @@ import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
-import { embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import type { RevocationFetcher } from '../../src/pades/types.js';

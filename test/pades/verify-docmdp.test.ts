@@ -5,7 +5,7 @@
 import { PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
-import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { prepareAcroFormForSignature } from '../../src/pades/signature-field.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';

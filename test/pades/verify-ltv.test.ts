@@ -14,7 +14,7 @@ import { addDocumentTimestamp as addDocumentTimestampWithTsa } from '../../src/p
 import { createCrl } from '../../src/pades/keys/ca.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { buildOcspRequest } from '../../src/pades/revocation.js';
-import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
