@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
-import { pageGeometry, userRectToReader } from '../../src/pdf/page-geometry.js';
+import { userRectToReader } from '../../src/pdf/page-geometry.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
@@ -27,7 +27,7 @@ function rawPdf(bodies: readonly string[], extra = ''): Uint8Array {
   return latin1(out);
 }
 
-const CONTENT = '<< /Length 44 >>\nstream\nBT /F1 12 Tf 72 300 Td (Sign here) Tj ET    \nendstream';
+const CONTENT = '<< /Length 44 >>\nstream\nBT /F1 12 Tf 306 396 Td (Sign here) Tj ET   \nendstream';
 const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
 
 /** One page whose /Rotate and CropBox come from the page tree node, not the page. */
@@ -40,6 +40,25 @@ function inheritedGeometryPdf(): Uint8Array {
     FONT,
   ]);
 }
+
+/** One page with the given page-tree node and page dictionary entries (boxes, /Rotate). */
+function onePagePdf(treeEntries: string, pageEntries: string): Uint8Array {
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [3 0 R] /Count 1 ${treeEntries} >>`,
+    `<< /Type /Page /Parent 2 0 R ${pageEntries} /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`,
+    CONTENT,
+    FONT,
+  ]);
+}
+
+/** Pages whose geometry is easy to read wrongly; both parsers must agree on each. */
+const AGREEING_PAGES: readonly (readonly [string, Uint8Array])[] = [
+  ['/Rotate and CropBox inherited from the page tree', inheritedGeometryPdf()],
+  ['a CropBox with a non-number entry (ignored: the MediaBox shows)', onePagePdf('/MediaBox [0 0 612 792]', '/CropBox [0 0 (wide) 792] /Rotate 270')],
+  ['a CropBox outside the MediaBox (ignored)', onePagePdf('/MediaBox [0 0 612 792]', '/CropBox [700 900 800 1000] /Rotate 180')],
+  ['corners given in reverse order, /Rotate -90 and 450', onePagePdf('/MediaBox [612 792 0 0] /Rotate -90', '/CropBox [600 780 12 12] /Rotate 450')],
+];
 
 /**
  * One page that pdf.js and pdf-lib read differently: the xref table points at a page with /Rotate 90; a second,
@@ -77,16 +96,14 @@ describe('resolvePlacements', () => {
     ]);
   });
 
-  it('writes later what it resolved: /Rotate and CropBox inherited from the page tree read the same to both parsers', async () => {
-    const pdf = inheritedGeometryPdf();
+  it.each(AGREEING_PAGES)('writes later what it resolved, where it resolved it: %s', async (_, pdf) => {
     const resolved = await resolvePlacements(pdf, SEARCH_METADATA, { workers: 0 });
     const { bytes } = await placeFields(pdf, resolved.placements, { pages: resolved.pages });
     expect(bytes.subarray(0, pdf.length)).toEqual(pdf);
     expect((await qpdfCheck(bytes)).ok).toBe(true);
-    const doc = await loadPdf(bytes);
-    const geo = pageGeometry(doc.getPage(0), 1);
-    const widget = doc.getForm().getSignature('fs.Sign').acroField.getWidgets()[0]!.getRectangle();
-    const placed = userRectToReader(geo, widget);
+    // Read back with the geometry pdf.js saw: the field is where the resolver found the text.
+    const widget = (await loadPdf(bytes)).getForm().getSignature('fs.Sign').acroField.getWidgets()[0]!.getRectangle();
+    const placed = userRectToReader(resolved.pages[0]!, widget);
     const p = resolved.placements[0]!;
     for (const k of ['left', 'top', 'width', 'height'] as const) expect(placed[k]).toBeCloseTo(p[k], 2);
   });
