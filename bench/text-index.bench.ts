@@ -40,7 +40,7 @@ const onceChild = `
 const child = `
   import { readFileSync } from 'node:fs';
   const { indexText, findText } = await import(${url('src/pdf/text-index.js')});
-  const { resolveLocations } = await import(${url('src/pdf/locate.js')});
+  const { resolveLocations } = await import(${url('src/pdf/resolve-locations.js')});
   const [path, pagesArg] = process.argv.slice(1);
   const pages = Number(pagesArg);
   const bytes = new Uint8Array(readFileSync(path));

@@ -6,7 +6,7 @@
  */
 import { webcrypto } from 'node:crypto';
 import { loadPdf } from '../pdf/load-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { createRootCertificate, issueCertificate } from '../pades/keys/ca.js';
 import { createSoftwareSigner, generateKeyPair } from '../pades/keys/software.js';
 import { signPdf } from '../pades/sign-pdf.js';

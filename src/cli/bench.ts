@@ -4,7 +4,7 @@
  * as JSON). A progress bar goes to stderr once a benchmark has taken longer than a second.
  */
 import { parseArgs } from 'node:util';
-import { parseFileMetaData } from '../domain/file-metadata.js';
+import { parseFileMetaData } from '../pdf/file-metadata.js';
 import { BENCH_OPERATIONS, benchOperation, DEFAULT_RUNS, type BenchOperationName, type BenchResult } from '../bench/bench-operation.js';
 import { createProgressBar } from '../bench/progress-bar.js';
 import { fmt } from '../bench/measure.js';

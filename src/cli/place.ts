@@ -5,10 +5,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseFileMetaData } from '../domain/file-metadata.js';
+import { parseFileMetaData } from '../pdf/file-metadata.js';
 import { ParaphError } from '../errors.js';
 import { loadPdf } from '../pdf/load-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 

@@ -8,8 +8,8 @@
  */
 import { ParaphError } from '../errors.js';
 import { formatAuditTime } from '../receipt/audit-log.js';
-import type { FileMetaData } from './file-metadata.js';
-import type { FieldPlacement } from '../pdf/locate.js';
+import type { FileMetaData } from '../pdf/file-metadata.js';
+import type { FieldPlacement } from '../pdf/resolve-locations.js';
 
 /** Transaction `Status` codes (decisions.md §1). */
 export const TransactionStatus = {

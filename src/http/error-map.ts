@@ -4,44 +4,23 @@
  * the text of a 5xx never reaches the client (it is logged with the request id instead).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ParaphError, ValidationError } from '../errors.js';
+import { ERROR_CODES, ParaphError, ValidationError } from '../errors.js';
 import { QuotaError } from '../service/quota-error.js';
 
 /** The 401 body of decisions.md §2. */
 export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';
 
-/** Statuses for codes that are not a plain 400 (every other input error is 400, every internal error 500). */
+/**
+ * Statuses for codes that are not a plain 400 or 500 (every other input error is 400, every internal error 500): the
+ * rows of the error-code table (src/errors.ts) with another status, and fastify's own codes.
+ */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {
-  UNAUTHORIZED: 401,
-  TRANSACTION_NOT_FOUND: 401, // never reveal whether another account's transaction exists (decisions.md §2)
-  FILE_NOT_FOUND: 404,
-  RECEIPT_NOT_FOUND: 404,
+  ...Object.fromEntries(
+    Object.entries(ERROR_CODES)
+      .filter(([, info]) => info.status !== 400 && info.status !== 500)
+      .map(([code, info]) => [code, info.status]),
+  ),
   NOT_FOUND: 404,
-  UPLOAD_CONFLICT: 409,
-  START_CONFLICT: 409,
-  TRANSACTION_CLEANED: 410,
-  DOCUMENT_GONE: 410,
-  RECEIPT_GONE: 410,
-  FILE_TOO_LARGE: 413,
-  CONCURRENT_MODIFICATION: 409,
-  BLOB_TOO_LARGE: 413,
-  // signer API (issue 6)
-  SIGN_TOKEN_UNKNOWN: 404,
-  AUTHENTICATION_REQUIRED: 403,
-  SECURE_DOWNLOAD_REQUIRED: 403,
-  SIGNER_TRANSACTION_CLEANED: 410,
-  SIGNER_TRANSACTION_ENDED: 410,
-  SIGNER_ALREADY_REJECTED: 410,
-  SIGNER_ALREADY_SIGNED: 409,
-  SIGNING_NOT_STARTED: 409,
-  SIGNING_IN_PROGRESS: 409,
-  SIGNER_NOT_AT_TURN: 409,
-  CODE_RESEND_TOO_SOON: 429,
-  CODE_SEND_LIMIT: 429,
-  // quotas (issue 13): the refusing code sets Retry-After
-  ACCOUNT_RATE_LIMITED: 429,
-  ACCOUNT_STORAGE_QUOTA: 429,
-  // fastify's own errors
   FST_ERR_CTP_BODY_TOO_LARGE: 413,
   FST_ERR_NOT_FOUND: 404,
 };

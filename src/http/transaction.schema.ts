@@ -5,7 +5,7 @@
  * validation and the OpenAPI document.
  */
 import { Type, type TSchema } from 'typebox';
-import { FIELD_TYPES } from '../domain/file-metadata.js';
+import { FIELD_TYPES } from '../pdf/file-metadata.js';
 import { LANGUAGES, VERIFICATION_TYPES } from '../domain/transaction.js';
 
 /** A string enum as plain JSON Schema `enum` (clearer validation messages than an anyOf of literals). */

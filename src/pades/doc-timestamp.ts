@@ -2,9 +2,9 @@
  * Document time-stamps for PAdES B-LTA (ETSI EN 319 142-1 §5.5; ISO 32000-2 §12.8.5): a `/Type /DocTimeStamp`
  * signature dictionary with `/SubFilter /ETSI.RFC3161` whose /Contents is an RFC 3161 time-stamp token over the
  * digest of the signed byte ranges, in its own incremental update. Built on the staged placeholder of
- * placeholder.ts (prepare → digest → embed), so no second placeholder writer exists.
+ * prepare-signature.ts (prepare → digest → embed), so no second placeholder writer exists.
  */
-import { prepareSignature, digestPreparedSignature, embedSignature } from './placeholder.js';
+import { prepareSignature, digestPreparedSignature, embedSignature } from './prepare-signature.js';
 import { parseTimestampToken } from './timestamp.js';
 import type { HashAlgorithm, Timestamper } from './types.js';
 

@@ -14,7 +14,7 @@ import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../pdf/incremental.js';
 import { pemToDer } from './keys/software.js';
-import { pdfDate } from './placeholder.js';
+import { pdfDate } from './prepare-signature.js';
 import { fetchCrl, fetchOcsp, isIssuedBy, revocationUrls, type RevocationStatus } from './revocation.js';
 import type { RevocationFetcher } from './types.js';
 

@@ -6,7 +6,7 @@
 import { SigningError } from '../errors.js';
 import type { SignatureFieldInfo } from './signature-field.js';
 import { certificateSubjectName, signWithAppearance, type SignPdfResult } from './sign-pdf.js';
-import type { SignaturePlacement } from './placeholder.js';
+import type { SignaturePlacement } from './prepare-signature.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
 /** Options of {@link sealPdf}. */

@@ -1,6 +1,6 @@
 /**
  * `signPdf`: one PAdES signature (ETSI EN 319 142-1 B-B, or B-T with a time-stamper) in its own incremental update
- * (decisions.md §5), over the staged API of placeholder.ts and the CMS of cms.ts.
+ * (decisions.md §5), over the staged API of prepare-signature.ts and the CMS of cms.ts.
  */
 import './crypto-engine.js';
 import * as pkijs from 'pkijs';
@@ -14,7 +14,7 @@ import {
   prepareSignature,
   type PrepareSignatureOptions,
   type SignaturePlacement,
-} from './placeholder.js';
+} from './prepare-signature.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
 /** Options of {@link signPdf}. */

@@ -4,6 +4,7 @@
  * (§7.7.3.3, clockwise, inherited through the page tree) applied, origin at the top-left, y growing downwards.
  */
 import { PDFArray, PDFNumber, type PDFPage } from 'pdf-lib';
+import { PdfParseError } from '../errors.js';
 
 /** A page's /Rotate normalized to one of the four values readers honour. */
 export type PageRotation = 0 | 90 | 180 | 270;
@@ -167,4 +168,27 @@ export function userRectToReader(geo: PageGeometry, rect: UserRect): ReaderRect 
     width: Math.abs(b.left - a.left),
     height: Math.abs(b.top - a.top),
   };
+}
+
+/** Coordinates closer than this (points) are the same: pdf.js and pdf-lib both read the same decimal numbers. */
+const SAME_POINT = 1e-6;
+
+/**
+ * Checks that two readings of one page (e.g. pdf.js's, which placements were resolved against, and pdf-lib's, which
+ * writes the widgets) agree on its visible box and rotation.
+ *
+ * @throws PdfParseError `PAGE_GEOMETRY_MISMATCH` naming the page and both readings.
+ */
+export function assertSamePageGeometry(actual: PageGeometry, expected: PageGeometry): void {
+  const a = actual.cropBox;
+  const e = expected.cropBox;
+  const sameBox = [a.x - e.x, a.y - e.y, a.width - e.width, a.height - e.height].every((d) => Math.abs(d) <= SAME_POINT);
+  if (sameBox && actual.rotation === expected.rotation) return;
+  const show = (g: PageGeometry): string =>
+    `visible box [${g.cropBox.x} ${g.cropBox.y} ${g.cropBox.x + g.cropBox.width} ${g.cropBox.y + g.cropBox.height}], /Rotate ${g.rotation}`;
+  throw new PdfParseError(
+    'PAGE_GEOMETRY_MISMATCH',
+    `The PDF is damaged: page ${expected.pageNumber} reads as ${show(expected)} to one reader and as ${show(actual)} ` +
+      'to another, so a field could land in the wrong place. Repair it (e.g. save it again from a PDF editor) and upload it again.',
+  );
 }

@@ -1,157 +1,519 @@
 /**
- * The placement facade (issue 2, decisions.md §4): FileMetaData + PDF in, PDF with AcroForm fields out. Validates
- * the metadata, extracts text only when a Location searches or a signer needs a default field (only the pages named
- * by PageNumber when every searching Location has one), resolves the Locations, adds the default signature fields of
- * signers the metadata gives none, and places the fields in one incremental update. For a fillable PDF (a signer's
- * FormSets naming the fileId, decisions.md §4) the PDF's own fields are returned as placements marked `existing`,
- * assigned to those signers, and nothing is placed for them.
- */
-import { fillableSignerIds, validateFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
-import { PlacementError } from '../errors.js';
-import { placeFields, type PlaceFieldsOptions, type PlacedField } from './fields.js';
-import { readFormFields } from './form-fields.js';
-import { loadPdf } from './load-pdf.js';
-import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './locate.js';
-import { pageGeometry } from './page-geometry.js';
-import { indexText, type IndexTextOptions } from './text-index.js';
-
-/** Options of {@link placeFieldsFromMetadata}. */
-export interface PlaceFieldsFromMetadataOptions extends PlaceFieldsOptions {
-  /** Worker threads for text extraction (see `indexText`); 0 extracts in the calling thread. */
-  workers?: IndexTextOptions['workers'];
-  /** Aborts a long text extraction. */
-  signal?: AbortSignal;
-  /**
-   * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
-   * gets the default signature field of decisions.md §4 (first `{{SignerN}}` tag, N = position here, else the top
-   * right of page 1), named `<signerId>.Signature`.
-   */
-  signerIds?: readonly string[];
-  /**
-   * The fileId of the document: a signer's FormSets entry naming it gives that signer the PDF's own fields
-   * (fillable PDFs). Without it such an entry is refused.
-   */
-  fileId?: string;
-}
-
-/** The result of {@link placeFieldsFromMetadata}. */
-export interface PlaceFieldsFromMetadataResult {
-  /** The input PDF followed by one incremental update with the fields. */
-  bytes: Uint8Array;
-  /** Every field placed, with its widgets. */
-  fields: PlacedField[];
-  /**
-   * Every widget, one per resolved Location match, in formset and field order; then the default signature fields;
-   * then, for a fillable PDF, a placement marked `existing` per widget of the PDF's own fields.
-   */
-  placements: FieldPlacement[];
-  /** The validated metadata. */
-  metadata: FileMetaData;
-}
-
-/**
- * Validates `metadata` (already-parsed JSON or a validated {@link FileMetaData}), resolves its Locations on `pdf` and
- * places the fields.
+ * Field placement (decisions.md §4, ISO 32000-2 §12.7 interactive forms): adds the AcroForm fields of resolved
+ * placements to a PDF in ONE incremental update, so the input's bytes, and any signature over them, stay intact.
  *
- * @throws ValidationError `INVALID_FILE_METADATA`; PdfParseError for a PDF paraph cannot use; PlacementError when a
- *   Location cannot be resolved (text not found, Occurence or PageNumber out of range, field outside the page).
- * @example
- * const metadata = parseFileMetaData(await readFile('metadata.json'));
- * const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata);
+ * Naming: a formset is a non-terminal parent field with partial name `<formset>`, and each of its fields a kid with
+ * partial name `<fieldKey>`, so the fully qualified name is `<formset>.<fieldKey>` the PDF way (§12.7.4.2: a period
+ * in a partial name is not allowed; it separates the levels). A field with one widget is a merged field/widget
+ * dictionary; a field whose Location matched several times has one widget kid per match.
+ *
+ * Signature and Seal become unsigned signature fields (/FT /Sig), Check a check box whose on-state is the export
+ * value, the Radio fields of a formset one radio group (`<formset>`, or `<formset>.Radio group` in a formset with other
+ * fields) with a widget per button whose on-state is the button's export value, SingleLine/Date/Number text fields (/FT /Tx) with /DA naming the bundled DejaVu Sans (subset; with text
+ * fields the subset keeps all of Latin-1 and Latin Extended-A, ~40 KB, so a viewer can show what a signer types). Every widget
+ * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R. The /AP /N
+ * state dictionaries of check boxes and radio buttons are indirect objects: validators before pyHanko's 2026 fix
+ * for stateful fields crash on a direct one in a field a later revision modifies (issue 12).
  */
-export async function placeFieldsFromMetadata(
-  pdf: Uint8Array,
-  metadata: unknown,
-  options: PlaceFieldsFromMetadataOptions = {},
-): Promise<PlaceFieldsFromMetadataResult> {
-  const valid = validateFileMetaData(metadata, options.fileId !== undefined ? { fileId: options.fileId } : {});
-  const fillers = options.fileId === undefined ? [] : fillableSignerIds(valid, options.fileId);
-  const existing = fillers.length > 0 ? existingPlacements(await loadPdf(pdf), options.fileId as string, fillers) : [];
-  const locations = Object.values(valid.FormSets ?? {}).flatMap((fields) => Object.values(fields).map((f) => f.Location));
-  const searching = locations.filter((l) => l.Search !== undefined);
-  const needDefault = (options.signerIds ?? []).filter(
-    (id) => !hasSignatureField(valid, id) && !existing.some((p) => p.type === 'Signature' && p.signerIds.includes(id)),
-  );
-  let source: LocateInput;
-  let pageCount: number;
-  if (searching.length > 0 || needDefault.length > 0) {
-    // Default placements look for {{SignerN}} anywhere, so they need every page.
-    const pages = needDefault.length === 0 && searching.every((l) => l.PageNumber !== undefined)
-      ? [...new Set(searching.map((l) => l.PageNumber as number))]
-      : undefined;
-    const indexOptions: IndexTextOptions = {};
-    if (pages) indexOptions.pages = pages;
-    if (options.workers !== undefined) indexOptions.workers = options.workers;
-    if (options.signal) indexOptions.signal = options.signal;
-    const index = await indexText(pdf, indexOptions);
-    source = index;
-    pageCount = index.pageCount;
-  } else {
-    const geometries = (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
-    source = geometries;
-    pageCount = geometries.length;
-  }
-  const placements = resolveLocations(source, valid);
-  if (needDefault.length > 0) {
-    const wanted = new Set(needDefault);
-    const defaults = defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) });
-    assertNoNameClash(defaults, [...placements, ...existing]);
-    placements.push(...defaults);
-  }
-  const placeOptions: PlaceFieldsOptions = { pageCount };
-  if (options.label) placeOptions.label = options.label;
-  const { bytes, fields } = await placeFields(pdf, placements, placeOptions);
-  return { bytes, fields, placements: [...placements, ...existing], metadata: valid };
+import { createHash } from 'node:crypto';
+import {
+  PDFArray,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFRef,
+  PDFString,
+  type PDFContext,
+  type PDFFont,
+  type PDFObject,
+} from 'pdf-lib';
+import type { FieldType } from './file-metadata.js';
+import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
+import {
+  checkBoxAppearance,
+  radioAppearance,
+  rotationMatrix,
+  signatureAppearance,
+  textFieldAppearance,
+  textFieldFontSize,
+} from './field-appearance.js';
+import { cachingFontkit, loadBundledFont } from './fonts.js';
+import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from './incremental.js';
+import type { FieldPlacement } from './resolve-locations.js';
+import { assertSamePageGeometry, pageGeometry, readerRectToUser, type PageGeometry, type ReaderRect } from './page-geometry.js';
+
+/** Options of {@link placeFields}. */
+export interface PlaceFieldsOptions {
+  /**
+   * The label shown in an unsigned Signature or Seal field (e.g. with the signer's name). Default:
+   * `Sign here: <signer ids>` (`Sign here` without signers) and `Seal`.
+   */
+  label?: (placement: FieldPlacement) => string;
+  /**
+   * How many pages the document had when the placements were resolved (e.g. `index.pages.length`). When pdf-lib
+   * reads another number, the file is damaged in a way the two parsers see differently: PdfParseError
+   * `PDF_PAGE_COUNT_MISMATCH` instead of placing fields on the wrong pages.
+   */
+  pageCount?: number;
+  /**
+   * The geometry of every page as the placements were resolved against it (`ResolvedPlacements.pages`, or
+   * `index.pages` of a text index). Implies `pageCount`. Each page that gets a widget must read the same to pdf-lib
+   * (visible box and /Rotate): a file the two parsers read differently fails with PdfParseError
+   * `PAGE_GEOMETRY_MISMATCH` instead of getting a field in the wrong place.
+   */
+  pages?: readonly PageGeometry[];
 }
 
+/** One widget of a placed field: page and rectangle in reader coordinates. */
+export interface PlacedWidget extends ReaderRect {
+  pageNumber: number;
+}
+
+/** A field added to the PDF. */
+export interface PlacedField {
+  /** Fully qualified name, `<formset>.<fieldKey>` (a radio group: see FieldPlacement.field). */
+  field: string;
+  formSet: string;
+  fieldKey: string;
+  type: FieldType;
+  signerIds: string[];
+  value?: string;
+  widgets: PlacedWidget[];
+}
+
+/** The result of {@link placeFields}. */
+export interface PlaceFieldsResult {
+  /** The input bytes followed by one incremental update holding the fields. */
+  bytes: Uint8Array;
+  fields: PlacedField[];
+}
+
+const FONT_KEY = 'PaDejaVu';
+const ZADB_KEY = 'ZaDb';
+/** Glyphs kept in the font subset whenever there is a text field, so a signer can type any Latin-1/Latin-A text. */
+const TEXT_FIELD_CHARSET = charRange(0x20, 0x7e) + charRange(0xa0, 0x17f) + '€…–—‘’“”';
+
 /**
- * A default signature field (`<signerId>.Signature`) must never become a widget of a metadata field of the same name
- * (placeFields would merge them into one field, signed by whoever signs first), nor the name of a field the PDF has.
+ * Adds a field per distinct `placement.field` (a widget per placement) to `pdf`, keeping existing AcroForm fields,
+ * and returns the new bytes (the input is an exact prefix) with what was placed. Never calls pdf-lib's `save()`.
+ *
+ * @throws PdfParseError when `pdf` is not a usable PDF, has another page count than `options.pageCount`
+ *   (`PDF_PAGE_COUNT_MISMATCH`) or a page reads otherwise than in `options.pages` (`PAGE_GEOMETRY_MISMATCH`);
+ *   ValidationError `INVALID_PLACEMENT` for a placement that
+ *   is not well-formed (page out of range, empty size, a name with a period, two types for one name);
+ *   PlacementError `FIELD_NAME_TAKEN` when the PDF already has a field of that name.
+ * @example
+ * const { bytes, fields } = await placeFields(pdf, resolveLocations(index, metadata));
  */
-function assertNoNameClash(defaults: readonly FieldPlacement[], others: readonly FieldPlacement[]): void {
-  for (const d of defaults) {
-    const other = others.find((p) => p.field === d.field || p.field.startsWith(`${d.field}.`) || d.field.startsWith(`${p.field}.`));
-    if (other === undefined) continue;
-    const where = other.existing === true ? 'a field of the PDF' : `field ${other.fieldKey} of formset ${other.formSet}`;
-    throw new PlacementError(
-      'FIELD_NAME_TAKEN',
-      `Signer ${d.signerIds.join(', ')} has no Signature field in this document, so it gets the default signature field ` +
-        `"${d.field}"; but ${where} already has that name. Give the signer a Signature field in FileMetaData, or rename the formset.`,
+export async function placeFields(
+  pdf: Uint8Array,
+  placements: readonly FieldPlacement[],
+  options: PlaceFieldsOptions = {},
+): Promise<PlaceFieldsResult> {
+  const session = await openPdfForUpdate(pdf);
+  const doc = session.doc;
+  const pages = doc.getPages();
+  const expectedCount = options.pages?.length ?? options.pageCount;
+  if (expectedCount !== undefined && expectedCount !== pages.length) {
+    throw new PdfParseError(
+      'PDF_PAGE_COUNT_MISMATCH',
+      `The PDF is damaged: its page tree has ${pages.length} page${pages.length === 1 ? '' : 's'} for one reader and ` +
+        `${expectedCount} for another. Repair it (e.g. save it again from a PDF editor) and upload it again.`,
     );
   }
-}
+  // Fields the PDF already has (fillable PDFs) are filled when signing, not placed.
+  const fields = groupPlacements(placements.filter((p) => p.existing !== true), pages.length);
+  if (fields.length === 0) return { bytes: pdf.slice(), fields: [] };
 
-/** The PDF's own fields as placements of the fillable signers (one per widget). */
-function existingPlacements(doc: Awaited<ReturnType<typeof loadPdf>>, fileId: string, signerIds: readonly string[]): FieldPlacement[] {
-  return readFormFields(doc).flatMap((field) =>
-    field.widgets.map((w): FieldPlacement => {
-      const placement: FieldPlacement = {
-        field: field.name,
-        formSet: fileId,
-        fieldKey: field.name,
-        type: field.type,
-        signerIds: [...signerIds],
-        pageNumber: w.pageNumber,
-        left: w.left,
-        top: w.top,
-        width: w.width,
-        height: w.height,
-        existing: true,
-      };
-      if (field.required) placement.required = true;
-      if (field.type === 'Check' || field.type === 'Radio') {
-        placement.value = w.onState ?? 'Yes';
-        if (field.value !== undefined && field.value === w.onState) placement.checked = true;
-      } else if (field.value !== undefined) {
-        placement.value = field.value;
+  const labelOf = options.label ?? defaultLabel;
+  const needsFont = fields.some((f) => f.type !== 'Check' && f.type !== 'Radio');
+  const hasText = fields.some((f) => f.type === 'SingleLine' || f.type === 'Date' || f.type === 'Number');
+  const labels = new Map<FieldPlacement, string>();
+  for (const f of fields) {
+    if (f.type === 'Signature' || f.type === 'Seal') for (const p of f.placements) labels.set(p, labelOf(p));
+  }
+  let font: PDFFont | undefined;
+  if (needsFont) {
+    doc.registerFontkit(cachingFontkit);
+    // A subset's name carries a 6-letter tag; derive it from the text shown so the output is deterministic.
+    const shown = [...labels.values(), ...fields.map((f) => f.value ?? ''), hasText ? TEXT_FIELD_CHARSET : ''].join('\u0000');
+    font = await doc.embedFont(await loadBundledFont('regular'), {
+      subset: true,
+      customName: `${subsetTag(shown)}+DejaVuSans`,
+    });
+    if (hasText) font.encodeText(TEXT_FIELD_CHARSET);
+  }
+
+  const ctx = doc.context;
+  const acroForm = openAcroForm(session);
+  const fieldList = childArray(session, acroForm, 'Fields');
+  const fontResources = childDict(session, childDict(session, acroForm, 'DR'), 'Font');
+  let fontKey = FONT_KEY;
+  if (font) {
+    for (let i = 1; fontResources.has(PDFName.of(fontKey)); i++) fontKey = `${FONT_KEY}${i}`;
+    fontResources.set(PDFName.of(fontKey), font.ref);
+  }
+  if (fields.some((f) => f.type === 'Check' || f.type === 'Radio') && !fontResources.has(PDFName.of(ZADB_KEY))) {
+    fontResources.set(PDFName.of(ZADB_KEY), ctx.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'ZapfDingbats' }));
+  }
+  if (fields.some((f) => f.type === 'Signature' || f.type === 'Seal')) {
+    const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
+    acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 1)); // SignaturesExist
+  }
+
+  const geometries = new Map<number, PageGeometry>();
+  const geometryOf = (n: number): PageGeometry => {
+    let geo = geometries.get(n);
+    if (!geo) {
+      geo = pageGeometry(pages[n - 1]!, n);
+      const expected = options.pages?.[n - 1];
+      if (expected !== undefined) assertSamePageGeometry(geo, expected);
+      geometries.set(n, geo);
+    }
+    return geo;
+  };
+  const parents = new Map<string, { kids: PDFArray; ref: PDFRef }>();
+  const resources = font ? ctx.obj({ Font: { [fontKey]: font.ref } }) : undefined;
+
+  for (const f of fields) {
+    const radio = f.type === 'Radio';
+    const topLevel = radio && f.field === f.formSet;
+    let parent: { kids: PDFArray; ref: PDFRef } | undefined;
+    if (topLevel) {
+      assertTopLevelFree(ctx, fieldList, f.formSet);
+    } else {
+      parent = parents.get(f.formSet) ?? openParent(session, fieldList, f.formSet);
+      parents.set(f.formSet, parent);
+      assertKidFree(ctx, parent.kids, f);
+    }
+
+    const partial = topLevel ? f.formSet : f.field.slice(f.formSet.length + 1);
+    const fieldDict = ctx.obj({ T: PDFString.of(partial), ...(parent ? { Parent: parent.ref } : {}) }) as PDFDict;
+    const widgets: PDFDict[] = f.placements.map((p) => {
+      const geo = geometryOf(p.pageNumber);
+      const user = readerRectToUser(geo, p);
+      const widget = ctx.obj({
+        Type: 'Annot',
+        Subtype: 'Widget',
+        Rect: [user.x, user.y, user.x + user.width, user.y + user.height].map(roundCoordinate),
+        P: pages[p.pageNumber - 1]!.ref,
+        F: 4,
+      }) as PDFDict;
+      const form = (content: string): PDFRef =>
+        ctx.register(
+          ctx.flateStream(content, {
+            Type: 'XObject',
+            Subtype: 'Form',
+            BBox: [0, 0, p.width, p.height],
+            Matrix: rotationMatrix(geo.rotation),
+            ...(resources && content.includes(`/${fontKey} `) ? { Resources: resources } : {}),
+          }),
+        );
+      const mk = ctx.obj({}) as PDFDict;
+      if (geo.rotation !== 0) mk.set(PDFName.of('R'), PDFNumber.of(geo.rotation));
+      widget.set(PDFName.of('MK'), mk);
+      if (f.type === 'Signature' || f.type === 'Seal') {
+        const label = labels.get(p) ?? '';
+        widget.set(PDFName.of('AP'), ctx.obj({ N: form(signatureAppearance(font!, fontKey, p.width, p.height, label)) }));
+      } else if (f.type === 'Check' || radio) {
+        const draw = radio ? radioAppearance : checkBoxAppearance;
+        const onState = exportName(p.value);
+        const normal = ctx.obj({}) as PDFDict;
+        normal.set(onState, form(draw(p.width, p.height, true)));
+        normal.set(PDFName.of('Off'), form(draw(p.width, p.height, false)));
+        widget.set(PDFName.of('AP'), ctx.obj({ N: ctx.register(normal) }));
+        widget.set(PDFName.of('AS'), p.checked === true ? onState : PDFName.of('Off'));
+        mk.set(PDFName.of('CA'), PDFString.of(radio ? 'l' : '4')); // ZapfDingbats dot / check mark, for viewers that redraw
+      } else {
+        const size = textFieldFontSize(p.height);
+        const content = textFieldAppearance(font!, fontKey, p.width, p.height, size, f.value);
+        widget.set(PDFName.of('AP'), ctx.obj({ N: form(content) }));
       }
-      return placement;
+      return widget;
+    });
+
+    describeField(fieldDict, f, fontKey, labels.get(f.placements[0]!));
+    let fieldRef: PDFRef;
+    if (widgets.length === 1 && !radio) {
+      for (const [key, value] of widgets[0]!.entries()) fieldDict.set(key, value);
+      fieldRef = ctx.register(fieldDict);
+      appendPageAnnotation(session, pages[f.placements[0]!.pageNumber - 1]!.ref, fieldRef);
+    } else {
+      fieldRef = ctx.register(fieldDict);
+      const kids = widgets.map((widget, i) => {
+        widget.set(PDFName.of('Parent'), fieldRef);
+        const ref = ctx.register(widget);
+        appendPageAnnotation(session, pages[f.placements[i]!.pageNumber - 1]!.ref, ref);
+        return ref;
+      });
+      fieldDict.set(PDFName.of('Kids'), ctx.obj(kids));
+    }
+    if (parent) parent.kids.push(fieldRef);
+    else fieldList.push(fieldRef);
+  }
+
+  if (font) await font.embed();
+  const { bytes } = writeIncrementalUpdate(session);
+  return {
+    bytes,
+    fields: fields.map((f) => {
+      const placed: PlacedField = {
+        field: f.field,
+        formSet: f.formSet,
+        fieldKey: f.fieldKey,
+        type: f.type,
+        signerIds: [...f.signerIds],
+        widgets: f.placements.map(({ pageNumber, left, top, width, height }) => ({ pageNumber, left, top, width, height })),
+      };
+      if (f.value !== undefined) placed.value = f.value;
+      return placed;
     }),
-  );
+  };
 }
 
-/** True when one of the signer's formsets holds a Signature field. */
-function hasSignatureField(metadata: FileMetaData, signerId: string): boolean {
-  const formSets = metadata.Signers?.[signerId]?.FormSets ?? [];
-  return formSets.some((key) => Object.values(metadata.FormSets?.[key] ?? {}).some((f) => f.Type === 'Signature'));
+/** The field-level entries: type, flags, value, default appearance, tooltip. */
+function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: string | undefined): void {
+  const set = (key: string, value: PDFObject): void => dict.set(PDFName.of(key), value);
+  switch (f.type) {
+    case 'Signature':
+    case 'Seal':
+      set('FT', PDFName.of('Sig'));
+      if (label) set('TU', PDFHexString.fromText(label));
+      return;
+    case 'Check': {
+      set('FT', PDFName.of('Btn'));
+      set('Ff', PDFNumber.of(0));
+      const on = f.placements[0]!;
+      set('V', on.checked === true ? exportName(on.value) : PDFName.of('Off'));
+      set('DA', PDFString.of(`/${ZADB_KEY} 0 Tf 0 g`));
+      return;
+    }
+    case 'Radio': {
+      set('FT', PDFName.of('Btn'));
+      set('Ff', PDFNumber.of(RADIO_FLAGS));
+      const selected = f.placements.find((p) => p.checked === true);
+      set('V', selected ? exportName(selected.value) : PDFName.of('Off'));
+      set('DA', PDFString.of(`/${ZADB_KEY} 0 Tf 0 g`));
+      return;
+    }
+    case 'SingleLine':
+    case 'Date':
+    case 'Number': {
+      set('FT', PDFName.of('Tx'));
+      const size = textFieldFontSize(Math.min(...f.placements.map((p) => p.height)));
+      set('DA', PDFString.of(`/${fontKey} ${size} Tf 0 g`));
+      if (f.value !== undefined) set('V', PDFHexString.fromText(f.value));
+      if (f.type === 'Date') set('TU', PDFHexString.fromText('Date (YYYY-MM-DD)'));
+      if (f.type === 'Number') set('TU', PDFHexString.fromText('Number'));
+      return;
+    }
+  }
+}
+
+/** /Ff of a radio group: Radio (bit 16) and NoToggleToOff (bit 15), ISO 32000-2 Table 229. */
+const RADIO_FLAGS = (1 << 15) | (1 << 14);
+
+function defaultLabel(p: FieldPlacement): string {
+  if (p.type === 'Seal') return 'Seal';
+  return p.signerIds.length > 0 ? `Sign here: ${p.signerIds.join(', ')}` : 'Sign here';
+}
+
+/** A check box's on-state name: the export value as UTF-8 bytes (PDF 2.0 names are UTF-8), default `Yes`. */
+function exportName(value: string | undefined): PDFName {
+  const bytes = new TextEncoder().encode(value ?? 'Yes');
+  return PDFName.of(String.fromCharCode(...bytes));
+}
+
+function subsetTag(text: string): string {
+  const digest = createHash('sha256').update(text).digest();
+  let tag = '';
+  for (let i = 0; i < 6; i++) tag += String.fromCharCode(0x41 + ((digest[i] ?? 0) % 26));
+  return tag;
+}
+
+function charRange(from: number, to: number): string {
+  let s = '';
+  for (let c = from; c <= to; c++) s += String.fromCharCode(c);
+  return s;
+}
+
+interface FieldGroup {
+  field: string;
+  formSet: string;
+  fieldKey: string;
+  type: FieldType;
+  value?: string;
+  signerIds: string[];
+  placements: FieldPlacement[];
+}
+
+/** Groups placements by field name, checking each is well-formed. Keeps first-seen order. */
+function groupPlacements(placements: readonly FieldPlacement[], pageCount: number): FieldGroup[] {
+  const issues: string[] = [];
+  const groups = new Map<string, FieldGroup>();
+  placements.forEach((p, i) => {
+    const at = `placements[${i}] (${p.field})`;
+    const before = issues.length;
+    for (const [what, name] of [['formSet', p.formSet], ['fieldKey', p.fieldKey]] as const) {
+      if (typeof name !== 'string' || name.length === 0 || name.includes('.')) {
+        issues.push(`${at}: ${what} ${JSON.stringify(name)} must be a non-empty name without a period`);
+      }
+    }
+    if (p.type === 'Radio') {
+      if (p.field !== p.formSet && !(p.field.startsWith(`${p.formSet}.`) && !p.field.slice(p.formSet.length + 1).includes('.'))) {
+        issues.push(`${at}: a radio button's field must be its group, "${p.formSet}" or "${p.formSet}.<group>"`);
+      }
+    } else if (p.field !== `${p.formSet}.${p.fieldKey}`) issues.push(`${at}: field must be "${p.formSet}.${p.fieldKey}"`);
+    if (!Number.isSafeInteger(p.pageNumber) || p.pageNumber < 1 || p.pageNumber > pageCount) {
+      issues.push(`${at}: pageNumber ${p.pageNumber} is not a page of this ${pageCount}-page document`);
+    }
+    for (const key of ['left', 'top', 'width', 'height'] as const) {
+      if (!Number.isFinite(p[key])) issues.push(`${at}: ${key} must be a finite number (got ${p[key]})`);
+    }
+    if (!(p.width > 0) || !(p.height > 0)) issues.push(`${at}: width and height must be greater than 0`);
+    if (issues.length > before) return;
+    const group = groups.get(p.field);
+    if (!group) {
+      const g: FieldGroup = { field: p.field, formSet: p.formSet, fieldKey: p.fieldKey, type: p.type, signerIds: [...p.signerIds], placements: [p] };
+      if (p.value !== undefined) g.value = p.value;
+      groups.set(p.field, g);
+    } else if (group.type !== p.type || (p.type !== 'Radio' && (group.value !== p.value || group.placements[0]!.checked !== p.checked))) {
+      issues.push(`${at}: the field already has type ${group.type} and value ${JSON.stringify(group.value)}; one field has one type and value`);
+    } else if (p.type === 'Radio' && p.checked === true && group.placements.some((q) => q.checked === true && q.value !== p.value)) {
+      issues.push(`${at}: another button of radio group ${p.field} is already selected; select at most one`);
+    } else {
+      group.placements.push(p);
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues, 'INVALID_PLACEMENT');
+  return [...groups.values()];
+}
+
+/** The catalog's /AcroForm, created when missing; whatever holds it is marked modified. */
+function openAcroForm(session: PdfUpdateSession): PDFDict {
+  const ctx = session.doc.context;
+  const catalog = session.doc.catalog;
+  const rootRef = ctx.trailerInfo.Root;
+  const raw = catalog.get(PDFName.of('AcroForm'));
+  if (raw instanceof PDFRef) {
+    const dict = ctx.lookup(raw);
+    if (dict instanceof PDFDict) {
+      session.markModified(raw);
+      return dict;
+    }
+  } else if (raw instanceof PDFDict) {
+    if (rootRef instanceof PDFRef) session.markModified(rootRef);
+    return raw;
+  }
+  const dict = ctx.obj({ Fields: [] }) as PDFDict;
+  catalog.set(PDFName.of('AcroForm'), ctx.register(dict));
+  if (rootRef instanceof PDFRef) session.markModified(rootRef);
+  return dict;
+}
+
+/**
+ * `parent[key]` as a dictionary, created (direct) when missing. `parent` must already be written in the update;
+ * an indirect child is marked modified here.
+ */
+function childDict(session: PdfUpdateSession, parent: PDFDict, key: string): PDFDict {
+  const ctx = session.doc.context;
+  const raw = parent.get(PDFName.of(key));
+  if (raw instanceof PDFRef) {
+    const value = ctx.lookup(raw);
+    if (value instanceof PDFDict) {
+      session.markModified(raw);
+      return value;
+    }
+  } else if (raw instanceof PDFDict) {
+    return raw;
+  }
+  const dict = ctx.obj({}) as PDFDict;
+  parent.set(PDFName.of(key), dict);
+  return dict;
+}
+
+/** Like {@link childDict} for an array. */
+function childArray(session: PdfUpdateSession, parent: PDFDict, key: string): PDFArray {
+  const ctx = session.doc.context;
+  const raw = parent.get(PDFName.of(key));
+  if (raw instanceof PDFRef) {
+    const value = ctx.lookup(raw);
+    if (value instanceof PDFArray) {
+      session.markModified(raw);
+      return value;
+    }
+  } else if (raw instanceof PDFArray) {
+    return raw;
+  }
+  const array = ctx.obj([]);
+  parent.set(PDFName.of(key), array);
+  return array;
+}
+
+function partialName(dict: PDFDict): string | undefined {
+  const t = dict.lookup(PDFName.of('T'));
+  return t instanceof PDFString || t instanceof PDFHexString ? t.decodeText() : undefined;
+}
+
+/** The formset's parent field: an existing non-terminal top-level field of that name, or a new one. */
+function openParent(session: PdfUpdateSession, fieldList: PDFArray, formSet: string): { kids: PDFArray; ref: PDFRef } {
+  const ctx = session.doc.context;
+  for (let i = 0; i < fieldList.size(); i++) {
+    const ref = fieldList.get(i);
+    const dict = ctx.lookup(ref);
+    if (!(ref instanceof PDFRef) || !(dict instanceof PDFDict) || partialName(dict) !== formSet) continue;
+    const kids = dict.lookup(PDFName.of('Kids'));
+    const terminal = dict.has(PDFName.of('FT')) || !(kids instanceof PDFArray) || isWidgetArray(ctx, kids);
+    if (terminal) {
+      throw new PlacementError(
+        'FIELD_NAME_TAKEN',
+        `The PDF already has a field named "${formSet}", so formset "${formSet}" cannot be added: rename the formset`,
+      );
+    }
+    session.markModified(ref);
+    return { kids: childArray(session, dict, 'Kids'), ref };
+  }
+  const kids = ctx.obj([]);
+  const ref = ctx.register(ctx.obj({ T: PDFString.of(formSet), Kids: kids }));
+  fieldList.push(ref);
+  return { kids, ref };
+}
+
+/** A formset's radio group is a top-level field `<formset>`: the PDF must not have a top-level field of that name. */
+function assertTopLevelFree(ctx: PDFContext, fieldList: PDFArray, name: string): void {
+  for (let i = 0; i < fieldList.size(); i++) {
+    const dict = ctx.lookup(fieldList.get(i));
+    if (dict instanceof PDFDict && partialName(dict) === name) {
+      throw new PlacementError(
+        'FIELD_NAME_TAKEN',
+        `The PDF already has a field named "${name}", so the radio group of formset "${name}" cannot be added: rename the formset`,
+      );
+    }
+  }
+}
+
+function isWidgetArray(ctx: PDFContext, kids: PDFArray): boolean {
+  const first = kids.size() > 0 ? ctx.lookup(kids.get(0)) : undefined;
+  return first instanceof PDFDict && !first.has(PDFName.of('T'));
+}
+
+function assertKidFree(ctx: PDFContext, kids: PDFArray, f: FieldGroup): void {
+  for (let i = 0; i < kids.size(); i++) {
+    const kid = ctx.lookup(kids.get(i));
+    if (kid instanceof PDFDict && `${f.formSet}.${partialName(kid)}` === f.field) {
+      throw new PlacementError(
+        'FIELD_NAME_TAKEN',
+        `The PDF already has a field named "${f.field}": use another field key or start from the PDF without it`,
+      );
+    }
+  }
+}
+
+/**
+ * A /Rect coordinate to a thousandth of a point: computed positions can be subnormal (5e-324 × a page size), which
+ * pdf-lib writes as hundreds of digits that readers do not take as a number.
+ */
+function roundCoordinate(value: number): number {
+  return Math.round(value * 1000) / 1000 || 0;
 }

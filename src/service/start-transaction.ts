@@ -10,7 +10,7 @@
  */
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { ConcurrencyError, type Account, type AuditEntryInput } from '../store/store.js';
 import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';

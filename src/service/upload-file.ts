@@ -6,7 +6,7 @@
  * metadata for a PDF already there), 202 metadata awaiting its PDF; 409 for a repeated upload (upload-guard.ts).
  */
 import { createHash } from 'node:crypto';
-import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
+import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
 import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { isInputError, PdfParseError, ValidationError } from '../errors.js';
@@ -14,7 +14,7 @@ import { DEFAULT_SECURITY_SETTINGS } from '../config.js';
 import { QuotaError } from './quota-error.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { openPdf } from '../pdf/text-index-extract.js';
 import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';

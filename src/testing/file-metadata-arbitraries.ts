@@ -5,7 +5,7 @@
  * gives for it. With a page size (and search texts drawn away from the page edges) every field also fits its page.
  */
 import fc from 'fast-check';
-import { FIELD_TYPES, type FieldSpec, type FieldType, type FileMetaData, type Location } from '../domain/file-metadata.js';
+import { FIELD_TYPES, type FieldSpec, type FieldType, type FileMetaData, type Location } from '../pdf/file-metadata.js';
 
 /** Options of {@link location}. */
 export interface LocationArbitraryOptions {

@@ -9,7 +9,7 @@ import { runCommand, type CliCommand, type CliIo } from '../../src/cli/common.js
 import { createSealCommand, sealCommand } from '../../src/cli/seal.js';
 import { createSignCommand, signCommand } from '../../src/cli/sign.js';
 import { verifyPdf } from '../../src/pades/verify.js';
-import { placeFields } from '../../src/pdf/fields.js';
+import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa } from '../helpers/fake-tsa.js';

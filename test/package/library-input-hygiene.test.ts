@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
-import { validateFileMetaData, type FileMetaData } from '../../src/domain/file-metadata.js';
+import { validateFileMetaData, type FileMetaData } from '../../src/pdf/file-metadata.js';
 import { listSignatureFields } from '../../src/pades/list-signature-fields.js';
-import { placeFieldsFromMetadata } from '../../src/pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 
 const onePage = () =>

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { addValidationData } from '../../src/pades/ltv.js';
@@ -14,26 +14,12 @@ import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
-let pki: TestPki;
-let tsa: FakeTsa;
-let ocsp: FakeOcsp;
-
-beforeAll(async () => {
-  pki = await testPki();
-  tsa = await startFakeTsa({ pki, now: SIGNED_AT });
-  ocsp = await startFakeOcsp({ pki, now: LTV_AT });
-});
-
-afterAll(async () => {
-  await tsa.close();
-  await ocsp.close();
-});
+const fx = usePadesFixture({ tsaAt: SIGNED_AT, ocspAt: LTV_AT });
 
 /** The /DSS as stored: each VRI key's object number and bytes, and the references of the three arrays. */
 interface DssSnapshot {
@@ -64,21 +50,21 @@ describe('long-term flow: three B-LT signers, a B-LT seal, two B-LTA renewals', 
     const doc = await PDFDocument.create();
     doc.addPage([595, 842]).drawText('Three signers and a seal', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
     let pdf: Uint8Array = await doc.save();
-    const ltv = { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] };
+    const ltv = { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] };
     const outputs: Uint8Array[] = [];
-    for (const signer of [pki.signers.rsa.signer, pki.signers.p256.signer, pki.signers.rsaPss.signer]) {
-      pdf = (await signPdf(pdf, { signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() })).bytes;
+    for (const signer of [fx.pki.signers.rsa.signer, fx.pki.signers.p256.signer, fx.pki.signers.rsaPss.signer]) {
+      pdf = (await signPdf(pdf, { signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() })).bytes;
       pdf = (await addValidationData(pdf, ltv)).bytes;
       outputs.push(pdf);
     }
-    const seal = await loadPkcs12Signer(readFileSync(pki.seal.p12Path!), P12_PASSWORD);
-    pdf = (await sealPdf(pdf, { signer: seal, signingTime: SIGNED_AT, timestamper: tsa.timestamper() })).bytes;
+    const seal = await loadPkcs12Signer(readFileSync(fx.pki.seal.p12Path!), P12_PASSWORD);
+    pdf = (await sealPdf(pdf, { signer: seal, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() })).bytes;
     pdf = (await addValidationData(pdf, ltv)).bytes;
     outputs.push(pdf);
     for (let renewal = 0; renewal < 2; renewal++) {
       pdf = (await addValidationData(pdf, ltv)).bytes;
       outputs.push(pdf);
-      pdf = (await addDocumentTimestamp(pdf, { timestamper: tsa.timestamper() })).bytes;
+      pdf = (await addDocumentTimestamp(pdf, { timestamper: fx.tsa.timestamper() })).bytes;
       outputs.push(pdf);
     }
 
@@ -87,7 +73,7 @@ describe('long-term flow: three B-LT signers, a B-LT seal, two B-LTA renewals', 
     // Three signers, the seal and the first document time-stamp each got a VRI entry.
     expect(snapshots.at(-1)!.vri.size).toBe(5);
 
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.problems).toEqual([]);
     expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([
       ['signature', true, 'B-LTA'],
@@ -109,6 +95,6 @@ describe('long-term flow: three B-LT signers, a B-LT seal, two B-LTA renewals', 
     const cades = sig.signatures.filter((s) => s.type === 'ETSI.CAdES.detached');
     expect(cades).toHaveLength(4);
     for (const s of cades) expect(s.validation).toBe('Signature is Valid.');
-    for (let i = 0; i < 4; i++) expect((await opensslCmsVerify(pdf, i, pki.rootPem)).ok).toBe(true);
+    for (let i = 0; i < 4; i++) expect((await opensslCmsVerify(pdf, i, fx.pki.rootPem)).ok).toBe(true);
   });
 });

@@ -5,27 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SigningError, TimestampError } from '../../src/errors.js';
 import { buildOcspRequest, checkCrl, checkOcspResponse } from '../../src/pades/revocation.js';
 import { buildTimestampRequest, checkTimestampResponse, parseTimestampToken, type TimestampRequest } from '../../src/pades/timestamp.js';
-import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { OCSP_URL, CRL_URLS, testPki, type TestPki } from '../helpers/pki.js';
+import { OCSP_URL, CRL_URLS } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
-let ocsp: FakeOcsp;
-let tsa: FakeTsa;
-beforeAll(async () => {
-  pki = await testPki();
-  ocsp = await startFakeOcsp({ pki, now: NOW });
-  tsa = await startFakeTsa({ pki, now: NOW });
-});
-afterAll(async () => {
-  await ocsp.close();
-  await tsa.close();
-});
+const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 
 const flip = (bytes: Uint8Array, at: number, mask: number): Uint8Array => {
   const copy = Uint8Array.from(bytes);
@@ -35,8 +23,8 @@ const flip = (bytes: Uint8Array, at: number, mask: number): Uint8Array => {
 
 describe('damaged revocation and time-stamp answers', () => {
   it('a flipped byte in an OCSP response gives the same good answer or a SigningError', async () => {
-    const subject = { certificate: pki.signers.rsa.certDer, issuer: pki.intermediate.certDer, now: NOW };
-    const response = await ocsp.fetcher.ocsp(OCSP_URL, await buildOcspRequest(subject.certificate, subject.issuer));
+    const subject = { certificate: fx.pki.signers.rsa.certDer, issuer: fx.pki.intermediate.certDer, now: NOW };
+    const response = await fx.ocsp.fetcher.ocsp(OCSP_URL, await buildOcspRequest(subject.certificate, subject.issuer));
     expect((await checkOcspResponse(response, subject)).status).toBe('good');
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.integer({ min: 1, max: 255 }), async (at, mask) => {
@@ -52,8 +40,8 @@ describe('damaged revocation and time-stamp answers', () => {
   });
 
   it('a flipped byte in a CRL gives the same answer or a SigningError', async () => {
-    const subject = { certificate: pki.signers.rsa.certDer, issuer: pki.intermediate.certDer, now: NOW };
-    const crl = await ocsp.fetcher.crl(CRL_URLS.intermediate);
+    const subject = { certificate: fx.pki.signers.rsa.certDer, issuer: fx.pki.intermediate.certDer, now: NOW };
+    const crl = await fx.ocsp.fetcher.crl(CRL_URLS.intermediate);
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), (at, mask) => {
         try {
@@ -68,7 +56,7 @@ describe('damaged revocation and time-stamp answers', () => {
 
   it('a flipped byte in a time-stamp response gives a token for the same imprint or a TimestampError', async () => {
     const request: TimestampRequest = { digest: new Uint8Array(createHash('sha256').update('x').digest()), hash: 'SHA-256', nonce: Uint8Array.of(7, 7, 7) };
-    const res = await fetch(tsa.url, { method: 'POST', headers: { 'Content-Type': 'application/timestamp-query' }, body: buildTimestampRequest(request) });
+    const res = await fetch(fx.tsa.url, { method: 'POST', headers: { 'Content-Type': 'application/timestamp-query' }, body: buildTimestampRequest(request) });
     const response = new Uint8Array(await res.arrayBuffer());
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), (at, mask) => {

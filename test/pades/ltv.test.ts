@@ -9,43 +9,34 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import * as pkijs from 'pkijs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import '../../src/pades/crypto-engine.js';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
-import { embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import type { RevocationFetcher } from '../../src/pades/types.js';
 import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
-import { startFakeOcsp, type FakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { P12_PASSWORD, testPki, type TestPki } from '../helpers/pki.js';
+import { startFakeOcsp } from '../helpers/fake-ocsp.js';
+import { P12_PASSWORD } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
 const { dir: work, file } = scratchFiles('ltv');
 
-let pki: TestPki;
-let tsa: FakeTsa;
-let ocsp: FakeOcsp;
+const fx = usePadesFixture({ tsaAt: SIGNED_AT, ocspAt: LTV_AT });
 let original: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
-  tsa = await startFakeTsa({ pki, now: SIGNED_AT });
-  ocsp = await startFakeOcsp({ pki, now: LTV_AT });
   const doc = await PDFDocument.create();
   doc.addPage([595, 842]).drawText('Long-term contract', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
   doc.addPage([595, 842]);
   original = await doc.save();
-});
-afterAll(async () => {
-  await tsa.close();
-  await ocsp.close();
 });
 
 interface DssView {
@@ -110,10 +101,10 @@ async function expectIndependentToolsAccept(pdf: Uint8Array, expectedSignatures:
     if (signature.subFilter === 'ETSI.RFC3161') {
       stamps++;
       const out = execFileSync('openssl', ['ts', '-verify', '-data', file(signedBytes(pdf, signature.byteRange)), '-in', file(signature.cms), '-token_in',
-        '-CAfile', pki.rootPath, '-untrusted', file(pki.tsa.certPem + pki.intermediate.certPem)], { stdio: 'pipe' }).toString();
+        '-CAfile', fx.pki.rootPath, '-untrusted', file(fx.pki.tsa.certPem + fx.pki.intermediate.certPem)], { stdio: 'pipe' }).toString();
       expect(out).toMatch(/Verification: OK/);
     } else {
-      const result = await opensslCmsVerify(pdf, i, pki.rootPem);
+      const result = await opensslCmsVerify(pdf, i, fx.pki.rootPem);
       expect(result.ok, result.stderr).toBe(true);
     }
   }
@@ -125,25 +116,25 @@ async function expectIndependentToolsAccept(pdf: Uint8Array, expectedSignatures:
 
 describe('B-T → B-LT → B-LTA', () => {
   it('ECDSA signer: adds a /DSS with OCSP for the signer and TSA and the root CRL for the intermediate, then a document time-stamp', async () => {
-    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
+    const signed = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
     await expectIndependentToolsAccept(signed.bytes, 1);
 
-    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const lt = await addValidationData(signed.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
     expect(Buffer.from(lt.bytes.subarray(0, signed.bytes.length)).equals(Buffer.from(signed.bytes))).toBe(true);
     expect(lt.warnings).toEqual([]);
     const dss = (await readDss(lt.bytes))!;
-    for (const id of [pki.signers.p256, pki.intermediate, pki.root, pki.tsa, pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
+    for (const id of [fx.pki.signers.p256, fx.pki.intermediate, fx.pki.root, fx.pki.tsa, fx.pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
     expect(dss.certs).toHaveLength(5);
     expect(dss.ocsps.map(ocspSerials).flat().sort()).toEqual(['2003', '4001']);
     for (const response of dss.ocsps) {
       const serial = ocspSerials(response)[0];
-      const certPath = serial === '2003' ? pki.signers.p256.certPath : pki.tsa.certPath;
-      const out = execFileSync('openssl', ['ocsp', '-no_nonce', '-respin', file(response), '-issuer', pki.intermediate.certPath, '-cert', certPath,
-        '-CAfile', pki.rootPath, '-verify_other', pki.intermediate.certPath, '-attime', String(LTV_AT.getTime() / 1000)], { stdio: 'pipe' }).toString();
+      const certPath = serial === '2003' ? fx.pki.signers.p256.certPath : fx.pki.tsa.certPath;
+      const out = execFileSync('openssl', ['ocsp', '-no_nonce', '-respin', file(response), '-issuer', fx.pki.intermediate.certPath, '-cert', certPath,
+        '-CAfile', fx.pki.rootPath, '-verify_other', fx.pki.intermediate.certPath, '-attime', String(LTV_AT.getTime() / 1000)], { stdio: 'pipe' }).toString();
       expect(out).toContain(`${certPath}: good`);
     }
     expect(dss.crls).toHaveLength(1);
-    expect(pkijs.CertificateRevocationList.fromBER(dss.crls[0]!).issuer.isEqual(pkijs.Certificate.fromBER(pki.root.certDer).subject)).toBe(true);
+    expect(pkijs.CertificateRevocationList.fromBER(dss.crls[0]!).issuer.isEqual(pkijs.Certificate.fromBER(fx.pki.root.certDer).subject)).toBe(true);
     const [vriKey] = await vriKeysOf(signed.bytes);
     expect(lt.vriKeys).toEqual([vriKey]);
     expect(dss.vri.get(vriKey!)).toEqual({ certs: 5, ocsps: 2, crls: 1 });
@@ -156,24 +147,24 @@ describe('B-T → B-LT → B-LTA', () => {
     ]));
     await expectIndependentToolsAccept(lt.bytes, 1);
 
-    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: fx.tsa.timestamper() });
     expect(lta.time.toISOString()).toBe(SIGNED_AT.toISOString());
     expect(Buffer.from(lta.bytes.subarray(0, lt.bytes.length)).equals(Buffer.from(lt.bytes))).toBe(true);
     expect(await expectIndependentToolsAccept(lta.bytes, 2)).toBe(1);
 
-    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(lta.bytes, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
   });
 
   it('RSA and RSA-PSS signers one after another: one VRI per signature; a second DSS round after the document time-stamp keeps the first DSS and adds a VRI for the time-stamp', async () => {
-    const first = await signPdf(original, { signer: pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
-    const second = await signPdf(first.bytes, { signer: pki.signers.rsaPss.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper(), hash: 'SHA-384' });
-    const lt = await addValidationData(second.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const first = await signPdf(original, { signer: fx.pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
+    const second = await signPdf(first.bytes, { signer: fx.pki.signers.rsaPss.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper(), hash: 'SHA-384' });
+    const lt = await addValidationData(second.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
     const dss = (await readDss(lt.bytes))!;
     expect(dss.vri.size).toBe(2);
     expect(dss.ocsps.map(ocspSerials).flat().sort()).toEqual(['2001', '2002', '4001']);
-    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper(), hash: 'SHA-512' });
-    const again = await addValidationData(lta.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: fx.tsa.timestamper(), hash: 'SHA-512' });
+    const again = await addValidationData(lta.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
     const merged = (await readDss(again.bytes))!;
     expect(merged.vri.size).toBe(3);
     expect(new Set(merged.vri.keys())).toEqual(new Set(await vriKeysOf(lta.bytes)));
@@ -183,19 +174,19 @@ describe('B-T → B-LT → B-LTA', () => {
     for (const old of dss.ocsps) expect(hasCert(merged.ocsps, old)).toBe(true);
     expect(merged.ocsps).toHaveLength(dss.ocsps.length + 3);
     expect(await expectIndependentToolsAccept(again.bytes, 3)).toBe(1);
-    const report = await verifyPdf(again.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(again.bytes, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.signatures.filter((s) => s.kind === 'signature').map((s) => [s.valid, s.level])).toEqual([[true, 'B-LTA'], [true, 'B-LTA']]);
   });
 
   it('PKCS#12 seal: sealPdf B-T, then B-LT and B-LTA', async () => {
-    const seal = await loadPkcs12Signer(readFileSync(pki.seal.p12Path!), P12_PASSWORD);
-    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
-    const sealed = await sealPdf(signed.bytes, { signer: seal, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
-    const lt = await addValidationData(sealed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const seal = await loadPkcs12Signer(readFileSync(fx.pki.seal.p12Path!), P12_PASSWORD);
+    const signed = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
+    const sealed = await sealPdf(signed.bytes, { signer: seal, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
+    const lt = await addValidationData(sealed.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
     expect((await readDss(lt.bytes))!.ocsps.map(ocspSerials).flat().sort()).toEqual(['2003', '3001', '4001']);
-    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: fx.tsa.timestamper() });
     expect(await expectIndependentToolsAccept(lta.bytes, 3)).toBe(1);
-    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(lta.bytes, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([
       ['signature', true, 'B-LTA'],
       ['signature', true, 'B-LTA'],
@@ -204,10 +195,10 @@ describe('B-T → B-LT → B-LTA', () => {
   });
 
   it('falls back to CRLs when the OCSP responder fails, and reports a revoked signer', async () => {
-    const signed = await signPdf(original, { signer: pki.signers.p384.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
-    const down = await startFakeOcsp({ pki, now: LTV_AT, behaviour: 'try-later', revoked: new Map([[pki.signers.p384.serial, new Date('2026-11-01T00:00:00Z')]]) });
+    const signed = await signPdf(original, { signer: fx.pki.signers.p384.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
+    const down = await startFakeOcsp({ pki: fx.pki, now: LTV_AT, behaviour: 'try-later', revoked: new Map([[fx.pki.signers.p384.serial, new Date('2026-11-01T00:00:00Z')]]) });
     try {
-      const lt = await addValidationData(signed.bytes, { fetcher: down.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+      const lt = await addValidationData(signed.bytes, { fetcher: down.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
       const dss = (await readDss(lt.bytes))!;
       expect(dss.ocsps).toHaveLength(0);
       expect(dss.crls).toHaveLength(2);
@@ -220,10 +211,10 @@ describe('B-T → B-LT → B-LTA', () => {
   });
 
   it('uses the CRL when the OCSP responder answers "unknown"', async () => {
-    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
-    const unknowing = await startFakeOcsp({ pki, now: LTV_AT, behaviour: 'unknown' });
+    const signed = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const unknowing = await startFakeOcsp({ pki: fx.pki, now: LTV_AT, behaviour: 'unknown' });
     try {
-      const lt = await addValidationData(signed.bytes, { fetcher: unknowing.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+      const lt = await addValidationData(signed.bytes, { fetcher: unknowing.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
       expect(lt.certificates.find((c) => c.subject.includes('Carol Example'))).toMatchObject({ source: 'crl', status: 'good' });
       const dss = (await readDss(lt.bytes))!;
       expect(dss.ocsps).toHaveLength(0);
@@ -234,22 +225,22 @@ describe('B-T → B-LT → B-LTA', () => {
   });
 
   it('refuses to write incomplete validation data unless asked, and refuses an unsigned document', async () => {
-    const signed = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const signed = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT });
     const offline: RevocationFetcher = {
       ocsp: () => Promise.reject(new Error('offline')),
       crl: () => Promise.reject(new Error('offline')),
     };
-    await expect(addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [pki.rootDer] })).rejects.toMatchObject({
+    await expect(addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [fx.pki.rootDer] })).rejects.toMatchObject({
       code: 'VALIDATION_DATA_INCOMPLETE',
       message: expect.stringMatching(/Carol Example.*offline/),
     });
-    const partial = await addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [pki.rootDer], allowIncomplete: true });
+    const partial = await addValidationData(signed.bytes, { fetcher: offline, now: LTV_AT, trustRoots: [fx.pki.rootDer], allowIncomplete: true });
     expect(partial.warnings.join('\n')).toMatch(/no revocation data for .*Carol Example/);
     const dss = (await readDss(partial.bytes))!;
     expect(dss.certs).toHaveLength(3);
     expect(dss.ocsps).toHaveLength(0);
     await expectIndependentToolsAccept(partial.bytes, 1);
-    await expect(addValidationData(original, { fetcher: ocsp.fetcher, now: LTV_AT })).rejects.toMatchObject({ code: 'NO_SIGNATURES' });
+    await expect(addValidationData(original, { fetcher: fx.ocsp.fetcher, now: LTV_AT })).rejects.toMatchObject({ code: 'NO_SIGNATURES' });
   });
 
   it('works on a file with object and xref streams (qpdf --object-streams=generate)', async () => {
@@ -258,21 +249,21 @@ describe('B-T → B-LT → B-LTA', () => {
     execFileSync('qpdf', ['--object-streams=generate', input, output]);
     const objstm = new Uint8Array(readFileSync(output));
     expect(Buffer.from(objstm).toString('latin1')).toMatch(/\/Type\s*\/ObjStm/);
-    const signed = await signPdf(objstm, { signer: pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: tsa.timestamper() });
-    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
-    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() });
+    const signed = await signPdf(objstm, { signer: fx.pki.signers.rsa.signer, signingTime: SIGNED_AT, timestamper: fx.tsa.timestamper() });
+    const lt = await addValidationData(signed.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
+    const lta = await addDocumentTimestamp(lt.bytes, { timestamper: fx.tsa.timestamper() });
     expect(Buffer.from(lta.bytes.subarray(lt.bytes.length)).toString('latin1')).toMatch(/\/Type\s*\/XRef/);
     expect(await expectIndependentToolsAccept(lta.bytes, 2)).toBe(1);
     expect((await readDss(lta.bytes))?.vri.size).toBe(1);
-    const report = await verifyPdf(lta.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(lta.bytes, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.signatures.map((s) => [s.kind, s.valid, s.level])).toEqual([['signature', true, 'B-LTA'], ['document-timestamp', true, undefined]]);
   });
 
   it('skips a signature whose /Contents is not CMS, with a warning, and still covers the others', async () => {
-    const good = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const good = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT });
     const prepared = await prepareSignature(good.bytes, { type: 'signature', signingTime: SIGNED_AT });
     const broken = embedSignature(prepared, Uint8Array.of(0x04, 0x03, 1, 2, 3));
-    const lt = await addValidationData(broken, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] });
+    const lt = await addValidationData(broken, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] });
     expect(lt.warnings.join('\n')).toMatch(/is not a CMS SignedData.*skipped/);
     const dss = (await readDss(lt.bytes))!;
     expect(dss.ocsps.map(ocspSerials).flat()).toEqual(['2003']);
@@ -280,22 +271,22 @@ describe('B-T → B-LT → B-LTA', () => {
   });
 
   it('completes a chain the CMS leaves incomplete from extraCertificates, and says so when it cannot', async () => {
-    const leafOnly = { ...pki.signers.p256.signer, certificateChain: [pki.signers.p256.certDer] };
+    const leafOnly = { ...fx.pki.signers.p256.signer, certificateChain: [fx.pki.signers.p256.certDer] };
     const signed = await signPdf(original, { signer: leafOnly, signingTime: SIGNED_AT });
-    await expect(addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootDer] })).rejects.toMatchObject({
+    await expect(addValidationData(signed.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootDer] })).rejects.toMatchObject({
       code: 'VALIDATION_DATA_INCOMPLETE',
       message: expect.stringMatching(/Carol Example.*its issuer certificate is not available/),
     });
-    const lt = await addValidationData(signed.bytes, { fetcher: ocsp.fetcher, now: LTV_AT, trustRoots: [pki.rootPem], extraCertificates: [pki.intermediate.certDer] });
+    const lt = await addValidationData(signed.bytes, { fetcher: fx.ocsp.fetcher, now: LTV_AT, trustRoots: [fx.pki.rootPem], extraCertificates: [fx.pki.intermediate.certDer] });
     const dss = (await readDss(lt.bytes))!;
-    for (const id of [pki.signers.p256, pki.intermediate, pki.root, pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
+    for (const id of [fx.pki.signers.p256, fx.pki.intermediate, fx.pki.root, fx.pki.ocsp]) expect(hasCert(dss.certs, id.certDer), id.name).toBe(true);
     expect(dss.ocsps.map(ocspSerials).flat()).toEqual(['2003']);
     expect(lt.warnings).toEqual([]);
     // The CMS lacks the intermediate, so openssl needs it handed in; the /DSS now carries it for validators.
     expect((await pdfsigCheck(lt.bytes)).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.']);
-    expect((await opensslCmsVerify(lt.bytes, 0, pki.rootPem + pki.intermediate.certPem)).ok).toBe(true);
+    expect((await opensslCmsVerify(lt.bytes, 0, fx.pki.rootPem + fx.pki.intermediate.certPem)).ok).toBe(true);
     expect((await qpdfCheck(lt.bytes)).ok).toBe(true);
-    const report = await verifyPdf(lt.bytes, { trustRoots: [pki.rootDer], now: LTV_AT });
+    const report = await verifyPdf(lt.bytes, { trustRoots: [fx.pki.rootDer], now: LTV_AT });
     expect(report.signatures.map((s) => [s.valid, s.chainOk])).toEqual([[true, true]]);
   });
 });

@@ -4,9 +4,9 @@ import { PDFBool, PDFDict, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SigningError } from '../../src/errors.js';
 import { buildCmsSignature } from '../../src/pades/cms.js';
-import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
-import { placeFields } from '../../src/pdf/fields.js';
+import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
 

@@ -3,35 +3,27 @@
  * time-stamp but not a new form field; P=2 tolerates the new field.
  */
 import { PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
-import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { prepareAcroFormForSignature } from '../../src/pades/signature-field.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
-let tsa: FakeTsa;
+const fx = usePadesFixture({ tsaAt: NOW });
 let original: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
-  tsa = await startFakeTsa({ pki, now: NOW });
   const doc = await PDFDocument.create();
   doc.addPage([595, 842]).drawText('Certified terms', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
   original = await doc.save();
 });
 
-afterAll(async () => {
-  await tsa.close();
-});
-
 async function certified(permission: 1 | 2 | 3): Promise<Uint8Array> {
-  return (await signPdf(original, { signer: pki.signers.rsa.signer, signingTime: NOW, docMdp: permission })).bytes;
+  return (await signPdf(original, { signer: fx.pki.signers.rsa.signer, signingTime: NOW, docMdp: permission })).bytes;
 }
 
 /** Adds an empty text field with a widget on page 1, in a new incremental update. */
@@ -50,7 +42,7 @@ async function addTextField(pdf: Uint8Array): Promise<Uint8Array> {
 async function addDss(pdf: Uint8Array): Promise<Uint8Array> {
   const session = await openPdfForUpdate(pdf);
   const { context, catalog } = session.doc;
-  const crls = context.obj([context.register(context.flateStream(pki.crls.intermediate))]);
+  const crls = context.obj([context.register(context.flateStream(fx.pki.crls.intermediate))]);
   catalog.set(PDFName.of('DSS'), context.register(context.obj({ CRLs: crls })));
   session.markModified(context.trailerInfo.Root as never);
   return writeIncrementalUpdate(session).bytes;
@@ -58,13 +50,13 @@ async function addDss(pdf: Uint8Array): Promise<Uint8Array> {
 
 async function addDocumentTimestamp(pdf: Uint8Array): Promise<Uint8Array> {
   const prepared = await prepareSignature(pdf, { type: 'doc-timestamp' });
-  const token = await tsa.timestamper()(digestPreparedSignature(prepared, 'SHA-256'), 'SHA-256');
+  const token = await fx.tsa.timestamper()(digestPreparedSignature(prepared, 'SHA-256'), 'SHA-256');
   return embedSignature(prepared, token);
 }
 
 describe('verifyPdf on certified documents', () => {
   it('reports the certification and its permission', async () => {
-    const report = await verifyPdf(await certified(1), { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(await certified(1), { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(true);
     expect(report.signatures[0]?.certification).toBe(1);
     expect((await pdfsigCheck(await certified(1))).signatures[0]?.valid).toBe(true);
@@ -72,7 +64,7 @@ describe('verifyPdf on certified documents', () => {
 
   it('accepts a /DSS update and a document time-stamp after a P=1 certification', async () => {
     const pdf = await addDocumentTimestamp(await addDss(await certified(1)));
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.problems).toEqual([]);
     expect(report.signatures.map((s) => [s.kind, s.certification, s.valid])).toEqual([
       ['signature', 1, true],
@@ -81,12 +73,12 @@ describe('verifyPdf on certified documents', () => {
   });
 
   it('rejects a new form field after a P=1 certification but accepts it after P=2', async () => {
-    const strict = await verifyPdf(await addTextField(await certified(1)), { trustRoots: [pki.rootPem], now: NOW });
+    const strict = await verifyPdf(await addTextField(await certified(1)), { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(strict.valid).toBe(false);
     expect(strict.signatures[0]?.modifications.ok).toBe(false);
     expect(strict.signatures[0]?.modifications.disallowed.join(' ')).toMatch(/certified with P=1/);
 
-    const lenient = await verifyPdf(await addTextField(await certified(2)), { trustRoots: [pki.rootPem], now: NOW });
+    const lenient = await verifyPdf(await addTextField(await certified(2)), { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(lenient.signatures[0]?.certification).toBe(2);
     expect(lenient.signatures[0]?.modifications.ok).toBe(true);
     expect(lenient.valid).toBe(true);

@@ -14,24 +14,21 @@ import { addDocumentTimestamp as addDocumentTimestampWithTsa } from '../../src/p
 import { createCrl } from '../../src/pades/keys/ca.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { buildOcspRequest } from '../../src/pades/revocation.js';
-import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/placeholder.js';
+import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { startFakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { PKI_DIR, testPki, type TestPki } from '../helpers/pki.js';
+import { PKI_DIR } from '../helpers/pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, timestampLastPlaceholder, writeSection, writeTsaConfig } from './verify-helpers.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
-let tsa: FakeTsa;
+const fx = usePadesFixture({ tsaAt: NOW });
 let original: Uint8Array;
 let tsaDir: string;
 
 beforeAll(async () => {
-  pki = await testPki();
-  tsa = await startFakeTsa({ pki, now: NOW });
   const doc = await PDFDocument.create();
   doc.addPage([595, 842]).drawText('Long-term contract', { x: 50, y: 700, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
   original = await doc.save();
@@ -39,7 +36,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await tsa.close();
   rmSync(tsaDir, { recursive: true, force: true });
 });
 
@@ -56,25 +52,25 @@ async function addDss(pdf: Uint8Array, certs: readonly Uint8Array[], crls: reado
 
 async function addDocumentTimestamp(pdf: Uint8Array): Promise<Uint8Array> {
   const prepared = await prepareSignature(pdf, { type: 'doc-timestamp' });
-  const token = await tsa.timestamper()(digestPreparedSignature(prepared, 'SHA-256'), 'SHA-256');
+  const token = await fx.tsa.timestamper()(digestPreparedSignature(prepared, 'SHA-256'), 'SHA-256');
   return embedSignature(prepared, token);
 }
 
 async function signedWithTimestamp(): Promise<Uint8Array> {
-  return (await signPdf(original, { signer: pki.signers.rsa.signer, signingTime: NOW, timestamper: tsa.timestamper() })).bytes;
+  return (await signPdf(original, { signer: fx.pki.signers.rsa.signer, signingTime: NOW, timestamper: fx.tsa.timestamper() })).bytes;
 }
 
 describe('verifyPdf: document time-stamps and LTV levels', () => {
   it('verifies a document time-stamp made by openssl ts over a hand-written PDF', async () => {
     const signed = signLastPlaceholder(writeSection(undefined, originalObjects(), 1, 8), {
-      certPath: pki.signers.p256.certPath,
-      keyPath: pki.signers.p256.keyPath,
-      chainPaths: [pki.intermediate.certPath],
+      certPath: fx.pki.signers.p256.certPath,
+      keyPath: fx.pki.signers.p256.keyPath,
+      chainPaths: [fx.pki.intermediate.certPath],
     });
-    const config = writeTsaConfig(tsaDir, { certPath: pki.tsa.certPath, keyPath: pki.tsa.keyPath, chainPath: join(PKI_DIR, 'intermediate-ca.pem') });
+    const config = writeTsaConfig(tsaDir, { certPath: fx.pki.tsa.certPath, keyPath: fx.pki.tsa.keyPath, chainPath: join(PKI_DIR, 'intermediate-ca.pem') });
     const withField = addSignatureFieldUpdate(signed, [5], 'DocTS', 8, 9, { type: 'DocTimeStamp', subFilter: 'ETSI.RFC3161' });
     const stamped = timestampLastPlaceholder(withField, config);
-    const report = await verifyPdf(stamped, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(stamped, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.problems).toEqual([]);
     expect(report.valid).toBe(true);
     const [signature, docTs] = report.signatures;
@@ -87,14 +83,14 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
 
   it('reports B-LT when a /DSS holds CRLs for the whole signer chain, and B-LTA once a document time-stamp follows', async () => {
     const signed = await signedWithTimestamp();
-    const lt = await addDss(signed, [pki.intermediate.certDer, pki.rootDer], [pki.crls.root, pki.crls.intermediate]);
-    const ltReport = await verifyPdf(lt, { trustRoots: [pki.rootPem], now: NOW });
+    const lt = await addDss(signed, [fx.pki.intermediate.certDer, fx.pki.rootDer], [fx.pki.crls.root, fx.pki.crls.intermediate]);
+    const ltReport = await verifyPdf(lt, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(ltReport.valid).toBe(true);
     expect(ltReport.signatures[0]?.level).toBe('B-LT');
     expect(ltReport.signatures[0]?.modifications.allowed.join(' ')).toMatch(/DSS/);
 
     const lta = await addDocumentTimestamp(lt);
-    const report = await verifyPdf(lta, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(lta, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.problems).toEqual([]);
     expect(report.valid).toBe(true);
     expect(report.signatures.map((s) => [s.kind, s.level, s.valid, s.coveredRevision])).toEqual([
@@ -106,11 +102,11 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
   });
 
   it('reads OCSP responses written by addValidationData: B-LT, then B-LTA after addDocumentTimestamp, with no warnings', async () => {
-    const ocsp = await startFakeOcsp({ pki, now: NOW });
+    const ocsp = await startFakeOcsp({ pki: fx.pki, now: NOW });
     try {
-      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer] });
-      const lta = (await addDocumentTimestampWithTsa(lt.bytes, { timestamper: tsa.timestamper() })).bytes;
-      const report = await verifyPdf(lta, { trustRoots: [pki.rootPem], now: NOW });
+      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [fx.pki.rootDer] });
+      const lta = (await addDocumentTimestampWithTsa(lt.bytes, { timestamper: fx.tsa.timestamper() })).bytes;
+      const report = await verifyPdf(lta, { trustRoots: [fx.pki.rootPem], now: NOW });
       expect(report.valid).toBe(true);
       expect(report.signatures[0]).toMatchObject({ level: 'B-LTA', warnings: [] });
       expect(report.warnings).toEqual([]);
@@ -120,10 +116,10 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
   });
 
   it('reports a signer an OCSP response in the /DSS says is revoked', async () => {
-    const ocsp = await startFakeOcsp({ pki, now: NOW, revoked: new Map([[pki.signers.rsa.serial, new Date('2026-11-01T00:00:00Z')]]) });
+    const ocsp = await startFakeOcsp({ pki: fx.pki, now: NOW, revoked: new Map([[fx.pki.signers.rsa.serial, new Date('2026-11-01T00:00:00Z')]]) });
     try {
-      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer], allowIncomplete: true });
-      const report = await verifyPdf(lt.bytes, { trustRoots: [pki.rootPem], now: NOW });
+      const lt = await addValidationData(await signedWithTimestamp(), { fetcher: ocsp.fetcher, now: NOW, trustRoots: [fx.pki.rootDer], allowIncomplete: true });
+      const report = await verifyPdf(lt.bytes, { trustRoots: [fx.pki.rootPem], now: NOW });
       expect(report.valid).toBe(false);
       expect(report.signatures[0]?.problems.join(' ')).toMatch(/revoked/);
     } finally {
@@ -132,18 +128,18 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
   });
 
   it('ignores an OCSP response whose signature does not verify (stays at B-T, with a warning)', async () => {
-    const ocsp = await startFakeOcsp({ pki, now: NOW });
+    const ocsp = await startFakeOcsp({ pki: fx.pki, now: NOW });
     try {
-      const request = await buildOcspRequest(pki.signers.rsa.certDer, pki.intermediate.certDer);
+      const request = await buildOcspRequest(fx.pki.signers.rsa.certDer, fx.pki.intermediate.certDer);
       const genuine = await ocsp.fetcher.ocsp('http://ocsp.paraph.test/', request);
       const signed = await signedWithTimestamp();
-      const good = await verifyPdf(await addDss(signed, [pki.intermediate.certDer], [pki.crls.root], [genuine]), { trustRoots: [pki.rootPem], now: NOW });
+      const good = await verifyPdf(await addDss(signed, [fx.pki.intermediate.certDer], [fx.pki.crls.root], [genuine]), { trustRoots: [fx.pki.rootPem], now: NOW });
       expect(good.signatures[0]?.level).toBe('B-LT');
       // Change one digit of the first GeneralizedTime inside the signed response data.
       const forged = Buffer.from(genuine);
       const at = forged.indexOf(Buffer.from('2026', 'latin1'));
       forged[at + 3] = '7'.charCodeAt(0);
-      const report = await verifyPdf(await addDss(signed, [pki.intermediate.certDer], [pki.crls.root], [forged]), { trustRoots: [pki.rootPem], now: NOW });
+      const report = await verifyPdf(await addDss(signed, [fx.pki.intermediate.certDer], [fx.pki.crls.root], [forged]), { trustRoots: [fx.pki.rootPem], now: NOW });
       expect(report.signatures[0]?.level).toBe('B-T');
       expect(report.signatures[0]?.warnings.join(' ')).toMatch(/not signed by its issuer/);
     } finally {
@@ -154,7 +150,7 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
   it('does not crash on a /DSS whose /Certs, /OCSPs and /CRLs hold garbage', async () => {
     const garbage = new TextEncoder().encode('not DER at all');
     const pdf = await addDss(await signedWithTimestamp(), [garbage], [garbage], [garbage]);
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(true);
     expect(report.signatures[0]?.level).toBe('B-T');
     expect(report.warnings.join(' ')).toMatch(/not an X.509 certificate/);
@@ -162,8 +158,8 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
 
   it('stays at B-T when the /DSS lacks revocation data for the intermediate CA', async () => {
     const signed = await signedWithTimestamp();
-    const partial = await addDss(signed, [pki.intermediate.certDer], [pki.crls.intermediate]);
-    const report = await verifyPdf(partial, { trustRoots: [pki.rootPem], now: NOW });
+    const partial = await addDss(signed, [fx.pki.intermediate.certDer], [fx.pki.crls.intermediate]);
+    const report = await verifyPdf(partial, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(true);
     expect(report.signatures[0]?.level).toBe('B-T');
   });
@@ -171,14 +167,14 @@ describe('verifyPdf: document time-stamps and LTV levels', () => {
   it('reports a signer the /DSS CRL lists as revoked', async () => {
     const signed = await signedWithTimestamp();
     const revokingCrl = await createCrl({
-      issuer: { certificate: pki.intermediate.certDer, privateKey: pki.intermediate.privateKey },
+      issuer: { certificate: fx.pki.intermediate.certDer, privateKey: fx.pki.intermediate.privateKey },
       thisUpdate: NOW,
       nextUpdate: new Date('2027-01-01T00:00:00Z'),
       crlNumber: 7n,
-      revoked: [{ serialNumber: pki.signers.rsa.serial, revocationDate: NOW, reason: 1 }],
+      revoked: [{ serialNumber: fx.pki.signers.rsa.serial, revocationDate: NOW, reason: 1 }],
     });
-    const revoked = await addDss(signed, [pki.intermediate.certDer], [pki.crls.root, revokingCrl]);
-    const report = await verifyPdf(revoked, { trustRoots: [pki.rootPem], now: NOW });
+    const revoked = await addDss(signed, [fx.pki.intermediate.certDer], [fx.pki.crls.root, revokingCrl]);
+    const report = await verifyPdf(revoked, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(false);
     expect(report.signatures[0]?.problems.join(' ')).toMatch(/revoked/);
   });

@@ -4,42 +4,34 @@
  * incremental update). Every valid file is also checked with pdfsig, openssl cms and qpdf.
  */
 import { PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
 import { writeSection } from './verify-helpers.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 const minutes = (n: number): Date => new Date(NOW.getTime() + n * 60_000);
 
-let pki: TestPki;
-let tsa: FakeTsa;
+const fx = usePadesFixture({ tsaAt: NOW });
 let original: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
-  tsa = await startFakeTsa({ pki, now: NOW });
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < 2; i++) doc.addPage([595, 842]).drawText(`Contract page ${i + 1}: the buyer pays 100 EUR.`, { x: 50, y: 700, size: 12, font });
   original = await doc.save();
 });
 
-afterAll(async () => {
-  await tsa.close();
-});
-
 async function signOnce(pdf: Uint8Array, withTsa = false): Promise<Uint8Array> {
   const { bytes } = await signPdf(pdf, {
-    signer: pki.signers.p256.signer,
+    signer: fx.pki.signers.p256.signer,
     signingTime: NOW,
     placement: { pageNumber: 1, left: 50, top: 100, width: 140, height: 70 },
-    ...(withTsa ? { timestamper: tsa.timestamper() } : {}),
+    ...(withTsa ? { timestamper: fx.tsa.timestamper() } : {}),
   });
   return bytes;
 }
@@ -47,14 +39,14 @@ async function signOnce(pdf: Uint8Array, withTsa = false): Promise<Uint8Array> {
 async function expectIndependentlyValid(pdf: Uint8Array, count: number): Promise<void> {
   const pdfsig = await pdfsigCheck(pdf);
   expect(pdfsig.signatures.map((s) => s.valid)).toEqual(Array(count).fill(true));
-  for (let i = 0; i < count; i++) expect((await opensslCmsVerify(pdf, i, pki.rootPem)).ok).toBe(true);
+  for (let i = 0; i < count; i++) expect((await opensslCmsVerify(pdf, i, fx.pki.rootPem)).ok).toBe(true);
   expect((await qpdfCheck(pdf)).ok).toBe(true);
 }
 
 describe('verifyPdf on signPdf/sealPdf output', () => {
   it('accepts three sequential signers and a seal; the first three are partial with only allowed changes after them', async () => {
     let pdf = original;
-    const signers = [pki.signers.rsa, pki.signers.rsaPss, pki.signers.p256];
+    const signers = [fx.pki.signers.rsa, fx.pki.signers.rsaPss, fx.pki.signers.p256];
     for (const [i, s] of signers.entries()) {
       pdf = (
         await signPdf(pdf, {
@@ -65,9 +57,9 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
         })
       ).bytes;
     }
-    pdf = (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: minutes(10), organizationName: 'Acme B.V.' })).bytes;
+    pdf = (await sealPdf(pdf, { signer: fx.pki.seal.signer, signingTime: minutes(10), organizationName: 'Acme B.V.' })).bytes;
 
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootDer], now: minutes(20) });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootDer], now: minutes(20) });
     expect(report.problems).toEqual([]);
     expect(report.valid).toBe(true);
     expect(report.revisions).toBe(5);
@@ -106,9 +98,9 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
       1,
       7,
     );
-    const first = (await signPdf(prepared, { signer: pki.signers.rsa.signer, signingTime: NOW, field: 'Signer1' })).bytes;
-    const second = (await signPdf(first, { signer: pki.signers.p256.signer, signingTime: minutes(1), field: 'Signer2' })).bytes;
-    const report = await verifyPdf(second, { trustRoots: [pki.rootDer], now: NOW });
+    const first = (await signPdf(prepared, { signer: fx.pki.signers.rsa.signer, signingTime: NOW, field: 'Signer1' })).bytes;
+    const second = (await signPdf(first, { signer: fx.pki.signers.p256.signer, signingTime: minutes(1), field: 'Signer2' })).bytes;
+    const report = await verifyPdf(second, { trustRoots: [fx.pki.rootDer], now: NOW });
     expect(report.problems).toEqual([]);
     expect(report.signatures.map((s) => [s.fieldName, s.valid, s.modifications.ok])).toEqual([
       ['Signer1', true, true],
@@ -120,7 +112,7 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
 
   it('reports B-T with a valid time-stamp from the fake TSA', async () => {
     const pdf = await signOnce(original, true);
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootPem] });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootPem] });
     expect(report.valid).toBe(true);
     const [sig] = report.signatures;
     expect(sig?.level).toBe('B-T');
@@ -133,15 +125,15 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
   });
 
   it('warns when the claimed signing time /M is later than the signature time-stamp', async () => {
-    const { bytes } = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: minutes(60), timestamper: tsa.timestamper() });
-    const report = await verifyPdf(bytes, { trustRoots: [pki.rootPem] });
+    const { bytes } = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: minutes(60), timestamper: fx.tsa.timestamper() });
+    const report = await verifyPdf(bytes, { trustRoots: [fx.pki.rootPem] });
     expect(report.valid).toBe(true);
     expect(report.signatures[0]?.warnings.join(' ')).toMatch(/is after the time-stamp/);
   });
 
   it('reports an untrusted root as chainOk false while digest and signature hold', async () => {
     const pdf = await signOnce(original);
-    const report = await verifyPdf(pdf, { trustRoots: [pki.signers.rsa.certDer], now: NOW });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.signers.rsa.certDer], now: NOW });
     expect(report.valid).toBe(false);
     expect(report.signatures[0]).toMatchObject({ digestOk: true, signatureOk: true, chainOk: false });
   });
@@ -150,7 +142,7 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
     const pdf = Buffer.from(await signOnce(original));
     const at = pdf.indexOf(Buffer.from('/MediaBox'));
     pdf[at + 1] = 'm'.charCodeAt(0);
-    const report = await verifyPdf(pdf, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(pdf, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.signatures[0]?.digestOk).toBe(false);
     expect(report.valid).toBe(false);
   });
@@ -158,7 +150,7 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
   it('detects a full rewrite of signPdf output by pdf-lib save()', async () => {
     const signed = await signOnce(original);
     const rewritten = await (await PDFDocument.load(signed)).save();
-    const report = await verifyPdf(rewritten, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(rewritten, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(false);
     expect(report.signatures).toHaveLength(1);
     expect(report.signatures[0]?.valid).toBe(false);
@@ -174,7 +166,7 @@ describe('verifyPdf on signPdf/sealPdf output', () => {
     const contents = page.node.get(PDFName.of('Contents'));
     if (contents instanceof PDFRef) session.markModified(contents);
     const changed = writeIncrementalUpdate(session).bytes;
-    const report = await verifyPdf(changed, { trustRoots: [pki.rootPem], now: NOW });
+    const report = await verifyPdf(changed, { trustRoots: [fx.pki.rootPem], now: NOW });
     expect(report.valid).toBe(false);
     const [sig] = report.signatures;
     expect(sig?.digestOk).toBe(true);

@@ -10,7 +10,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { PlacementError } from '../../src/errors.js';
 import { readFormFields } from '../../src/pdf/form-fields.js';
-import { placeFieldsFromMetadata } from '../../src/pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { fillFormFields } from '../../src/service/signer/fill-form-fields.js';
 import { checkSignedPdf, qpdfCheck } from '../helpers/external-tools.js';

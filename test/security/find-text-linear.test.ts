@@ -6,7 +6,7 @@
  */
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { placeFieldsFromMetadata } from '../../src/pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { findText, indexText } from '../../src/pdf/text-index.js';
 
 const PAGES = 8;

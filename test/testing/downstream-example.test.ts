@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { placeFieldsFromMetadata } from '../../src/pdf/place-fields.js';
+import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { fileMetaData } from '../../src/testing/file-metadata-arbitraries.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFileMetaData, validateFileMetaData } from '../../src/domain/file-metadata.js';
+import { parseFileMetaData, validateFileMetaData } from '../../src/pdf/file-metadata.js';
 import { ValidationError } from '../../src/errors.js';
 import { fileMetaData, invalidFileMetaData, location } from '../../src/testing/file-metadata-arbitraries.js';
 

@@ -9,21 +9,15 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFContext, type PDFFont, type PDFObject } from 'pdf-lib';
 import { loadBundledFont } from '../../pdf/fonts.js';
-import { num, textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
+import { textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
 import { nameText } from '../../pdf/form-fields.js';
-import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { stampInitials, type InitialsStamp } from '../../pdf/stamp-initials.js';
 import { PlacementError } from '../../errors.js';
 import type { FieldValue } from './signer-fields.js';
 
 /** Initials to stamp (SetParaph). */
-export interface ParaphStamp {
-  /** PNG of the initials (the scribble), or undefined to write `text`. */
-  readonly image?: Uint8Array;
-  /** The initials as text (e.g. `J.J.`), used when there is no image. */
-  readonly text: string;
-  /** 1-based pages to stamp. */
-  readonly pages: readonly number[];
-}
+export type ParaphStamp = InitialsStamp;
 
 /**
  * Fills `values` and stamps `paraph` into `pdf` in one incremental update. Returns the input unchanged when there is
@@ -90,7 +84,7 @@ export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValu
       widget.dict.set(PDFName.of('AP'), ctx.obj({ N: ctx.register(stream) }));
     }
   }
-  if (paraph) await stampParaph(session, paraph, font);
+  if (paraph) await stampInitials(session, paraph, font);
   if (font) await font.embed();
   return writeIncrementalUpdate(session).bytes;
 }
@@ -186,52 +180,4 @@ function partialName(dict: PDFDict): string | undefined {
   const t = dict.get(PDFName.of('T'));
   if (t instanceof PDFString || t instanceof PDFHexString) return t.decodeText();
   return undefined;
-}
-
-const STAMP_W = 60;
-const STAMP_H = 30;
-const STAMP_MARGIN = 18;
-
-/** Stamp annotations with the initials at the bottom right of the given pages (reader orientation ignored: 0°). */
-async function stampParaph(session: PdfUpdateSession, paraph: ParaphStamp, font: PDFFont | undefined): Promise<void> {
-  const doc = session.doc;
-  const ctx = doc.context;
-  const pages = doc.getPages();
-  const image = paraph.image ? await doc.embedPng(paraph.image) : undefined;
-  for (const n of paraph.pages) {
-    const page = pages[n - 1];
-    if (page === undefined) continue;
-    const box = page.getCropBox();
-    const x = box.x + box.width - STAMP_MARGIN - STAMP_W;
-    const y = box.y + STAMP_MARGIN;
-    let ops: string;
-    const resources: Record<string, unknown> = {};
-    if (image) {
-      const scale = Math.min(STAMP_W / image.width, STAMP_H / image.height);
-      const iw = image.width * scale;
-      const ih = image.height * scale;
-      ops = `q ${num(iw)} 0 0 ${num(ih)} ${num(STAMP_W - iw)} ${num((STAMP_H - ih) / 2)} cm /Im1 Do Q\n`;
-      resources.XObject = { Im1: image.ref };
-    } else {
-      const f = font as PDFFont;
-      const size = Math.min(14, STAMP_W / Math.max(1, f.widthOfTextAtSize(paraph.text, 1)));
-      const tw = f.widthOfTextAtSize(paraph.text, size);
-      ops = `BT 0.05 0.1 0.45 rg /F1 ${num(size)} Tf ${num(STAMP_W - tw)} ${num((STAMP_H - size * 0.73) / 2)} Td ${f.encodeText(paraph.text).toString()} Tj ET\n`;
-      resources.Font = { F1: f.ref };
-    }
-    const stream = ctx.flateStream(ops, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, STAMP_W, STAMP_H], Resources: resources as never });
-    const annot = ctx.obj({
-      Type: 'Annot',
-      Subtype: 'Stamp',
-      Name: 'Paraph',
-      Rect: [x, y, x + STAMP_W, y + STAMP_H],
-      F: 4 | 128, // Print, Locked
-      Contents: PDFHexString.fromText('Paraph'),
-      AP: { N: ctx.register(stream) },
-      P: page.ref,
-    });
-    appendPageAnnotation(session, page.ref, ctx.register(annot));
-  }
-  // pdf-lib writes an embedded image's stream only on embed() (save() would do it; the incremental writer does not).
-  if (image) await image.embed();
 }

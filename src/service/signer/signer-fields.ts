@@ -6,10 +6,10 @@
  * true/false or their export value; radio groups the chosen button's export value; text fields required where paraph
  * placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
  */
-import { fieldValueText, type FieldType } from '../../domain/file-metadata.js';
+import { fieldValueText, type FieldType } from '../../pdf/file-metadata.js';
 import type { JsonObject, JsonValue, Signer, StoredFile, Transaction } from '../../domain/transaction.js';
 import { ValidationError } from '../../errors.js';
-import type { FieldPlacement } from '../../pdf/locate.js';
+import type { FieldPlacement } from '../../pdf/resolve-locations.js';
 
 /** A widget in reader coordinates (points, top-left origin). */
 export interface SignerWidget {

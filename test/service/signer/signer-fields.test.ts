@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Signer, StoredFile, Transaction } from '../../../src/domain/transaction.js';
-import type { FieldPlacement } from '../../../src/pdf/locate.js';
+import type { FieldPlacement } from '../../../src/pdf/resolve-locations.js';
 import { signatureFieldNames, signerFields, validateFieldValues } from '../../../src/service/signer/signer-fields.js';
 import { initials } from '../../../src/service/signer/sign-as-signer.js';
 import { ValidationError } from '../../../src/errors.js';

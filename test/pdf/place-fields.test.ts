@@ -7,10 +7,10 @@ import fc from 'fast-check';
 import { PDFDocument, StandardFonts, degrees } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import type { FieldType } from '../../src/domain/file-metadata.js';
+import type { FieldType } from '../../src/pdf/file-metadata.js';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../../src/errors.js';
-import { placeFields } from '../../src/pdf/fields.js';
-import type { FieldPlacement } from '../../src/pdf/locate.js';
+import { placeFields } from '../../src/pdf/place-fields.js';
+import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import {
   pageGeometryFromBoxes,
   userRectToReader,

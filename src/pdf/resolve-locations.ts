@@ -4,7 +4,7 @@
  * positioning inside a containing block: the box of the matched `Search` text, else the page. Pure: it reads only
  * the page geometries and text matches it is handed, so resolving after indexing costs microseconds.
  */
-import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, type FileMetaData, type Location } from '../domain/file-metadata.js';
+import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, type FileMetaData, type Location } from './file-metadata.js';
 import { PlacementError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { findText, type TextIndex } from './text-index.js';

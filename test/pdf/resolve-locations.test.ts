@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateFileMetaData, type FieldType, type FileMetaData, type Location } from '../../src/domain/file-metadata.js';
+import { validateFileMetaData, type FieldType, type FileMetaData, type Location } from '../../src/pdf/file-metadata.js';
 import { ParaphError, PlacementError } from '../../src/errors.js';
 import {
   DEFAULT_FIELD_SIZES,
@@ -8,7 +8,7 @@ import {
   resolveLocations,
   type LocateMatch,
   type LocateSource,
-} from '../../src/pdf/locate.js';
+} from '../../src/pdf/resolve-locations.js';
 import { pageGeometryFromBoxes, type PageGeometry, type ReaderRect } from '../../src/pdf/page-geometry.js';
 
 function page(n: number, width = 600, height = 800): PageGeometry {

@@ -9,7 +9,7 @@ import {
   textFieldValueProblem,
   validateFileMetaData,
   type FileMetaData,
-} from '../../src/domain/file-metadata.js';
+} from '../../src/pdf/file-metadata.js';
 import { ValidationError } from '../../src/errors.js';
 import { DOTNET_V5_COMPLEX_METADATA, FILLABLE_METADATA, PYTHON_FILLABLE_METADATA, PYTHON_METADATA } from './file-metadata-clients.fixtures.js';
 

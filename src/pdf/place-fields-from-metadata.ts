@@ -1,0 +1,51 @@
+/**
+ * The placement facade (issue 2, decisions.md §4): FileMetaData + PDF in, PDF with AcroForm fields out, in one
+ * incremental update. {@link resolvePlacements} then {@link placeFields}; a caller that resolves and writes at
+ * different moments (the service: resolve at upload, write at start) calls the two itself.
+ */
+import type { FileMetaData } from './file-metadata.js';
+import { placeFields, type PlaceFieldsOptions, type PlacedField } from './place-fields.js';
+import type { FieldPlacement } from './resolve-locations.js';
+import { resolvePlacements, type ResolvePlacementsOptions } from './resolve-placements.js';
+
+/** Options of {@link placeFieldsFromMetadata}. */
+export interface PlaceFieldsFromMetadataOptions extends ResolvePlacementsOptions {
+  /** The visible label of a Signature or Seal field (see `placeFields`). */
+  label?: PlaceFieldsOptions['label'];
+}
+
+/** The result of {@link placeFieldsFromMetadata}. */
+export interface PlaceFieldsFromMetadataResult {
+  /** The input PDF followed by one incremental update with the fields. */
+  bytes: Uint8Array;
+  /** Every field placed, with its widgets. */
+  fields: PlacedField[];
+  /** Every widget placed or found (see `ResolvedPlacements.placements`). */
+  placements: FieldPlacement[];
+  /** The validated metadata. */
+  metadata: FileMetaData;
+}
+
+/**
+ * Validates `metadata` (already-parsed JSON or a validated {@link FileMetaData}), resolves its Locations on `pdf` and
+ * places the fields.
+ *
+ * @throws ValidationError `INVALID_FILE_METADATA`; PdfParseError for a PDF paraph cannot use (`PAGE_GEOMETRY_MISMATCH`
+ *   when its pages read differently to the text extractor and the writer); PlacementError when a Location cannot be
+ *   resolved (text not found, Occurence or PageNumber out of range, field outside the page).
+ * @example
+ * const metadata = parseFileMetaData(await readFile('metadata.json'));
+ * const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata);
+ */
+export async function placeFieldsFromMetadata(
+  pdf: Uint8Array,
+  metadata: unknown,
+  options: PlaceFieldsFromMetadataOptions = {},
+): Promise<PlaceFieldsFromMetadataResult> {
+  const { label, ...resolveOptions } = options;
+  const resolved = await resolvePlacements(pdf, metadata, resolveOptions);
+  const placeOptions: PlaceFieldsOptions = { pages: resolved.pages };
+  if (label) placeOptions.label = label;
+  const { bytes, fields } = await placeFields(pdf, resolved.placements, placeOptions);
+  return { bytes, fields, placements: resolved.placements, metadata: resolved.metadata };
+}

@@ -1,0 +1,153 @@
+/**
+ * Resolving a document's placements without writing anything (issue 16, decisions.md §4): FileMetaData + PDF in, one
+ * widget rectangle per field (page, reader rect) plus the page geometry they were resolved against out. The service
+ * resolves at upload (refusing a Location that cannot be resolved there) and writes the fields at start with
+ * `placeFields(pdf, placements, { pages })`, which checks that its own reading of every page agrees with `pages`.
+ * Text is extracted only when a Location searches or a signer needs a default field (only the pages named by
+ * PageNumber when every searching Location has one). For a fillable PDF (a signer's FormSets naming the fileId) the
+ * PDF's own fields come back as placements marked `existing`, assigned to those signers.
+ */
+import { fillableSignerIds, validateFileMetaData, type FileMetaData } from './file-metadata.js';
+import { PlacementError } from '../errors.js';
+import { readFormFields } from './form-fields.js';
+import { loadPdf } from './load-pdf.js';
+import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
+import { pageGeometry, type PageGeometry } from './page-geometry.js';
+import { indexText, type IndexTextOptions } from './text-index.js';
+
+/** Options of {@link resolvePlacements}. */
+export interface ResolvePlacementsOptions {
+  /** Worker threads for text extraction (see `indexText`); 0 extracts in the calling thread. */
+  workers?: IndexTextOptions['workers'];
+  /** Aborts a long text extraction. */
+  signal?: AbortSignal;
+  /**
+   * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
+   * gets the default signature field of decisions.md §4 (first `{{SignerN}}` tag, N = position here, else the top
+   * right of page 1), named `<signerId>.Signature`.
+   */
+  signerIds?: readonly string[];
+  /**
+   * The fileId of the document: a signer's FormSets entry naming it gives that signer the PDF's own fields
+   * (fillable PDFs). Without it such an entry is refused.
+   */
+  fileId?: string;
+}
+
+/** What {@link resolvePlacements} found: plain data, safe to store (e.g. cached by the document's digest). */
+export interface ResolvedPlacements {
+  /** The validated metadata. */
+  metadata: FileMetaData;
+  /**
+   * Every widget, one per resolved Location match, in formset and field order; then the default signature fields;
+   * then, for a fillable PDF, a placement marked `existing` per widget of the PDF's own fields.
+   */
+  placements: FieldPlacement[];
+  /** Geometry of every page (`pages[i]` is page `i + 1`) as the resolver read it; hand it to `placeFields`. */
+  pages: PageGeometry[];
+}
+
+/**
+ * Validates `metadata` (already-parsed JSON or a validated {@link FileMetaData}) and resolves its Locations, and the
+ * default signature fields of `options.signerIds`, on `pdf`. Writes nothing.
+ *
+ * @throws ValidationError `INVALID_FILE_METADATA`; PdfParseError for a PDF paraph cannot use; PlacementError when a
+ *   Location cannot be resolved (text not found, Occurence or PageNumber out of range, field outside the page) or a
+ *   default signature field would take the name of another field (`FIELD_NAME_TAKEN`).
+ * @example
+ * const resolved = await resolvePlacements(pdf, parseFileMetaData(json), { signerIds: ['signer1'] });
+ * // later, e.g. when the transaction starts:
+ * const { bytes } = await placeFields(pdf, resolved.placements, { pages: resolved.pages });
+ */
+export async function resolvePlacements(
+  pdf: Uint8Array,
+  metadata: unknown,
+  options: ResolvePlacementsOptions = {},
+): Promise<ResolvedPlacements> {
+  const valid = validateFileMetaData(metadata, options.fileId !== undefined ? { fileId: options.fileId } : {});
+  const fillers = options.fileId === undefined ? [] : fillableSignerIds(valid, options.fileId);
+  const existing = fillers.length > 0 ? existingPlacements(await loadPdf(pdf), options.fileId as string, fillers) : [];
+  const locations = Object.values(valid.FormSets ?? {}).flatMap((fields) => Object.values(fields).map((f) => f.Location));
+  const searching = locations.filter((l) => l.Search !== undefined);
+  const needDefault = (options.signerIds ?? []).filter(
+    (id) => !hasSignatureField(valid, id) && !existing.some((p) => p.type === 'Signature' && p.signerIds.includes(id)),
+  );
+  let source: LocateInput;
+  let pages: PageGeometry[];
+  if (searching.length > 0 || needDefault.length > 0) {
+    // Default placements look for {{SignerN}} anywhere, so they need every page.
+    const textPages = needDefault.length === 0 && searching.every((l) => l.PageNumber !== undefined)
+      ? [...new Set(searching.map((l) => l.PageNumber as number))]
+      : undefined;
+    const indexOptions: IndexTextOptions = {};
+    if (textPages) indexOptions.pages = textPages;
+    if (options.workers !== undefined) indexOptions.workers = options.workers;
+    if (options.signal) indexOptions.signal = options.signal;
+    const index = await indexText(pdf, indexOptions);
+    source = index;
+    pages = index.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }));
+  } else {
+    pages = (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
+    source = pages;
+  }
+  const placements = resolveLocations(source, valid);
+  if (needDefault.length > 0) {
+    const wanted = new Set(needDefault);
+    const defaults = defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) });
+    assertNoNameClash(defaults, [...placements, ...existing]);
+    placements.push(...defaults);
+  }
+  return { metadata: valid, placements: [...placements, ...existing], pages };
+}
+
+/**
+ * A default signature field (`<signerId>.Signature`) must never become a widget of a metadata field of the same name
+ * (placeFields would merge them into one field, signed by whoever signs first), nor the name of a field the PDF has.
+ */
+function assertNoNameClash(defaults: readonly FieldPlacement[], others: readonly FieldPlacement[]): void {
+  for (const d of defaults) {
+    const other = others.find((p) => p.field === d.field || p.field.startsWith(`${d.field}.`) || d.field.startsWith(`${p.field}.`));
+    if (other === undefined) continue;
+    const where = other.existing === true ? 'a field of the PDF' : `field ${other.fieldKey} of formset ${other.formSet}`;
+    throw new PlacementError(
+      'FIELD_NAME_TAKEN',
+      `Signer ${d.signerIds.join(', ')} has no Signature field in this document, so it gets the default signature field ` +
+        `"${d.field}"; but ${where} already has that name. Give the signer a Signature field in FileMetaData, or rename the formset.`,
+    );
+  }
+}
+
+/** The PDF's own fields as placements of the fillable signers (one per widget). */
+function existingPlacements(doc: Awaited<ReturnType<typeof loadPdf>>, fileId: string, signerIds: readonly string[]): FieldPlacement[] {
+  return readFormFields(doc).flatMap((field) =>
+    field.widgets.map((w): FieldPlacement => {
+      const placement: FieldPlacement = {
+        field: field.name,
+        formSet: fileId,
+        fieldKey: field.name,
+        type: field.type,
+        signerIds: [...signerIds],
+        pageNumber: w.pageNumber,
+        left: w.left,
+        top: w.top,
+        width: w.width,
+        height: w.height,
+        existing: true,
+      };
+      if (field.required) placement.required = true;
+      if (field.type === 'Check' || field.type === 'Radio') {
+        placement.value = w.onState ?? 'Yes';
+        if (field.value !== undefined && field.value === w.onState) placement.checked = true;
+      } else if (field.value !== undefined) {
+        placement.value = field.value;
+      }
+      return placement;
+    }),
+  );
+}
+
+/** True when one of the signer's formsets holds a Signature field. */
+function hasSignatureField(metadata: FileMetaData, signerId: string): boolean {
+  const formSets = metadata.Signers?.[signerId]?.FormSets ?? [];
+  return formSets.some((key) => Object.values(metadata.FormSets?.[key] ?? {}).some((f) => f.Type === 'Signature'));
+}
