@@ -131,7 +131,7 @@ function openWithNodeSqlite(path: string): SqliteDatabase {
   try {
     module = loadNodeSqlite();
   } catch (cause) {
-    throw new StoreError('STORE_CONFIG', `This Node (${process.version}) has no usable node:sqlite; use the better-sqlite3 driver (PARAPH_SQLITE_DRIVER=better-sqlite3).`, {
+    throw new StoreError('SQLITE_DRIVER_UNAVAILABLE', `This Node (${process.version}) has no usable node:sqlite; use the better-sqlite3 driver (PARAPH_SQLITE_DRIVER=better-sqlite3).`, {
       origin: 'internal',
       cause,
     });
