@@ -22,6 +22,11 @@ export interface IndexLimits {
   /** The whole document may take `baseMs + perPageMs × pages`. */
   readonly baseMs: number;
   readonly perPageMs: number;
+  /**
+   * Most widgets one Location without Occurence may get, one per match of its Search (locate.ts): past it the
+   * placement is refused naming the field and the count, before any box of the matches is decoded past the cap.
+   */
+  readonly maxWidgetsPerLocation: number;
 }
 
 /** Defaults: generous for real documents (the 5,000-page bench book takes ~1 ms a page, a heavy page well under 1 s). */
@@ -32,6 +37,7 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = {
   pageMs: 15_000,
   baseMs: 20_000,
   perPageMs: 100,
+  maxWidgetsPerLocation: 1000,
 };
 
 let processDefaults: IndexLimits = DEFAULT_INDEX_LIMITS;
