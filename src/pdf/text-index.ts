@@ -374,10 +374,21 @@ async function extractInThread(
  * threads are ended and only for a refused page).
  */
 async function explain(error: PdfTooComplexError, pdf: Uint8Array): Promise<PdfTooComplexError> {
+  if (error.cycle) return error;
   const cycle = await findDrawingCycle(pdf, error.page!).catch(() => undefined);
   if (!cycle) return error;
-  return tooComplex(error.page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`);
+  return cycleError(error.page, cycle);
 }
+
+/** The refusal of a page whose content draws itself. */
+function cycleError(page: number | undefined, cycle: readonly string[]): PdfTooComplexError {
+  return tooComplex(page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`, cycle);
+}
+
+/** A page running longer than this (ms, at most half the page budget) is checked for a drawing cycle. */
+const SLOW_PAGE_MS = 1000;
+/** Slow pages checked per document (each check parses the document with pdf-lib). */
+const MAX_CYCLE_CHECKS = 2;
 
 /**
  * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
@@ -532,6 +543,17 @@ function extractInWorkers(
     // A page that takes too long (a cycle of forms or patterns pdf.js follows forever) or a document past its total
     // budget ends the extraction; finish() terminates the threads, which frees whatever they hold.
     const watchdog = new ExtractionWatchdog<PooledWorker>(limits, () => performance.now(), (error) => finish(error));
+    // Cycle detection while extracting (issue 14): a page still running after a second is checked for content that
+    // draws itself, and a cycle ends the extraction at once rather than when the page's time or memory runs out.
+    let cycleChecks = 0;
+    watchdog.watchSlowPages(Math.min(SLOW_PAGE_MS, limits.pageMs / 2), (page) => {
+      if (++cycleChecks > MAX_CYCLE_CHECKS) return;
+      void findDrawingCycle(pdf, page)
+        .catch(() => undefined)
+        .then((cycle) => {
+          if (cycle) finish(cycleError(page, cycle));
+        });
+    });
     const finish = (error?: unknown): void => {
       if (settled) return;
       settled = true;
