@@ -21,6 +21,20 @@ export type QualifiedSealConfig =
       readonly keyLabel?: string;
     };
 
+/**
+ * The service's signing CA and advanced seal kept in a PKCS#11 token instead of the store (issue 13 point 4, SECURITY.md):
+ * each key with its certificate (same CKA_ID or CKA_LABEL) and, for the seal, the seal CA's certificate.
+ */
+export interface CaTokenConfig {
+  readonly modulePath: string;
+  readonly pin: string;
+  readonly tokenLabel: string;
+  /** CKA_LABEL of the signing CA's key (default `paraph-signing-ca`). */
+  readonly signingCaKeyLabel: string;
+  /** CKA_LABEL of the advanced seal's key (default `paraph-seal`). */
+  readonly sealKeyLabel: string;
+}
+
 /** The bootstrap account read from the environment (decisions.md §9). */
 export interface BootstrapAccountConfig {
   readonly userToken: string;
@@ -44,6 +58,8 @@ export interface ServiceConfig {
   /** RFC 3161 time-stamp authority; signatures and seals are B-T when set. */
   readonly tsaUrl?: string;
   readonly qualifiedSeal?: QualifiedSealConfig;
+  /** Signing CA and advanced seal keys in a PKCS#11 token rather than (sealed) in the store. */
+  readonly caToken?: CaTokenConfig;
   /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
   readonly retentionDays: number;
   /** Minutes after a DELETE during which documents and the receipt stay downloadable (decisions.md §8). */
@@ -73,7 +89,7 @@ export interface ServiceConfig {
    * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
-  readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number };
+  readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number; maxWidgetsPerLocation?: number };
   /** The security settings that were set (issue 13); {@link securitySettings} adds the defaults. */
   readonly security?: Partial<SecuritySettings>;
 }
@@ -146,6 +162,11 @@ export const CONFIG_KEYS = {
   qsealPkcs11Token: { env: 'PARAPH_QSEAL_PKCS11_TOKEN', file: 'qualifiedSeal.tokenLabel', help: 'token label' },
   qsealPkcs11Slot: { env: 'PARAPH_QSEAL_PKCS11_SLOT', file: 'qualifiedSeal.slotIndex', help: 'slot index when no token label is given' },
   qsealPkcs11Key: { env: 'PARAPH_QSEAL_PKCS11_KEY', file: 'qualifiedSeal.keyLabel', help: 'CKA_LABEL of the seal key' },
+  caPkcs11Module: { env: 'PARAPH_CA_PKCS11_MODULE', file: 'caToken.pkcs11Module', help: 'PKCS#11 module of the token holding the signing CA and advanced seal keys (default: keys in the store)' },
+  caPkcs11Pin: { env: 'PARAPH_CA_PKCS11_PIN', file: 'caToken.pin', help: 'user PIN of that token' },
+  caPkcs11Token: { env: 'PARAPH_CA_PKCS11_TOKEN', file: 'caToken.tokenLabel', help: 'label of that token' },
+  caPkcs11SigningKey: { env: 'PARAPH_CA_PKCS11_SIGNING_KEY', file: 'caToken.signingCaKeyLabel', help: 'CKA_LABEL of the signing CA key (default paraph-signing-ca)' },
+  caPkcs11SealKey: { env: 'PARAPH_CA_PKCS11_SEAL_KEY', file: 'caToken.sealKeyLabel', help: 'CKA_LABEL of the advanced seal key (default paraph-seal)' },
   retentionDays: { env: 'PARAPH_RETENTION_DAYS', file: 'retentionDays', help: 'days before ended transactions are cleaned (default 30, 0 allowed)' },
   deleteGraceMinutes: { env: 'PARAPH_DELETE_GRACE_MINUTES', file: 'deleteGraceMinutes', help: 'minutes documents and receipt stay downloadable after DELETE (default 15)' },
   maxFileBytes: { env: 'PARAPH_MAX_FILE_BYTES', file: 'maxFileBytes', help: 'largest PDF upload in bytes (default 52428800 = 50 MiB)' },
@@ -163,6 +184,7 @@ export const CONFIG_KEYS = {
   textPageMs: { env: 'PARAPH_TEXT_PAGE_MS', file: 'textIndex.pageMs', help: 'time one page may take to read its text, ms (default 15000)' },
   textMaxHeapMb: { env: 'PARAPH_TEXT_MAX_HEAP_MB', file: 'textIndex.maxHeapMb', help: 'heap of a text extraction thread for a heavy page, MB (default 1024)' },
   textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
+  maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
   // Security (issue 13, SECURITY.md).
   headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
@@ -265,6 +287,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
       pageMs: limit('textPageMs', 100, 3_600_000),
       maxHeapMb: limit('textMaxHeapMb', 64, 65_536),
       maxRssMb: limit('textMaxRssMb', 128, 1_048_576),
+      maxWidgetsPerLocation: limit('maxWidgetsPerLocation', 1, 1_000_000),
     }).filter(([, v]) => v !== undefined),
   );
   const organizationName = str('organizationName') ?? 'paraph';
@@ -274,6 +297,21 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
 
   const qualifiedSeal = readQualifiedSeal(str, int, raw, cwd, issues);
+  const caModule = str('caPkcs11Module');
+  let caToken: CaTokenConfig | undefined;
+  if (caModule !== undefined) {
+    const pin = str('caPkcs11Pin');
+    const tokenLabel = str('caPkcs11Token');
+    if (pin === undefined) issues.push(`${CONFIG_KEYS.caPkcs11Pin.env}: required with ${CONFIG_KEYS.caPkcs11Module.env}`);
+    if (tokenLabel === undefined) issues.push(`${CONFIG_KEYS.caPkcs11Token.env}: required with ${CONFIG_KEYS.caPkcs11Module.env}`);
+    caToken = {
+      modulePath: caModule,
+      pin: pin ?? '',
+      tokenLabel: tokenLabel ?? '',
+      signingCaKeyLabel: str('caPkcs11SigningKey') ?? 'paraph-signing-ca',
+      sealKeyLabel: str('caPkcs11SealKey') ?? 'paraph-seal',
+    };
+  }
 
   const userToken = str('userToken');
   const appKey = str('appKey');
@@ -302,6 +340,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(raw('publicUrl') === undefined ? { publicUrlFromListenAddress: true } : {}),
     ...(tsaUrl !== undefined ? { tsaUrl } : {}),
     ...(qualifiedSeal !== undefined ? { qualifiedSeal } : {}),
+    ...(caToken !== undefined ? { caToken } : {}),
     retentionDays,
     deleteGraceMinutes,
     maxFileBytes,

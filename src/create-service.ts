@@ -17,7 +17,7 @@ import { parseAllowedRanges } from './events/postback-target.js';
 import { createServiceContext, type AppDeps } from './http/app.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
-import { openPkcs11Signer } from './pades/keys/pkcs11.js';
+import { openPkcs11Signer, type Pkcs11Signer } from './pades/keys/pkcs11.js';
 import type { KeyKind } from './pades/keys/software.js';
 import { createHttpTimestamper } from './pades/timestamp.js';
 import type { Signer, Timestamper } from './pades/types.js';
@@ -126,14 +126,21 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   });
   const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
+  let tokenKeys: { signingCa: Pkcs11Signer; seal: Pkcs11Signer } | undefined;
+  const closeTokenKeys = async (): Promise<void> => {
+    await tokenKeys?.signingCa.close().catch(() => undefined);
+    await tokenKeys?.seal.close().catch(() => undefined);
+  };
   try {
     qualified = await openQualifiedSeal(config);
+    tokenKeys = await openCaToken(config);
     const ensured = await ensureServiceKeys({
       store,
       now: clock(),
       organizationName: config.organizationName,
       ...(options.keyKind ? { keyKind: options.keyKind } : {}),
       ...(qualified ? { qualifiedSeal: qualified } : {}),
+      ...(tokenKeys ? { tokenKeys } : {}),
       masterKey: opened.masterKey,
     });
     // /api/ca/seal.pem must name what a relying party has to trust for the seal in use: with a qualified seal that is
@@ -214,11 +221,13 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
           await stopWorkers();
           mailTransport.close();
           await qualified?.close?.();
+          await closeTokenKeys();
           await store.close();
         })()),
     };
   } catch (error) {
     await qualified?.close?.().catch(() => undefined);
+    await closeTokenKeys();
     await store.close().catch(() => undefined);
     throw error;
   }
@@ -248,6 +257,20 @@ async function openQualifiedSeal(config: ServiceConfig): Promise<(Signer & { clo
     ...(q.slotIndex !== undefined ? { slotIndex: q.slotIndex } : {}),
     ...(q.keyLabel !== undefined ? { keyLabel: q.keyLabel } : {}),
   });
+}
+
+/** The signing CA and advanced seal keys of a configured PKCS#11 token (SECURITY.md), certificates read from it. */
+async function openCaToken(config: ServiceConfig): Promise<{ signingCa: Pkcs11Signer; seal: Pkcs11Signer } | undefined> {
+  const t = config.caToken;
+  if (t === undefined) return undefined;
+  const open = (keyLabel: string): Promise<Pkcs11Signer> => openPkcs11Signer({ modulePath: t.modulePath, pin: t.pin, tokenLabel: t.tokenLabel, keyLabel });
+  const signingCa = await open(t.signingCaKeyLabel);
+  try {
+    return { signingCa, seal: await open(t.sealKeyLabel) };
+  } catch (error) {
+    await signingCa.close();
+    throw error;
+  }
 }
 
 /** A new random postback secret (192 bits, base64url). */

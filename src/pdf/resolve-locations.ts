@@ -8,6 +8,7 @@ import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, typ
 import { PlacementError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { findText, type TextIndex } from './text-index.js';
+import { DEFAULT_INDEX_LIMITS } from './text-index-limits.js';
 
 /** One widget to create: a field of a formset at a rectangle of a page, in reader coordinates. */
 export interface FieldPlacement {
@@ -52,8 +53,26 @@ export interface LocateMatch {
 export interface LocateSource {
   /** Geometry of every page, `pages[i]` being page `i + 1`. */
   readonly pages: readonly PageGeometry[];
-  /** Every match of `needle` in page order, only on `pageNumber` when given. Absent: Search cannot be resolved. */
-  find?(needle: string, pageNumber?: number): readonly LocateMatch[];
+  /**
+   * Every match of `needle` in page order, only on `pageNumber` when given. Absent: Search cannot be resolved. A
+   * source that keeps only the first matches returns those, with a `total` property counting all of them.
+   */
+  find?(needle: string, pageNumber?: number): readonly LocateMatch[] | LocateMatches;
+}
+
+/** The first matches of a search, and how many there are in all. */
+export type LocateMatches = readonly LocateMatch[] & { readonly total: number };
+
+/** Widgets one Location without Occurence may get (one per match), unless {@link ResolveLocationsOptions} says otherwise. */
+export const DEFAULT_MAX_WIDGETS_PER_LOCATION = DEFAULT_INDEX_LIMITS.maxWidgetsPerLocation;
+
+/** Options of {@link resolveLocations}. */
+export interface ResolveLocationsOptions {
+  /**
+   * Most widgets a Location without Occurence may get: a Search matching more often is refused
+   * (`LOCATION_TOO_MANY_MATCHES`, naming the field and the count). Default {@link DEFAULT_MAX_WIDGETS_PER_LOCATION}.
+   */
+  maxWidgetsPerLocation?: number;
 }
 
 /** What the resolver accepts: a text index, a {@link LocateSource}, or bare page geometries (no Search then). */
@@ -97,11 +116,12 @@ const PAGE_TOLERANCE = 0.5;
  * const index = await indexText(pdf);
  * const placements = resolveLocations(index, metadata);
  */
-export function resolveLocations(input: LocateInput, metadata: FileMetaData): FieldPlacement[] {
+export function resolveLocations(input: LocateInput, metadata: FileMetaData, options: ResolveLocationsOptions = {}): FieldPlacement[] {
+  const maxWidgets = options.maxWidgetsPerLocation ?? DEFAULT_MAX_WIDGETS_PER_LOCATION;
   const source = toLocateSource(input);
   const signersOf = signersByFormSet(metadata);
-  const cache = new Map<string, readonly LocateMatch[]>();
-  const find = (needle: string, pageNumber: number | undefined): readonly LocateMatch[] => {
+  const cache = new Map<string, readonly LocateMatch[] | LocateMatches>();
+  const find = (needle: string, pageNumber: number | undefined): readonly LocateMatch[] | LocateMatches => {
     const key = `${pageNumber ?? 0}\u0000${needle}`;
     let matches = cache.get(key);
     if (!matches) {
@@ -118,7 +138,7 @@ export function resolveLocations(input: LocateInput, metadata: FileMetaData): Fi
     const radioGroup = radioGroupFieldName(formSet, fields);
     for (const [fieldKey, spec] of Object.entries(fields)) {
       const path = `FormSets.${formSet}.${fieldKey}.Location`;
-      const boxes = resolveLocation(source.pages, spec.Location, spec.Type, path, find);
+      const boxes = resolveLocation(source.pages, spec.Location, spec.Type, path, find, maxWidgets);
       for (const { pageNumber, rect } of boxes) {
         const placement: FieldPlacement = {
           field: spec.Type === 'Radio' && radioGroup !== undefined ? radioGroup : `${formSet}.${fieldKey}`,
@@ -144,14 +164,16 @@ export function resolveLocations(input: LocateInput, metadata: FileMetaData): Fi
 
 /**
  * Resolves one Location of a field of `type` to its rectangles. `path` names the Location in error messages.
- * `find` must follow {@link LocateSource.find}.
+ * `find` must follow {@link LocateSource.find}. A Search without Occurence matching more than `maxWidgets` times is
+ * refused.
  */
 export function resolveLocation(
   pages: readonly PageGeometry[],
   location: Location,
   type: FieldType,
   path: string,
-  find?: (needle: string, pageNumber: number | undefined) => readonly LocateMatch[],
+  find?: (needle: string, pageNumber: number | undefined) => readonly LocateMatch[] | LocateMatches,
+  maxWidgets = DEFAULT_MAX_WIDGETS_PER_LOCATION,
 ): { pageNumber: number; rect: ReaderRect }[] {
   const pageNumber = location.PageNumber;
   if (pageNumber !== undefined && pageNumber > pages.length) {
@@ -165,7 +187,8 @@ export function resolveLocation(
     if (!find) throw new TypeError('resolveLocation: a Location has Search but no find function was given');
     const where = pageNumber === undefined ? 'in the document' : `on page ${pageNumber}`;
     const matches = find(location.Search, pageNumber);
-    if (matches.length === 0) {
+    const total = 'total' in matches ? matches.total : matches.length;
+    if (total === 0) {
       throw new PlacementError(
         'LOCATION_TEXT_NOT_FOUND',
         `${path}: Search text ${JSON.stringify(location.Search)} was not found ${where}`,
@@ -177,11 +200,18 @@ export function resolveLocation(
         throw new PlacementError(
           'LOCATION_OCCURRENCE_NOT_FOUND',
           `${path}: Occurence ${location.Occurence} of Search text ${JSON.stringify(location.Search)} does not exist; ` +
-            `it occurs ${matches.length} time${matches.length === 1 ? '' : 's'} ${where}`,
+            `it occurs ${total} time${total === 1 ? '' : 's'} ${where}`,
         );
       }
       blocks = [match];
     } else {
+      if (total > maxWidgets) {
+        throw new PlacementError(
+          'LOCATION_TOO_MANY_MATCHES',
+          `${path}: Search text ${JSON.stringify(location.Search)} occurs ${total} times ${where}, and a Location without ` +
+            `Occurence gets a widget at every match: at most ${maxWidgets} are allowed; give Occurence or a more specific Search text`,
+        );
+      }
       blocks = [...matches];
     }
   } else {

@@ -13,7 +13,8 @@ import { readFormFields } from './form-fields.js';
 import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
 import { pageGeometry, type PageGeometry } from './page-geometry.js';
-import { indexText, type IndexTextOptions } from './text-index.js';
+import { searchText, type IndexTextOptions, type TextQuery } from './text-index.js';
+import { resolveIndexLimits } from './text-index-limits.js';
 
 /** Options of {@link resolvePlacements}. */
 export interface ResolvePlacementsOptions {
@@ -21,6 +22,8 @@ export interface ResolvePlacementsOptions {
   workers?: IndexTextOptions['workers'];
   /** Aborts a long text extraction. */
   signal?: AbortSignal;
+  /** Limits of the text extraction and of the widgets per Location (default: the process's, text-index-limits.ts). */
+  limits?: IndexTextOptions['limits'];
   /**
    * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
    * gets the default signature field of decisions.md §4 (first `{{SignerN}}` tag, N = position here, else the top
@@ -72,6 +75,7 @@ export async function resolvePlacements(
   const needDefault = (options.signerIds ?? []).filter(
     (id) => !hasSignatureField(valid, id) && !existing.some((p) => p.type === 'Signature' && p.signerIds.includes(id)),
   );
+  const { maxWidgetsPerLocation } = resolveIndexLimits(options.limits);
   let source: LocateInput;
   let pages: PageGeometry[];
   if (searching.length > 0 || needDefault.length > 0) {
@@ -83,14 +87,22 @@ export async function resolvePlacements(
     if (textPages) indexOptions.pages = textPages;
     if (options.workers !== undefined) indexOptions.workers = options.workers;
     if (options.signal) indexOptions.signal = options.signal;
-    const index = await indexText(pdf, indexOptions);
-    source = index;
-    pages = index.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }));
+    if (options.limits) indexOptions.limits = options.limits;
+    // Every search runs where the text is extracted (the index's worker threads, issue 13 point 2); only the boxes
+    // of the matches a Location can use come back: its Occurence, or one past the widget cap to tell it is passed.
+    const queries = new Queries();
+    for (const l of searching) queries.add(l.Search as string, l.PageNumber, l.Occurence ?? maxWidgetsPerLocation + 1);
+    (options.signerIds ?? []).forEach((id, i) => {
+      if (needDefault.includes(id)) queries.add(`{{Signer${i + 1}}}`, undefined, 1);
+    });
+    const search = await searchText(pdf, queries.list, indexOptions);
+    source = { pages: search.pages, find: (needle, pageNumber) => search.found(queries.indexOf(needle, pageNumber)) };
+    pages = search.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }));
   } else {
     pages = (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
     source = pages;
   }
-  const placements = resolveLocations(source, valid);
+  const placements = resolveLocations(source, valid, { maxWidgetsPerLocation });
   if (needDefault.length > 0) {
     const wanted = new Set(needDefault);
     const defaults = defaultSignerPlacements(source, options.signerIds ?? [], { skip: (id) => !wanted.has(id) });
@@ -98,6 +110,34 @@ export async function resolvePlacements(
     placements.push(...defaults);
   }
   return { metadata: valid, placements: [...placements, ...existing], pages };
+}
+
+/** The distinct searches of a document, each with the most matches any of its Locations needs. */
+class Queries {
+  readonly list: TextQuery[] = [];
+  private readonly byKey = new Map<string, number>();
+
+  add(needle: string, pageNumber: number | undefined, keep: number): void {
+    const key = Queries.key(needle, pageNumber);
+    const at = this.byKey.get(key);
+    if (at === undefined) {
+      this.byKey.set(key, this.list.length);
+      this.list.push(pageNumber === undefined ? { needle, keep } : { needle, pageNumber, keep });
+    } else {
+      const query = this.list[at] as TextQuery;
+      this.list[at] = { ...query, keep: Math.max(query.keep, keep) };
+    }
+  }
+
+  indexOf(needle: string, pageNumber: number | undefined): number {
+    const at = this.byKey.get(Queries.key(needle, pageNumber));
+    if (at === undefined) throw new Error(`resolvePlacements: ${JSON.stringify(needle)} was not searched`);
+    return at;
+  }
+
+  private static key(needle: string, pageNumber: number | undefined): string {
+    return `${pageNumber ?? 0}\u0000${needle}`;
+  }
 }
 
 /**

@@ -22,6 +22,11 @@ export interface IndexLimits {
   /** The whole document may take `baseMs + perPageMs × pages`. */
   readonly baseMs: number;
   readonly perPageMs: number;
+  /**
+   * Most widgets one Location without Occurence may get, one per match of its Search (locate.ts): past it the
+   * placement is refused naming the field and the count, before any box of the matches is decoded past the cap.
+   */
+  readonly maxWidgetsPerLocation: number;
 }
 
 /** Defaults: generous for real documents (the 5,000-page bench book takes ~1 ms a page, a heavy page well under 1 s). */
@@ -32,6 +37,7 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = {
   pageMs: 15_000,
   baseMs: 20_000,
   perPageMs: 100,
+  maxWidgetsPerLocation: 1000,
 };
 
 let processDefaults: IndexLimits = DEFAULT_INDEX_LIMITS;
@@ -62,6 +68,8 @@ export class PdfTooComplexError extends PdfParseError {
   constructor(
     readonly page: number | undefined,
     readonly why: string,
+    /** The drawing cycle that is to blame, when one was found (drawing-cycles.ts). */
+    readonly cycle?: readonly string[],
   ) {
     const where = page === undefined ? 'The PDF' : `Page ${page} of the PDF`;
     super('PDF_TOO_COMPLEX', `${where} is too complex to read its text (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`);
@@ -69,8 +77,8 @@ export class PdfTooComplexError extends PdfParseError {
 }
 
 /** The refusal of a document that needs more than the limits allow; `page` undefined for the document as a whole. */
-export function tooComplex(page: number | undefined, why: string): PdfTooComplexError {
-  return new PdfTooComplexError(page, why);
+export function tooComplex(page: number | undefined, why: string, cycle?: readonly string[]): PdfTooComplexError {
+  return new PdfTooComplexError(page, why, cycle);
 }
 
 /** The refusal of a document with more pages than allowed. */
@@ -93,6 +101,10 @@ interface Progress {
  */
 export class ExtractionWatchdog<K> {
   private readonly progress = new Map<K, Progress>();
+  /** Pages already reported to `onSlowPage`. */
+  private readonly slowSeen = new Set<number>();
+  private onSlowPage: ((page: number) => void) | undefined;
+  private slowPageMs = Infinity;
   /** When the document was opened (its page count known): the total budget runs from then. */
   private started: number | undefined;
   private totalMs: number;
@@ -107,6 +119,7 @@ export class ExtractionWatchdog<K> {
   ) {
     this.totalMs = limits.baseMs;
     this.timer = setInterval(() => {
+      this.reportSlowPages();
       const error = this.check();
       if (error) {
         this.stop();
@@ -133,6 +146,26 @@ export class ExtractionWatchdog<K> {
   /** `thread` is idle (no budget runs for it). */
   idle(thread: K): void {
     this.progress.delete(thread);
+  }
+
+  /**
+   * Calls `listener` once for each page a thread has worked on for more than `afterMs` (at most `maxPages` pages), so
+   * that the cause of a slow page can be looked for while its budget still runs (a drawing cycle, drawing-cycles.ts).
+   */
+  watchSlowPages(afterMs: number, listener: (page: number) => void): void {
+    this.slowPageMs = afterMs;
+    this.onSlowPage = listener;
+  }
+
+  /** Reports the pages that have just become slow. */
+  reportSlowPages(): void {
+    if (!this.onSlowPage) return;
+    const now = this.now();
+    for (const { page, since } of this.progress.values()) {
+      if (page === undefined || this.slowSeen.has(page) || now - since <= this.slowPageMs) continue;
+      this.slowSeen.add(page);
+      this.onSlowPage(page);
+    }
   }
 
   /** The page `thread` is on, if any. */

@@ -4,11 +4,13 @@
  * native `Array.prototype.push`, which the polyfill replaces with a slower one, and hide `DecompressionStream`. A
  * thread serves one document at a time and can be reused for the next one, so pdf.js is loaded once per thread.
  *
- * Protocol (every reply carries the `job` number of the last `open`): `open {bytes, job}` → `opened {numPages}` | `error`; then for each `range {from, to, textPages}` → `text`
- * messages (one per page, with its geometry) and `rangeDone` | `error`; `close` → `closed` (ready for the next
+ * Protocol (every reply carries the `job` number of the last `open`): `open {bytes, job}` → `opened {numPages}` | `error`; then for each
+ * `range {from, to, textPages, queries, keepText}` → `text` messages (one per page, with its geometry and the matches of
+ * `queries` on it; `geometry` with the matches instead when `keepText` is false) and `rangeDone` | `error`; `close` → `closed` (ready for the next
  * `open`). The host terminates the thread when it no longer needs it.
  */
 import { parentPort } from 'node:worker_threads';
+import type { TextQuery } from './text-index-search.js';
 
 // Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index.ts) loaded pdf.js first and
 // saved the native one here.
@@ -17,6 +19,7 @@ const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
 const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
 const { INDEX_BALANCE_MIN_PAGES, balancePageTree } = await import('./page-tree-balance.js');
+const { searchPage } = await import('./text-index-search.js');
 // pdf.js's own worker code, loaded now rather than by the first getDocument: it brings a second copy of the
 // polyfills, which would replace `push` again after it was put back (pdf.js uses the loaded module, no new import).
 // A variable specifier, as the package ships no types for this module.
@@ -30,7 +33,7 @@ Reflect.deleteProperty(globalThis, 'DecompressionStream');
 
 type Message =
   | { type: 'open'; bytes: Uint8Array; job: number }
-  | { type: 'range'; from: number; to: number; textPages: number[] | null }
+  | { type: 'range'; from: number; to: number; textPages: number[] | null; queries: TextQuery[]; keepText: boolean }
   | { type: 'close' };
 
 type Doc = Awaited<ReturnType<typeof openPdf>>;
@@ -97,12 +100,19 @@ async function handle(message: Message): Promise<void> {
           if (textPages && !textPages.has(geo.pageNumber)) port!.postMessage({ type: 'geometry', job, geo });
           else geometry = geo;
         },
-        text: (text) =>
-          port!.postMessage({ type: 'text', job, geo: geometry, text }, [
+        text: (text) => {
+          // Searched here, where the page's text is (issue 13 point 2): the page's time budget covers it.
+          const found = message.queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, message.queries) : undefined;
+          if (!message.keepText) {
+            port!.postMessage({ type: 'geometry', job, geo: geometry, found });
+            return;
+          }
+          port!.postMessage({ type: 'text', job, geo: geometry, text, found }, [
             text.boxes.buffer as ArrayBuffer,
             text.signature.buffer as ArrayBuffer,
             text.compactSignature.buffer as ArrayBuffer,
-          ]),
+          ]);
+        },
       });
       port!.postMessage({ type: 'rangeDone', job });
       return;

@@ -19,7 +19,7 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { hasPdfHeader } from './load-pdf.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
-import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
+import { mergeFound, normalizeSearchText, PageBoxes, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
 import { findDrawingCycle } from './drawing-cycles.js';
@@ -92,63 +92,32 @@ const SPECULATIVE_SPAWN_BYTES = 512 * 1024;
 const PAGES_PER_OPEN = 400;
 const CHUNK_PAGES = 25;
 
-/**
- * Normalizes a search text the way the index is normalized: Latin ligature characters expanded (ﬁ → fi), control
- * characters dropped, runs of white space as one space, trimmed.
- */
-export function normalizeSearchText(text: string): string {
-  const expanded = /[\uFB00-\uFB06]/.test(text) ? text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC')) : text;
-  // Control characters never reach the index.
-  return expanded.replace(/[\u0000-\u0008\u000E-\u001F\u007F]/g, '').replace(/\s+/g, ' ').trim();
-}
+export { normalizeSearchText, type FoundMatch, type FoundMatches, type TextQuery } from './text-index-search.js';
 
 class IndexedPage implements PageText {
   private compact: { text: string; map: Int32Array } | undefined;
-  private checkpoints: Float64Array | undefined;
+  private readonly boxes: PageBoxes;
 
   constructor(
     readonly pageNumber: number,
     readonly geometry: PageGeometry,
     readonly text: string,
-    private readonly boxes: Uint8Array,
-  ) {}
+    boxes: Uint8Array,
+  ) {
+    this.boxes = new PageBoxes(text, boxes);
+  }
 
   charBox(index: number): ReaderRect | undefined {
     return this.rangeBox(index, index + 1);
   }
 
   rangeBox(start: number, end: number): ReaderRect | undefined {
-    const from = Math.max(0, Math.floor(start));
-    const to = Math.min(this.text.length, Math.ceil(end));
-    if (to <= from) return undefined;
-    // Only the range's boxes, decoded from the nearest checkpoint: decoding from the page's start for each match
-    // made a search quadratic in the matches of a page (issue 13: "the" froze a service for 77 s).
-    this.checkpoints ??= boxCheckpoints(this.boxes, this.text.length);
-    const b = decodeBoxes(this.boxes, to, from, this.checkpoints);
-    let left = Infinity;
-    let top = Infinity;
-    let right = -Infinity;
-    let bottom = -Infinity;
-    for (let i = from; i < to; i++) {
-      if (this.text.charCodeAt(i) === 32) continue;
-      const o = (i - from) * 4;
-      left = Math.min(left, b[o]!);
-      top = Math.min(top, b[o + 1]!);
-      right = Math.max(right, b[o + 2]!);
-      bottom = Math.max(bottom, b[o + 3]!);
-    }
-    if (left === Infinity) return undefined;
-    return { left, top, width: right - left, height: bottom - top };
+    return this.boxes.rangeBox(start, end);
   }
 
   /** The text without spaces, and for each of its characters the index in `text`; built on first use. */
   withoutSpaces(): { text: string; map: Int32Array } {
-    if (!this.compact) {
-      const map = new Int32Array(this.text.length);
-      let n = 0;
-      for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) !== 32) map[n++] = i;
-      this.compact = { text: this.text.replace(/ /g, ''), map: map.slice(0, n) };
-    }
+    this.compact ??= withoutSpaces(this.text);
     return this.compact;
   }
 }
@@ -255,6 +224,39 @@ function searchPages(index: TextIndex, pageNumber: number | undefined): IndexedP
  * findText(index, '{{Signer1}}');
  */
 export async function indexText(pdf: Uint8Array, options: IndexTextOptions = {}): Promise<TextIndex> {
+  return (await extract(pdf, options, [], true)).build();
+}
+
+/** What {@link searchText} found: every page's geometry and the matches of each query. */
+export interface TextSearch {
+  pageCount: number;
+  /** Geometry of every page, `pages[n - 1]` for page n. */
+  pages: readonly PageGeometry[];
+  /** The matches of `queries[query]` in page order (the first `keep`), with `total` counting all of them. */
+  found(query: number): FoundMatches;
+}
+
+/**
+ * Reads every page's geometry and finds each of `queries` (findText's semantics, decisions.md §4) where the text
+ * is extracted: in the index's worker threads, within the extraction's time budget, so neither the search nor the
+ * page texts reach the calling thread; only the kept matches' boxes do. With `workers: 0` in the calling thread.
+ *
+ * @throws as {@link indexText}.
+ * @example
+ * const search = await searchText(pdf, [{ needle: '{{Signer1}}', keep: 1 }]);
+ * search.found(0)[0]; // { pageNumber, box }
+ */
+export async function searchText(pdf: Uint8Array, queries: readonly TextQuery[], options: IndexTextOptions = {}): Promise<TextSearch> {
+  for (const q of queries) {
+    if (!Number.isInteger(q.keep) || q.keep < 0) throw new RangeError(`searchText: keep must be a whole number ≥ 0, got ${String(q.keep)}`);
+  }
+  const collected = await extract(pdf, options, queries, false);
+  const pages = collected.allGeometries();
+  const found = collected.found;
+  return { pageCount: pages.length, pages, found: (query) => mergeFound(found, query, queries[query]?.keep ?? 0) };
+}
+
+async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: readonly TextQuery[], keepTexts: boolean): Promise<Collector> {
   const wanted = options.pages ? new Set(options.pages.filter((n) => Number.isInteger(n) && n >= 1)) : undefined;
   const maxWorkers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
   if (!Number.isInteger(maxWorkers) || maxWorkers < 0) {
@@ -267,23 +269,46 @@ export async function indexText(pdf: Uint8Array, options: IndexTextOptions = {})
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
   }
   const limits = resolveIndexLimits(options.limits);
-  const collected = new Collector();
+  const collected = new Collector(queries, keepTexts);
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
   else await extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal);
-  return collected.build();
+  return collected;
 }
 
 class Collector implements ExtractSink {
   readonly geometries: PageGeometry[] = [];
   readonly texts = new Map<number, ExtractedText>();
+  readonly found: PageFound[] = [];
   pageCount = 0;
+
+  /** `queries` are searched on each page as it comes in (in-thread extraction; workers search their own pages). */
+  constructor(
+    readonly queries: readonly TextQuery[],
+    readonly keepTexts: boolean,
+  ) {}
 
   geometry(geo: PageGeometry): void {
     this.geometries[geo.pageNumber - 1] = geo;
   }
 
   text(text: ExtractedText): void {
-    this.texts.set(text.pageNumber, text);
+    if (this.queries.length > 0) this.found.push(...searchPage(text.pageNumber, text.text, text.boxes, this.queries));
+    if (this.keepTexts) this.texts.set(text.pageNumber, text);
+  }
+
+  /** The pages' results of a worker's search. */
+  foundInWorker(found: readonly PageFound[]): void {
+    this.found.push(...found);
+  }
+
+  allGeometries(): PageGeometry[] {
+    const pages: PageGeometry[] = [];
+    for (let n = 1; n <= this.pageCount; n++) {
+      const geo = this.geometries[n - 1];
+      if (!geo) throw new ParaphError('TEXT_INDEX_FAILED', `Page ${n} is missing from the text index.`, { origin: 'internal' });
+      pages.push(geo);
+    }
+    return pages;
   }
 
   build(): TextIndex {
@@ -349,10 +374,21 @@ async function extractInThread(
  * threads are ended and only for a refused page).
  */
 async function explain(error: PdfTooComplexError, pdf: Uint8Array): Promise<PdfTooComplexError> {
+  if (error.cycle) return error;
   const cycle = await findDrawingCycle(pdf, error.page!).catch(() => undefined);
   if (!cycle) return error;
-  return tooComplex(error.page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`);
+  return cycleError(error.page, cycle);
 }
+
+/** The refusal of a page whose content draws itself. */
+function cycleError(page: number | undefined, cycle: readonly string[]): PdfTooComplexError {
+  return tooComplex(page, `${cycle[0]} draws itself, ${cycle.join(' → ')}, which never ends`, cycle);
+}
+
+/** A page running longer than this (ms, at most half the page budget) is checked for a drawing cycle. */
+const SLOW_PAGE_MS = 1000;
+/** Slow pages checked per document (each check parses the document with pdf-lib). */
+const MAX_CYCLE_CHECKS = 2;
 
 /**
  * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
@@ -388,8 +424,8 @@ interface Chunk {
 type WorkerMessage = { job?: number } & (
   | { type: 'ready' }
   | { type: 'opened'; numPages: number }
-  | { type: 'geometry'; geo: PageGeometry }
-  | { type: 'text'; geo: PageGeometry; text: ExtractedText }
+  | { type: 'geometry'; geo: PageGeometry; found?: PageFound[] }
+  | { type: 'text'; geo: PageGeometry; text: ExtractedText; found?: PageFound[] }
   | { type: 'rangeDone' }
   | { type: 'closed' }
   | { type: 'error'; failure: ExtractFailure }
@@ -507,6 +543,17 @@ function extractInWorkers(
     // A page that takes too long (a cycle of forms or patterns pdf.js follows forever) or a document past its total
     // budget ends the extraction; finish() terminates the threads, which frees whatever they hold.
     const watchdog = new ExtractionWatchdog<PooledWorker>(limits, () => performance.now(), (error) => finish(error));
+    // Cycle detection while extracting (issue 14): a page still running after a second is checked for content that
+    // draws itself, and a cycle ends the extraction at once rather than when the page's time or memory runs out.
+    let cycleChecks = 0;
+    watchdog.watchSlowPages(Math.min(SLOW_PAGE_MS, limits.pageMs / 2), (page) => {
+      if (++cycleChecks > MAX_CYCLE_CHECKS) return;
+      void findDrawingCycle(pdf, page)
+        .catch(() => undefined)
+        .then((cycle) => {
+          if (cycle) finish(cycleError(page, cycle));
+        });
+    });
     const finish = (error?: unknown): void => {
       if (settled) return;
       settled = true;
@@ -532,7 +579,7 @@ function extractInWorkers(
       if (chunk) {
         current.set(pooled, chunk);
         watchdog.working(pooled, chunk.from);
-        pooled.worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages });
+        pooled.worker.postMessage({ type: 'range', from: chunk.from, to: chunk.to, textPages, queries: sink.queries, keepText: sink.keepTexts });
         return;
       }
       if (current.size > 0) return; // others are still busy; this one waits
@@ -570,11 +617,13 @@ function extractInWorkers(
             break;
           case 'geometry':
             sink.geometry(message.geo);
+            if (message.found) sink.foundInWorker(message.found);
             watchdog.working(pooled, message.geo.pageNumber + 1);
             break;
           case 'text':
             sink.geometry(message.geo);
-            sink.text(message.text);
+            if (message.found) sink.foundInWorker(message.found);
+            if (sink.keepTexts) sink.texts.set(message.text.pageNumber, message.text);
             watchdog.working(pooled, message.geo.pageNumber + 1);
             break;
           case 'rangeDone':

@@ -5,7 +5,8 @@
  * start, and every process sharing the store, uses the same ones. A configured qualified seal (PKCS#12 or PKCS#11)
  * replaces the advanced seal for sealing; the CAs stay. With a master key (issue 13) the private keys are stored
  * sealed (`privateKeySealed`, purpose `setting:<key>.privateKeySealed`, as the rotation re-seals them); keys stored in
- * clear by an earlier version are sealed on the first start with a key.
+ * clear by an earlier version are sealed on the first start with a key. Keys kept in a PKCS#11 token (`tokenKeys`)
+ * replace the stored signing CA and advanced seal: they never enter the process or the store.
  */
 import { randomBytes } from 'node:crypto';
 import { webcrypto } from 'node:crypto';
@@ -49,6 +50,12 @@ export interface EnsureServiceKeysOptions {
   readonly qualifiedSeal?: Signer;
   /** Seals the private keys at rest; without it they are stored in clear (library use, old tests). */
   readonly masterKey?: MasterKey;
+  /**
+   * Keys in a PKCS#11 token (`openPkcs11Signer`, certificate chain read from the token): the signing CA (its chain's
+   * first certificate is the CA certificate) and the advanced seal (its chain ends with the seal CA). They take the
+   * place of the stored ones, which are then neither created nor read.
+   */
+  readonly tokenKeys?: { readonly signingCa: Signer; readonly seal: Signer };
 }
 
 const YEAR_MS = 365.25 * 86_400_000;
@@ -91,6 +98,22 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
   const leafKind = options.keyKind ?? 'rsa-2048';
   const org = options.organizationName;
 
+  const token = options.tokenKeys;
+  if (token) {
+    const caCertificate = token.signingCa.certificateChain[0];
+    const sealTop = token.seal.certificateChain.at(-1);
+    if (caCertificate === undefined || sealTop === undefined) throw new Error('The PKCS#11 CA keys need their certificates on the token.');
+    return {
+      created,
+      keys: {
+        signingCa: { certificate: caCertificate, keySigner: token.signingCa },
+        signingCaPem: derToPem(caCertificate, 'CERTIFICATE'),
+        sealCaPem: derToPem(sealTop, 'CERTIFICATE'),
+        sealSigner: options.qualifiedSeal ?? token.seal,
+        sealLevel: options.qualifiedSeal ? 'qualified' : 'advanced',
+      },
+    };
+  }
   const signingCa = await load(KEY_SETTINGS.signingCa, () => makeRoot(`${org} Advanced Signing CA`, org, caKind, now));
   const sealCa = await load(KEY_SETTINGS.sealCa, () => makeRoot(`${org} Seal CA`, org, caKind, now));
   const sealCaAuthority = await toAuthority(sealCa);

@@ -15,7 +15,6 @@ import { QuotaError } from './quota-error.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
-import { openPdf } from '../pdf/text-index-extract.js';
 import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
@@ -226,7 +225,7 @@ function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
 }
 
 /**
- * Opens the PDF with pdf-lib and pdf.js (decisions.md §3), refuses more pages than the limit, and prepares it as
+ * Opens the PDF with pdf-lib, and with pdf.js in the text index's workers (decisions.md §3), refuses more pages than the limit, and prepares it as
  * `PUT start` would (default signature fields for the signers, in an incremental update, thrown away), so that a
  * document start cannot prepare is refused now rather than ending the transaction at 70 later (issue 13 point 8).
  * Returns its page count.
@@ -237,25 +236,25 @@ async function checkPdf(bytes: Uint8Array, maxPages: number, signerIds: readonly
   if (pages > maxPages) {
     throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
   }
-  let proxy;
-  try {
-    proxy = await openPdf(bytes);
-  } catch (error) {
-    // pdf-lib found pages that pdf.js cannot: the page tree is damaged, the document is not empty.
-    if ((error as { code?: unknown }).code === 'PDF_NO_PAGES') {
-      throw new PdfParseError('PDF_UNREADABLE', `The PDF's page tree is damaged (it lists ${pages} pages, none of which can be read): repair or re-save the document.`);
-    }
-    throw error;
-  }
-  await proxy.destroy();
+  // Preparing reads the text with pdf.js in the text index's worker threads, never on this thread (issue 13 point 6):
+  // a document pdf.js cannot open is refused from there.
   try {
     await placeFieldsFromMetadata(bytes, {}, { signerIds: signerIds.length > 0 ? [...signerIds] : ['Signer1'] });
   } catch (error) {
     if (!isInputError(error)) throw error;
+    if ((error as { code?: unknown }).code === 'PDF_NO_PAGES') {
+      // pdf-lib found pages that pdf.js cannot: the page tree is damaged, the document is not empty.
+      throw new PdfParseError('PDF_UNREADABLE', `The PDF's page tree is damaged (it lists ${pages} pages, none of which can be read): repair or re-save the document.`);
+    }
+    // What pdf.js says when it cannot open the document is the upload's answer as it is.
+    if (OPEN_FAILURES.has(String((error as { code?: unknown }).code))) throw error;
     throw new PdfParseError((error as PdfParseError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
   }
   return pages;
 }
+
+/** Refusals of a document pdf.js cannot open at all. */
+const OPEN_FAILURES = new Set(['PDF_UNREADABLE', 'PDF_ENCRYPTED', 'PDF_EMPTY', 'PDF_NOT_A_PDF']);
 
 function maxPagesOf(ctx: ServiceContext): number {
   return ctx.settings.quotas?.maxPages ?? DEFAULT_SECURITY_SETTINGS.maxPages;

@@ -133,7 +133,7 @@ describe('the hazard corpus', () => {
   it('keeps serving after a refusal: the same process indexes the next document', async () => {
     const cycle = await indexText(readFileSync(join(CORPUS, 'form-pattern-cycle.pdf')), { limits: CYCLE_LIMITS }).catch((e: unknown) => e);
     expect((cycle as ParaphError).code).toBe('PDF_TOO_COMPLEX');
-    // Named by the cycle finder (drawing-cycles.ts) once the budget stopped pdf.js.
+    // Named by the cycle finder (drawing-cycles.ts), which the watchdog asks about a page that runs long.
     expect((cycle as ParaphError).message).toMatch(/^Page 1 of the PDF is too complex to read its text \(form 5 0 R draws itself, form 5 0 R → form 7 0 R → pattern 6 0 R → form 5 0 R, which never ends\)/);
     const next = await indexText(readFileSync(join(CORPUS, 'type3-huge-image.pdf')), { limits: LIMITS });
     expect(findText(next, '{{Signer1}}')).toHaveLength(1);

@@ -23,6 +23,7 @@ const MODULES = [
   'src/pdf/text-index-worker.ts',
   'src/pdf/text-index-boxes.ts',
   'src/pdf/text-index-bigrams.ts',
+  'src/pdf/text-index-search.ts',
   'src/pdf/page-tree-balance.ts',
   'src/pdf/incremental.ts',
   'src/pdf/pdf-tail.ts',

@@ -57,4 +57,17 @@ describe('findText on dense text (issue 13: the 4.5 KB "the" PDF)', () => {
     const perPage = LINES * WORDS_PER_LINE;
     expect(placements[0]!.pageNumber).toBe(Math.floor(12_344 / perPage) + 1);
   });
+
+  it('refuses a Location without Occurence that would get a widget at each of the 102,400 matches, naming field and count', async () => {
+    const pdf = await denseThe();
+    const metadata = { FormSets: { f: { sig: { Type: 'Check', Location: { Search: 'the' } } } } };
+    const refusal = await placeFieldsFromMetadata(pdf, metadata).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'LOCATION_TOO_MANY_MATCHES', origin: 'input' });
+    expect((refusal as Error).message).toMatch(/^FormSets\.f\.sig\.Location: Search text "the" occurs 102400 times in the document.* at most 1000 /);
+    // The cap is configurable: 10 refuses a Search restricted to page 1 (12,800 matches there).
+    const onPage = { FormSets: { f: { sig: { Type: 'Check', Location: { Search: 'the', PageNumber: 1 } } } } };
+    const small = await placeFieldsFromMetadata(pdf, onPage, { limits: { maxWidgetsPerLocation: 10 } }).catch((error: unknown) => error);
+    expect((small as Error).message).toContain('occurs 12800 times on page 1');
+    expect((small as Error).message).toContain('at most 10 ');
+  });
 });

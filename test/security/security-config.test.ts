@@ -43,4 +43,17 @@ describe('security settings', () => {
       'configuration: PARAPH_POSTBACK_ALLOWED_RANGES: "not-an-ip" is not an IP address or CIDR range',
     ]);
   });
+
+  it('CA keys in a PKCS#11 token: module, PIN and token label, key labels defaulted; PIN and token required', () => {
+    const config = loadConfig({ env: { PARAPH_CA_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', PARAPH_CA_PKCS11_PIN: '1', PARAPH_CA_PKCS11_TOKEN: 'ca' } });
+    expect(config.caToken).toEqual({ modulePath: '/usr/lib/softhsm/libsofthsm2.so', pin: '1', tokenLabel: 'ca', signingCaKeyLabel: 'paraph-signing-ca', sealKeyLabel: 'paraph-seal' });
+    expect(loadConfig({ env: {} }).caToken).toBeUndefined();
+    expect(() => loadConfig({ env: { PARAPH_CA_PKCS11_MODULE: '/m.so' } })).toThrow(/PARAPH_CA_PKCS11_PIN: required with PARAPH_CA_PKCS11_MODULE/);
+    expect(() => loadConfig({ env: { PARAPH_CA_PKCS11_MODULE: '/m.so', PARAPH_CA_PKCS11_PIN: '1' } })).toThrow(/PARAPH_CA_PKCS11_TOKEN: required/);
+  });
+
+  it('the widgets-per-Location cap is a text index limit (PARAPH_MAX_WIDGETS_PER_LOCATION)', () => {
+    expect(loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_LOCATION: '25' } }).textIndexLimits).toEqual({ maxWidgetsPerLocation: 25 });
+    expect(() => loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_LOCATION: '0' } })).toThrow(/PARAPH_MAX_WIDGETS_PER_LOCATION/);
+  });
 });

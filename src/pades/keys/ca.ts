@@ -11,7 +11,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import '../crypto-engine.js';
 import { SigningError } from '../../errors.js';
-import type { HashAlgorithm } from '../types.js';
+import type { HashAlgorithm, Signer } from '../types.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type PkijsKey = Parameters<pkijs.Certificate['sign']>[0];
@@ -30,10 +30,62 @@ export interface DistinguishedName {
 /** What a certificate is for; decides its basic constraints, key usage and extended key usage. */
 export type CertificateProfile = 'intermediate-ca' | 'signer' | 'seal' | 'tsa' | 'ocsp-responder';
 
-/** A CA able to issue: its DER certificate and private key. */
-export interface CertificateAuthority {
+/**
+ * A CA able to issue: its DER certificate and either its private key, or a signer that holds the key elsewhere (a
+ * PKCS#11 token: `openPkcs11Signer`; RSA PKCS#1 v1.5 or ECDSA) and signs what is to be signed.
+ */
+export type CertificateAuthority = SoftwareAuthority | ExternalKeyAuthority;
+
+/** A CA whose private key is in this process. */
+export interface SoftwareAuthority {
   readonly certificate: Uint8Array;
   readonly privateKey: CryptoKey;
+}
+
+/** A CA whose private key stays in a token; `keySigner` signs with it. */
+export interface ExternalKeyAuthority {
+  readonly certificate: Uint8Array;
+  readonly keySigner: Pick<Signer, 'scheme' | 'sign'>;
+}
+
+/** Signature algorithm OIDs for a key that signs outside WebCrypto (RFC 4055 / RFC 5758). */
+const EXTERNAL_SIGNATURE_OIDS: Record<'RSASSA-PKCS1-v1_5' | 'ECDSA', Record<HashAlgorithm, string>> = {
+  'RSASSA-PKCS1-v1_5': { 'SHA-256': '1.2.840.113549.1.1.11', 'SHA-384': '1.2.840.113549.1.1.12', 'SHA-512': '1.2.840.113549.1.1.13' },
+  ECDSA: { 'SHA-256': '1.2.840.10045.4.3.2', 'SHA-384': '1.2.840.10045.4.3.3', 'SHA-512': '1.2.840.10045.4.3.4' },
+};
+
+/** Something pkijs signs: a certificate or a CRL (`signature` inside the signed part, `signatureAlgorithm` outside). */
+interface PkijsSignable {
+  signature: pkijs.AlgorithmIdentifier;
+  signatureAlgorithm: pkijs.AlgorithmIdentifier;
+  signatureValue: asn1js.BitString;
+  sign(key: PkijsKey, hash: string): Promise<void>;
+}
+
+/** Signs a certificate or CRL with the issuer's key, in this process or through its key signer. */
+async function signWith(
+  target: PkijsSignable,
+  encodeSigned: () => Uint8Array,
+  issuer: Pick<SoftwareAuthority, 'privateKey'> | Pick<ExternalKeyAuthority, 'keySigner'>,
+  hash: HashAlgorithm,
+): Promise<void> {
+  if ('privateKey' in issuer) {
+    await target.sign(issuer.privateKey as unknown as PkijsKey, hash);
+    return;
+  }
+  const scheme = issuer.keySigner.scheme;
+  if (scheme !== 'RSASSA-PKCS1-v1_5' && scheme !== 'ECDSA') {
+    throw new SigningError('UNSUPPORTED_CA_KEY', `A CA key outside this process signs with RSA PKCS#1 v1.5 or ECDSA, not ${scheme}.`);
+  }
+  const algorithm = (): pkijs.AlgorithmIdentifier =>
+    new pkijs.AlgorithmIdentifier({
+      algorithmId: EXTERNAL_SIGNATURE_OIDS[scheme][hash],
+      ...(scheme === 'ECDSA' ? {} : { algorithmParams: new asn1js.Null() }),
+    });
+  target.signature = algorithm();
+  target.signatureAlgorithm = algorithm();
+  const value = await issuer.keySigner.sign(encodeSigned(), hash);
+  target.signatureValue = new asn1js.BitString({ valueHex: value });
 }
 
 /** A serial number: a positive bigint or its big-endian bytes. */
@@ -198,7 +250,7 @@ async function buildCertificate(options: {
   issuerName: pkijs.RelativeDistinguishedNames | null;
   issuerKeyId: Uint8Array | null;
   publicKey: CryptoKey;
-  signingKey: CryptoKey;
+  signingKey: Pick<SoftwareAuthority, 'privateKey'> | Pick<ExternalKeyAuthority, 'keySigner'>;
   validity: CertificateValidity;
   extensions: pkijs.Extension[];
 }): Promise<Uint8Array> {
@@ -226,7 +278,7 @@ async function buildCertificate(options: {
   extensions.push(...options.extensions);
   cert.extensions = extensions;
   try {
-    await cert.sign(options.signingKey as unknown as PkijsKey, validity.hash ?? 'SHA-256');
+    await signWith(cert, () => new Uint8Array(cert.encodeTBS().toBER(false)), options.signingKey, validity.hash ?? 'SHA-256');
   } catch (cause) {
     throw new SigningError('CERTIFICATE_SIGNING_FAILED', `Signing the certificate failed: ${(cause as Error).message}`, { cause, origin: 'internal' });
   }
@@ -251,7 +303,7 @@ export async function createRootCertificate(options: RootCertificateOptions): Pr
     issuerName: null,
     issuerKeyId: null,
     publicKey: options.keyPair.publicKey,
-    signingKey: options.keyPair.privateKey,
+    signingKey: { privateKey: options.keyPair.privateKey },
     validity: options,
     extensions: [
       extension(OID.basicConstraints, true, new pkijs.BasicConstraints({ cA: true }).toSchema()),
@@ -322,7 +374,7 @@ export async function issueCertificate(options: IssueCertificateOptions): Promis
     issuerName: issuerCert.subject,
     issuerKeyId,
     publicKey: options.publicKey,
-    signingKey: options.issuer.privateKey,
+    signingKey: options.issuer,
     validity: options,
     extensions,
   });
@@ -368,7 +420,9 @@ export async function createCrl(options: CrlOptions): Promise<Uint8Array> {
     ],
   });
   try {
-    await crl.sign(options.issuer.privateKey as unknown as PkijsKey, options.hash ?? 'SHA-256');
+    // encodeTBS is protected in pkijs's CRL typings (public on Certificate); it is the part the signature covers.
+    const tbs = (): Uint8Array => new Uint8Array((crl as unknown as { encodeTBS(): asn1js.Sequence }).encodeTBS().toBER(false));
+    await signWith(crl, tbs, options.issuer, options.hash ?? 'SHA-256');
   } catch (cause) {
     throw new SigningError('CRL_SIGNING_FAILED', `Signing the CRL failed: ${(cause as Error).message}`, { cause, origin: 'internal' });
   }

@@ -5,7 +5,7 @@
  * Pure apart from key generation: serial numbers and validity are handed in.
  */
 import { webcrypto } from 'node:crypto';
-import { createRootCertificate, issueCertificate, type CertificateAuthority, type CertificateProfile, type DistinguishedName, type SerialNumber } from './ca.js';
+import { createRootCertificate, issueCertificate, type CertificateAuthority, type CertificateProfile, type SoftwareAuthority, type DistinguishedName, type SerialNumber } from './ca.js';
 import { createSoftwareSigner, generateKeyPair, importPkcs8Key, type KeyKind, type SoftwareSigner } from './software.js';
 
 /** Validity and serial of a certificate to create. */
@@ -16,7 +16,7 @@ export interface IdentityValidity {
 }
 
 /** A CA the caller persists (`certificate` and `pkcs8`) and restores with `loadCertificateAuthority`. */
-export interface CreatedAuthority extends CertificateAuthority {
+export interface CreatedAuthority extends SoftwareAuthority {
   /** DER PKCS#8 of the private key: store it encrypted. */
   readonly pkcs8: Uint8Array;
 }

@@ -1,0 +1,146 @@
+/**
+ * Searching one page's extracted text (issue 13 point 2): where the text index worker extracted the page, so that
+ * searches run off the serving thread, inside the extraction's time budget (text-index-limits.ts), and only the
+ * boxes of the matches a Location can use cross back. The same Search semantics as `findText` (decisions.md §4):
+ * case-sensitive, white space runs as one space, non-overlapping, never across pages; when nothing matches in the
+ * whole document (or the page asked for), white space is ignored on both sides.
+ */
+import type { ReaderRect } from './page-geometry.js';
+import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
+
+/** A text to find while the pages are extracted. */
+export interface TextQuery {
+  /** The Search text as the client sent it (normalized here). */
+  readonly needle: string;
+  /** Search only this 1-based page. */
+  readonly pageNumber?: number;
+  /** How many matches (in page order) to keep the boxes of; every match is counted. */
+  readonly keep: number;
+}
+
+/** The matches of one query on one page: all counted, the first `keep` with their boxes. */
+export interface PageFound {
+  readonly query: number;
+  readonly pageNumber: number;
+  readonly count: number;
+  readonly boxes: ReaderRect[];
+  /** The same, with white space ignored on both sides. */
+  readonly compactCount: number;
+  readonly compactBoxes: ReaderRect[];
+}
+
+/** One match: its page and box. */
+export interface FoundMatch {
+  readonly pageNumber: number;
+  readonly box: ReaderRect;
+}
+
+/** Matches of a query in page order: the first `keep` with their boxes; `total` counts them all. */
+export type FoundMatches = FoundMatch[] & { total: number };
+
+/**
+ * Normalizes a search text the way the index is normalized: Latin ligature characters expanded (ﬁ → fi), control
+ * characters dropped, runs of white space as one space, trimmed.
+ */
+export function normalizeSearchText(text: string): string {
+  const expanded = /[\uFB00-\uFB06]/.test(text) ? text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC')) : text;
+  // Control characters never reach the index.
+  return expanded.replace(/[\u0000-\u0008\u000E-\u001F\u007F]/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/** The boxes of one page's characters (text-index-boxes.ts encoding), decoded only where asked. */
+export class PageBoxes {
+  private checkpoints: Float64Array | undefined;
+
+  constructor(
+    readonly text: string,
+    private readonly boxes: Uint8Array,
+  ) {}
+
+  /** Union of the boxes of `text[start..end)`, spaces ignored; undefined when the range holds no visible character. */
+  rangeBox(start: number, end: number): ReaderRect | undefined {
+    const from = Math.max(0, Math.floor(start));
+    const to = Math.min(this.text.length, Math.ceil(end));
+    if (to <= from) return undefined;
+    // Only the range's boxes, decoded from the nearest checkpoint: decoding from the page's start for each match
+    // made a search quadratic in the matches of a page (issue 13: "the" froze a service for 77 s).
+    this.checkpoints ??= boxCheckpoints(this.boxes, this.text.length);
+    const b = decodeBoxes(this.boxes, to, from, this.checkpoints);
+    let left = Infinity;
+    let top = Infinity;
+    let right = -Infinity;
+    let bottom = -Infinity;
+    for (let i = from; i < to; i++) {
+      if (this.text.charCodeAt(i) === 32) continue;
+      const o = (i - from) * 4;
+      left = Math.min(left, b[o]!);
+      top = Math.min(top, b[o + 1]!);
+      right = Math.max(right, b[o + 2]!);
+      bottom = Math.max(bottom, b[o + 3]!);
+    }
+    if (left === Infinity) return undefined;
+    return { left, top, width: right - left, height: bottom - top };
+  }
+}
+
+/** `text` without spaces, and for each of its characters the index in `text`. */
+export function withoutSpaces(text: string): { text: string; map: Int32Array } {
+  const map = new Int32Array(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== 32) map[n++] = i;
+  return { text: text.replace(/ /g, ''), map: map.slice(0, n) };
+}
+
+/**
+ * Runs `queries` on one extracted page; returns an entry for each query found on it (normally or with white space
+ * ignored). Linear in the page's length per query; boxes are decoded only for the kept matches.
+ */
+export function searchPage(pageNumber: number, text: string, boxes: Uint8Array, queries: readonly TextQuery[]): PageFound[] {
+  const page = new PageBoxes(text, boxes);
+  let compact: { text: string; map: Int32Array } | undefined;
+  const out: PageFound[] = [];
+  queries.forEach((query, index) => {
+    if (query.pageNumber !== undefined && query.pageNumber !== pageNumber) return;
+    const needle = normalizeSearchText(query.needle);
+    if (needle === '') return;
+    const normal = collect(text, needle, query.keep, (at) => page.rangeBox(at, at + needle.length));
+    compact ??= withoutSpaces(text);
+    const { map } = compact;
+    const compactNeedle = needle.replace(/ /g, '');
+    const loose = collect(compact.text, compactNeedle, query.keep, (at) => page.rangeBox(map[at]!, map[at + compactNeedle.length - 1]! + 1));
+    if (normal.count === 0 && loose.count === 0) return;
+    out.push({ query: index, pageNumber, count: normal.count, boxes: normal.boxes, compactCount: loose.count, compactBoxes: loose.boxes });
+  });
+  return out;
+}
+
+function collect(haystack: string, needle: string, keep: number, boxAt: (at: number) => ReaderRect | undefined): { count: number; boxes: ReaderRect[] } {
+  const boxes: ReaderRect[] = [];
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) {
+    // A match with no visible character has no box and is no match (as in findText).
+    if (boxes.length < keep) {
+      const box = boxAt(at);
+      if (!box) continue;
+      boxes.push(box);
+    }
+    count++;
+  }
+  return { count, boxes };
+}
+
+/**
+ * The document's matches of query `query` from the pages' results, in page order: the normal matches, or when there
+ * are none at all, those with white space ignored.
+ */
+export function mergeFound(found: readonly PageFound[], query: number, keep: number): FoundMatches {
+  const pages = found.filter((f) => f.query === query).sort((a, b) => a.pageNumber - b.pageNumber);
+  const loose = pages.every((f) => f.count === 0);
+  const matches: FoundMatch[] = [];
+  let total = 0;
+  for (const f of pages) {
+    total += loose ? f.compactCount : f.count;
+    for (const box of loose ? f.compactBoxes : f.boxes) if (matches.length < keep) matches.push({ pageNumber: f.pageNumber, box });
+  }
+  return Object.assign(matches, { total });
+}
