@@ -11,6 +11,7 @@ import { ConcurrencyError, type Store } from '../../src/store/store.js';
 import { describeStore } from '../store/store-suite.js';
 import { makeTransaction, T0 } from '../store/transaction-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { migrateCommand } from '../../src/cli/migrate.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {
@@ -56,6 +57,30 @@ describe('PostgreSQL store specifics', () => {
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION + 1]);
       await client.end();
       await expect(openPostgresStore({ url })).rejects.toThrow(new RegExp(`version ${POSTGRES_SCHEMA_VERSION + 1}, newer than this paraph knows`));
+    } finally {
+      await cluster.dropDatabase(url);
+    }
+  });
+
+  it('paraph migrate applies the schema of the database it is given, once, and asks for a URL without one', async () => {
+    const url = await cluster.createDatabase();
+    const out: string[] = [];
+    const io = { stdout: (text: string) => void out.push(text), stderr: (text: string) => void out.push(text) };
+    try {
+      expect(await migrateCommand(['--database-url', url], io)).toBe(0);
+      expect(await migrateCommand(['--database-url', url], io)).toBe(0);
+      expect(out).toEqual([
+        `applied migration ${POSTGRES_SCHEMA_VERSION}: the schema is at version ${POSTGRES_SCHEMA_VERSION}\n`,
+        `the schema is at version ${POSTGRES_SCHEMA_VERSION}: nothing to apply\n`,
+      ]);
+      const saved = process.env.PARAPH_DATABASE_URL;
+      delete process.env.PARAPH_DATABASE_URL;
+      try {
+        expect(await migrateCommand([], io)).toBe(2);
+      } finally {
+        if (saved !== undefined) process.env.PARAPH_DATABASE_URL = saved;
+      }
+      expect(out[2]).toMatch(/--database-url or PARAPH_DATABASE_URL/);
     } finally {
       await cluster.dropDatabase(url);
     }
