@@ -4,7 +4,6 @@
  * key must be configured (PARAPH_MASTER_KEY): a key file on one machine would not reach the others.
  */
 import { createMasterKey, parseMasterKey } from './master-key.js';
-import { openPostgresStore } from './postgres-store.js';
 import { openProtectedStore, type ProtectedStore } from './protected-store.js';
 import { StoreError, type Store } from './store.js';
 
@@ -33,6 +32,8 @@ export async function openServiceStore(options: OpenServiceStoreOptions): Promis
     );
   }
   const masterKey = createMasterKey(parseMasterKey(options.configuredKey));
+  // Loaded only in PostgreSQL mode: the embedded default never loads the pg driver.
+  const { openPostgresStore } = await import('./postgres-store.js');
   const store = await openPostgresStore({ url: options.databaseUrl, masterKey, ...(options.migrate === true ? { migrate: true } : {}) });
   return { store, masterKey, keySource: 'configured', keyCreated: false };
 }
