@@ -40,6 +40,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 're-seal the private keys and tokens of a stopped service under a new master key: paraph rotate-master-key [--data-dir <dir>]',
     load: async () => (await import('./cli/rotate-master-key.js')).rotateMasterKeyCommand,
   },
+  migrate: {
+    summary: 'apply the PostgreSQL schema migrations: paraph migrate [--database-url postgres://…] (default PARAPH_DATABASE_URL)',
+    load: async () => (await import('./cli/migrate.js')).migrateCommand,
+  },
   serve: {
     summary: 'run the transaction service (HOST, PORT, PARAPH_DATA_DIR, PARAPH_PUBLIC_URL, ...): paraph serve [--config <file.json>]',
     load: async () => (await import('./cli/serve.js')).serveCommand,

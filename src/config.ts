@@ -74,6 +74,10 @@ export interface ServiceConfig {
   readonly workerIntervalMs: number;
   /** Lease of a claimed outbox row: after a crash its postback or mail is retried this long after the claim (default 120 s). */
   readonly outboxLeaseMs?: number;
+  /** `postgres://…`: all state in PostgreSQL (decisions.md §11) instead of SQLite under `dataDir`. */
+  readonly databaseUrl?: string;
+  /** Apply missing PostgreSQL migrations on start (`PARAPH_MIGRATE=1`); otherwise run `paraph migrate` first. */
+  readonly migrateOnStart?: boolean;
   /** From address of the service's mails (default `paraph <noreply@<public URL host>>`). */
   readonly mailFrom?: string;
   /** Organization named by the advanced seal certificate (created on first start) and shown in seals. */
@@ -173,6 +177,8 @@ export const CONFIG_KEYS = {
   fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
   smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
+  databaseUrl: { env: 'PARAPH_DATABASE_URL', file: 'databaseUrl', help: 'postgres:// URL: keep all state in PostgreSQL, shared by many processes (default: SQLite in the data directory)' },
+  migrateOnStart: { env: 'PARAPH_MIGRATE', file: 'migrate', help: '1: apply missing PostgreSQL migrations on start (default: refuse an old schema; run paraph migrate)' },
   outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000)' },
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
@@ -280,6 +286,17 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
   const outboxLeaseMs = str('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs', 120_000, 1000, 3_600_000);
   const mailFrom = str('mailFrom');
+  const databaseUrl = str('databaseUrl');
+  // The URL may hold a password: never echoed in a message.
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    issues.push(`${raw('databaseUrl')?.where ?? CONFIG_KEYS.databaseUrl.env}: must be a postgres:// or postgresql:// URL`);
+  }
+  const migrateRaw = raw('migrateOnStart');
+  const migrateText = migrateRaw === undefined ? undefined : String(migrateRaw.value);
+  if (migrateRaw !== undefined && !['0', '1', 'true', 'false'].includes(migrateText ?? '')) {
+    issues.push(`${migrateRaw.where}: must be 1 or 0 (got ${JSON.stringify(migrateRaw.value)})`);
+  }
+  const migrateOnStart = migrateText === '1' || migrateText === 'true';
   const limit = (key: ConfigKey, min: number, max: number): number | undefined => (raw(key) === undefined ? undefined : int(key, min, min, max));
   const textIndexLimits = Object.fromEntries(
     Object.entries({
@@ -348,6 +365,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     workerIntervalMs,
     ...(outboxLeaseMs !== undefined ? { outboxLeaseMs } : {}),
+    ...(databaseUrl !== undefined ? { databaseUrl } : {}),
+    ...(migrateOnStart ? { migrateOnStart } : {}),
     ...(mailFrom !== undefined ? { mailFrom } : {}),
     organizationName,
     logLevel,

@@ -25,7 +25,7 @@ import { sha256Hex } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
 import { TimerWorker } from './service/timer-worker.js';
-import { openProtectedStore } from './store/protected-store.js';
+import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 
@@ -119,10 +119,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
-  const opened = await openProtectedStore({
+  const opened = await openServiceStore({
     dataDir: config.dataDir,
     ...(config.sqliteDriver !== undefined ? { driver: config.sqliteDriver } : {}),
     ...(security.masterKey !== undefined ? { configuredKey: security.masterKey } : {}),
+    ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl, migrate: config.migrateOnStart === true } : {}),
   });
   const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;

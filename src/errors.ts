@@ -255,6 +255,8 @@ export const ERROR_CODES = {
   STORE_CLOSED: row(500, 'The store was used after it was closed.', RETRY),
   SQLITE_DRIVER_UNAVAILABLE: row(500, 'The chosen SQLite driver (node:sqlite) does not exist in this Node.', 'Use Node 22.13 or later, or set PARAPH_SQLITE_DRIVER=better-sqlite3.'),
   BLOB_INVALID_ID: row(400, 'A blob id is not 64 lowercase hex digits.', 'Use the SHA-256 of the content as the id.'),
+  BLOB_CORRUPT: row(500, 'A blob stored in PostgreSQL does not match its digest (chunks changed or lost).', 'Restore the database from a backup; report it.'),
+  SCHEMA_VERSION_UNKNOWN: row(500, 'The PostgreSQL schema is newer than this paraph, or older and not migrated.', 'Run `paraph migrate` (or start with PARAPH_MIGRATE=1), or upgrade paraph.'),
   BLOB_NOT_FOUND: row(500, 'A stored blob is missing.', 'Check the blob directory (or the database) for lost files.'),
   BLOB_TOO_LARGE: row(413, 'The content is larger than the blob limit.', 'Store a smaller file, or raise the limit.'),
   // Command line

@@ -119,7 +119,7 @@ export type AuditEntry = {
     readonly data: AuditEventData[T];
     /** `hash` of the entry before, or {@link GENESIS_HASH} for the first. */
     readonly prevHash: string;
-    /** Lowercase hex SHA-256 of the canonical JSON of this entry without `hash`. */
+    /** Lowercase hex SHA-256 of the RFC 8785 (JCS) canonical JSON of this entry without `hash`. */
     readonly hash: string;
   };
 }[AuditEventType];
@@ -136,7 +136,12 @@ export function formatAuditTime(at: Date): string {
   return at.toISOString().replace(/Z$/, '+00:00');
 }
 
-/** The SHA-256 (lowercase hex) an entry must carry: over the canonical JSON of every field but `hash`. */
+/**
+ * The SHA-256 (lowercase hex) an entry must carry: over the RFC 8785 (JCS) canonical JSON of every field but `hash`.
+ * Logs written before JCS was named (receipt attachment format `paraph-audit-log/1`) were hashed over the same bytes:
+ * paraph's own canonical JSON already sorted keys by UTF-16 code units and wrote numbers and strings as ECMAScript
+ * does, which is what JCS specifies for every value an audit entry can hold.
+ */
 export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'> | AuditEntry): string {
   const { seq, at, type, actor, data, prevHash } = entry;
   const text = canonicalJson({ seq, at, type, actor, data, prevHash });
@@ -155,25 +160,41 @@ export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'> | AuditEntry): st
  *   data: { files: 1, signers: 2 } });
  */
 export function appendAuditEntry(log: readonly AuditEntry[], event: AuditEventInput): readonly AuditEntry[] {
-  const last = log[log.length - 1];
-  const at = formatAuditTime(event.at);
-  if (last !== undefined && at < last.at) {
-    throw new ParaphError(
-      'AUDIT_INVALID_TIME',
-      `Audit entry time ${at} is earlier than the last entry's ${last.at}: entries must be appended in time order.`,
-    );
+  return Object.freeze([...log, ...chainAuditEntries(log[log.length - 1], [event])]);
+}
+
+/**
+ * The one rule of the chain: the entries that follow `last` (the log's current last entry, `undefined` for an empty
+ * log) for `events`, in order. Stores call this with the last stored entry, so they never load a whole log to append.
+ * Each entry is a frozen canonical copy, so later changes to the caller's objects cannot alter a hashed entry.
+ *
+ * @throws ParaphError `AUDIT_INVALID_TIME` for an invalid time or one earlier than the entry before,
+ *   `CANONICAL_JSON_UNSUPPORTED` for data that is not plain JSON.
+ */
+export function chainAuditEntries(last: AuditEntry | undefined, events: readonly AuditEventInput[]): AuditEntry[] {
+  const chained: AuditEntry[] = [];
+  let previous = last;
+  for (const event of events) {
+    const at = formatAuditTime(event.at);
+    if (previous !== undefined && at < previous.at) {
+      throw new ParaphError(
+        'AUDIT_INVALID_TIME',
+        `Audit entry time ${at} is earlier than the last entry's ${previous.at}: entries must be appended in time order.`,
+      );
+    }
+    const unsigned = {
+      seq: (previous?.seq ?? 0) + 1,
+      at,
+      type: event.type,
+      actor: event.actor,
+      data: event.data,
+      prevHash: previous?.hash ?? GENESIS_HASH,
+    } as Omit<AuditEntry, 'hash'>;
+    const entry = deepFreeze(JSON.parse(canonicalJson({ ...unsigned, hash: hashAuditEntry(unsigned) })) as AuditEntry);
+    chained.push(entry);
+    previous = entry;
   }
-  const unsigned = {
-    seq: log.length + 1,
-    at,
-    type: event.type,
-    actor: event.actor,
-    data: event.data,
-    prevHash: last?.hash ?? GENESIS_HASH,
-  } as Omit<AuditEntry, 'hash'>;
-  // Freeze a canonical copy so that later changes to the caller's objects cannot alter a hashed entry.
-  const entry = deepFreeze(JSON.parse(canonicalJson({ ...unsigned, hash: hashAuditEntry(unsigned) })) as AuditEntry);
-  return Object.freeze([...log, entry]);
+  return chained;
 }
 
 /** Why verification stopped. */

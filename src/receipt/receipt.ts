@@ -18,12 +18,18 @@ import { ParaphError, SigningError } from '../errors.js';
 /** File name of the attached audit log. */
 export const AUDIT_LOG_ATTACHMENT = 'audit-log.json';
 
-/** `format` of the attached audit log. */
-export const AUDIT_LOG_FORMAT = 'paraph-audit-log/1';
+/**
+ * `format` of the attached audit log this version writes: `/2` declares the entry hashes SHA-256 over RFC 8785 (JCS).
+ * `/1` (earlier receipts) hashed the same bytes under paraph's own name for them; both verify.
+ */
+export const AUDIT_LOG_FORMAT = 'paraph-audit-log/2';
+
+/** Every `format` {@link readAuditLogAttachment} accepts. */
+export const AUDIT_LOG_FORMATS = ['paraph-audit-log/1', AUDIT_LOG_FORMAT] as const;
 
 /** The attached audit log file: the entries plus what they must add up to. */
 export interface AuditLogAttachment {
-  readonly format: typeof AUDIT_LOG_FORMAT;
+  readonly format: (typeof AUDIT_LOG_FORMATS)[number];
   readonly transactionId: string;
   readonly count: number;
   /** Hash of the last entry (the one printed in the receipt). */

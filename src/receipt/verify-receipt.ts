@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from 'pdf-lib';
 import { verifyAuditLog, type AuditEntry, type AuditLogVerdict } from './audit-log.js';
-import { AUDIT_LOG_ATTACHMENT, AUDIT_LOG_FORMAT, type AuditLogAttachment } from './receipt.js';
+import { AUDIT_LOG_ATTACHMENT, AUDIT_LOG_FORMATS, type AuditLogAttachment } from './receipt.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { ParaphError } from '../errors.js';
 import { verifyPdf, type SignatureReport, type VerificationReport } from '../pades/verify.js';
@@ -163,7 +163,7 @@ export async function readAuditLogAttachment(pdf: Uint8Array): Promise<AuditLogA
   if (
     record === null ||
     typeof record !== 'object' ||
-    record.format !== AUDIT_LOG_FORMAT ||
+    !AUDIT_LOG_FORMATS.includes(record.format as AuditLogAttachment['format']) ||
     typeof record.transactionId !== 'string' ||
     typeof record.count !== 'number' ||
     typeof record.head !== 'string' ||
@@ -171,11 +171,11 @@ export async function readAuditLogAttachment(pdf: Uint8Array): Promise<AuditLogA
   ) {
     throw new ParaphError(
       'RECEIPT_AUDIT_LOG_UNREADABLE',
-      `audit log: the attached ${AUDIT_LOG_ATTACHMENT} is not a ${AUDIT_LOG_FORMAT} document (format, transactionId, count, head, entries)`,
+      `audit log: the attached ${AUDIT_LOG_ATTACHMENT} is not a ${AUDIT_LOG_FORMATS.join(' or ')} document (format, transactionId, count, head, entries)`,
     );
   }
   return {
-    format: AUDIT_LOG_FORMAT,
+    format: record.format as AuditLogAttachment['format'],
     transactionId: record.transactionId,
     count: record.count,
     head: record.head,

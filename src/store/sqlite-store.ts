@@ -13,7 +13,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
-import { formatAuditTime, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../receipt/audit-log.js';
+import { type AuditEntry } from '../receipt/audit-log.js';
+import { chainStoredAudit } from './audit-chain.js';
 import { ParaphError } from '../errors.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
@@ -472,33 +473,13 @@ export class SqliteStore implements Store {
     return stored;
   }
 
-  // Chains onto the last stored entry exactly as R's appendAuditEntry does, without loading the whole log.
+  // Chains onto the last stored entry with the one chain rule, without loading the whole log.
   private appendAudit(txId: string, inputs: readonly AuditEntryInput[]): void {
     if (inputs.length === 0) return;
     const lastRow = this.sql('SELECT entry FROM audit_entries WHERE transaction_id = ? ORDER BY seq DESC LIMIT 1').get(txId) as { entry: string } | undefined;
-    let last = lastRow === undefined ? undefined : (JSON.parse(lastRow.entry) as AuditEntry);
+    const last = lastRow === undefined ? undefined : (JSON.parse(lastRow.entry) as AuditEntry);
     const insert = this.sql('INSERT INTO audit_entries (transaction_id, seq, entry) VALUES (?, ?, ?)');
-    for (const input of inputs) {
-      const at = formatAuditTime(input.at);
-      if (last !== undefined && at < last.at) {
-        throw new ParaphError(
-          'AUDIT_INVALID_TIME',
-          `Audit entry time ${at} is earlier than the last entry's ${last.at}: entries must be appended in time order.`,
-          { origin: 'internal' },
-        );
-      }
-      const unsigned = {
-        seq: (last?.seq ?? 0) + 1,
-        at,
-        type: input.type,
-        actor: input.actor,
-        data: input.data,
-        prevHash: last?.hash ?? GENESIS_HASH,
-      } as Omit<AuditEntry, 'hash'>;
-      const text = canonicalJson({ ...unsigned, hash: hashAuditEntry(unsigned) });
-      insert.run(txId, unsigned.seq, text);
-      last = JSON.parse(text) as AuditEntry;
-    }
+    for (const entry of chainStoredAudit(last, inputs)) insert.run(txId, entry.seq, canonicalJson(entry));
   }
 
   async listAuditEntries(transactionId: string): Promise<AuditEntry[]> {

@@ -1,0 +1,139 @@
+/**
+ * The numbered schema of the PostgreSQL store (decisions.md §11). `paraph migrate` (or `PARAPH_MIGRATE=1` on start)
+ * applies the missing ones, each in its own transaction, under an advisory lock so that processes starting together
+ * do not race; a store refuses a database whose schema is older or newer than the one it knows. Never edit a
+ * migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON is stored as text
+ * exactly as written (the audit entries' canonical text must stay byte-exact).
+ */
+import type { PoolClient } from 'pg';
+
+export interface PostgresMigration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        user_token_hash TEXT NOT NULL,
+        app_key_hash TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_seq BIGSERIAL,
+        UNIQUE (user_token_hash, app_key_hash)
+      );
+      CREATE TABLE transactions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        version INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        expire_at BIGINT,
+        remind_at BIGINT,
+        ended_at BIGINT,
+        release_at BIGINT
+      );
+      CREATE INDEX transactions_expire ON transactions(expire_at) WHERE expire_at IS NOT NULL;
+      CREATE INDEX transactions_remind ON transactions(remind_at) WHERE remind_at IS NOT NULL;
+      CREATE INDEX transactions_ended ON transactions(ended_at) WHERE ended_at IS NOT NULL;
+      CREATE INDEX transactions_release ON transactions(release_at) WHERE release_at IS NOT NULL;
+      CREATE INDEX transactions_account ON transactions(account_id);
+      CREATE TABLE sign_tokens (
+        token_hash TEXT PRIMARY KEY,
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        signer_id TEXT NOT NULL
+      );
+      CREATE INDEX sign_tokens_tx ON sign_tokens(transaction_id);
+      CREATE TABLE audit_entries (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (transaction_id, seq)
+      );
+      CREATE TABLE outbox (
+        id BIGSERIAL PRIMARY KEY,
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('postback', 'mail', 'timer')),
+        payload TEXT NOT NULL,
+        order_key TEXT,
+        due_at BIGINT NOT NULL,
+        first_due_at BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
+        lease_until BIGINT,
+        last_error TEXT
+      );
+      CREATE INDEX outbox_pending ON outbox(due_at) WHERE status = 'pending';
+      CREATE INDEX outbox_order ON outbox(order_key, id) WHERE status = 'pending';
+      CREATE TABLE outbox_attempts (
+        id BIGSERIAL PRIMARY KEY,
+        outbox_id BIGINT NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'retry', 'failed')),
+        response_code INTEGER,
+        detail TEXT
+      );
+      CREATE INDEX outbox_attempts_row ON outbox_attempts(outbox_id, attempt);
+      CREATE TABLE blobs (
+        sha256 TEXT PRIMARY KEY,
+        sha512 TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      -- Chunks are written under an upload key and renamed to the blob's SHA-256 once its digests are checked.
+      CREATE TABLE blob_chunks (
+        blob_key TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        bytes BYTEA NOT NULL,
+        PRIMARY KEY (blob_key, n)
+      );
+      -- The foreign key makes deleting a referenced blob fail even when a commit adds the reference concurrently.
+      CREATE TABLE blob_refs (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        PRIMARY KEY (transaction_id, sha256)
+      );
+      CREATE INDEX blob_refs_sha ON blob_refs(sha256);
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+];
+
+/** The schema version this code reads and writes. */
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0;
+
+// Any constant: serialises `migrate` across processes.
+const MIGRATION_LOCK = 0x70617261;
+
+/** The highest applied migration, 0 for an empty database. */
+export async function schemaVersion(client: PoolClient): Promise<number> {
+  const exists = await client.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+  if (exists.rows[0]?.present !== true) return 0;
+  const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  return result.rows[0]?.version ?? 0;
+}
+
+/** Applies the missing migrations in order; returns the versions applied. */
+export async function applyPostgresMigrations(client: PoolClient, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<number[]> {
+  const applied: number[] = [];
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+      applied.push(migration.version);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+  return applied;
+}

@@ -1,0 +1,465 @@
+/**
+ * The PostgreSQL {@link Store} (issue 17, decisions.md §11): the same behaviour as the embedded SQLite store, shared
+ * by any number of `paraph serve` processes. Each `commit` is one READ COMMITTED transaction: the optimistic version
+ * check is an `UPDATE … WHERE version = $expected` whose row lock serialises every change of one transaction across
+ * processes, so the audit chain is appended to the last committed entry and two writers of the same version cannot
+ * both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
+ * Documents and receipts live in the database too ({@link PostgresBlobStore}); nothing is kept on local disk.
+ */
+import pg from 'pg';
+import { canonicalJson } from '../receipt/canonical-json.js';
+import type { AuditEntry } from '../receipt/audit-log.js';
+import { referencedBlobs, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { transactionTimers } from '../domain/transaction-timers.js';
+import { chainStoredAudit } from './audit-chain.js';
+import { applyPostgresMigrations, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
+import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
+import { isSealed, type MasterKey } from './master-key.js';
+import {
+  ConcurrencyError,
+  hashSignToken,
+  StoreError,
+  type Account,
+  type DueTimer,
+  type OutboxAttempt,
+  type OutboxKind,
+  type OutboxMessage,
+  type OutboxSettlement,
+  type Store,
+  type TransactionChange,
+} from './store.js';
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`. */
+  url: string;
+  /** Apply missing migrations first (`paraph migrate`, `PARAPH_MIGRATE=1`). Without it, a schema other than this code's is refused. */
+  migrate?: boolean;
+  /** Seals SignUrl tokens and postback secrets at rest, as in the SQLite store. */
+  masterKey?: MasterKey;
+  /** Connections per process (default 10). */
+  maxConnections?: number;
+}
+
+const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
+
+/**
+ * Connects, optionally migrates, and checks the schema version.
+ *
+ * @throws StoreError `SCHEMA_VERSION_UNKNOWN` when the database's schema is newer than this code's, or older and
+ *   `migrate` was not asked for.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10 });
+  // An idle connection the server dropped must not crash the process.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      if (options.migrate === true) await applyPostgresMigrations(client);
+      const version = await schemaVersion(client);
+      if (version !== POSTGRES_SCHEMA_VERSION) {
+        throw new StoreError(
+          'SCHEMA_VERSION_UNKNOWN',
+          version > POSTGRES_SCHEMA_VERSION
+            ? `The database schema is at version ${version}, newer than this paraph knows (${POSTGRES_SCHEMA_VERSION}): upgrade paraph before serving from it.`
+            : `The database schema is at version ${version}, this paraph needs ${POSTGRES_SCHEMA_VERSION}: run \`paraph migrate\` (or start with PARAPH_MIGRATE=1).`,
+          { origin: 'internal' },
+        );
+      }
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool, options.masterKey);
+}
+
+/** Applies the missing migrations (`paraph migrate`); returns the versions applied. */
+export async function migratePostgres(url: string): Promise<number[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const client = await pool.connect();
+    try {
+      return await applyPostgresMigrations(client);
+    } finally {
+      client.release();
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+interface OutboxRow {
+  id: string;
+  transaction_id: string;
+  kind: OutboxKind;
+  payload: string;
+  order_key: string | null;
+  due_at: string;
+  first_due_at: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+export class PostgresStore implements Store {
+  readonly blobs: PostgresBlobStore;
+  private closed = false;
+
+  /** @internal use {@link openPostgresStore}. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly masterKey?: MasterKey,
+  ) {
+    this.blobs = new PostgresBlobStore(pool);
+  }
+
+  /** The database answers (for `/health`). */
+  async ping(): Promise<{ ok: boolean; schemaVersion?: number; error?: string }> {
+    try {
+      const result = await this.pool.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');
+      return { ok: true, schemaVersion: result.rows[0]?.version ?? 0 };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    this.live();
+    return this.pool.query<R>(text, values);
+  }
+
+  private readAccount(data: string): Account {
+    const account = JSON.parse(data) as Account;
+    if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && this.masterKey !== undefined) {
+      account.PostbackSecret = this.masterKey.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+    }
+    return account;
+  }
+
+  private sealAccount(account: Account): Account {
+    return account.PostbackSecret !== undefined && this.masterKey !== undefined
+      ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
+      : account;
+  }
+
+  async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
+    const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts WHERE user_token_hash = $1 AND app_key_hash = $2', [userTokenHash, appKeyHash]);
+    return rows[0] === undefined ? undefined : this.readAccount(rows[0].data);
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts WHERE id = $1', [id]);
+    return rows[0] === undefined ? undefined : this.readAccount(rows[0].data);
+  }
+
+  async createAccount(account: Account): Promise<void> {
+    try {
+      await this.query('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES ($1, $2, $3, $4)', [
+        account.Id,
+        account.UserTokenHash,
+        account.AppKeyHash,
+        JSON.stringify(this.sealAccount(account)),
+      ]);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
+      throw error;
+    }
+  }
+
+  async countAccounts(): Promise<number> {
+    const { rows } = await this.query<{ n: string }>('SELECT count(*) AS n FROM accounts');
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts ORDER BY created_seq');
+    return rows.map((row) => this.readAccount(row.data));
+  }
+
+  async setPostbackSecret(accountId: string, secret: string): Promise<void> {
+    const account = await this.getAccount(accountId);
+    if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
+    await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(this.sealAccount({ ...account, PostbackSecret: secret })), accountId]);
+  }
+
+  async getTransaction(id: string): Promise<Transaction | undefined> {
+    const { rows } = await this.query<{ data: string; version: number }>('SELECT data, version FROM transactions WHERE id = $1', [id]);
+    const row = rows[0];
+    return row === undefined ? undefined : { ...this.openTokens(JSON.parse(row.data) as Transaction), version: row.version };
+  }
+
+  private sealTokens(tx: Omit<Transaction, 'version'>): unknown {
+    const key = this.masterKey;
+    if (key === undefined || !tx.Signers.some((s) => s.SignToken !== undefined)) return tx;
+    return {
+      ...tx,
+      Signers: tx.Signers.map((signer) => {
+        if (signer.SignToken === undefined) return signer;
+        const { SignToken, ...rest } = signer;
+        return { ...rest, SignTokenSealed: key.seal(SignToken, SEAL_PURPOSE.signToken) };
+      }),
+    };
+  }
+
+  private openTokens(tx: Transaction): Transaction {
+    const signers = tx.Signers as (Transaction['Signers'][number] & { SignTokenSealed?: string })[];
+    if (!signers.some((s) => s.SignTokenSealed !== undefined)) return tx;
+    const key = this.masterKey;
+    if (key === undefined) throw new StoreError('MASTER_KEY_REQUIRED', 'The store holds sealed secrets: open it with its master key.', { origin: 'internal' });
+    return {
+      ...tx,
+      Signers: signers.map(({ SignTokenSealed, ...signer }) =>
+        SignTokenSealed === undefined ? signer : { ...signer, SignToken: key.open(SignTokenSealed, SEAL_PURPOSE.signToken) },
+      ),
+    };
+  }
+
+  async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
+    const { rows } = await this.query<{ transaction_id: string; signer_id: string }>(
+      'SELECT transaction_id, signer_id FROM sign_tokens WHERE token_hash = $1',
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const transaction = await this.getTransaction(row.transaction_id);
+    return transaction === undefined ? undefined : { transaction, signerId: row.signer_id };
+  }
+
+  async commit(change: TransactionChange): Promise<Transaction> {
+    this.live();
+    const version = change.expectedVersion + 1;
+    const stored: Transaction = { ...change.transaction, version };
+    const { version: _version, ...body } = stored;
+    const data = JSON.stringify(this.sealTokens(body));
+    const timers = transactionTimers(stored);
+    const blobs = [...referencedBlobs(stored)];
+    const txId = stored.Id;
+    const dates = [ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt)];
+    await inTransaction(this.pool, async (client) => {
+      if (change.expectedVersion === 0) {
+        const inserted = await client.query(
+          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+          [txId, stored.AccountId, version, stored.Status, data, ...dates],
+        );
+        if (inserted.rowCount !== 1) {
+          const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
+          throw new ConcurrencyError(txId, 0, actual.rows[0]?.version ?? 1);
+        }
+      } else {
+        // The row lock taken here serialises every change of this transaction until COMMIT, across processes.
+        const updated = await client.query(
+          `UPDATE transactions SET version = $1, status = $2, data = $3, expire_at = $4, remind_at = $5, ended_at = $6, release_at = $7
+           WHERE id = $8 AND version = $9`,
+          [version, stored.Status, data, ...dates, txId, change.expectedVersion],
+        );
+        if (updated.rowCount !== 1) {
+          const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
+          throw new ConcurrencyError(txId, change.expectedVersion, actual.rows[0]?.version);
+        }
+      }
+      if (blobs.length > 0) {
+        // FOR KEY SHARE: a concurrent discard of one of these blobs waits for this commit, then finds it referenced.
+        const present = await client.query<{ sha256: string }>('SELECT sha256 FROM blobs WHERE sha256 = ANY($1) FOR KEY SHARE', [blobs]);
+        const found = new Set(present.rows.map((row) => row.sha256));
+        const missing = blobs.find((sha256) => !found.has(sha256));
+        if (missing !== undefined) {
+          throw new StoreError('BLOB_NOT_FOUND', `Transaction ${txId} references blob ${missing}, which was never stored.`, { origin: 'internal' });
+        }
+      }
+      await client.query('DELETE FROM blob_refs WHERE transaction_id = $1', [txId]);
+      if (blobs.length > 0) {
+        await client.query('INSERT INTO blob_refs (transaction_id, sha256) SELECT $1, unnest($2::text[])', [txId, blobs]);
+      }
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (decisions.md §6).
+      if (stored.cleanedAt === undefined) {
+        await client.query('DELETE FROM sign_tokens WHERE transaction_id = $1', [txId]);
+        const tokens = stored.Signers.filter((s) => s.SignToken !== undefined);
+        if (tokens.length > 0) {
+          await client.query('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) SELECT unnest($1::text[]), $2, unnest($3::text[])', [
+            tokens.map((s) => hashSignToken(s.SignToken as string)),
+            txId,
+            tokens.map((s) => s.Id),
+          ]);
+        }
+      }
+      if (change.purgeAudit === true) await client.query('DELETE FROM audit_entries WHERE transaction_id = $1', [txId]);
+      await this.appendAudit(client, txId, change);
+      const defaultDue = Date.parse(stored.ModifiedDateTime);
+      for (const row of change.outbox ?? []) {
+        const due = row.dueAt?.getTime() ?? defaultDue;
+        await client.query(
+          'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at) VALUES ($1, $2, $3, $4, $5, $5)',
+          [txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, due],
+        );
+      }
+    });
+    return stored;
+  }
+
+  // Chains onto the last stored entry with the one chain rule; the transaction row's lock keeps the chain linear.
+  private async appendAudit(client: pg.PoolClient, txId: string, change: TransactionChange): Promise<void> {
+    const inputs = change.audit ?? [];
+    if (inputs.length === 0) return;
+    const { rows } = await client.query<{ entry: string }>('SELECT entry FROM audit_entries WHERE transaction_id = $1 ORDER BY seq DESC LIMIT 1', [txId]);
+    const last = rows[0] === undefined ? undefined : (JSON.parse(rows[0].entry) as AuditEntry);
+    const entries = chainStoredAudit(last, inputs);
+    await client.query('INSERT INTO audit_entries (transaction_id, seq, entry) SELECT $1, unnest($2::int[]), unnest($3::text[])', [
+      txId,
+      entries.map((entry) => entry.seq),
+      entries.map((entry) => canonicalJson(entry)),
+    ]);
+  }
+
+  async listAuditEntries(transactionId: string): Promise<AuditEntry[]> {
+    const { rows } = await this.query<{ entry: string }>('SELECT entry FROM audit_entries WHERE transaction_id = $1 ORDER BY seq', [transactionId]);
+    return rows.map((row) => JSON.parse(row.entry) as AuditEntry);
+  }
+
+  async listDueTimers(now: Date, options: { retentionDays: number; limit?: number }): Promise<DueTimer[]> {
+    const { rows } = await this.query<{ id: string; kind: DueTimer['kind']; at: string }>(
+      `SELECT id, 'expire' AS kind, expire_at AS at FROM transactions WHERE expire_at <= $1
+       UNION ALL SELECT id, 'remind', remind_at FROM transactions WHERE remind_at <= $1
+       UNION ALL SELECT id, 'clean', ended_at + $2 FROM transactions WHERE ended_at <= $1 - $2
+       UNION ALL SELECT id, 'release', release_at FROM transactions WHERE release_at <= $1
+       ORDER BY at, id LIMIT $3`,
+      [now.getTime(), options.retentionDays * 86_400_000, options.limit ?? 100],
+    );
+    return rows.map((row) => ({ transactionId: row.id, kind: row.kind, at: new Date(Number(row.at)) }));
+  }
+
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]> {
+    const nowMs = now.getTime();
+    // A row of an order key waits for every earlier pending row of that key (delivery one at a time, in order);
+    // SKIP LOCKED: processes claiming at the same moment take disjoint rows.
+    const { rows } = await this.query<OutboxRow>(
+      `UPDATE outbox SET lease_until = $1::bigint + $3::bigint, attempts = attempts + 1
+       WHERE id IN (
+         SELECT id FROM outbox o
+         WHERE status = 'pending' AND due_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+           AND (order_key IS NULL OR NOT EXISTS (
+             SELECT 1 FROM outbox p WHERE p.order_key = o.order_key AND p.status = 'pending' AND p.id < o.id))
+         ORDER BY due_at, id LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id, transaction_id, kind, payload, order_key, due_at, first_due_at, attempts - 1 AS attempts, last_error`,
+      [nowMs, limit, leaseMs],
+    );
+    return rows
+      .map((row) => {
+        const message: OutboxMessage = {
+          id: Number(row.id),
+          transactionId: row.transaction_id,
+          kind: row.kind,
+          payload: JSON.parse(row.payload) as JsonValue,
+          dueAt: new Date(Number(row.due_at)),
+          attempts: row.attempts + 1,
+          firstDueAt: new Date(Number(row.first_due_at)),
+        };
+        if (row.order_key !== null) message.orderKey = row.order_key;
+        if (row.last_error !== null) message.lastError = row.last_error;
+        return message;
+      })
+      .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id);
+  }
+
+  async markDone(id: number): Promise<void> {
+    await this.query("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = $1", [id]);
+  }
+
+  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
+    if (retryAt === undefined) await this.query("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = $1 WHERE id = $2", [error, id]);
+    else await this.query('UPDATE outbox SET due_at = $1, lease_until = NULL, last_error = $2 WHERE id = $3', [retryAt.getTime(), error, id]);
+  }
+
+  async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {
+    if (settlements.length === 0) return;
+    this.live();
+    await inTransaction(this.pool, async (client) => {
+      for (const { attempt, retryAt } of settlements) {
+        await client.query('INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail) VALUES ($1, $2, $3, $4, $5, $6)', [
+          attempt.outboxId,
+          attempt.attempt,
+          attempt.at.getTime(),
+          attempt.outcome,
+          attempt.responseCode ?? null,
+          attempt.detail ?? null,
+        ]);
+        const error = attempt.detail ?? null;
+        if (attempt.outcome === 'delivered') await client.query("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = $1", [attempt.outboxId]);
+        else if (attempt.outcome === 'retry' && retryAt !== undefined) {
+          await client.query('UPDATE outbox SET due_at = $1, lease_until = NULL, last_error = $2 WHERE id = $3', [retryAt.getTime(), error, attempt.outboxId]);
+        } else await client.query("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = $1 WHERE id = $2", [error, attempt.outboxId]);
+      }
+    });
+  }
+
+  async listAttempts(outboxId: number): Promise<OutboxAttempt[]> {
+    const { rows } = await this.query<{ attempt: number; at: string; outcome: OutboxAttempt['outcome']; response_code: number | null; detail: string | null }>(
+      'SELECT attempt, at, outcome, response_code, detail FROM outbox_attempts WHERE outbox_id = $1 ORDER BY attempt, id',
+      [outboxId],
+    );
+    return rows.map((row) => ({
+      outboxId,
+      attempt: row.attempt,
+      at: new Date(Number(row.at)),
+      outcome: row.outcome,
+      ...(row.response_code !== null ? { responseCode: row.response_code } : {}),
+      ...(row.detail !== null ? { detail: row.detail } : {}),
+    }));
+  }
+
+  async getSetting(key: string): Promise<JsonValue | undefined> {
+    const { rows } = await this.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as JsonValue);
+  }
+
+  async putSetting(key: string, value: JsonValue): Promise<void> {
+    await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]);
+  }
+
+  async accountStorageBytes(accountId: string): Promise<number> {
+    const { rows } = await this.query<{ n: string }>(
+      `SELECT COALESCE(SUM(COALESCE((f->'Original'->>'size')::bigint, 0) + COALESCE((f->'MetadataBlob'->>'size')::bigint, 0)), 0) AS n
+       FROM transactions t CROSS JOIN LATERAL jsonb_array_elements(COALESCE(t.data::jsonb->'Files', '[]'::jsonb)) f
+       WHERE t.account_id = $1 AND t.data::jsonb->'cleanedAt' IS NULL`,
+      [accountId],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async discardBlob(sha256: string): Promise<boolean> {
+    this.live();
+    return this.blobs.deleteIfUnreferenced(sha256);
+  }
+
+  async collectGarbage(olderThan: Date): Promise<number> {
+    const { rows } = await this.query<{ sha256: string }>(
+      'SELECT sha256 FROM blobs b WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM blob_refs r WHERE r.sha256 = b.sha256)',
+      [olderThan.getTime()],
+    );
+    let deleted = 0;
+    for (const row of rows) if (await this.blobs.deleteIfUnreferenced(row.sha256, olderThan)) deleted++;
+    return deleted;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private live(): void {
+    if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
+  }
+}
+
+function ms(at: string | undefined): number | null {
+  return at === undefined ? null : Date.parse(at);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
