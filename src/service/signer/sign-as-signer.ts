@@ -19,20 +19,19 @@ import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { nextVerification } from './perform-verification.js';
 import { fillFormFields } from './fill-form-fields.js';
 import {
   assertCanAct,
   assertTurn,
   findSignerByToken,
+  nextVerification,
+  returnUrl,
   readSignSession,
   reloadAccess,
-  withSigningHold,
   type SignerAccess,
   type SignerRequestInfo,
 } from './signer-access.js';
 import { signatureFieldNames, validateFieldValues } from './signer-fields.js';
-import { returnUrl } from './open-session.js';
 
 /** The body of a sign request. */
 export interface SignRequest {
@@ -85,7 +84,8 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
     let held: Transaction;
     try {
-      const hold = withSigningHold({ ...tx, Status: 10 }, signer.Id, now);
+      // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
+      const hold = transition(tx.Status === 20 ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
       const postback = postbackRow(hold);
       held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
@@ -95,7 +95,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     try {
       return await applySignature(ctx, held, signer.Id, values, context, info, now);
     } catch (error) {
-      await releaseHold(ctx, held, signer.Id);
+      await releaseHold(ctx, held);
       throw error;
     }
   }
@@ -109,9 +109,9 @@ function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Re
 }
 
 /** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */
-async function releaseHold(ctx: ServiceContext, held: Transaction, signerId: string): Promise<void> {
+async function releaseHold(ctx: ServiceContext, held: Transaction): Promise<void> {
   try {
-    const back = withSigningHold(held, signerId, undefined);
+    const back = transition(held, { type: 'release' }, changeTime(ctx, held));
     const postback = postbackRow(back);
     await ctx.store.commit({ transaction: back, expectedVersion: held.version, outbox: postback ? [postback] : [] });
   } catch {
@@ -129,7 +129,8 @@ async function applySignature(
   info: SignerRequestInfo,
   now: Date,
 ): Promise<SignResult> {
-  const tx = withSigningHold(held, signerId, undefined);
+  const at = new Date(Math.max(now.getTime(), Date.parse(held.ModifiedDateTime)));
+  const tx = transition(held, { type: 'release' }, at);
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
   const session = readSignSession(signer);
   const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
@@ -170,7 +171,6 @@ async function applySignature(
     updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
   }
 
-  const at = new Date(Math.max(now.getTime(), Date.parse(tx.ModifiedDateTime)));
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
   next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
   next = {
