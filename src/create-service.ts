@@ -24,7 +24,7 @@ import type { Signer, Timestamper } from './pades/types.js';
 import { createServiceContext, sha256Hex } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
-import { TimerWorker } from './service/timer-worker.js';
+import { TimerWorker } from './events/timer-worker.js';
 import { openProtectedStore } from './store/protected-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';

@@ -143,7 +143,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
     }),
   );
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticate(deps.store));
+    api.addHook('onRequest', authenticate(ctx));
     if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });

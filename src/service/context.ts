@@ -100,6 +100,13 @@ export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/** The transaction `id` (for workers: no account check); `TRANSACTION_NOT_FOUND` (internal) when it does not exist. */
+export async function loadTransaction(ctx: ServiceContext, id: string): Promise<Transaction> {
+  const tx = await ctx.store.getTransaction(id);
+  if (tx === undefined) throw new ServiceError('TRANSACTION_NOT_FOUND', `Transaction ${id} does not exist.`, { origin: 'internal' });
+  return tx;
+}
+
 /**
  * The transaction `id` of `account`, or a ServiceError: `TRANSACTION_NOT_FOUND` (401, the same answer as for another
  * account's transaction, decisions.md §2).
