@@ -150,7 +150,7 @@ async function applySignature(
     if (source === undefined) continue;
     const fields = signatureFieldNames(file, signer);
     const fileValues = values.get(file.FileId) ?? [];
-    const paraph = paraphPages(file, fields.length > 0 ? signer.Id : undefined);
+    const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
     let bytes = await ctx.store.blobs.read(source.sha256);
     bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
@@ -240,12 +240,10 @@ function result(_ctx: ServiceContext, tx: Transaction, signerId: string): SignRe
 }
 
 /** Pages of `file` that get the initials (SetParaph): every page without a signature field of any signer. */
-function paraphPages(file: StoredFile, _signerId: string | undefined): number[] {
+function paraphPages(file: StoredFile): number[] {
   if (file.Metadata?.SetParaph !== true || file.Original === undefined) return [];
+  // The placements start resolved include the default signature fields, wherever they went ({{SignerN}} or page 1).
   const withSignature = new Set((file.Placements ?? []).filter((p) => p.type === 'Signature' || p.type === 'Seal').map((p) => p.pageNumber));
-  // Default signature fields (no metadata Signature) sit on page 1.
-  const metadataSignatures = (file.Placements ?? []).some((p) => p.type === 'Signature');
-  if (!metadataSignatures) withSignature.add(1);
   const pages: number[] = [];
   for (let n = 1; n <= file.Original.pages; n++) if (!withSignature.has(n)) pages.push(n);
   return pages;
