@@ -7,18 +7,18 @@
  */
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../domain/file-metadata.js';
-import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { findFile, preparationKey, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
-import { isInputError, PdfParseError, ValidationError } from '../errors.js';
+import { PdfParseError, ValidationError } from '../errors.js';
 import { DEFAULT_SECURITY_SETTINGS } from '../config.js';
 import { QuotaError } from './quota-error.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields.js';
 import { openPdf } from '../pdf/text-index-extract.js';
 import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { prepareDocument, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -108,8 +108,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
     }
     bytes = normalized.bytes;
-    const tx = await loadOwnTransaction(ctx, input.account, input.transactionId);
-    pages = await checkPdf(bytes, maxPagesOf(ctx), tx.Signers.map((s) => s.Id));
+    pages = await checkPdf(bytes, maxPagesOf(ctx));
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -117,8 +116,8 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     throw error;
   }
 
-  let resolvedFor: string | undefined;
-  let placements: StoredFile['Placements'];
+  // Prepared as start will need it, once per preparation key (a retried commit reuses it).
+  let prepared: PreparedDocument | undefined;
   let replaced = false;
   try {
     await commitChange(
@@ -128,20 +127,14 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
         assertUploadable(tx);
         const existing = findFile(tx, input.fileId);
         replaced = existing?.Original !== undefined;
-        const metadataKey = existing?.MetadataBlob?.sha256;
-        if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
-          // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
-          // some damaged files and installs polyfills, neither of which may reach the service process.
-          placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { fileId: input.fileId })).placements;
-          resolvedFor = metadataKey;
-        }
         const file: StoredFile = {
           ...withoutDerived(existing),
           FileId: input.fileId,
           Original: { sha256: info.sha256, size: info.size, pages },
           UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
         };
-        if (existing?.Metadata !== undefined && placements !== undefined) file.Placements = placements;
+        prepared = await preparedFor(ctx, file, bytes, tx, prepared);
+        withPreparation(file, prepared);
         return {
           transaction: putFile(tx, file, now),
           audit: [
@@ -164,6 +157,8 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     );
   } catch (error) {
     await ctx.store.discardBlob(info.sha256);
+    if (info !== uploaded) await ctx.store.discardBlob(uploaded.sha256);
+    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
     throw error;
   }
   return replaced ? 204 : 201;
@@ -180,8 +175,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
   const first = await loadOwnTransaction(ctx, input.account, input.transactionId);
   checkSignerIds(first, metadata);
   const info = await ctx.store.blobs.write(body);
-  let placedOn: string | undefined;
-  let placements: StoredFile['Placements'];
+  let prepared: PreparedDocument | undefined;
   let withPdf = false;
   try {
     await commitChange(
@@ -191,11 +185,6 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
         assertUploadable(tx);
         const existing = findFile(tx, input.fileId);
         withPdf = existing?.Original !== undefined;
-        if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
-          const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-          placements = (await placeFieldsFromMetadata(pdf, metadata, { fileId: input.fileId })).placements;
-          placedOn = existing.Original.sha256;
-        }
         const file: StoredFile = {
           ...withoutDerived(existing),
           FileId: input.fileId,
@@ -204,7 +193,11 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
         };
         if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
         else delete file.DisplayName;
-        if (withPdf && placements !== undefined) file.Placements = placements;
+        if (file.Original !== undefined) {
+          const original = file.Original;
+          prepared = await preparedFor(ctx, file, async () => ctx.store.blobs.read(original.sha256), tx, prepared);
+          withPreparation(file, prepared);
+        }
         return {
           transaction: putFile(tx, file, now),
           audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
@@ -213,25 +206,42 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
     );
   } catch (error) {
     await ctx.store.discardBlob(info.sha256);
+    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
     throw error;
   }
   return withPdf ? 204 : 202;
 }
 
-/** The stored file without what an upload makes stale (placements, the prepared PDF). */
+/** The stored file without what an upload makes stale (placements, the prepared PDFs). */
 function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
   if (file === undefined) return {};
-  const { Placements: _placements, Current: _current, ...rest } = file;
+  const { Placements: _placements, Current: _current, Prepared: _prepared, ...rest } = file;
   return rest;
 }
 
+/** `earlier` when it was prepared from what `file` and the transaction's signers are now, else a new preparation. */
+async function preparedFor(
+  ctx: ServiceContext,
+  file: StoredFile,
+  pdf: Uint8Array | (() => Promise<Uint8Array>),
+  tx: Transaction,
+  earlier: PreparedDocument | undefined,
+): Promise<PreparedDocument> {
+  const signerIds = tx.Signers.map((s) => s.Id);
+  if (earlier !== undefined && earlier.key === preparationKey(file, signerIds)) return earlier;
+  return prepareDocument(ctx, file, typeof pdf === 'function' ? await pdf() : pdf, signerIds);
+}
+
+function withPreparation(file: StoredFile, prepared: PreparedDocument): void {
+  file.Placements = prepared.placements;
+  file.Prepared = { sha256: prepared.sha256, size: prepared.size, key: prepared.key };
+}
+
 /**
- * Opens the PDF with pdf-lib and pdf.js (decisions.md §3), refuses more pages than the limit, and prepares it as
- * `PUT start` would (default signature fields for the signers, in an incremental update, thrown away), so that a
- * document start cannot prepare is refused now rather than ending the transaction at 70 later (issue 13 point 8).
- * Returns its page count.
+ * Opens the PDF with pdf-lib and pdf.js (decisions.md §3) and refuses more pages than the limit; returns its page
+ * count. (Preparing it as `PUT start` would follows in the commit: prepare-document.ts.)
  */
-async function checkPdf(bytes: Uint8Array, maxPages: number, signerIds: readonly string[]): Promise<number> {
+async function checkPdf(bytes: Uint8Array, maxPages: number): Promise<number> {
   const doc = await loadPdf(bytes);
   const pages = doc.getPageCount();
   if (pages > maxPages) {
@@ -248,12 +258,6 @@ async function checkPdf(bytes: Uint8Array, maxPages: number, signerIds: readonly
     throw error;
   }
   await proxy.destroy();
-  try {
-    await placeFieldsFromMetadata(bytes, {}, { signerIds: signerIds.length > 0 ? [...signerIds] : ['Signer1'] });
-  } catch (error) {
-    if (!isInputError(error)) throw error;
-    throw new PdfParseError((error as PdfParseError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
-  }
   return pages;
 }
 
