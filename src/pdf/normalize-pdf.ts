@@ -160,8 +160,11 @@ function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | un
     while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
     return at > start ? Number(ascii(bytes, start, at)) : undefined;
   };
-  skipWhite();
-  if (ascii(bytes, at, at + 4) !== 'xref') return undefined;
+  // startxref must name the keyword itself: pointing at whitespace before it, the /Prev an update copies is off too.
+  if (ascii(bytes, at, at + 4) !== 'xref') {
+    skipWhite();
+    return ascii(bytes, at, at + 4) === 'xref' ? 'xref (startxref points before the keyword)' : undefined;
+  }
   at += 4;
   let checked = 0;
   for (;;) {
@@ -190,7 +193,7 @@ function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | un
 function isXrefSectionAt(bytes: Uint8Array, offset: number): boolean {
   if (!Number.isInteger(offset) || offset < 0 || offset >= bytes.length) return false;
   const head = ascii(bytes, offset, Math.min(bytes.length, offset + 32));
-  return /^\s*(xref|\d+\s+\d+\s+obj)/.test(head);
+  return /^(xref|\d+\s+\d+\s+obj)/.test(head);
 }
 
 function ascii(bytes: Uint8Array, from: number, to: number): string {

@@ -36,6 +36,7 @@ const moveStartxref = (text: string, by: number): string => text.replace(/startx
 
 const DAMAGES: Record<string, () => string> = {
   'startxref a few bytes off': () => moveStartxref(table, 7),
+  'startxref one byte early (at the line end before xref)': () => moveStartxref(table, -1),
   'startxref 0': () => table.replace(/startxref\s+\d+/, 'startxref\n0'),
   'every entry 3 bytes off': () => table.replace(/(\d{10}) 00000 n/g, (_m, n: string) => `${String(Number(n) + 3).padStart(10, '0')} 00000 n`),
   'no xref table': () => table.replace(/xref[\s\S]*?trailer/, 'trailer'),

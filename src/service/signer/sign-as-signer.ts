@@ -13,7 +13,7 @@ import { formatTime, recordActivity, transition, type JsonObject, type JsonValue
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signPdf } from '../../pades/sign-pdf.js';
-import { ConcurrencyError } from '../../store/store.js';
+import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
@@ -193,25 +193,25 @@ async function applySignature(
     }),
   };
   const certificate = identity.certificate;
-  const outbox = [];
+  const outbox: OutboxInput[] = [];
   const postback = postbackRow(next);
   if (postback) outbox.push(postback);
   const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
   if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
-  let committed = await ctx.store.commit({
-      transaction: next,
-      expectedVersion: held.version,
-      audit: [
-        {
-          at,
-          type: 'signer.signed',
-          actor: `signer:${signer.Id}`,
-          data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
-        },
-      ],
-      outbox,
-    });
-  if (committed.Status === 20) committed = await finalizeTransaction(ctx, committed);
+  const audit: AuditEntryInput[] = [
+    {
+      at,
+      type: 'signer.signed',
+      actor: `signer:${signer.Id}`,
+      data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
+    },
+  ];
+  // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
+  // hold) or at 30, never signed by all and left at 20.
+  const committed =
+    next.Status === 20
+      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox })
+      : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
 }
 
