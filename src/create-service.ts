@@ -14,17 +14,17 @@ import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
 import { parseAllowedRanges } from './events/postback-target.js';
-import { createServiceContext, type AppDeps } from './http/app.js';
+import type { AppDeps } from './http/app.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
 import { openPkcs11Signer, type Pkcs11Signer } from './pades/keys/pkcs11.js';
 import type { KeyKind } from './pades/keys/software.js';
 import { createHttpTimestamper } from './pades/timestamp.js';
 import type { Signer, Timestamper } from './pades/types.js';
-import { sha256Hex } from './service/context.js';
+import { createServiceContext, sha256Hex } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
-import { TimerWorker } from './service/timer-worker.js';
+import { TimerWorker } from './events/timer-worker.js';
 import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
@@ -160,8 +160,18 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
       quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
     };
-    const deps: AppDeps = {
+    // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).
+    const context = createServiceContext({
       store: notifyOnOutbox(store, () => events?.wake()),
+      clock,
+      keys,
+      settings,
+      ...(timestamper ? { timestamper } : {}),
+      ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+    });
+    const deps: AppDeps = {
+      store: context.store,
+      context,
       clock,
       keys,
       settings,
@@ -173,8 +183,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       accountRequestsPerMinute: security.accountRequestsPerMinute,
       logVerificationCodes: security.logVerificationCodes,
     };
-    const worker = new TimerWorker(createServiceContext(deps), { intervalMs: config.workerIntervalMs, log });
-    events = new EventWorker(createServiceContext(deps), {
+    const worker = new TimerWorker(context, { intervalMs: config.workerIntervalMs, log });
+    events = new EventWorker(context, {
       mail: { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
       log,
       ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),

@@ -16,7 +16,7 @@ import {
 } from './create-service.js';
 import type { EventWorker } from './events/event-worker.js';
 import { buildApp, loggerOptions } from './http/app.js';
-import type { TimerWorker } from './service/timer-worker.js';
+import type { TimerWorker } from './events/timer-worker.js';
 import type { Store } from './store/store.js';
 
 export type { CreatedCredentials, ServiceOptions, StartServerOptions };

@@ -203,6 +203,11 @@ export interface StoredFile {
   Placements?: FieldPlacement[];
   /** The prepared PDF (fields placed) and, later, with each signature and the seal: what GET file returns at 10+. */
   Current?: BlobRef;
+  /**
+   * Before start: the PDF as upload prepared it (fields placed, default signature fields included), with the key of
+   * what it was prepared from ({@link preparationKey}); start reuses it when the key still matches.
+   */
+  Prepared?: BlobRef & { key: string };
   UploadedDateTime?: string;
 }
 
@@ -536,6 +541,15 @@ function dropUndefined<T extends object>(value: T): T {
   return copy as T;
 }
 
+/**
+ * What a document's preparation depends on: the uploaded PDF, the metadata and the transaction's signers (who get
+ * default signature fields). Equal keys, equal preparation.
+ */
+export function preparationKey(file: StoredFile, signerIds: readonly string[]): string | undefined {
+  if (file.Original === undefined) return undefined;
+  return `${file.Original.sha256}/${file.MetadataBlob?.sha256 ?? '-'}/${signerIds.join(',')}`;
+}
+
 /** The blobs a transaction references (original PDFs, metadata JSON, current PDFs, the receipt). */
 export function referencedBlobs(tx: Transaction): string[] {
   const hashes = new Set<string>();
@@ -543,6 +557,7 @@ export function referencedBlobs(tx: Transaction): string[] {
     if (file.Original) hashes.add(file.Original.sha256);
     if (file.MetadataBlob) hashes.add(file.MetadataBlob.sha256);
     if (file.Current) hashes.add(file.Current.sha256);
+    if (file.Prepared) hashes.add(file.Prepared.sha256);
   }
   if (tx.Receipt) hashes.add(tx.Receipt.sha256);
   return [...hashes];

@@ -11,10 +11,9 @@ import { nestingProblem } from '../domain/transaction-json.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
 import { ValidationError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { randomIds, type IdSource, type ServiceContext, type ServiceSettings } from '../service/context.js';
+import { createServiceContext, type IdSource, type ServiceContext, type ServiceSettings } from '../service/context.js';
 import type { ServiceKeys } from '../service/service-keys.js';
 import { TransactionCleanedError } from '../service/transaction-guards.js';
-import { UploadGuard } from '../service/upload-guard.js';
 import type { Timestamper } from '../pades/types.js';
 import { authenticate } from './auth.js';
 import { limitAccountRate } from './account-rate-limit.js';
@@ -53,6 +52,8 @@ export interface AppDeps {
   readonly accountRequestsPerMinute?: number;
   /** Development only: the default SMS sender logs the codes (issue 13; default false). */
   readonly logVerificationCodes?: boolean;
+  /** The context the composition root built (shared with the workers); built from the fields above when absent. */
+  readonly context?: ServiceContext;
 }
 
 /** Headers that carry credentials: never logged. */
@@ -103,7 +104,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
  * encapsulated context a host application gives the fastify plugin (so nothing here leaks into the host's routes).
  */
 export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const ctx = createServiceContext(deps);
+  const ctx = deps.context ?? createServiceContext(deps);
   // Every JSON body is held to the nesting limit before a route walks it (issue 13); the transaction routes add the
   // tolerant reader on top in their own parser.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -142,7 +143,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
     }),
   );
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticate(deps.store));
+    api.addHook('onRequest', authenticate(ctx));
     if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
@@ -151,20 +152,6 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log, { logCodes: deps.logVerificationCodes === true });
   await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });
   await app.register(signPageRoutes(ctx));
-}
-
-/** The use cases' context for `deps` (the worker gets its own from the same deps). */
-export function createServiceContext(deps: AppDeps): ServiceContext {
-  return {
-    store: deps.store,
-    clock: deps.clock,
-    ids: deps.ids ?? randomIds,
-    keys: deps.keys,
-    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
-    settings: deps.settings,
-    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
-    ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
-  };
 }
 
 function isLogger(value: unknown): value is FastifyBaseLogger {

@@ -4,8 +4,9 @@
  * answers 401 `{"Message":"Authorization has been denied for this request."}` before the body is read.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Account, Store } from '../store/store.js';
-import { sha256Hex } from '../service/context.js';
+import type { ServiceContext } from '../service/context.js';
+import { findAccountByCredentials } from '../service/find-account.js';
+import type { Account } from '../store/store.js';
 import { ServiceError } from '../service/service-error.js';
 import { UNAUTHORIZED_MESSAGE } from './error-map.js';
 
@@ -25,12 +26,12 @@ export function credentialOf(header: string | string[] | undefined, scheme: stri
 }
 
 /** An onRequest hook that sets `request.account` or answers 401. */
-export function authenticate(store: Store) {
+export function authenticate(ctx: ServiceContext) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const userToken = credentialOf(request.headers.authorization, 'APIKey');
     const appKey = credentialOf(request.headers.application, 'APPKey');
     if (userToken === undefined || appKey === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
-    const account = await store.findAccountByCredentials(sha256Hex(userToken), sha256Hex(appKey));
+    const account = await findAccountByCredentials(ctx, userToken, appKey);
     if (account === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
     request.account = account;
   };

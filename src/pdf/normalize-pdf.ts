@@ -5,6 +5,7 @@
  * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
  * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
+import { PDFName, PDFNumber } from 'pdf-lib';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -60,6 +61,11 @@ export async function normalizationNeeded(pdf: Uint8Array): Promise<PdfNormaliza
     if (tail.kind === 'table') {
       const bad = firstMisplacedObject(pdf, tail.startxref);
       if (bad !== undefined) return { reason: 'damaged-xref', detail: `the cross-reference table does not point at object ${bad}` };
+    }
+    // An incremental update copies /Prev from here: it must lead to an earlier cross-reference section.
+    const prev = tail.trailer.get(PDFName.of('Prev'));
+    if (prev !== undefined && !(prev instanceof PDFNumber && isXrefSectionAt(pdf, prev.asNumber()))) {
+      return { reason: 'damaged-xref', detail: 'the trailer\'s /Prev does not point at a cross-reference section' };
     }
   } catch (error) {
     if (error instanceof PdfParseError) return { reason: 'damaged-xref', detail: error.message };
@@ -154,8 +160,11 @@ function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | un
     while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
     return at > start ? Number(ascii(bytes, start, at)) : undefined;
   };
-  skipWhite();
-  if (ascii(bytes, at, at + 4) !== 'xref') return undefined;
+  // startxref must name the keyword itself: pointing at whitespace before it, the /Prev an update copies is off too.
+  if (ascii(bytes, at, at + 4) !== 'xref') {
+    skipWhite();
+    return ascii(bytes, at, at + 4) === 'xref' ? 'xref (startxref points before the keyword)' : undefined;
+  }
   at += 4;
   let checked = 0;
   for (;;) {
@@ -175,9 +184,16 @@ function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | un
       const objectNumber = first + i;
       const head = ascii(bytes, offset, Math.min(bytes.length, offset + 32));
       const found = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
-      if (!found || Number(found[1]) !== objectNumber) return `${objectNumber} ${Number(match[2])} R`;
+      if (!found || Number(found[1]) !== objectNumber || Number(found[2]) !== Number(match[2])) return `${objectNumber} ${Number(match[2])} R`;
     }
   }
+}
+
+/** Whether an `xref` table or an xref stream object (`n g obj`) starts at `offset`. */
+function isXrefSectionAt(bytes: Uint8Array, offset: number): boolean {
+  if (!Number.isInteger(offset) || offset < 0 || offset >= bytes.length) return false;
+  const head = ascii(bytes, offset, Math.min(bytes.length, offset + 32));
+  return /^(xref|\d+\s+\d+\s+obj)/.test(head);
 }
 
 function ascii(bytes: Uint8Array, from: number, to: number): string {

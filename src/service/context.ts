@@ -9,7 +9,7 @@ import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
-import type { UploadGuard } from './upload-guard.js';
+import { UploadGuard } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
 import type { PostbackPolicy } from '../events/postback-target.js';
 
@@ -67,9 +67,44 @@ export interface ServiceContext {
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
 }
 
+/** What a {@link ServiceContext} is built from (the composition root hands these over). */
+export interface ServiceContextDeps {
+  readonly store: Store;
+  readonly clock: () => Date;
+  readonly ids?: IdSource;
+  readonly keys: ServiceKeys;
+  readonly timestamper?: Timestamper;
+  readonly settings: ServiceSettings;
+  readonly identityProviders?: readonly IdentityProvider[];
+}
+
+/**
+ * The one context HTTP, CLI and workers share: built once by the composition root (create-service.ts), so that,
+ * say, the upload guard of the API is the one the workers see.
+ */
+export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
+  return {
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids ?? randomIds,
+    keys: deps.keys,
+    ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
+    settings: deps.settings,
+    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
+    ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
+  };
+}
+
 /** Lowercase hex SHA-256 of a UTF-8 string or bytes (keys are stored hashed, decisions.md §9). */
 export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
+}
+
+/** The transaction `id` (for workers: no account check); `TRANSACTION_NOT_FOUND` (internal) when it does not exist. */
+export async function loadTransaction(ctx: ServiceContext, id: string): Promise<Transaction> {
+  const tx = await ctx.store.getTransaction(id);
+  if (tx === undefined) throw new ServiceError('TRANSACTION_NOT_FOUND', `Transaction ${id} does not exist.`, { origin: 'internal' });
+  return tx;
 }
 
 /**

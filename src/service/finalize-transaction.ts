@@ -11,7 +11,7 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { sealPdf } from '../pades/seal-pdf.js';
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
-import type { AuditEntryInput, OutboxInput } from '../store/store.js';
+import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
@@ -76,6 +76,11 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   };
 
   let chain: readonly AuditEntry[] = await ctx.store.listAuditEntries(tx.Id);
+  // The receipt must show the chain of the version this commit replaces: a change committed meanwhile (a file
+  // upload racing a seal-only start) loses to it with a ConcurrencyError, never an audit-order error (issue 19).
+  const expectedVersion = prior?.expectedVersion ?? tx.version;
+  const stored = await ctx.store.getTransaction(tx.Id);
+  if (stored?.version !== expectedVersion) throw new ConcurrencyError(tx.Id, expectedVersion, stored?.version);
   for (const entry of audit) chain = appendAuditEntry(chain, entry);
   const receiptCertificate: ReceiptCertificate = certificate;
   const receipt = await buildReceipt({
@@ -95,7 +100,7 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   outbox.push(...completionMailRows(completed));
   const notice = notificationRow(completed, 'signed');
   if (notice) outbox.push(notice);
-  return ctx.store.commit({ transaction: completed, expectedVersion: prior?.expectedVersion ?? tx.version, audit, outbox });
+  return ctx.store.commit({ transaction: completed, expectedVersion, audit, outbox });
 }
 
 function sealOptions(ctx: ServiceContext, now: Date) {

@@ -10,12 +10,12 @@
  */
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { ConcurrencyError, type Account, type AuditEntryInput } from '../store/store.js';
 import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';
 import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
+import { prepareDocument, reusablePreparation, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -37,15 +37,14 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   const problem = missingProvider(tx, ctx.identityProviders);
   if (problem !== undefined) await fail(ctx, account, tx, problem);
 
-  const prepared = new Map<string, { sha256: string; size: number; placements: StoredFile['Placements'] }>();
+  // Upload prepared each document already (prepare-document.ts); only one whose key no longer matches is redone.
+  const prepared = new Map<string, PreparedDocument>();
   const signerIds = tx.Signers.map((s) => s.Id);
   for (const file of tx.Files) {
     if (file.Original === undefined) continue;
     try {
-      const original = await ctx.store.blobs.read(file.Original.sha256);
-      const { bytes, placements } = await placeFieldsFromMetadata(original, file.Metadata ?? {}, { signerIds, fileId: file.FileId });
-      const info = await ctx.store.blobs.write(bytes);
-      prepared.set(file.FileId, { sha256: info.sha256, size: info.size, placements });
+      const reused = reusablePreparation(file, signerIds);
+      prepared.set(file.FileId, reused ?? (await prepareDocument(ctx, file, await ctx.store.blobs.read(file.Original.sha256), signerIds)));
     } catch (error) {
       if (!isInputError(error)) throw error;
       await fail(ctx, account, tx, `File ${JSON.stringify(file.FileId)} could not be prepared: ${(error as ParaphError).message}`);
@@ -64,7 +63,9 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     Files: next.Files.map((f): StoredFile => {
       const p = prepared.get(f.FileId);
       // The placements include the default signature fields, so the signing page can highlight them too.
-      return p ? { ...f, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements } : f;
+      if (p === undefined) return f;
+      const { Prepared: _prepared, ...rest } = f;
+      return { ...rest, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements };
     }),
   };
   const audit: AuditEntryInput[] = [

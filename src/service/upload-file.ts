@@ -7,17 +7,17 @@
  */
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
-import { findFile, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { findFile, preparationKey, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
-import { isInputError, PdfParseError, ValidationError } from '../errors.js';
+import { PdfParseError, ValidationError } from '../errors.js';
 import { DEFAULT_SECURITY_SETTINGS } from '../config.js';
 import { QuotaError } from './quota-error.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import type { Account } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { prepareDocument, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -107,8 +107,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
     }
     bytes = normalized.bytes;
-    const tx = await loadOwnTransaction(ctx, input.account, input.transactionId);
-    pages = await checkPdf(bytes, maxPagesOf(ctx), tx.Signers.map((s) => s.Id));
+    pages = await checkPdf(bytes, maxPagesOf(ctx));
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -116,8 +115,8 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     throw error;
   }
 
-  let resolvedFor: string | undefined;
-  let placements: StoredFile['Placements'];
+  // Prepared as start will need it, once per preparation key (a retried commit reuses it).
+  let prepared: PreparedDocument | undefined;
   let replaced = false;
   try {
     await commitChange(
@@ -127,20 +126,14 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
         assertUploadable(tx);
         const existing = findFile(tx, input.fileId);
         replaced = existing?.Original !== undefined;
-        const metadataKey = existing?.MetadataBlob?.sha256;
-        if (existing?.Metadata !== undefined && metadataKey !== resolvedFor) {
-          // Text extraction runs in the index's worker threads, never on this thread: pdf.js leaves stray rejections on
-          // some damaged files and installs polyfills, neither of which may reach the service process.
-          placements = (await placeFieldsFromMetadata(bytes, existing.Metadata, { fileId: input.fileId })).placements;
-          resolvedFor = metadataKey;
-        }
         const file: StoredFile = {
           ...withoutDerived(existing),
           FileId: input.fileId,
           Original: { sha256: info.sha256, size: info.size, pages },
           UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
         };
-        if (existing?.Metadata !== undefined && placements !== undefined) file.Placements = placements;
+        prepared = await preparedFor(ctx, file, bytes, tx, prepared);
+        withPreparation(file, prepared);
         return {
           transaction: putFile(tx, file, now),
           audit: [
@@ -163,6 +156,8 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     );
   } catch (error) {
     await ctx.store.discardBlob(info.sha256);
+    if (info !== uploaded) await ctx.store.discardBlob(uploaded.sha256);
+    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
     throw error;
   }
   return replaced ? 204 : 201;
@@ -179,8 +174,7 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
   const first = await loadOwnTransaction(ctx, input.account, input.transactionId);
   checkSignerIds(first, metadata);
   const info = await ctx.store.blobs.write(body);
-  let placedOn: string | undefined;
-  let placements: StoredFile['Placements'];
+  let prepared: PreparedDocument | undefined;
   let withPdf = false;
   try {
     await commitChange(
@@ -190,11 +184,6 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
         assertUploadable(tx);
         const existing = findFile(tx, input.fileId);
         withPdf = existing?.Original !== undefined;
-        if (existing?.Original !== undefined && existing.Original.sha256 !== placedOn) {
-          const pdf = await ctx.store.blobs.read(existing.Original.sha256);
-          placements = (await placeFieldsFromMetadata(pdf, metadata, { fileId: input.fileId })).placements;
-          placedOn = existing.Original.sha256;
-        }
         const file: StoredFile = {
           ...withoutDerived(existing),
           FileId: input.fileId,
@@ -203,7 +192,11 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
         };
         if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
         else delete file.DisplayName;
-        if (withPdf && placements !== undefined) file.Placements = placements;
+        if (file.Original !== undefined) {
+          const original = file.Original;
+          prepared = await preparedFor(ctx, file, async () => ctx.store.blobs.read(original.sha256), tx, prepared);
+          withPreparation(file, prepared);
+        }
         return {
           transaction: putFile(tx, file, now),
           audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
@@ -212,49 +205,50 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
     );
   } catch (error) {
     await ctx.store.discardBlob(info.sha256);
+    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
     throw error;
   }
   return withPdf ? 204 : 202;
 }
 
-/** The stored file without what an upload makes stale (placements, the prepared PDF). */
+/** The stored file without what an upload makes stale (placements, the prepared PDFs). */
 function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
   if (file === undefined) return {};
-  const { Placements: _placements, Current: _current, ...rest } = file;
+  const { Placements: _placements, Current: _current, Prepared: _prepared, ...rest } = file;
   return rest;
 }
 
+/** `earlier` when it was prepared from what `file` and the transaction's signers are now, else a new preparation. */
+async function preparedFor(
+  ctx: ServiceContext,
+  file: StoredFile,
+  pdf: Uint8Array | (() => Promise<Uint8Array>),
+  tx: Transaction,
+  earlier: PreparedDocument | undefined,
+): Promise<PreparedDocument> {
+  const signerIds = tx.Signers.map((s) => s.Id);
+  if (earlier !== undefined && earlier.key === preparationKey(file, signerIds)) return earlier;
+  return prepareDocument(ctx, file, typeof pdf === 'function' ? await pdf() : pdf, signerIds);
+}
+
+function withPreparation(file: StoredFile, prepared: PreparedDocument): void {
+  file.Placements = prepared.placements;
+  file.Prepared = { sha256: prepared.sha256, size: prepared.size, key: prepared.key };
+}
+
 /**
- * Opens the PDF with pdf-lib, and with pdf.js in the text index's workers (decisions.md §3), refuses more pages than the limit, and prepares it as
- * `PUT start` would (default signature fields for the signers, in an incremental update, thrown away), so that a
- * document start cannot prepare is refused now rather than ending the transaction at 70 later (issue 13 point 8).
- * Returns its page count.
+ * Opens the PDF with pdf-lib (decisions.md §3) and refuses more pages than the limit; returns its page count. pdf.js
+ * reads it only in the text index's workers, when prepare-document.ts prepares it as `PUT start` would (issue 13
+ * point 6: no pdf.js on the serving thread).
  */
-async function checkPdf(bytes: Uint8Array, maxPages: number, signerIds: readonly string[]): Promise<number> {
+async function checkPdf(bytes: Uint8Array, maxPages: number): Promise<number> {
   const doc = await loadPdf(bytes);
   const pages = doc.getPageCount();
   if (pages > maxPages) {
     throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
   }
-  // Preparing reads the text with pdf.js in the text index's worker threads, never on this thread (issue 13 point 6):
-  // a document pdf.js cannot open is refused from there.
-  try {
-    await placeFieldsFromMetadata(bytes, {}, { signerIds: signerIds.length > 0 ? [...signerIds] : ['Signer1'] });
-  } catch (error) {
-    if (!isInputError(error)) throw error;
-    if ((error as { code?: unknown }).code === 'PDF_NO_PAGES') {
-      // pdf-lib found pages that pdf.js cannot: the page tree is damaged, the document is not empty.
-      throw new PdfParseError('PDF_UNREADABLE', `The PDF's page tree is damaged (it lists ${pages} pages, none of which can be read): repair or re-save the document.`);
-    }
-    // What pdf.js says when it cannot open the document is the upload's answer as it is.
-    if (OPEN_FAILURES.has(String((error as { code?: unknown }).code))) throw error;
-    throw new PdfParseError((error as PdfParseError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
-  }
   return pages;
 }
-
-/** Refusals of a document pdf.js cannot open at all. */
-const OPEN_FAILURES = new Set(['PDF_UNREADABLE', 'PDF_ENCRYPTED', 'PDF_EMPTY', 'PDF_NOT_A_PDF']);
 
 function maxPagesOf(ctx: ServiceContext): number {
   return ctx.settings.quotas?.maxPages ?? DEFAULT_SECURITY_SETTINGS.maxPages;

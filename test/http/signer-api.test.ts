@@ -15,7 +15,7 @@ import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
 import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
-import { withSigningHold } from '../../src/service/signer/signer-access.js';
+import { transition } from '../../src/domain/transaction.js';
 
 let s: SignerService;
 let base: string;
@@ -359,7 +359,7 @@ describe('signer API', () => {
     expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(200);
     const store = s.service.server.store;
     const current = (await store.getTransaction(tx.id))!;
-    await store.commit({ transaction: withSigningHold(current, 'Signer1', s.service.clock.now()), expectedVersion: current.version });
+    await store.commit({ transaction: transition(current, { type: 'hold', signerId: 'Signer1' }, s.service.clock.now()), expectedVersion: current.version });
     expect((await call(base, 'GET', `/api/transaction/${tx.id}`)).json.Status).toBe(20);
     expect((await signer(token, 'GET', '')).json.State).toBe('processing');
     const busy = await signer(token, 'POST', '/sign', { Fields: { contract: { 'f1.city': 'Epe' } } });

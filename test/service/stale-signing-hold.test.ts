@@ -5,7 +5,7 @@
  * expiry has passed meanwhile, it becomes 50 instead. Tested with a moved clock and the worker ticked by the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withSigningHold } from '../../src/service/signer/signer-access.js';
+import { transition } from '../../src/domain/transaction.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
 import { createSigningTransaction, startSignerService, type SignerService } from './signer/signer-fixture.js';
@@ -30,7 +30,7 @@ async function crashWhileSigning(id: string, token: string): Promise<Date> {
   const store = s.service.server.store;
   const current = (await store.getTransaction(id))!;
   const since = s.service.clock.now();
-  await store.commit({ transaction: withSigningHold(current, 'Signer1', since), expectedVersion: current.version, outbox: [{ kind: 'postback', payload: { transactionId: id, status: 20, url: current.PostbackUrl ?? '' }, orderKey: `postback:${current.PostbackUrl}` }] });
+  await store.commit({ transaction: transition(current, { type: 'hold', signerId: 'Signer1' }, since), expectedVersion: current.version, outbox: [{ kind: 'postback', payload: { transactionId: id, status: 20, url: current.PostbackUrl ?? '' }, orderKey: `postback:${current.PostbackUrl}` }] });
   expect((await call(base, 'GET', `/api/transaction/${id}`)).json.Status).toBe(20);
   return since;
 }

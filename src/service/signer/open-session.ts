@@ -15,6 +15,7 @@ import {
   secureDownloadStep,
   signerSteps,
   waitingFor,
+  returnUrl,
   type SignerRequestInfo,
   type SignerAccess,
 } from './signer-access.js';
@@ -179,14 +180,6 @@ function scribbleNameOf(signer: { Verifications: readonly { Type: string; [k: st
   return typeof v?.ScribbleName === 'string' ? v.ScribbleName : undefined;
 }
 
-/** `ReturnUrl` with `sh_transactionid`, `sh_signerid` and `sh_signerstatus` (decisions.md §6). */
-export function returnUrl(tx: Transaction, signerId: string, base: string, state: 'signed' | 'rejected'): string {
-  const url = new URL(base);
-  url.searchParams.set('sh_transactionid', tx.Id);
-  url.searchParams.set('sh_signerid', signerId);
-  url.searchParams.set('sh_signerstatus', state);
-  return url.toString();
-}
 
 function maskNumber(number: string): string {
   if (number.length <= 4) return number;

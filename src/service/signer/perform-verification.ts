@@ -27,6 +27,7 @@ import {
   secureDownloadStep,
   signerSteps,
   withSignSession,
+  nextVerification,
   type PendingCode,
   type SignerStep,
   type SignSession,
@@ -280,9 +281,4 @@ export function verificationsComplete(signer: Signer): boolean {
   return signerSteps(signer).every((s) => done.includes(s.index));
 }
 
-/** The first verification of the signer not done yet. */
-export function nextVerification(signer: Signer): string | undefined {
-  const done = readSignSession(signer).done;
-  return signerSteps(signer).find((s) => !done.includes(s.index))?.type;
-}
 

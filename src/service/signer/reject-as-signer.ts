@@ -9,8 +9,7 @@ import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { notificationRow, postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { assertCanAct, assertTurn, findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
-import { returnUrl } from './open-session.js';
+import { assertCanAct, assertTurn, findSignerByToken, reloadAccess, returnUrl, type SignerRequestInfo } from './signer-access.js';
 
 /** The answer to a reject request. */
 export interface RejectResult {

@@ -13,26 +13,25 @@ import { formatTime, recordActivity, transition, type JsonObject, type JsonValue
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signPdf } from '../../pades/sign-pdf.js';
-import { ConcurrencyError } from '../../store/store.js';
+import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { nextVerification } from './perform-verification.js';
 import { fillFormFields } from './fill-form-fields.js';
 import {
   assertCanAct,
   assertTurn,
   findSignerByToken,
+  nextVerification,
+  returnUrl,
   readSignSession,
   reloadAccess,
-  withSigningHold,
   type SignerAccess,
   type SignerRequestInfo,
 } from './signer-access.js';
 import { signatureFieldNames, validateFieldValues } from './signer-fields.js';
-import { returnUrl } from './open-session.js';
 
 /** The body of a sign request. */
 export interface SignRequest {
@@ -85,7 +84,8 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
     let held: Transaction;
     try {
-      const hold = withSigningHold({ ...tx, Status: 10 }, signer.Id, now);
+      // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
+      const hold = transition(tx.Status === 20 ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
       const postback = postbackRow(hold);
       held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
@@ -95,7 +95,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     try {
       return await applySignature(ctx, held, signer.Id, values, context, info, now);
     } catch (error) {
-      await releaseHold(ctx, held, signer.Id);
+      await releaseHold(ctx, held);
       throw error;
     }
   }
@@ -109,9 +109,9 @@ function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Re
 }
 
 /** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */
-async function releaseHold(ctx: ServiceContext, held: Transaction, signerId: string): Promise<void> {
+async function releaseHold(ctx: ServiceContext, held: Transaction): Promise<void> {
   try {
-    const back = withSigningHold(held, signerId, undefined);
+    const back = transition(held, { type: 'release' }, changeTime(ctx, held));
     const postback = postbackRow(back);
     await ctx.store.commit({ transaction: back, expectedVersion: held.version, outbox: postback ? [postback] : [] });
   } catch {
@@ -129,7 +129,8 @@ async function applySignature(
   info: SignerRequestInfo,
   now: Date,
 ): Promise<SignResult> {
-  const tx = withSigningHold(held, signerId, undefined);
+  const at = new Date(Math.max(now.getTime(), Date.parse(held.ModifiedDateTime)));
+  const tx = transition(held, { type: 'release' }, at);
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
   const session = readSignSession(signer);
   const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
@@ -149,7 +150,7 @@ async function applySignature(
     if (source === undefined) continue;
     const fields = signatureFieldNames(file, signer);
     const fileValues = values.get(file.FileId) ?? [];
-    const paraph = paraphPages(file, fields.length > 0 ? signer.Id : undefined);
+    const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
     let bytes = await ctx.store.blobs.read(source.sha256);
     bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
@@ -170,7 +171,6 @@ async function applySignature(
     updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
   }
 
-  const at = new Date(Math.max(now.getTime(), Date.parse(tx.ModifiedDateTime)));
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
   next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
   next = {
@@ -193,25 +193,25 @@ async function applySignature(
     }),
   };
   const certificate = identity.certificate;
-  const outbox = [];
+  const outbox: OutboxInput[] = [];
   const postback = postbackRow(next);
   if (postback) outbox.push(postback);
   const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
   if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
-  let committed = await ctx.store.commit({
-      transaction: next,
-      expectedVersion: held.version,
-      audit: [
-        {
-          at,
-          type: 'signer.signed',
-          actor: `signer:${signer.Id}`,
-          data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
-        },
-      ],
-      outbox,
-    });
-  if (committed.Status === 20) committed = await finalizeTransaction(ctx, committed);
+  const audit: AuditEntryInput[] = [
+    {
+      at,
+      type: 'signer.signed',
+      actor: `signer:${signer.Id}`,
+      data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
+    },
+  ];
+  // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
+  // hold) or at 30, never signed by all and left at 20.
+  const committed =
+    next.Status === 20
+      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox })
+      : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
 }
 
@@ -240,12 +240,10 @@ function result(_ctx: ServiceContext, tx: Transaction, signerId: string): SignRe
 }
 
 /** Pages of `file` that get the initials (SetParaph): every page without a signature field of any signer. */
-function paraphPages(file: StoredFile, _signerId: string | undefined): number[] {
+function paraphPages(file: StoredFile): number[] {
   if (file.Metadata?.SetParaph !== true || file.Original === undefined) return [];
+  // The placements start resolved include the default signature fields, wherever they went ({{SignerN}} or page 1).
   const withSignature = new Set((file.Placements ?? []).filter((p) => p.type === 'Signature' || p.type === 'Seal').map((p) => p.pageNumber));
-  // Default signature fields (no metadata Signature) sit on page 1.
-  const metadataSignatures = (file.Placements ?? []).some((p) => p.type === 'Signature');
-  if (!metadataSignatures) withSignature.add(1);
   const pages: number[] = [];
   for (let n = 1; n <= file.Original.pages; n++) if (!withSignature.has(n)) pages.push(n);
   return pages;

@@ -4,7 +4,7 @@
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { formatTime, isEndStatus, SIGNING_HOLD_STALE_MS, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
@@ -108,38 +108,10 @@ export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void 
   }
   if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
   if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
-  if (tx.Status === 20) {
-    const hold = signingHold(tx);
-    // A hold older than SIGNING_STALE_MS was left by a process that died while signing: the signer may sign again.
-    const stale = hold !== undefined && now !== undefined && now.getTime() - hold.since >= SIGNING_STALE_MS;
-    if (!stale) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+  // A stale hold was left by a process that died while signing (domain: isSigningHoldStale): the signer may sign again.
+  if (tx.Status === 20 && (now === undefined || !isSigningHoldStale(tx, now))) {
+    throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
   }
-}
-
-/** How long a signing may hold the transaction at 20 before another attempt may take over. */
-export const SIGNING_STALE_MS = SIGNING_HOLD_STALE_MS;
-
-/** The signer whose signature is being applied (status 20 while signing), and since when (ms). */
-export function signingHold(tx: Transaction): { signerId: string; since: number } | undefined {
-  for (const signer of tx.Signers) {
-    const since = (signer.SignSession as { signingSince?: unknown } | undefined)?.signingSince;
-    if (typeof since === 'string') return { signerId: signer.Id, since: Date.parse(since) };
-  }
-  return undefined;
-}
-
-/** `tx` at 20 with `signerId` marked as signing since `now` (or, with `now` undefined, the mark removed and back at 10). */
-export function withSigningHold(tx: Transaction, signerId: string, now: Date | undefined): Transaction {
-  return {
-    ...tx,
-    Status: now === undefined ? 10 : 20,
-    ...(now === undefined ? {} : { ModifiedDateTime: formatTime(now) }),
-    Signers: tx.Signers.map((s) => {
-      if (s.Id !== signerId) return s;
-      const { signingSince: _since, ...rest } = (s.SignSession ?? {}) as JsonObject;
-      return { ...s, SignSession: now === undefined ? rest : { ...rest, signingSince: formatTime(now) } };
-    }),
-  };
 }
 
 /** Why an ended transaction cannot be signed, in words a signer understands. */
@@ -227,4 +199,19 @@ export function needsSecureDownload(signer: Signer, now: Date): boolean {
   if (secureDownloadStep(signer) === undefined) return false;
   const until = readSignSession(signer).downloadUntil;
   return until === undefined || now.getTime() >= Date.parse(until);
+}
+
+/** The first verification of the signer not done yet. */
+export function nextVerification(signer: Signer): string | undefined {
+  const done = readSignSession(signer).done;
+  return signerSteps(signer).find((s) => !done.includes(s.index))?.type;
+}
+
+/** `ReturnUrl` with `sh_transactionid`, `sh_signerid` and `sh_signerstatus` (decisions.md §6). */
+export function returnUrl(tx: Transaction, signerId: string, base: string, state: 'signed' | 'rejected'): string {
+  const url = new URL(base);
+  url.searchParams.set('sh_transactionid', tx.Id);
+  url.searchParams.set('sh_signerid', signerId);
+  url.searchParams.set('sh_signerstatus', state);
+  return url.toString();
 }

@@ -119,13 +119,13 @@ function widgetOf(p: FieldPlacement): SignerWidget {
   return { pageNumber: p.pageNumber, left: p.left, top: p.top, width: p.width, height: p.height };
 }
 
-/** Names of the signature fields the signer signs in `file`: their own, else the default `<signerId>.Signature`. */
+/**
+ * Names of the signature fields the signer signs in `file`: the Signature placements start resolved for them, which
+ * include the default `<signerId>.Signature` field when their metadata gives none (that rule lives only where the
+ * placements are resolved, src/pdf/place-fields.ts).
+ */
 export function signatureFieldNames(file: StoredFile, signer: Signer): string[] {
-  const own = signerFields(file, signer).filter((f) => f.type === 'Signature').map((f) => f.name);
-  if (own.length > 0) return own;
-  const formSets = file.Metadata?.Signers?.[signer.Id]?.FormSets ?? [];
-  const metadataHasSignature = formSets.some((key) => Object.values(file.Metadata?.FormSets?.[key] ?? {}).some((f) => f.Type === 'Signature'));
-  return metadataHasSignature ? [] : [`${signer.Id}.Signature`];
+  return signerFields(file, signer).filter((f) => f.type === 'Signature').map((f) => f.name);
 }
 
 /** A value to write into a field. */

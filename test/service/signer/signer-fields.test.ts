@@ -51,10 +51,15 @@ function issues(values: Record<string, Record<string, string | boolean | number 
 }
 
 describe('signer fields', () => {
-  it('lists only the signer’s fields; default signature field only without a metadata Signature field', () => {
+  it('lists only the signer’s fields; signature fields as start placed them (the default one included)', () => {
     expect(signerFields(file, signer).map((f) => f.name)).toEqual(['s1.sig', 's1.when', 's1.amount', 's1.ok', 's1.city']);
     expect(signatureFieldNames(file, signer)).toEqual(['s1.sig']);
-    expect(signatureFieldNames({ FileId: 'plain' }, signer)).toEqual(['Signer1.Signature']);
+    const plain = {
+      FileId: 'plain',
+      Placements: [{ field: 'Signer1.Signature', formSet: 'Signer1', fieldKey: 'Signature', type: 'Signature', signerIds: ['Signer1'], pageNumber: 1, left: 0, top: 0, width: 140, height: 70 }],
+    } as unknown as StoredFile;
+    expect(signatureFieldNames(plain, signer)).toEqual(['Signer1.Signature']);
+    expect(signatureFieldNames({ FileId: 'unplaced' }, signer)).toEqual([]);
   });
 
   it('accepts every real calendar date and refuses impossible ones', () => {

@@ -4,7 +4,8 @@
  * removes blobs no transaction references (failed uploads, cleaned documents). Postback and mail delivery are issue
  * 7's worker; their outbox rows wait for it. One tick at a time; `stop()` waits for the running tick.
  */
-import type { ServiceContext } from './context.js';
+import { collectUnreferencedBlobs } from '../service/collect-garbage.js';
+import type { ServiceContext } from '../service/context.js';
 import { runDueTimers, type TimerRun } from './run-timers.js';
 
 /** Where the worker reports. */
@@ -66,7 +67,7 @@ export class TimerWorker {
     if (this.#ticks++ % (this.options.garbageEveryTicks ?? 60) === 0) {
       // Blob ages are file times on the disk, so the wall clock (not the injected one) judges them.
       const olderThan = new Date(Date.now() - (this.options.garbageAgeMs ?? 3_600_000));
-      const removed = await this.ctx.store.collectGarbage(olderThan);
+      const removed = await collectUnreferencedBlobs(this.ctx, olderThan);
       if (removed > 0) this.options.log.info({ removed }, 'unreferenced blobs removed');
     }
     return run;

@@ -5,9 +5,9 @@
  * the mail is sent). The first reminder date is set when the sign request is sent.
  */
 import { addDays, formatTime } from '../domain/transaction.js';
-import { commitChange } from '../service/commit-change.js';
-import type { ServiceContext } from '../service/context.js';
-import { signerMailRow } from '../service/outbox-rows.js';
+import { commitChange } from './commit-change.js';
+import type { ServiceContext } from './context.js';
+import { signerMailRow } from './outbox-rows.js';
 import type { OutboxInput } from '../store/store.js';
 
 /** Queues the due reminders of a transaction; returns how many. */

@@ -1,0 +1,98 @@
+/**
+ * Issue 16: upload prepares each document as start needs it (fields placed, default signature fields included) and
+ * start reuses that preparation instead of extracting and placing again; a change that alters what the preparation
+ * depends on (new metadata, a replaced PDF) prepares again. Checked by what start reads: no PDF at all when reusing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../src/service/context.js';
+import { createTransaction } from '../../src/service/create-transaction.js';
+import { startTransaction } from '../../src/service/start-transaction.js';
+import { uploadFile } from '../../src/service/upload-file.js';
+import type { Store } from '../../src/store/store.js';
+import { makePdf } from '../e2e/service-harness.js';
+import { qpdfCheck } from '../helpers/external-tools.js';
+import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
+
+let f: UseCaseFixture;
+beforeAll(async () => {
+  f = await openUseCaseFixture();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+/** The fixture's context, counting the blobs read through it. */
+function countingBlobReads(): { ctx: ServiceContext; reads: () => number } {
+  let reads = 0;
+  const blobs = new Proxy(f.store.blobs, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property === 'read') {
+        return (...args: unknown[]) => {
+          reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const store = new Proxy(f.store as Store, {
+    get(target, property, receiver) {
+      if (property === 'blobs') return blobs;
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { ctx: { ...f.ctx, store }, reads: () => reads };
+}
+
+function uploadMetadata(transactionId: string, fileId: string, metadata: unknown): Promise<number> {
+  const body = new TextEncoder().encode(JSON.stringify(metadata));
+  return uploadFile(f.ctx, { account: f.account, transactionId, fileId, mediaType: 'application/json', digests: {}, body });
+}
+
+const signers = [{ Id: 'Alice', Email: 'alice@example.com' }, { Id: 'Bob', Email: 'bob@example.com' }];
+
+describe('upload prepares, start reuses', () => {
+  it('start reads no PDF when upload prepared every document; the prepared PDF has every signer’s field', async () => {
+    const tx = await createTransaction(f.ctx, f.account, { Signers: signers });
+    expect(await uploadPdf(f, tx.Id, 'contract.pdf', await makePdf([['Contract'], ['{{Signer2}} signs here']]))).toBe(201);
+    const counting = countingBlobReads();
+    await startTransaction(counting.ctx, f.account, tx.Id);
+    expect(counting.reads()).toBe(0);
+
+    const started = await f.store.getTransaction(tx.Id);
+    expect(started?.Status).toBe(10);
+    const file = started!.Files[0]!;
+    expect(file.Prepared).toBeUndefined();
+    expect(file.Placements?.filter((p) => p.type === 'Signature').map((p) => [p.field, p.pageNumber])).toEqual([
+      ['Alice.Signature', 1],
+      ['Bob.Signature', 2],
+    ]);
+    const pdf = await f.store.blobs.read(file.Current!.sha256);
+    expect((await qpdfCheck(pdf)).ok).toBe(true);
+  });
+
+  it('metadata uploaded after the PDF replaces the preparation, and start uses the new one', async () => {
+    const tx = await createTransaction(f.ctx, f.account, { Signers: signers });
+    expect(await uploadPdf(f, tx.Id, 'form.pdf', await makePdf([['Name: ____'], ['Page two']]))).toBe(201);
+    const before = (await f.store.getTransaction(tx.Id))!.Files[0]!.Prepared;
+    const metadata = {
+      Signers: { Alice: { FormSets: ['alice'] } },
+      FormSets: { alice: { sig: { Type: 'Signature', Location: { PageNumber: 2, Left: 50, Top: 50, Width: 140, Height: 70 } } } },
+    };
+    expect(await uploadMetadata(tx.Id, 'form.pdf', metadata)).toBe(204);
+    const after = (await f.store.getTransaction(tx.Id))!.Files[0]!;
+    expect(after.Prepared?.key).not.toBe(before?.key);
+
+    const counting = countingBlobReads();
+    await startTransaction(counting.ctx, f.account, tx.Id);
+    expect(counting.reads()).toBe(0);
+    const started = (await f.store.getTransaction(tx.Id))!.Files[0]!;
+    expect(started.Placements?.filter((p) => p.type === 'Signature').map((p) => [p.field, p.pageNumber])).toEqual([
+      ['alice.sig', 2],
+      ['Bob.Signature', 1],
+    ]);
+    expect(started.Current?.sha256).toBe(after.Prepared?.sha256);
+  });
+});
