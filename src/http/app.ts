@@ -20,7 +20,7 @@ import { authenticate } from './auth.js';
 import { limitAccountRate } from './account-rate-limit.js';
 import { handleError } from './error-map.js';
 import { fileRoutes } from './file.routes.js';
-import { buildOpenApiDocument, collectOpenApiRoutes } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { publicRoutes } from './public.routes.js';
 import { receiptRoutes } from './receipt.routes.js';
 import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
@@ -133,14 +133,8 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ Message: `No resource at ${request.method} ${request.url.split('?')[0]}.` }));
 
-  const routes = collectOpenApiRoutes(app);
-  let openApi: Record<string, unknown> | undefined;
-  await app.register(
-    publicRoutes(ctx, {
-      healthy: deps.healthy ?? (() => true),
-      openApi: () => (openApi ??= buildOpenApiDocument(routes, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl })),
-    }),
-  );
+  await registerOpenApi(app, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl });
+  await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown> }));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(deps.store));
     if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));
