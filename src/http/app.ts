@@ -6,6 +6,7 @@
  * every error goes through the one table in error-map.ts; the OpenAPI document is generated from the same schemas.
  */
 import { randomUUID } from 'node:crypto';
+import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { nestingProblem } from '../domain/transaction-json.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
@@ -115,6 +116,13 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
       else if (problem !== undefined) done(new ValidationError([problem], 'INVALID_REQUEST'), undefined);
       else done(null, value);
     });
+  });
+  // Security headers on every response (issue 19); the HTML pages set their own stricter ones (sign-page.routes.ts),
+  // swagger-ui its own CSP for /api/docs. JSON and PDFs load nothing, so their policy allows nothing.
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
   });
   app.decorateRequest('account', null);
   app.addHook('onSend', async (request, reply, payload) => {

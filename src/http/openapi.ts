@@ -92,7 +92,13 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
     transform: ({ schema, url, route }) => transformRoute(schema, url, route),
     transformObject: (documentObject) => withComponentRefs('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject),
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { deepLinking: false }, staticCSP: true });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { deepLinking: false, validatorUrl: null },
+    // Everything from the service itself: no CDN, no validator badge, no upgrade to https on a plain-http service.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+  });
 }
 
 function transformRoute(schema: FastifySchema | undefined, url: string, route: RouteOptions): { schema: FastifySchema & Record<string, unknown>; url: string } {

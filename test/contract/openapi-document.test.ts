@@ -95,6 +95,17 @@ describe('the served OpenAPI document', () => {
     expect(initializer.text).not.toMatch(/url:\s*["']https?:/);
     expect((await service.client.request('GET', '/api/docs/static/swagger-ui-bundle.js', { auth: false })).status).toBe(200);
     expect((await service.client.request('GET', '/api/docs/json', { auth: false })).status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('upgrade-insecure-requests');
+  });
+
+  it('every response carries helmet’s security headers; JSON may load nothing', async () => {
+    const health = await service.client.request('GET', '/health', { auth: false });
+    expect(health.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(health.headers.get('x-frame-options')).toBe('DENY');
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(health.headers.get('referrer-policy')).toBe('no-referrer');
   });
 });
 
