@@ -6,6 +6,7 @@
  * every error goes through the one table in error-map.ts; the OpenAPI document is generated from the same schemas.
  */
 import { randomUUID } from 'node:crypto';
+import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { nestingProblem } from '../domain/transaction-json.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
@@ -19,7 +20,7 @@ import { authenticate } from './auth.js';
 import { limitAccountRate } from './account-rate-limit.js';
 import { handleError } from './error-map.js';
 import { fileRoutes } from './file.routes.js';
-import { buildOpenApiDocument, collectOpenApiRoutes } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { publicRoutes } from './public.routes.js';
 import { receiptRoutes } from './receipt.routes.js';
 import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
@@ -117,6 +118,13 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
       else done(null, value);
     });
   });
+  // Security headers on every response (issue 19); the HTML pages set their own stricter ones (sign-page.routes.ts),
+  // swagger-ui its own CSP for /api/docs. JSON and PDFs load nothing, so their policy allows nothing.
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
   app.decorateRequest('account', null);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
@@ -134,14 +142,8 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ Message: `No resource at ${request.method} ${request.url.split('?')[0]}.` }));
 
-  const routes = collectOpenApiRoutes(app);
-  let openApi: Record<string, unknown> | undefined;
-  await app.register(
-    publicRoutes(ctx, {
-      healthy: deps.healthy ?? (() => true),
-      openApi: () => (openApi ??= buildOpenApiDocument(routes, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl })),
-    }),
-  );
+  await registerOpenApi(app, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl });
+  await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown> }));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));

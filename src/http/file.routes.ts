@@ -11,9 +11,9 @@ import { uploadFile } from '../service/upload-file.js';
 import { accountOf } from './auth.js';
 import { parseDigestHeader } from './digest-header.js';
 import { JSON_CONTENT_TYPE } from './response-version.js';
-import { ErrorModelSchema, FileMetaDataSchema, FileParamsSchema } from './transaction.schema.js';
-
-const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+import { FileParamsSchema } from './transaction.schema.js';
+import { errorResponse as error, goneResponse, PDF_CONTENT, type RouteDoc } from './openapi.js';
+import { ref } from './response.schema.js';
 /** Largest FileMetaData body; the metadata parser has its own, smaller, limits. */
 const METADATA_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -40,24 +40,23 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Upload a PDF or its FileMetaData',
             tags: ['file'],
-            requestBody: {
-              'application/pdf': { type: 'string', contentMediaType: 'application/pdf' },
-              'application/json': FileMetaDataSchema,
+            requestBody: { ...PDF_CONTENT, 'application/json': ref('FileMetaData') },
+            headers: {
+              Digest: {
+                type: 'string',
+                description: 'Optional RFC 3230 digest of the body, e.g. `SHA-256=<base64>`; a mismatch is refused with 400',
+              },
             },
             responses: {
-              201: { description: 'PDF added: `Stored file <fileId> to transaction <id>`', content: { 'application/json': ErrorModelSchema } },
-              202: {
-                description: 'Metadata accepted, awaiting the PDF: `Meta data for file <fileId> accepted, waiting for actual file`',
-                content: { 'application/json': ErrorModelSchema },
-              },
+              201: error('PDF added: `Stored file <fileId> to transaction <id>`'),
+              202: error('Metadata accepted, awaiting the PDF: `Meta data for file <fileId> accepted, waiting for actual file`'),
               204: { description: 'Replaced (or metadata for a PDF already uploaded)' },
-              400: error('Invalid file, metadata, digest, Content-Type or fileId; or the transaction was started'),
-              401: error('Not authorized'),
-              409: error('The same fileId was uploaded again within too short an interval'),
-              410: error('Cleaned'),
+              400: error('Invalid file, metadata, digest, Content-Type (neither application/pdf nor application/json) or fileId; or the transaction was started'),
+              409: error('The same fileId was uploaded again within too short an interval, or changed concurrently'),
+              410: goneResponse('Cleaned'),
               413: error('Too large'),
             },
-          },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {
@@ -87,12 +86,12 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
             summary: 'Download a PDF (as uploaded, prepared, or signed and sealed)',
             tags: ['file'],
             responses: {
-              200: { description: 'The PDF', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
-              401: error('Not authorized'),
+              200: { description: 'The PDF', content: PDF_CONTENT },
+              400: error('Invalid id'),
               404: error('Either the file or transaction does not exist or the file has not yet been processed.'),
-              410: error('The document is no longer available (cleaned; after a DELETE once its grace period passed)'),
+              410: goneResponse('The document is no longer available (cleaned; after a DELETE once its grace period passed)'),
             },
-          },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {

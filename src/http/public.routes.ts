@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
+import type { RouteDoc } from './openapi.js';
 
 /** Options of {@link publicRoutes}. */
 export interface PublicRoutesOptions {
@@ -14,19 +15,31 @@ export interface PublicRoutesOptions {
 }
 
 const pem = { 200: { description: 'PEM certificate', content: { 'application/x-pem-file': { type: 'string' } } } };
+const health = {
+  type: 'object',
+  properties: { Status: { type: 'string', enum: ['ok', 'unavailable'] } },
+  required: ['Status'],
+  additionalProperties: false,
+} as const;
+const docs = (summary: string, tags: string[], responses: RouteDoc['responses']): { openapi: RouteDoc } => ({ openapi: { summary, tags, auth: 'none', responses } });
 
 /** Registers `/api/ca/signing.pem`, `/api/ca/seal.pem`, `/health`, `/api/openapi.json`. */
 export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/ca/signing.pem', { config: { openapi: { summary: 'The advanced signing CA certificate', tags: ['ca'], auth: false, responses: pem } } }, async (_request, reply) =>
+    app.get('/api/ca/signing.pem', { config: docs('The advanced signing CA certificate', ['ca'], pem) }, async (_request, reply) =>
       reply.type('application/x-pem-file').send(ctx.keys.signingCaPem),
     );
-    app.get('/api/ca/seal.pem', { config: { openapi: { summary: 'The seal CA certificate', tags: ['ca'], auth: false, responses: pem } } }, async (_request, reply) =>
+    app.get('/api/ca/seal.pem', { config: docs('The seal CA certificate', ['ca'], pem) }, async (_request, reply) =>
       reply.type('application/x-pem-file').send(ctx.keys.sealCaPem),
     );
     app.get(
       '/health',
-      { config: { openapi: { summary: 'Health: 200 when the store is open and the worker runs', tags: ['service'], auth: false, responses: { 200: { description: 'healthy' }, 503: { description: 'not healthy' } } } } },
+      {
+        config: docs('Health: 200 when the store is open and the worker runs', ['service'], {
+          200: { description: 'healthy', content: { 'application/json': health } },
+          503: { description: 'not healthy (or shutting down)', content: { 'application/json': { anyOf: [health, { $ref: '#/components/schemas/ErrorModel' }] } } },
+        }),
+      },
       async (_request, reply) => {
         let ok = false;
         try {
@@ -37,6 +50,7 @@ export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions):
         return reply.code(ok ? 200 : 503).send({ Status: ok ? 'ok' : 'unavailable' });
       },
     );
-    app.get('/api/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(options.openApi()));
+    const document = { description: 'The OpenAPI 3.1 document', content: { 'application/json': { type: 'object' } } };
+    app.get('/api/openapi.json', { config: docs('This OpenAPI document', ['service'], { 200: document }) }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(options.openApi()));
   };
 }

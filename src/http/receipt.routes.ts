@@ -6,9 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../service/context.js';
 import { downloadReceipt } from '../service/download-receipt.js';
 import { accountOf } from './auth.js';
-import { ErrorModelSchema, TransactionParamsSchema } from './transaction.schema.js';
-
-const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+import { TransactionParamsSchema } from './transaction.schema.js';
+import { errorResponse as error, goneResponse, PDF_CONTENT, type RouteDoc } from './openapi.js';
 
 /** Registers the route under `/api/file/receipt`. */
 export function receiptRoutes(ctx: ServiceContext): FastifyPluginAsync {
@@ -22,12 +21,12 @@ export function receiptRoutes(ctx: ServiceContext): FastifyPluginAsync {
             summary: 'Download the evidential receipt',
             tags: ['receipt'],
             responses: {
-              200: { description: 'The sealed receipt', content: { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } },
-              401: error('Not authorized'),
+              200: { description: 'The sealed receipt', content: PDF_CONTENT },
+              400: error('Invalid id'),
               404: error('receipt not found.'),
-              410: error('The receipt is no longer available (cleaned; after a DELETE once its grace period passed)'),
+              410: goneResponse('The receipt is no longer available (cleaned; after a DELETE once its grace period passed)'),
             },
-          },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {

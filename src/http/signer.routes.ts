@@ -1,8 +1,8 @@
 /**
  * The signer JSON API behind SignUrl (decisions.md §6, issue 6), authorized by the token in the path only:
  * GET session, GET file, POST verification, POST sign, POST reject. JSON bodies only (other content types get 415,
- * which with the token in the path makes the API CSRF-safe); responses are never cached. The routes are not in the
- * OpenAPI document of the account API: they are the signing page's own API, authorized by the SignUrl token.
+ * which with the token in the path makes the API CSRF-safe); responses are never cached. The routes are in the
+ * OpenAPI document under the `signer` tag with `security: []`: the token in the path is the credential.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,7 +14,30 @@ import { performVerification } from '../service/signer/perform-verification.js';
 import { rejectAsSigner } from '../service/signer/reject-as-signer.js';
 import { signAsSigner } from '../service/signer/sign-as-signer.js';
 import type { SignerRequestInfo } from '../service/signer/signer-access.js';
-import { RejectBodySchema, SignBodySchema, SignerFileParamsSchema, SignerParamsSchema, VerificationBodySchema } from './signer.schema.js';
+import {
+  RejectBodySchema,
+  SignBodySchema,
+  SignerFileParamsSchema,
+  SignerOutcomeSchema,
+  SignerParamsSchema,
+  SignerSessionSchema,
+  VerificationBodySchema,
+} from './signer.schema.js';
+import { errorResponse as error, PDF_CONTENT, type ResponseDoc, type RouteDoc } from './openapi.js';
+
+const SIGNER_ERRORS: Readonly<Record<number, ResponseDoc>> = {
+  400: error('Invalid request'),
+  403: error('Authentication or a secure download code required first'),
+  404: error('Unknown or expired token'),
+  409: error('Not this signer’s turn yet, already signed, or signing in progress'),
+  410: error('The transaction ended or was cleaned, or the signer rejected'),
+  429: error('Too many codes requested'),
+};
+const POST_ERRORS: Readonly<Record<number, ResponseDoc>> = { 413: error('Body too large'), 415: error('Not JSON') };
+const signerDoc = (summary: string, responses: Readonly<Record<number, ResponseDoc>>, post = false): { openapi: RouteDoc } => ({
+  openapi: { summary, tags: ['signer'], auth: 'token', responses: { ...SIGNER_ERRORS, ...(post ? POST_ERRORS : {}), ...responses } },
+});
+const json = (description: string, schema: Record<string, unknown>): ResponseDoc => ({ description, content: { 'application/json': schema } });
 
 /** What the signer routes need besides the use cases' context. */
 export interface SignerRouteDeps {
@@ -45,12 +68,12 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       reply.header('x-content-type-options', 'nosniff');
       return payload;
     });
-    app.get('/:token', { schema: { params: SignerParamsSchema } }, async (request) =>
+    app.get('/:token', { schema: { params: SignerParamsSchema }, config: signerDoc('The signer’s session', { 200: json('The session', SignerSessionSchema) }) }, async (request) =>
       openSignerSession(ctx, request.params.token, requestInfo(request)),
     );
     app.get(
       '/:token/file/:fileId',
-      { schema: { params: SignerFileParamsSchema } },
+      { schema: { params: SignerFileParamsSchema }, config: signerDoc('A document as the signer sees it', { 200: { description: 'The PDF', content: PDF_CONTENT } }) },
       async (request, reply) => {
         const file = await downloadSignerFile(ctx, request.params.token, request.params.fileId, requestInfo(request));
         return reply
@@ -61,17 +84,20 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
     );
     app.post(
       '/:token/verification',
-      { schema: { params: SignerParamsSchema, body: VerificationBodySchema } },
+      {
+        schema: { params: SignerParamsSchema, body: VerificationBodySchema },
+        config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', SignerOutcomeSchema) }, true),
+      },
       async (request) => performVerification(ctx, deps.senders, request.params.token, request.body),
     );
     app.post(
       '/:token/sign',
-      { schema: { params: SignerParamsSchema, body: SignBodySchema } },
+      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', SignerOutcomeSchema) }, true) },
       async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
     );
     app.post(
       '/:token/reject',
-      { schema: { params: SignerParamsSchema, body: RejectBodySchema } },
+      { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: signerDoc('Reject', { 202: json('Rejected', SignerOutcomeSchema) }, true) },
       async (request, reply) => reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request))),
     );
   };

@@ -42,3 +42,22 @@ export const SignBodySchema = Type.Object(
 
 /** POST /:token/reject. */
 export const RejectBodySchema = Type.Object({ Reason: Type.String({ maxLength: 1000 }) }, { additionalProperties: false });
+
+/** The signer's session (GET /:token): main properties; the signing page reads more. */
+export const SignerSessionSchema = {
+  type: 'object',
+  properties: {
+    TransactionId: { type: 'string' },
+    Reference: { type: 'string' },
+    TransactionStatus: { type: 'integer' },
+    Language: { type: 'string' },
+    State: { type: 'string', enum: ['not-started', 'waiting', 'authenticate', 'verify', 'sign', 'signed', 'rejected', 'ended', 'processing'] },
+    Signer: { type: 'object', properties: { Id: { type: 'string' }, Email: { type: 'string' } }, required: ['Id', 'Email'] },
+    Documents: { type: 'array', items: { type: 'object', properties: { FileId: { type: 'string' }, DisplayName: { type: 'string' }, Pages: { type: 'integer' } }, required: ['FileId', 'DisplayName', 'Pages'] } },
+    Verifications: { type: 'array', items: { type: 'object', properties: { Index: { type: 'integer' }, Type: { type: 'string' }, Done: { type: 'boolean' } }, required: ['Index', 'Type', 'Done'] } },
+  },
+  required: ['TransactionId', 'TransactionStatus', 'Language', 'State', 'Signer', 'Documents', 'Verifications'],
+} as const;
+
+/** What the verification, sign and reject routes answer with (the session's next step; the page reads it). */
+export const SignerOutcomeSchema = { type: 'object' } as const;

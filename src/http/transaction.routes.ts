@@ -18,13 +18,9 @@ import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
 import {
   CreateTransactionSchema,
   DeleteTransactionSchema,
-  ErrorModelSchema,
   TransactionParamsSchema,
-  TransactionResponseSchema,
 } from './transaction.schema.js';
-
-const json = { 'application/json': TransactionResponseSchema };
-const error = (description: string) => ({ description, content: { 'application/json': ErrorModelSchema } });
+import { ACCEPT_VERSION_HEADER, errorResponse as error, goneResponse, transactionResponse, type RouteDoc } from './openapi.js';
 
 /**
  * The tolerant reader (decisions.md §2) after the nesting limit (issue 13): null properties are absent.
@@ -76,8 +72,13 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Create a transaction',
             tags: ['transaction'],
-            responses: { 200: { description: 'The created transaction (Status 5)', content: json }, 400: error('Invalid request'), 401: error('Not authorized') },
-          },
+            headers: ACCEPT_VERSION_HEADER,
+            responses: {
+              200: transactionResponse('The created transaction (Status 5)'),
+              400: error('Invalid request (the message names the property)'),
+              413: error('Request body too large'),
+            },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {
@@ -94,12 +95,13 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Get a transaction',
             tags: ['transaction'],
+            headers: ACCEPT_VERSION_HEADER,
             responses: {
-              200: { description: 'The transaction', content: json },
-              401: error('Not authorized for this transaction'),
-              410: { description: 'Cleaned: partial historical data', content: json },
+              200: transactionResponse('The transaction'),
+              400: error('Invalid transaction id'),
+              410: goneResponse('Cleaned: partial historical data'),
             },
-          },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {
@@ -120,13 +122,15 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Cancel a transaction (or clean an ended one)',
             tags: ['transaction'],
+            headers: ACCEPT_VERSION_HEADER,
             responses: {
-              200: { description: 'The cancelled transaction as it was before its data was deleted', content: json },
+              200: transactionResponse('The cancelled transaction as it was before its data was deleted'),
               400: error('Could not be deleted'),
-              401: error('Not authorized'),
-              410: { description: 'Already cleaned', content: json },
+              409: error('Changed concurrently: retry'),
+              410: goneResponse('Already cleaned'),
+              413: error('Request body too large'),
             },
-          },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {
@@ -143,8 +147,13 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Start a transaction',
             tags: ['transaction'],
-            responses: { 204: { description: 'Started (a seal-only transaction is sealed: status 30)' }, 400: error('Could not be started'), 401: error('Not authorized') },
-          },
+            responses: {
+              204: { description: 'Started (a seal-only transaction is sealed: status 30)' },
+              400: error('Could not be started (no files, already started, ended)'),
+              409: error('Changed concurrently (e.g. a file upload in progress): retry'),
+              410: goneResponse('Cleaned'),
+            },
+          } satisfies RouteDoc,
         },
       },
       async (request, reply) => {

@@ -28,7 +28,7 @@ const Url = Str({ format: 'uri', maxLength: 2048 });
  * Read-only fields (filled in by the identity provider or the service) are accepted because clients send a
  * transaction back as they got it; the service ignores them (transaction-rules.ts drops them).
  */
-const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Record<string, TSchema>> = {
+export const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Record<string, TSchema>> = {
   Scribble: { RequireHandsignature: opt(Type.Boolean()), ScribbleNameFixed: opt(Type.Boolean()), ScribbleName: opt(Str({ maxLength: 255 })) },
   Consent: {},
   PhoneNumber: { Number: opt(Str({ maxLength: 32 })), SecureDownload: opt(Type.Boolean()) },
@@ -122,12 +122,6 @@ const ActivitySchema = Type.Object({
   Activity: Str(),
   Info: opt(Str({ description: 'Omitted when there is none (e.g. the fileId for 105 DocumentOpened)' })),
   CreatedDateTime: Timestamp,
-});
-
-/** FileEntry (spec §2.5). */
-export const FileEntrySchema = Type.Object({
-  Links: Type.Array(Type.Object({ Rel: Str(), Type: Str(), Link: Url })),
-  DisplayName: Str({ maxLength: 255 }),
 });
 
 /** What a signer response carries beyond the request (Signhost's OpenAPI `Signer`): read-only on requests. */
@@ -256,6 +250,23 @@ export const FileParamsSchema = Type.Object({
 
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 
+/** Where a field goes (spec §2.8, decisions.md §4): a search text and its occurrence, or coordinates in points. */
+export const LocationSchema = Type.Object(
+  {
+    Search: opt(Type.Union([Str(), Type.Null()])),
+    Occurence: opt(NullableInteger),
+    Occurrence: opt(NullableInteger),
+    Top: opt(NullableInteger),
+    Right: opt(NullableInteger),
+    Bottom: opt(NullableInteger),
+    Left: opt(NullableInteger),
+    Width: opt(NullableInteger),
+    Height: opt(NullableInteger),
+    PageNumber: opt(NullableInteger),
+  },
+  { description: 'Location of a field: Search (with Occurence) or coordinates; PageNumber 1-based' },
+);
+
 /**
  * FileMetaData (spec §2.8, decisions.md §4) for the OpenAPI document only: the upload keeps its raw bytes (the
  * Digest covers them) and the domain's parser validates them (file-metadata.ts); null means absent there too.
@@ -275,18 +286,7 @@ export const FileMetaDataSchema = Type.Object(
           Type.Object({
             Type: stringEnum(FIELD_TYPES),
             Value: opt(Type.Union([Str(), Type.Number(), Type.Boolean()])),
-            Location: Type.Object({
-              Search: opt(Type.Union([Str(), Type.Null()])),
-              Occurence: opt(NullableInteger),
-              Occurrence: opt(NullableInteger),
-              Top: opt(NullableInteger),
-              Right: opt(NullableInteger),
-              Bottom: opt(NullableInteger),
-              Left: opt(NullableInteger),
-              Width: opt(NullableInteger),
-              Height: opt(NullableInteger),
-              PageNumber: opt(NullableInteger),
-            }),
+            Location: LocationSchema,
           }),
         ),
       ),
@@ -297,42 +297,3 @@ export const FileMetaDataSchema = Type.Object(
 
 /** ErrorModel (spec §2.9). */
 export const ErrorModelSchema = Type.Object({ Message: Str() });
-
-/**
- * The transaction as responses carry it. Version 1 writes null for absent optional properties; never for the
- * booleans, numbers and lists marked required here (decisions.md §2: the .NET models declare them non-nullable).
- */
-export const TransactionResponseSchema = Type.Object({
-  Id: Str(),
-  Status: Type.Integer({ description: '5 WaitingForDocument, 10 WaitingForSigner, 20 InProgress, 30 Signed, 40 Rejected, 50 Expired, 60 Cancelled, 70 Failed' }),
-  Files: Type.Record(Type.String(), FileEntrySchema),
-  Seal: Type.Boolean(),
-  Signers: Type.Array(
-    Type.Object({
-      ...SIGNER_WRITABLE,
-      ...Object.fromEntries(Object.entries(SIGNER_READ_ONLY).map(([k, v]) => [k, opt(v)])),
-      Id: Str(),
-      Verifications: Type.Array(VerificationSchema),
-      Authentications: Type.Array(AuthenticationSchema),
-      SendSignRequest: Type.Boolean(),
-      SendSignConfirmation: Type.Boolean(),
-      AllowDelegation: Type.Boolean(),
-      ScribbleNameFixed: Type.Boolean(),
-      DaysToRemind: Type.Integer(),
-      Language: stringEnum(LANGUAGES),
-      Activities: Type.Array(ActivitySchema),
-    }),
-  ),
-  Receivers: Type.Array(Type.Object({ ...RECEIVER_WRITABLE, ...RECEIVER_READ_ONLY })),
-  Reference: opt(Str()),
-  PostbackUrl: opt(Url),
-  SignRequestMode: Type.Integer({ description: '1 or 2' }),
-  DaysToExpire: Type.Integer(),
-  Language: stringEnum(LANGUAGES),
-  SendEmailNotifications: Type.Boolean(),
-  CreatedDateTime: Timestamp,
-  ModifiedDateTime: opt(Timestamp),
-  CanceledDateTime: opt(Timestamp),
-  CancelationReason: opt(Str({ description: 'Omitted when there is none' })),
-  Context: opt(ContextSchema),
-});

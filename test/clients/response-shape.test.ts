@@ -103,11 +103,16 @@ describe('every version-1 body parses in the .NET models', () => {
 
 describe('the OpenAPI document the service serves', () => {
   /** The property paths of `value` that `schema` does not name (following arrays, records and the verification oneOf). */
-  function undocumented(schema: Json | undefined, value: unknown, path: string): string[] {
+  let components: Json = {};
+  /** A schema with its `$ref` to a named schema followed. */
+  const deref = (schema: Json | undefined): Json | undefined =>
+    typeof schema?.$ref === 'string' ? deref(components[(schema.$ref as string).replace('#/components/schemas/', '')] as Json) : schema;
+  function undocumented(refOrSchema: Json | undefined, value: unknown, path: string): string[] {
+    const schema = deref(refOrSchema);
     if (Array.isArray(value)) return value.flatMap((item, i) => undocumented(schema?.items as Json | undefined, item, `${path}[${i}]`));
     if (typeof value !== 'object' || value === null) return [];
     const branch: Json | undefined = schema?.oneOf
-      ? (schema.oneOf as Json[]).find((b) => b.properties?.Type?.const === (value as Json).Type)
+      ? (schema.oneOf as Json[]).map(deref).find((b) => (b?.properties?.Type?.const ?? b?.properties?.Type?.enum?.[0]) === (value as Json).Type)
       : schema;
     return Object.entries(value).flatMap(([key, item]) => {
       const child = (branch?.properties as Json | undefined)?.[key] ??
@@ -123,6 +128,7 @@ describe('the OpenAPI document the service serves', () => {
 
   it('names every property the clients and the OpenAPI examples send', async () => {
     const openapi = (await call(s.service.url, 'GET', '/api/openapi.json', { auth: false })).json as Json;
+    components = openapi.components.schemas as Json;
     const createSchema = openapi.paths['/api/transaction'].post.requestBody.content['application/json'].schema as Json;
     const metadataSchema = openapi.paths['/api/transaction/{transactionId}/file/{fileId}'].put.requestBody.content['application/json'].schema as Json;
     for (const [file, schema] of [
