@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   process.stdout.write(`Machine\n${machineMd}\n\n`);
   process.stdout.write(
     `Running ${benches.length} benchmark(s)${quick ? ' in --quick mode (small sizes; not for the README)' : ''}: ${benches.join(', ')}\n` +
-      `Estimated duration: ${formatDuration(estimate)}${measured.size > 0 ? ' (from the last run in bench-results/)' : ' (quiet 2-core machine)'}\n` +
+      `Estimated duration: ${formatDuration(estimate)}${benches.every((b) => measured.has(b)) ? ' (as measured by the last run in bench-results/)' : ' (built-in estimate: quiet 2-core machine)'}\n` +
       `Results folder: ${outDir}\n` +
       (quick && filters.length === 0 ? `Skipped in --quick: ${[...SKIPPED_IN_QUICK].join(', ')}\n` : ''),
   );
@@ -212,4 +212,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 2;
+}
