@@ -4,6 +4,7 @@
  * - Throughput: 10,000 postback rows (100 transactions × 100 rows, one URL per transaction, so per-URL ordering
  *   applies) and 1,000 rows to a single URL, delivered by the worker; deliveries per second.
  * - Latency: status change (DELETE → 60) to the postback's arrival, 300 times one after another; p50/p99.
+ * - Reference in the same run: plain fetch POSTs from this process to the same receiver (rate and round trip).
  * Targets (issue 7, 2 cores): ≥ 500 deliveries/s; p99 < 200 ms with a healthy receiver.
  * `EVENTS_BENCH_ROWS=20000 npm run bench -- events` changes the row count.
  */
@@ -110,20 +111,35 @@ async function withServer<T>(run: (server: RunningServer) => Promise<T>): Promis
   }
 }
 
+/** Reference: plain fetch POSTs of a postback-sized body from this process to the receiver, one after another (ms each). */
+async function plainPostsMs(receiver: Receiver, count: number): Promise<number[]> {
+  const body = JSON.stringify({ Id: 'reference', Status: 30, Checksum: 'x'.repeat(40) });
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const response = await fetch(`${receiver.url}/reference`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    await response.arrayBuffer();
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b);
+}
+
 const receiver = await startReceiver();
 try {
   const rows = Number(process.env.EVENTS_BENCH_ROWS ?? 10_000);
   const many = await withServer((server) => throughput(server, receiver, 100, Math.ceil(rows / 100), false));
   const single = await withServer((server) => throughput(server, receiver, 1, 1000, true));
   const lat = (await withServer((server) => latency(server, receiver, 300))).sort((a, b) => a - b);
+  const plain = await plainPostsMs(receiver, 1000);
+  const plainPerSecond = 1000 / (plain.reduce((sum, ms) => sum + ms, 0) / plain.length);
   printTable(
     'Outbox (postbacks to a local receiver)',
-    ['measure', 'value', 'target'],
+    ['measure', 'value', 'plain fetch POSTs to the same receiver, sequential (ref)', 'target'],
     [
-      [`${rows} rows over 100 URLs`, `${fmt(many)} deliveries/s`, '≥ 500/s'],
-      ['1,000 rows to one URL (in order)', `${fmt(single)} deliveries/s`, '—'],
-      ['status change → postback p50', `${fmt(quantile(lat, 0.5))} ms`, '—'],
-      ['status change → postback p99', `${fmt(quantile(lat, 0.99))} ms`, '< 200 ms'],
+      [`${rows} rows over 100 URLs`, `${fmt(many)} deliveries/s`, `${fmt(plainPerSecond)} POSTs/s`, '≥ 500/s'],
+      ['1,000 rows to one URL (in order)', `${fmt(single)} deliveries/s`, `${fmt(plainPerSecond)} POSTs/s`, '—'],
+      ['status change → postback p50', `${fmt(quantile(lat, 0.5))} ms`, `${fmt(quantile(plain, 0.5))} ms round trip`, '—'],
+      ['status change → postback p99', `${fmt(quantile(lat, 0.99))} ms`, `${fmt(quantile(plain, 0.99))} ms round trip`, '< 200 ms'],
     ],
   );
 } finally {

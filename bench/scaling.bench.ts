@@ -2,8 +2,8 @@
  * Scaling benchmark (issue 8): ms/page of paraph's place, sign and verify against page count (10 … 5,000), measured by
  * `paraph bench <op> --json` itself (the compiled CLI, one plain node process per operation and size, so the README
  * numbers are what a user's `paraph bench` reports), next to the references when installed: `pdftotext -bbox`,
- * `sha256sum` and pdf-lib's `PDFDocument.load`. `npm run bench -- --plot` also writes the chart to
- * bench/results/scaling.svg. `npx tsx bench/scaling.bench.ts [--max=1000] [--plot]`.
+ * `sha256sum` and pdf-lib's `PDFDocument.load`. `npm run bench -- --plot` also writes the chart into the run's
+ * untracked results folder (bench-results/<timestamp>/scaling.svg; alone: bench-results/scaling.svg). `npx tsx bench/scaling.bench.ts [--max=1000] [--plot]`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const maxArg = process.argv.find((a) => a.startsWith('--max='));
 const max = maxArg ? Number(maxArg.slice(6)) : Infinity;
-const plot = process.argv.includes('--plot');
+// The runner (bench/run.ts) passes its results folder and always wants the chart; alone, --plot asks for it.
+const outDir = process.argv.find((a) => a.startsWith('--out-dir='))?.slice(10);
+const plot = process.argv.includes('--plot') || outDir !== undefined;
 const SIZES = [10, 50, 100, 500, 1000, 5000].filter((n) => n <= max);
 const NOW = new Date('2026-11-21T10:00:00Z');
 // Small documents are cheap and noisy on a shared machine: more runs there.
@@ -124,7 +126,7 @@ if (plot) {
       series('pdf-lib load', (r) => r.pdfLibLoad / r.pages, true),
     ],
   });
-  const out = join(here, 'results', 'scaling.svg');
+  const out = join(outDir ?? join(root, 'bench-results'), 'scaling.svg');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, svg);
   process.stderr.write(`wrote ${out}\n`);

@@ -1,19 +1,23 @@
 /**
  * Transaction service benchmark (issue 5): the embedded service (SQLite store, RSA seal as in production) on
  * 127.0.0.1 in this process, loaded with autocannon and a fetch client.
- * - GET /api/transaction/{id}: requests/s and p99 latency (autocannon, 10 connections, 10 s).
+ * - GET /api/transaction/{id}: requests/s and p99 latency (autocannon, 10 connections, 10 s; SERVICE_BENCH_SECONDS),
+ *   next to a bare node:http server answering the same body (the reference).
  * - Seal-only transactions (create + upload + start, which seals and builds the sealed receipt), completed per second
- *   with 4 clients in parallel, for a 1-page and a 100-page PDF.
+ *   with 4 clients in parallel, for a 1-page and a 100-page PDF, next to sealPdf alone on the same PDF.
  * - RSS over many seal-only transactions (default 2,000; `SERVICE_BENCH_TX=10000 npm run bench -- service`).
  * Targets (issue 5, 2 cores): GET ≥ 3,000 req/s with p99 < 20 ms; ≥ 20 seal-only transactions/s (1 page); memory flat.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { benchPdf } from './gen-pdf.js';
+import { sealPdf } from '../src/pades/seal-pdf.js';
+import { testPki } from '../src/testing/test-pki.js';
 import { fmt, printTable } from './lib.js';
 
 interface AutocannonResult {
@@ -60,6 +64,27 @@ async function sealOnlyRate(url: string, pdf: Uint8Array, count: number, clients
   return (count / (performance.now() - started)) * 1000;
 }
 
+/** Reference for the GET: autocannon against a bare node:http server in this process answering the same body. */
+async function bareServerRequestsPerSecond(body: string, seconds: number): Promise<number> {
+  const bare = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (bare.address() as { port: number }).port;
+    return (await autocannon({ url: `http://127.0.0.1:${port}/`, connections: 10, duration: seconds })).requests.average;
+  } finally {
+    bare.closeAllConnections();
+    bare.close();
+  }
+}
+
+/** Reference for seal-only transactions: the library's sealPdf alone (RSA-2048 test seal), sequential, per second. */
+async function sealPdfPerSecond(pdf: Uint8Array, count: number): Promise<number> {
+  const pki = await testPki();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) await sealPdf(pdf, { signer: pki.seal.signer, signingTime: new Date(), organizationName: 'Bench B.V.' });
+  return (count / (performance.now() - started)) * 1000;
+}
+
 function rssMb(): number {
   return process.memoryUsage().rss / 1024 / 1024;
 }
@@ -67,7 +92,10 @@ function rssMb(): number {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paraph-bench-'));
   let server: RunningServer | undefined;
+  const quick = process.argv.includes('--quick');
+  const seconds = Number(process.env.SERVICE_BENCH_SECONDS ?? 10);
   try {
+    const startRss = rssMb();
     const config = loadConfig({
       env: { PORT: '0', PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER, PARAPH_APP_KEY: APP, PARAPH_FILE_REPLACE_GUARD_MS: '0', PARAPH_LOG_LEVEL: 'silent' },
     });
@@ -82,16 +110,20 @@ async function main(): Promise<void> {
     const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com' }, { Email: 'b@example.com' }] }) });
     const { Id } = (await created.json()) as { Id: string };
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
-    const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: 10, headers: HEADERS });
-    printTable('Service: GET /api/transaction/{id} (autocannon, 10 connections, 10 s, in-process)', ['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'target'], [
-      [fmt(get.requests.average, 0), fmt(get.latency.p50), fmt(get.latency.p99), String(get.non2xx), String(get.errors), '≥ 3,000 req/s, p99 < 20 ms'],
+    const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });
+    const body = await (await fetch(`${url}/api/transaction/${Id}`, { headers: HEADERS })).text();
+    const bare = await bareServerRequestsPerSecond(body, seconds);
+    printTable(`Service: GET /api/transaction/{id} (autocannon, 10 connections, ${seconds} s, in-process)`, ['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'bare node:http server, same body (ref) req/s', 'target'], [
+      [fmt(get.requests.average, 0), fmt(get.latency.p50), fmt(get.latency.p99), String(get.non2xx), String(get.errors), fmt(bare, 0), '≥ 3,000 req/s, p99 < 20 ms'],
     ]);
 
-    const rate1 = await sealOnlyRate(url, onePage, 200, 4);
-    const rate100 = await sealOnlyRate(url, hundred, 20, 4);
-    printTable('Service: seal-only transactions (create + upload + start → sealed, receipt), 4 clients', ['PDF', 'transactions/s', 'target'], [
-      [`1 page (${fmt(onePage.length / 1024)} KiB)`, fmt(rate1), '≥ 20/s'],
-      [`100 pages (${fmt(hundred.length / 1024)} KiB)`, fmt(rate100), '–'],
+    const rate1 = await sealOnlyRate(url, onePage, quick ? 40 : 200, 4);
+    const rate100 = await sealOnlyRate(url, hundred, quick ? 8 : 20, 4);
+    const seal1 = await sealPdfPerSecond(onePage, quick ? 10 : 50);
+    const seal100 = await sealPdfPerSecond(hundred, quick ? 4 : 20);
+    printTable('Service: seal-only transactions (create + upload + start → sealed, receipt), 4 clients', ['PDF', 'transactions/s', 'sealPdf alone, sequential (ref) per second', 'target'], [
+      [`1 page (${fmt(onePage.length / 1024)} KiB)`, fmt(rate1), fmt(seal1), '≥ 20/s'],
+      [`100 pages (${fmt(hundred.length / 1024)} KiB)`, fmt(rate100), fmt(seal100), '–'],
     ]);
 
     const total = Number(process.env.SERVICE_BENCH_TX ?? 2000);
@@ -100,8 +132,8 @@ async function main(): Promise<void> {
     const rate = await sealOnlyRate(url, onePage, total, 4, (n) => {
       if (n % every === 0) checkpoints.set(n, rssMb());
     });
-    const rows = [...checkpoints].map(([n, rss]) => [String(n), fmt(rss)]);
-    printTable(`Service: RSS over ${total} seal-only transactions (${fmt(rate)}/s)`, ['transactions', 'RSS MB'], rows);
+    const rows = [...checkpoints].map(([n, rss]) => [String(n), fmt(rss), fmt(startRss)]);
+    printTable(`Service: RSS over ${total} seal-only transactions (${fmt(rate)}/s)`, ['transactions', 'RSS MB', 'RSS MB of this process before the service started (ref)'], rows);
   } finally {
     await server?.close();
     rmSync(dataDir, { recursive: true, force: true });
