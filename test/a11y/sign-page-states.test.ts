@@ -3,7 +3,7 @@
  * 2.2 A and AA) and a screenshot in test-artifacts/sign-page/ for: the external-identity step (an iDIN provider is
  * configured), the provider's refusal page, and the processing state (status 20 while a signature is applied), in
  * nl-NL and de-DE on a phone and a desktop. Then API refusals met on the page — wrong code, empty reject reason, a
- * signature that was already applied, a server failure, no connection — shown in nl-NL and de-DE, never in the API's
+ * transaction cancelled while the page is open, a server failure, no connection — shown in nl-NL and de-DE, never in the API's
  * English.
  */
 import { rm } from 'node:fs/promises';
@@ -103,4 +103,81 @@ describe('external identity and processing states: axe-core, two languages, phon
       await win.close();
     }
   }, 120_000);
+});
+
+describe("the API's refusals in the page's language", () => {
+  /** The text shown in `selector`, which must hold `expected` and none of the API's English `Message`. */
+  const shown = async (page: Page, selector: string, expected: string) => {
+    await visible(page, selector);
+    const text = (await page.locator(selector).textContent()) ?? '';
+    expect(text).toContain(expected);
+    return text;
+  };
+
+  it('nl-NL: a wrong code and an empty reject reason', async () => {
+    const t = CATALOGUES['nl-NL'].page;
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL', signers: [{ Email: 'noor@example.com', Verifications: [{ Type: 'PhoneNumber', Number: '+31611112222' }, { Type: 'Consent' }] }] });
+    const win = await openWindow('phone', [server.url], { locale: 'nl-NL' });
+    const { page } = win;
+    try {
+      await page.goto(tx.signers[0]!.signUrl);
+      await visible(page, '#step-code');
+      await page.locator('#code-send').click();
+      await visible(page, '#code-entry');
+      const code = sms.filter((m) => m.signerId === tx.signers[0]!.id).at(-1)!.code;
+      await page.locator('#code-input').fill(code === '123456' ? '654321' : '123456');
+      await page.locator('#code-verify').click();
+      const wrong = await shown(page, '#code-error', t.apiErrors.codeWrong);
+      expect(wrong).not.toMatch(/code is not correct/i);
+      await shot(page, 'nl-NL-phone-error-code-wrong');
+      await page.locator('#code-input').fill(code);
+      await page.locator('#code-verify').click();
+      await visible(page, '#step-consent');
+      await page.locator('#reject-open').click();
+      await page.locator('#reject-confirm').click();
+      const reason = await shown(page, '#reject-error', t.apiErrors.rejectReason);
+      expect(reason).not.toContain('Reason:');
+      expect(await page.locator('#reject-reason').getAttribute('aria-invalid')).toBe('true');
+      await shot(page, 'nl-NL-phone-error-reject-reason');
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
+
+  it('de-DE: a server failure, no connection, and a transaction cancelled meanwhile', async () => {
+    const t = CATALOGUES['de-DE'].page;
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'de-DE', signers: [{ Email: 'dirk@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const win = await openWindow('desktop', [server.url], { locale: 'de-DE' });
+    const { page } = win;
+    try {
+      await page.goto(tx.signers[0]!.signUrl);
+      await visible(page, '#step-consent');
+      await page.locator('#consent-box').check();
+      await page.locator('#consent-confirm').click();
+      await visible(page, '#step-sign');
+
+      // The server fails (500 with an English body) on the reject, then the connection is gone.
+      await page.route('**/reject', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"Message":"An internal error occurred; it has been logged."}' }));
+      await page.locator('#reject-open').click();
+      await page.locator('#reject-reason').fill('Falscher Betrag');
+      await page.locator('#reject-confirm').click();
+      expect(await shown(page, '#reject-error', t.apiErrors.server)).not.toContain('internal error');
+      await page.unroute('**/reject');
+      await page.route('**/reject', (route) => route.abort('internetdisconnected'));
+      await page.locator('#reject-confirm').click();
+      await expect.poll(() => page.locator('#reject-error').textContent()).toContain(t.apiErrors.network);
+      await page.unroute('**/reject');
+      await page.locator('#reject-cancel').click();
+
+      // The sender cancels meanwhile: the page's signature is refused in German.
+      expect((await call(server.url, 'DELETE', `/api/transaction/${tx.id}`, { json: { Reason: 'Wrong amount' } })).status).toBe(200);
+      await page.locator('input[data-field="f1.city"]').fill('Köln');
+      await page.locator('#sign-button').click();
+      expect(await shown(page, '#sign-error', t.apiErrors.ended)).not.toMatch(/ended|cancel/i);
+      await shot(page, 'de-DE-desktop-error-cancelled-meanwhile');
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
 });
