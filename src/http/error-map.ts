@@ -79,5 +79,8 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   }
   if (error instanceof QuotaError) void reply.header('retry-after', String(error.retryAfterSeconds));
   request.log.info({ code: (error as { code?: unknown }).code, status }, 'request refused');
+  // The signing pages show the refusal in the signer's language by this stable code (sign-page-error-texts.ts).
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') void reply.header('paraph-error-code', code);
   void reply.code(status).send({ Message: messageOf(error, request) });
 }

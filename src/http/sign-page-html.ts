@@ -6,6 +6,7 @@
  * errors tied to their fields, a polite live region for what happens asynchronously. Texts come from the signer's
  * language catalogue and are HTML-escaped; no inline script or style (the CSP forbids them).
  */
+import { apiErrorTable } from './sign-page-error-texts.js';
 import type { SignPageTexts } from './sign-page-texts.js';
 
 /** Escapes text for HTML content and attribute values. */
@@ -26,7 +27,7 @@ export function pageTop(t: SignPageTexts, title: string, bodyAttributes = ''): s
 <title>${e(title)}</title>
 <link rel="stylesheet" href="/sign/assets/sign-page.css">
 </head>
-<body${bodyAttributes}>
+<body${bodyAttributes} data-api-errors="${e(apiErrorTable(t))}">
 <a class="skip-link" href="#main">${e(t.skipLink)}</a>
 <header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><span class="lock" id="ref"></span></div></header>`;
 }

@@ -17,6 +17,7 @@ import type { ServiceContext } from '../service/context.js';
 import { completeIdentity } from '../service/signer/complete-identity.js';
 import { findSignerByToken } from '../service/signer/signer-access.js';
 import { renderSignPage, renderSignErrorPage } from './sign-page-html.js';
+import { apiErrorText } from './sign-page-error-texts.js';
 import { signPageTexts } from './sign-page-texts.js';
 import { showPageRoutes } from './show-page.routes.js';
 
@@ -85,6 +86,15 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
     }
     return { body, ...(encoding !== undefined ? { encoding } : {}) };
   };
+  /** The signer's language for a page about `token`, else the browser's. */
+  const signerLanguage = async (token: string, acceptLanguage: string | undefined): Promise<string | undefined> => {
+    try {
+      const { transaction, signer } = await findSignerByToken(ctx, token);
+      return signer.Language ?? transaction.Language;
+    } catch {
+      return acceptLanguage;
+    }
+  };
   return async (app) => {
     await app.register(showPageRoutes(ctx));
     app.get<{ Params: { name: string } }>('/sign/assets/:name', async (request, reply) => {
@@ -114,9 +124,9 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         return reply.redirect(back, 303);
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
-        const texts = signPageTexts(request.headers['accept-language']);
         const unknown = error.code === 'SIGN_TOKEN_UNKNOWN';
-        return reply.code(unknown ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, unknown ? texts.invalidLinkText : error.message, back));
+        const texts = signPageTexts(unknown ? request.headers['accept-language'] : await signerLanguage(request.params.token, request.headers['accept-language']));
+        return reply.code(unknown ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, unknown ? texts.invalidLinkText : apiErrorText(texts, error.code, 400), back));
       }
     });
     app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {

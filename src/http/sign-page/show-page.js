@@ -12,15 +12,28 @@ function announce(text) {
   setTimeout(() => (el.textContent = text), 50);
 }
 
+const API_ERRORS = JSON.parse(document.body.dataset.apiErrors || '{}');
+
+// A refusal in the page's language by its stable code, else its status; never the API's English Message.
+function apiError(code, status) {
+  const key = (code && API_ERRORS.keys[code]) || API_ERRORS.status[status >= 500 ? 500 : status] || 'notAccepted';
+  return new Error(API_ERRORS.texts[key]);
+}
+
 async function verification(body) {
-  const response = await fetch(`/api/signer/${encodeURIComponent(token)}/verification`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    credentials: 'omit',
-  });
+  let response;
+  try {
+    response = await fetch(`/api/signer/${encodeURIComponent(token)}/verification`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+    });
+  } catch {
+    throw apiError(undefined, 0);
+  }
   const json = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(json.Message || response.statusText);
+  if (!response.ok) throw apiError(response.headers.get('paraph-error-code') || undefined, response.status);
   return json;
 }
 

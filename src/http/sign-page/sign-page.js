@@ -43,19 +43,32 @@ function clearError(el, input) {
   if (input) input.removeAttribute('aria-invalid');
 }
 
+const API_ERRORS = JSON.parse(document.body.dataset.apiErrors || '{}');
+
+// A refusal of the API in the page's language, by its stable code (Paraph-Error-Code), else by its status; the API's
+// English Message is never shown (sign-page-error-texts.ts builds the table).
+function apiError(code, status) {
+  const key = (code && API_ERRORS.keys[code]) || API_ERRORS.status[status >= 500 ? 500 : status] || 'notAccepted';
+  const error = new Error(API_ERRORS.texts[key]);
+  error.status = status;
+  error.code = code;
+  return error;
+}
+
 async function request(method, path, body) {
-  const response = await fetch(api + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'omit',
-  });
-  const json = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(json.Message || response.statusText);
-    error.status = response.status;
-    throw error;
+  let response;
+  try {
+    response = await fetch(api + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+    });
+  } catch {
+    throw apiError(undefined, 0);
   }
+  const json = await response.json().catch(() => ({}));
+  if (!response.ok) throw apiError(response.headers.get('paraph-error-code') || undefined, response.status);
   return json;
 }
 

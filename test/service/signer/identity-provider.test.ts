@@ -6,6 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
+import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { startServer } from '../../../src/server.js';
 import type { IdentityProvider } from '../../../src/service/verification-senders.js';
 import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
@@ -40,7 +41,8 @@ describe('identity providers', () => {
       expect(first.json.RedirectUrl).toMatch(new RegExp(`^${server.url}/sign/${token}/identity\\?state=[A-Za-z0-9_-]{22}&result=cancelled`));
       const refused = await fetch(first.json.RedirectUrl, { redirect: 'manual' });
       expect(refused.status).toBe(400);
-      expect(await refused.text()).toContain('iDIN: your identity could not be confirmed (the bank answered cancelled).');
+      // Shown in the signer's language (issue 18), not in the provider's English.
+      expect(await refused.text()).toContain(CATALOGUES['nl-NL'] /* the default Language */.page.apiErrors.identityFailed);
 
       answer = 'ok';
       const second = await post();
