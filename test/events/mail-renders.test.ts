@@ -89,7 +89,7 @@ describe('mail renders', () => {
         for (const language of LANGUAGES) {
           for (const c of CASES) {
             await page.setContent(render(language, c).html);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
             expect(overflow, `${language} ${c.name}`).toBeLessThanOrEqual(0);
             await page.screenshot({ path: join(ARTIFACTS, `${c.name}-${language}-${label}.png`), fullPage: true });
           }
