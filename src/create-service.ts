@@ -157,6 +157,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
     const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
       deleteGraceMinutes: config.deleteGraceMinutes,
+      organizationName: config.organizationName,
       postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
       quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
     };

@@ -45,19 +45,29 @@ export async function composeMail(ctx: ServiceContext, tx: Transaction, payload:
     (f) => f.DisplayName ?? f.Metadata?.DisplayName ?? f.FileId,
   );
   const wantsLink = payload.kind === 'invitation' || payload.kind === 'reminder';
-  const message = signer?.SignRequestMessage ?? receiver?.Message;
-  const subject = payload.kind === 'invitation' || payload.kind === 'reminder' ? signer?.SignRequestSubject : receiver?.Subject;
+  // The client's subject and message belong to the request itself (a signer's sign request, a receiver's copy): a
+  // confirmation or notice must not repeat "Please sign…".
+  const message = wantsLink ? signer?.SignRequestMessage : payload.kind === 'documents' ? receiver?.Message : undefined;
+  const subject = payload.kind === 'invitation' ? signer?.SignRequestSubject : payload.kind === 'documents' ? receiver?.Subject : undefined;
+  const account = await ctx.store.getAccount(tx.AccountId);
+  const about =
+    payload.event === 'rejected' ? tx.Signers.filter((s) => s.RejectDateTime !== undefined) : payload.event === 'signed' ? tx.Signers : [];
   const text = renderMailText({
     kind: payload.kind,
     language: signer?.Language ?? receiver?.Language ?? tx.Language,
     ...(tx.Reference !== undefined ? { reference: tx.Reference } : {}),
     documents,
     ...(wantsLink && signer?.SignToken !== undefined ? { signUrl: buildSignUrl(ctx.settings.publicUrl, signer.SignToken) } : {}),
-    ...(message !== undefined && payload.kind !== 'cancellation' ? { message } : {}),
-    ...(subject !== undefined && payload.kind !== 'reminder' ? { subject } : {}),
+    ...(payload.kind === 'notification' ? { transactionUrl: `${ctx.settings.publicUrl}/api/transaction/${tx.Id}` } : {}),
+    ...(message !== undefined ? { message } : {}),
+    ...(subject !== undefined ? { subject } : {}),
     ...(payload.code !== undefined ? { code: payload.code } : {}),
     ...(payload.event !== undefined ? { event: payload.event } : {}),
+    ...(about.length > 0 ? { signerNames: about.map((s) => s.ScribbleName ?? s.Email) } : {}),
     ...(payload.kind === 'cancellation' && tx.CancelationReason !== undefined ? { cancelReason: tx.CancelationReason } : {}),
+    ...(ctx.settings.organizationName !== undefined ? { organization: ctx.settings.organizationName } : {}),
+    ...(account?.NotificationEmail !== undefined && payload.kind !== 'notification' ? { contact: account.NotificationEmail } : {}),
+    expiresAt: new Date(tx.ExpiresDateTime),
   });
   const attachments: { filename: string; content: Uint8Array; contentType: string }[] = [];
   if ((payload.kind === 'confirmation' || payload.kind === 'documents') && tx.cleanedAt === undefined) {

@@ -17,14 +17,24 @@ export interface MailTextInput {
   readonly documents: readonly string[];
   /** The signer's SignUrl (sign request, reminder). */
   readonly signUrl?: string;
+  /** Where a sender notice points (the signer's ShowUrl or the transaction in the API). */
+  readonly transactionUrl?: string;
   /** The signer's SignRequestMessage or the receiver's Message. */
   readonly message?: string;
   /** The signer's SignRequestSubject or the receiver's Subject. */
   readonly subject?: string;
   readonly code?: string;
-  /** What a notification reports. */
+  /** What a notification reports (`signed`, `rejected`, `expired`, `failed`, `cancelled`; others get the generic text). */
   readonly event?: string;
+  /** The signers a notification is about (who signed, who rejected). */
+  readonly signerNames?: readonly string[];
   readonly cancelReason?: string;
+  /** Who asks: the organization the service runs for (PARAPH_ORGANIZATION). */
+  readonly organization?: string;
+  /** Whom the recipient can ask (the sender's e-mail address). */
+  readonly contact?: string;
+  /** When the request expires (sign request, reminder). */
+  readonly expiresAt?: Date;
 }
 
 /** A rendered mail body. */
@@ -39,47 +49,107 @@ function textsFor(language: Language | undefined): MailTexts {
   return catalogueFor(language).mail;
 }
 
+const NOTICES = ['signed', 'rejected', 'expired', 'failed', 'cancelled'] as const;
+type Notice = (typeof NOTICES)[number];
+const isNotice = (event: string | undefined): event is Notice => (NOTICES as readonly (string | undefined)[]).includes(event);
+
+function fill(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
 /**
- * Renders a mail. The client's own subject (SignRequestSubject, receiver Subject) wins over the default subject;
- * the client's message is shown as sent, as plain text (escaped in the HTML part).
+ * Renders a mail: a plain-text part and a small, self-contained HTML document (doctype, `lang`, title, inline styles
+ * only, one button for the one thing to do) that reads on a phone. The client's own subject (SignRequestSubject,
+ * receiver Subject) wins over the default subject; the client's message is shown as sent, as plain text (escaped
+ * in the HTML part).
  */
 export function renderMailText(input: MailTextInput): MailText {
   const t = textsFor(input.language);
+  const lang = catalogueFor(input.language).page.lang;
   const ref = input.reference ?? input.documents.join(', ');
   const subject = clean(input.subject ?? t.subject[input.kind].replace('{ref}', ref).trim());
-  const lines: string[] = [t.intro[input.kind]];
-  const html: string[] = [`<p>${escapeHtml(t.intro[input.kind])}</p>`];
+  const intro =
+    input.kind === 'notification' && isNotice(input.event)
+      ? fill(t.notice[input.event], { signers: (input.signerNames ?? []).join(', ') })
+      : t.intro[input.kind];
+  const lines: string[] = [intro];
+  const body: string[] = [para(intro, 'font-size:17px')];
   if (input.message !== undefined && input.kind !== 'verification-code') {
     lines.push('', input.message);
-    html.push(`<p style="white-space:pre-wrap">${escapeHtml(input.message)}</p>`);
+    body.push(para(input.message, 'white-space:pre-wrap;border-left:4px solid #1f4e99;padding-left:12px'));
   }
   if (input.code !== undefined) {
     lines.push('', `${t.code}: ${input.code}`);
-    html.push(`<p>${escapeHtml(t.code)}: <strong>${escapeHtml(input.code)}</strong></p>`);
+    body.push(`<p style="margin:0 0 16px">${escapeHtml(t.code)}: <strong style="font-size:24px;letter-spacing:4px">${escapeHtml(input.code)}</strong></p>`);
   }
-  if (input.event !== undefined) {
+  if (input.kind === 'notification' && input.event !== undefined && !isNotice(input.event)) {
     lines.push('', `${t.event}: ${input.event}`);
-    html.push(`<p>${escapeHtml(t.event)}: ${escapeHtml(input.event)}</p>`);
+    body.push(para(`${t.event}: ${input.event}`));
   }
   if (input.cancelReason !== undefined) {
     lines.push('', `${t.reason}: ${input.cancelReason}`);
-    html.push(`<p>${escapeHtml(t.reason)}: ${escapeHtml(input.cancelReason)}</p>`);
+    body.push(para(`${t.reason}: ${input.cancelReason}`));
+  }
+  if (input.reference !== undefined && input.kind !== 'verification-code') {
+    lines.push('', `${t.reference}: ${input.reference}`);
+    body.push(para(`${t.reference}: ${input.reference}`));
   }
   if (input.documents.length > 0 && input.kind !== 'verification-code') {
     lines.push('', `${t.documents}:`, ...input.documents.map((d) => `- ${d}`));
-    html.push(`<p>${escapeHtml(t.documents)}:</p><ul>${input.documents.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`);
+    body.push(`${para(`${t.documents}:`, 'margin-bottom:4px')}<ul style="margin:0 0 16px;padding-left:20px">${input.documents.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`);
   }
-  if (input.signUrl !== undefined) {
-    lines.push('', `${t.signLink}: ${input.signUrl}`);
-    html.push(`<p><a href="${escapeHtml(input.signUrl)}">${escapeHtml(t.signLink)}</a></p>`);
+  const action =
+    input.signUrl !== undefined
+      ? { label: t.signLink, url: input.signUrl }
+      : input.transactionUrl !== undefined
+        ? { label: t.openTransaction, url: input.transactionUrl }
+        : undefined;
+  if (action !== undefined) {
+    lines.push('', `${action.label}: ${action.url}`);
+    body.push(button(action.label, action.url));
   }
-  lines.push('', t.footer);
-  html.push(`<p style="color:#666">${escapeHtml(t.footer)}</p>`);
+  if (input.expiresAt !== undefined && (input.kind === 'invitation' || input.kind === 'reminder')) {
+    const date = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(input.expiresAt);
+    const expires = fill(t.expires, { date });
+    lines.push('', expires);
+    body.push(para(expires));
+  }
+  const footer: string[] = [fill(t.footer, { org: input.organization ?? 'paraph' })];
+  if (input.contact !== undefined) footer.push(fill(t.contact, { contact: input.contact }));
+  lines.push('', '--', ...footer);
   return {
     subject,
     text: `${lines.join('\n')}\n`,
-    html: `<!doctype html><html><body>${html.join('\n')}</body></html>`,
+    html: htmlDocument(lang, subject, input.organization ?? 'paraph', body, footer),
   };
+}
+
+function para(text: string, style = ''): string {
+  return `<p style="margin:0 0 16px;${style}">${escapeHtml(text)}</p>`;
+}
+
+// A table-based button: the one layout of a link as a button that Outlook, Gmail and Apple Mail all draw.
+function button(label: string, url: string): string {
+  return (
+    `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:8px 0 24px"><tr>` +
+    `<td style="border-radius:6px;background:#1f4e99">` +
+    `<a href="${escapeHtml(url)}" style="display:inline-block;padding:14px 24px;font-size:17px;font-weight:bold;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(label)}</a>` +
+    `</td></tr></table>`
+  );
+}
+
+function htmlDocument(lang: string, title: string, organization: string, body: readonly string[], footer: readonly string[]): string {
+  return (
+    `<!doctype html>\n<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>\n` +
+    `<body style="margin:0;padding:0;background:#f3f4f6;color:#1a1a1a;font-family:Arial,Helvetica,sans-serif;font-size:16px;line-height:1.5">\n` +
+    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f3f4f6"><tr><td align="center" style="padding:16px 8px">\n` +
+    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px;background:#ffffff;border-radius:8px">\n` +
+    `<tr><td style="padding:16px 24px;border-bottom:1px solid #d1d5db;font-size:18px;font-weight:bold">${escapeHtml(organization)}</td></tr>\n` +
+    `<tr><td style="padding:24px">\n<main>\n${body.join('\n')}\n</main>\n</td></tr>\n` +
+    `<tr><td style="padding:16px 24px;border-top:1px solid #d1d5db;color:#4b5563;font-size:14px">${footer.map((f) => escapeHtml(f)).join('<br>')}</td></tr>\n` +
+    `</table></td></tr></table>\n</body></html>`
+  );
 }
 
 function escapeHtml(text: string): string {

@@ -160,6 +160,17 @@ export const deDE: Catalogue = {
     code: 'Code',
     reason: 'Grund',
     event: 'Ereignis',
-    footer: 'Diese Nachricht wurde von paraph gesendet.',
+    footer: 'Diese Nachricht wurde im Auftrag von {org} gesendet.',
+    contact: 'Fragen? Wenden Sie sich an {contact}.',
+    expires: 'Diese Anfrage läuft am {date} ab.',
+    reference: 'Referenz',
+    openTransaction: 'Transaktion ansehen',
+    notice: {
+      signed: 'Alle Unterzeichnenden haben unterschrieben ({signers}). Die Transaktion ist abgeschlossen.',
+      rejected: '{signers} hat die Unterschrift abgelehnt.',
+      expired: 'Die Transaktion ist abgelaufen, bevor alle unterschrieben hatten.',
+      failed: 'Die Transaktion konnte nicht abgeschlossen werden.',
+      cancelled: 'Die Transaktion wurde storniert.',
+    },
   },
 };

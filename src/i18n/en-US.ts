@@ -161,6 +161,17 @@ export const enUS = {
     code: 'Code',
     reason: 'Reason',
     event: 'Event',
-    footer: 'This message was sent by paraph.',
+    footer: 'This message was sent on behalf of {org}.',
+    contact: 'Questions? Contact {contact}.',
+    expires: 'This request expires on {date}.',
+    reference: 'Reference',
+    openTransaction: 'View the transaction',
+    notice: {
+      signed: 'All signers have signed ({signers}). The transaction is complete.',
+      rejected: '{signers} declined to sign.',
+      expired: 'The transaction expired before everyone had signed.',
+      failed: 'The transaction could not be completed.',
+      cancelled: 'The transaction was cancelled.',
+    },
   },
 } as const;

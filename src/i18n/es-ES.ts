@@ -160,6 +160,17 @@ export const esES: Catalogue = {
     code: 'Código',
     reason: 'Motivo',
     event: 'Evento',
-    footer: 'Este mensaje lo ha enviado paraph.',
+    footer: 'Este mensaje se ha enviado en nombre de {org}.',
+    contact: '¿Preguntas? Contacte con {contact}.',
+    expires: 'Esta solicitud caduca el {date}.',
+    reference: 'Referencia',
+    openTransaction: 'Ver la transacción',
+    notice: {
+      signed: 'Todos los firmantes han firmado ({signers}). La transacción se ha completado.',
+      rejected: '{signers} ha rechazado firmar.',
+      expired: 'La transacción caducó antes de que todos firmaran.',
+      failed: 'No se ha podido completar la transacción.',
+      cancelled: 'La transacción se ha cancelado.',
+    },
   },
 };

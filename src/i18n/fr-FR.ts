@@ -160,6 +160,17 @@ export const frFR: Catalogue = {
     code: 'Code',
     reason: 'Motif',
     event: 'Événement',
-    footer: 'Ce message a été envoyé par paraph.',
+    footer: 'Ce message a été envoyé au nom de {org}.',
+    contact: 'Des questions ? Contactez {contact}.',
+    expires: 'Cette demande expire le {date}.',
+    reference: 'Référence',
+    openTransaction: 'Voir la transaction',
+    notice: {
+      signed: 'Tous les signataires ont signé ({signers}). La transaction est terminée.',
+      rejected: '{signers} a refusé de signer.',
+      expired: 'La transaction a expiré avant que tout le monde ait signé.',
+      failed: 'La transaction n’a pas pu être menée à bien.',
+      cancelled: 'La transaction a été annulée.',
+    },
   },
 };

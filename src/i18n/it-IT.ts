@@ -160,6 +160,17 @@ export const itIT: Catalogue = {
     code: 'Codice',
     reason: 'Motivo',
     event: 'Evento',
-    footer: 'Questo messaggio è stato inviato da paraph.',
+    footer: 'Questo messaggio è stato inviato per conto di {org}.',
+    contact: 'Domande? Contatta {contact}.',
+    expires: 'Questa richiesta scade il {date}.',
+    reference: 'Riferimento',
+    openTransaction: 'Visualizza la transazione',
+    notice: {
+      signed: 'Tutti i firmatari hanno firmato ({signers}). La transazione è completata.',
+      rejected: '{signers} ha rifiutato di firmare.',
+      expired: 'La transazione è scaduta prima che tutti firmassero.',
+      failed: 'Non è stato possibile completare la transazione.',
+      cancelled: 'La transazione è stata annullata.',
+    },
   },
 };

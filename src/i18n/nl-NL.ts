@@ -160,6 +160,17 @@ export const nlNL: Catalogue = {
     code: 'Code',
     reason: 'Reden',
     event: 'Gebeurtenis',
-    footer: 'Dit bericht is verstuurd door paraph.',
+    footer: 'Dit bericht is verstuurd namens {org}.',
+    contact: 'Vragen? Neem contact op met {contact}.',
+    expires: 'Dit verzoek verloopt op {date}.',
+    reference: 'Kenmerk',
+    openTransaction: 'Bekijk de transactie',
+    notice: {
+      signed: 'Alle ondertekenaars hebben getekend ({signers}). De transactie is voltooid.',
+      rejected: '{signers} heeft ondertekenen geweigerd.',
+      expired: 'De transactie is verlopen voordat iedereen had getekend.',
+      failed: 'De transactie kon niet worden voltooid.',
+      cancelled: 'De transactie is geannuleerd.',
+    },
   },
 };

@@ -160,6 +160,17 @@ export const plPL: Catalogue = {
     code: 'Kod',
     reason: 'Powód',
     event: 'Zdarzenie',
-    footer: 'Tę wiadomość wysłał paraph.',
+    footer: 'Tę wiadomość wysłano w imieniu {org}.',
+    contact: 'Pytania? Skontaktuj się z {contact}.',
+    expires: 'Ta prośba wygasa {date}.',
+    reference: 'Numer referencyjny',
+    openTransaction: 'Zobacz transakcję',
+    notice: {
+      signed: 'Wszyscy podpisujący złożyli podpisy ({signers}). Transakcja została zakończona.',
+      rejected: '{signers} odmówił(a) podpisania.',
+      expired: 'Transakcja wygasła, zanim wszyscy podpisali.',
+      failed: 'Nie udało się zakończyć transakcji.',
+      cancelled: 'Transakcja została anulowana.',
+    },
   },
 };

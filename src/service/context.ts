@@ -43,6 +43,8 @@ export interface ServiceSettings {
   readonly postbackPolicy?: PostbackPolicy;
   /** Limits of uploads and accounts (issue 13); default: DEFAULT_SECURITY_SETTINGS. */
   readonly quotas?: ServiceQuotas;
+  /** Who the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
+  readonly organizationName?: string;
 }
 
 /** Per-upload and per-account limits (issue 13 point 7). */

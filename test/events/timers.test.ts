@@ -73,7 +73,7 @@ describe('timers with a moved clock', () => {
     const notices = await Promise.all(emls.map(async (f) => simpleParser(await readFile(join(service.dataDir, 'mail', f)))));
     const notice = notices.find((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '') === 'sender@example.com');
     expect(notice?.subject).toBe('Nieuws over transactie: timers-1');
-    expect(notice?.text).toContain('expired');
+    expect(notice?.text).toContain('De transactie is verlopen');
 
     // Postbacks: started, each mail activity, expiry — in order, all verifiable.
     expect(receiver.received.map((r) => JSON.parse(r.body).Status)).toEqual([10, 10, 10, 10, 50]);
