@@ -2,6 +2,7 @@
  * The fenced code blocks of a Markdown file with the conventions the README-runner (readme.test.ts) reads from the
  * HTML comments right before a block:
  * - `<!-- not run: why -->`: a shell block is not run, a TypeScript block is compiled but not run;
+ * - `<!-- not compiled: why -->`: a TypeScript block that needs files the reader generates (e.g. an OpenAPI client);
  * - `<!-- declare: TypeScript declarations -->`: the snippet's free variables, prepended when it is compiled.
  */
 export interface CodeBlock {
@@ -11,6 +12,7 @@ export interface CodeBlock {
   readonly lang: string;
   readonly code: string;
   readonly notRun?: string;
+  readonly notCompiled?: string;
   readonly declarations?: string;
 }
 
@@ -32,12 +34,14 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i] ?? ''); i++) body.push(lines[i] ?? '');
     const notRun = comments.find((c) => c.startsWith('not run:'))?.slice('not run:'.length).trim();
     const declarations = comments.find((c) => c.startsWith('declare:'))?.slice('declare:'.length).trim();
+    const notCompiled = comments.find((c) => c.startsWith('not compiled:'))?.slice('not compiled:'.length).trim();
     blocks.push({
       file,
       line: start + 1,
       lang: fence[1] ?? '',
       code: `${body.join('\n')}\n`,
       ...(notRun !== undefined ? { notRun } : {}),
+      ...(notCompiled ? { notCompiled } : {}),
       ...(declarations !== undefined ? { declarations } : {}),
     });
     comments = [];
