@@ -372,7 +372,7 @@ const DE: ReceiptText = {
     sealLevel: { advanced: 'fortgeschrittenes elektronisches Siegel', qualified: 'qualifiziertes elektronisches Siegel' },
     receiptSealedBy: 'Dieses Beweisprotokoll ist versiegelt von',
     auditEntries: 'Einträge im Prüfprotokoll',
-    auditHead: 'Letzter Eintrag des Prüfprotokolls (SHA-256)',
+    auditHead: 'Hash des letzten Eintrags im Prüfprotokoll (SHA-256)',
     generatedAt: 'Beweisprotokoll erstellt',
     displayName: 'Name',
     fileId: 'Datei-ID',
@@ -459,7 +459,7 @@ const DE: ReceiptText = {
       'Berechnen Sie für jeden Eintrag SHA-256 über das kanonische JSON (Schlüssel sortiert, ohne Leerraum) des ' +
       'Eintrags ohne sein Feld "hash"; das Ergebnis muss "hash" entsprechen, und "prevHash" dem Hash des vorigen ' +
       'Eintrags (64 Nullen beim ersten).',
-    '3. Der Hash des letzten Eintrags muss dem in der Zusammenfassung angegebenen letzten Eintrag des Prüfprotokolls ' +
+    '3. Der Hash des letzten Eintrags muss dem in der Zusammenfassung angegebenen Hash des Prüfprotokolls ' +
       'entsprechen, und die SHA-256-Werte der Dokumente denen der Dateien, die Ihnen vorliegen.',
     'paraph erledigt alle drei Schritte mit: paraph receipt verify beweisprotokoll.pdf --trust siegel-root.pem --document unterzeichnet.pdf',
   ],
@@ -498,7 +498,7 @@ const FR: ReceiptText = {
     sealLevel: { advanced: 'cachet électronique avancé', qualified: 'cachet électronique qualifié' },
     receiptSealedBy: 'Ce certificat de preuve est scellé par',
     auditEntries: 'Entrées de la piste d’audit',
-    auditHead: 'Dernière entrée de la piste d’audit (SHA-256)',
+    auditHead: 'Empreinte de la dernière entrée d’audit (SHA-256)',
     generatedAt: 'Certificat établi le',
     displayName: 'Nom',
     fileId: 'Identifiant du fichier',
@@ -586,7 +586,7 @@ const FR: ReceiptText = {
       'chaque entrée, calculez le SHA-256 du JSON canonique (clés triées, sans espaces) de l’entrée privée de son ' +
       'champ "hash" ; le résultat doit être égal à "hash", et "prevHash" à l’empreinte de l’entrée précédente ' +
       '(64 zéros pour la première).',
-    '3. L’empreinte de la dernière entrée doit être égale à la dernière entrée de la piste d’audit indiquée dans la ' +
+    '3. L’empreinte de la dernière entrée doit être égale à celle de la piste d’audit indiquée dans la ' +
       'synthèse, et les valeurs SHA-256 des documents à celles des fichiers en votre possession.',
     'paraph effectue ces trois contrôles avec : paraph receipt verify certificat.pdf --trust racine-cachet.pem --document signe.pdf',
   ],
