@@ -14,7 +14,8 @@ import { transactionTimers } from '../domain/transaction-timers.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { applyPostgresMigrations, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
 import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
-import { isSealed, type MasterKey } from './master-key.js';
+import type { MasterKey } from './master-key.js';
+import { openSignTokens, readAccount, sealAccount, sealSignTokens } from './sealed-secrets.js';
 import {
   ConcurrencyError,
   hashSignToken,
@@ -41,7 +42,6 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
 }
 
-const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
 
 /**
  * Connects, optionally migrates, and checks the schema version.
@@ -131,28 +131,16 @@ export class PostgresStore implements Store {
     return this.pool.query<R>(text, values);
   }
 
-  private readAccount(data: string): Account {
-    const account = JSON.parse(data) as Account;
-    if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && this.masterKey !== undefined) {
-      account.PostbackSecret = this.masterKey.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
-    }
-    return account;
-  }
 
-  private sealAccount(account: Account): Account {
-    return account.PostbackSecret !== undefined && this.masterKey !== undefined
-      ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
-      : account;
-  }
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
     const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts WHERE user_token_hash = $1 AND app_key_hash = $2', [userTokenHash, appKeyHash]);
-    return rows[0] === undefined ? undefined : this.readAccount(rows[0].data);
+    return rows[0] === undefined ? undefined : readAccount(rows[0].data, this.masterKey);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
     const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts WHERE id = $1', [id]);
-    return rows[0] === undefined ? undefined : this.readAccount(rows[0].data);
+    return rows[0] === undefined ? undefined : readAccount(rows[0].data, this.masterKey);
   }
 
   async createAccount(account: Account): Promise<void> {
@@ -161,7 +149,7 @@ export class PostgresStore implements Store {
         account.Id,
         account.UserTokenHash,
         account.AppKeyHash,
-        JSON.stringify(this.sealAccount(account)),
+        JSON.stringify(sealAccount(account, this.masterKey)),
       ]);
     } catch (error) {
       if (isUniqueViolation(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
@@ -176,46 +164,22 @@ export class PostgresStore implements Store {
 
   async listAccounts(): Promise<Account[]> {
     const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts ORDER BY created_seq');
-    return rows.map((row) => this.readAccount(row.data));
+    return rows.map((row) => readAccount(row.data, this.masterKey));
   }
 
   async setPostbackSecret(accountId: string, secret: string): Promise<void> {
     const account = await this.getAccount(accountId);
     if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
-    await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(this.sealAccount({ ...account, PostbackSecret: secret })), accountId]);
+    await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(sealAccount({ ...account, PostbackSecret: secret }, this.masterKey)), accountId]);
   }
 
   async getTransaction(id: string): Promise<Transaction | undefined> {
     const { rows } = await this.query<{ data: string; version: number }>('SELECT data, version FROM transactions WHERE id = $1', [id]);
     const row = rows[0];
-    return row === undefined ? undefined : { ...this.openTokens(JSON.parse(row.data) as Transaction), version: row.version };
+    return row === undefined ? undefined : { ...openSignTokens(JSON.parse(row.data) as Transaction, this.masterKey), version: row.version };
   }
 
-  private sealTokens(tx: Omit<Transaction, 'version'>): unknown {
-    const key = this.masterKey;
-    if (key === undefined || !tx.Signers.some((s) => s.SignToken !== undefined)) return tx;
-    return {
-      ...tx,
-      Signers: tx.Signers.map((signer) => {
-        if (signer.SignToken === undefined) return signer;
-        const { SignToken, ...rest } = signer;
-        return { ...rest, SignTokenSealed: key.seal(SignToken, SEAL_PURPOSE.signToken) };
-      }),
-    };
-  }
 
-  private openTokens(tx: Transaction): Transaction {
-    const signers = tx.Signers as (Transaction['Signers'][number] & { SignTokenSealed?: string })[];
-    if (!signers.some((s) => s.SignTokenSealed !== undefined)) return tx;
-    const key = this.masterKey;
-    if (key === undefined) throw new StoreError('MASTER_KEY_REQUIRED', 'The store holds sealed secrets: open it with its master key.', { origin: 'internal' });
-    return {
-      ...tx,
-      Signers: signers.map(({ SignTokenSealed, ...signer }) =>
-        SignTokenSealed === undefined ? signer : { ...signer, SignToken: key.open(SignTokenSealed, SEAL_PURPOSE.signToken) },
-      ),
-    };
-  }
 
   async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
     const { rows } = await this.query<{ transaction_id: string; signer_id: string }>(
@@ -233,7 +197,7 @@ export class PostgresStore implements Store {
     const version = change.expectedVersion + 1;
     const stored: Transaction = { ...change.transaction, version };
     const { version: _version, ...body } = stored;
-    const data = JSON.stringify(this.sealTokens(body));
+    const data = JSON.stringify(sealSignTokens(body, this.masterKey));
     const timers = transactionTimers(stored);
     const blobs = [...referencedBlobs(stored)];
     const txId = stored.Id;

@@ -18,6 +18,7 @@ import { chainStoredAudit } from './audit-chain.js';
 import { ParaphError } from '../errors.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
+import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE, sealSignTokens } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { isSqliteConstraintError, openSqliteDatabase, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
 import { isSealed, masterKeyCheck, matchesCheck, type MasterKey } from './master-key.js';
@@ -55,7 +56,6 @@ export interface SqliteStoreOptions {
 }
 
 /** Purposes bound into the sealed values of the store (master-key.ts). */
-export const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
 const CHECK_SETTING = 'master-key.check';
 /** Migrations that rewrite stored JSON with the master key: run only when the store is opened with one. */
 const SEAL_MIGRATION = 4;
@@ -323,33 +323,21 @@ export class SqliteStore implements Store {
     this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
-  private readAccount(data: string): Account {
-    const account = JSON.parse(data) as Account;
-    if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && this.masterKey !== undefined) {
-      account.PostbackSecret = this.masterKey.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
-    }
-    return account;
-  }
 
-  private sealAccount(account: Account): Account {
-    return account.PostbackSecret !== undefined && this.masterKey !== undefined
-      ? { ...account, PostbackSecret: this.masterKey.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
-      : account;
-  }
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
     const row = this.sql('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
       .get(userTokenHash, appKeyHash) as { data: string } | undefined;
-    return row === undefined ? undefined : this.readAccount(row.data);
+    return row === undefined ? undefined : readAccount(row.data, this.masterKey);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
     const row = this.sql('SELECT data FROM accounts WHERE id = ?').get(id) as { data: string } | undefined;
-    return row === undefined ? undefined : this.readAccount(row.data);
+    return row === undefined ? undefined : readAccount(row.data, this.masterKey);
   }
 
   async createAccount(account: Account): Promise<void> {
-    const stored = this.sealAccount(account);
+    const stored = sealAccount(account, this.masterKey);
     try {
       this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
         .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(stored));
@@ -360,13 +348,13 @@ export class SqliteStore implements Store {
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (this.sql('SELECT data FROM accounts ORDER BY rowid').all() as { data: string }[]).map((row) => this.readAccount(row.data));
+    return (this.sql('SELECT data FROM accounts ORDER BY rowid').all() as { data: string }[]).map((row) => readAccount(row.data, this.masterKey));
   }
 
   async setPostbackSecret(accountId: string, secret: string): Promise<void> {
     const account = await this.getAccount(accountId);
     if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
-    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(this.sealAccount({ ...account, PostbackSecret: secret })), accountId);
+    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(sealAccount({ ...account, PostbackSecret: secret }, this.masterKey)), accountId);
   }
 
   async countAccounts(): Promise<number> {
@@ -377,35 +365,10 @@ export class SqliteStore implements Store {
     const row = this.sql('SELECT data, version FROM transactions WHERE id = ?').get(id) as
       | { data: string; version: number }
       | undefined;
-    return row === undefined ? undefined : { ...this.openTokens(JSON.parse(row.data) as Transaction), version: row.version };
+    return row === undefined ? undefined : { ...openSignTokens(JSON.parse(row.data) as Transaction, this.masterKey), version: row.version };
   }
 
-  // SignUrl tokens are kept sealed (SignTokenSealed) and given back in clear to the use cases, which show SignUrl.
-  private sealTokens(tx: Omit<Transaction, 'version'>): unknown {
-    const key = this.masterKey;
-    if (key === undefined || !tx.Signers.some((s) => s.SignToken !== undefined)) return tx;
-    return {
-      ...tx,
-      Signers: tx.Signers.map((signer) => {
-        if (signer.SignToken === undefined) return signer;
-        const { SignToken, ...rest } = signer;
-        return { ...rest, SignTokenSealed: key.seal(SignToken, SEAL_PURPOSE.signToken) };
-      }),
-    };
-  }
 
-  private openTokens(tx: Transaction): Transaction {
-    const signers = tx.Signers as (Transaction['Signers'][number] & { SignTokenSealed?: string })[];
-    if (!signers.some((s) => s.SignTokenSealed !== undefined)) return tx;
-    const key = this.masterKey;
-    if (key === undefined) throw new StoreError('MASTER_KEY_REQUIRED', 'The store holds sealed secrets: open it with its master key.', { origin: 'internal' });
-    return {
-      ...tx,
-      Signers: signers.map(({ SignTokenSealed, ...signer }) =>
-        SignTokenSealed === undefined ? signer : { ...signer, SignToken: key.open(SignTokenSealed, SEAL_PURPOSE.signToken) },
-      ),
-    };
-  }
 
   async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
     const row = this.sql('SELECT transaction_id, signer_id FROM sign_tokens WHERE token_hash = ?').get(tokenHash) as
@@ -421,7 +384,7 @@ export class SqliteStore implements Store {
     const version = change.expectedVersion + 1;
     const stored: Transaction = { ...change.transaction, version };
     const { version: _version, ...body } = stored;
-    const data = JSON.stringify(this.sealTokens(body));
+    const data = JSON.stringify(sealSignTokens(body, this.masterKey));
     const timers = transactionTimers(stored);
     const blobs = referencedBlobs(stored);
     const txId = stored.Id;

@@ -1,0 +1,59 @@
+/**
+ * How a store keeps secrets at rest (issue 13 point 4): a signer's SignUrl token is stored as `SignTokenSealed` and a
+ * postback secret sealed in place, both under the master key, and handed back in clear to the use cases. One rule for
+ * every store (SQLite, PostgreSQL); without a master key secrets stay in clear.
+ */
+import type { Transaction } from '../domain/transaction.js';
+import { isSealed, type MasterKey } from './master-key.js';
+import { StoreError, type Account } from './store.js';
+
+/** The purposes the master key seals under (a sealed value opens only under its own purpose). */
+export const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
+
+type StoredSigner = Transaction['Signers'][number] & { SignTokenSealed?: string };
+
+/** `tx` as stored: every SignToken sealed into SignTokenSealed (unchanged without a key). */
+export function sealSignTokens(tx: Omit<Transaction, 'version'>, key: MasterKey | undefined): unknown {
+  if (key === undefined || !tx.Signers.some((s) => s.SignToken !== undefined)) return tx;
+  return {
+    ...tx,
+    Signers: tx.Signers.map((signer) => {
+      if (signer.SignToken === undefined) return signer;
+      const { SignToken, ...rest } = signer;
+      return { ...rest, SignTokenSealed: key.seal(SignToken, SEAL_PURPOSE.signToken) };
+    }),
+  };
+}
+
+/**
+ * `tx` as the use cases see it: every SignTokenSealed opened into SignToken.
+ *
+ * @throws StoreError `MASTER_KEY_REQUIRED` when it holds sealed tokens and no key is given.
+ */
+export function openSignTokens(tx: Transaction, key: MasterKey | undefined): Transaction {
+  const signers = tx.Signers as StoredSigner[];
+  if (!signers.some((s) => s.SignTokenSealed !== undefined)) return tx;
+  if (key === undefined) throw new StoreError('MASTER_KEY_REQUIRED', 'The store holds sealed secrets: open it with its master key.', { origin: 'internal' });
+  return {
+    ...tx,
+    Signers: signers.map(({ SignTokenSealed, ...signer }) =>
+      SignTokenSealed === undefined ? signer : { ...signer, SignToken: key.open(SignTokenSealed, SEAL_PURPOSE.signToken) },
+    ),
+  };
+}
+
+/** The account as stored: its postback secret sealed (unchanged without a key). */
+export function sealAccount(account: Account, key: MasterKey | undefined): Account {
+  return account.PostbackSecret !== undefined && key !== undefined
+    ? { ...account, PostbackSecret: key.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
+    : account;
+}
+
+/** An account read back from its stored JSON, its postback secret opened. */
+export function readAccount(data: string, key: MasterKey | undefined): Account {
+  const account = JSON.parse(data) as Account;
+  if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && key !== undefined) {
+    account.PostbackSecret = key.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+  }
+  return account;
+}
