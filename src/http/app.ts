@@ -11,11 +11,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { nestingProblem } from '../domain/transaction-json.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
 import { ValidationError } from '../errors.js';
-import type { Store } from '../store/store.js';
-import { createServiceContext, type IdSource, type ServiceContext, type ServiceSettings } from '../service/context.js';
-import type { ServiceKeys } from '../service/service-keys.js';
+import { createServiceContext, type ServiceContext, type ServiceContextDeps } from '../service/context.js';
 import { TransactionCleanedError } from '../service/transaction-guards.js';
-import type { Timestamper } from '../pades/types.js';
 import { authenticate } from './auth.js';
 import { limitAccountRate } from './account-rate-limit.js';
 import { handleError } from './error-map.js';
@@ -27,18 +24,11 @@ import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
 import { transactionRoutes } from './transaction.routes.js';
 import { signerRoutes, redactSignToken } from './signer.routes.js';
 import { signPageRoutes } from './sign-page.routes.js';
-import { defaultVerificationSenders, type IdentityProvider, type VerificationSenders } from '../service/verification-senders.js';
+import { defaultVerificationSenders, type VerificationSenders } from '../service/verification-senders.js';
 import { formatSchemaErrors } from './validation-messages.js';
 
-/** What the app is built from. */
-export interface AppDeps {
-  readonly store: Store;
-  /** The clock every use case reads (tests inject a fixed or stepping one). */
-  readonly clock: () => Date;
-  readonly ids?: IdSource;
-  readonly keys: ServiceKeys;
-  readonly timestamper?: Timestamper;
-  readonly settings: ServiceSettings;
+/** What the app is built from: the service context's parts (or the context itself) plus the HTTP layer's own. */
+export interface AppDeps extends ServiceContextDeps {
   /** A pino logger, pino options, or false for none (default). */
   readonly logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
   /** For `/health`: whether the worker runs (default: always). */
@@ -47,8 +37,6 @@ export interface AppDeps {
   readonly version?: string;
   /** Senders of the PhoneNumber/Email verification codes (default: SMS to the log, e-mail through the mail outbox). */
   readonly verificationSenders?: VerificationSenders;
-  /** External identity methods (decisions.md §1); none by default. */
-  readonly identityProviders?: readonly IdentityProvider[];
   /** API requests per account and minute (issue 13; default: no quota). */
   readonly accountRequestsPerMinute?: number;
   /** Development only: the default SMS sender logs the codes (issue 13; default false). */
