@@ -25,7 +25,7 @@ export interface RouteDoc {
   readonly requestBody?: Readonly<Record<string, JsonSchema>>;
   /** Header parameters besides the credentials (Accept, Digest). */
   readonly headers?: Readonly<Record<string, JsonSchema & { description: string }>>;
-  /** Status → response; 500 is added to every route, 401 and 429 to authenticated ones. */
+  /** Status → response; 500 is added to every route, 415 to routes with a body, 401 and 429 to authenticated ones. */
   readonly responses: Readonly<Record<number, ResponseDoc>>;
   /** `account` (default): `Authorization` and `Application` headers; `none`: public; `token`: the SignUrl token in the path. */
   readonly auth?: 'account' | 'none' | 'token';
@@ -112,6 +112,8 @@ function transformRoute(schema: FastifySchema | undefined, url: string, route: R
     all[401] = errorResponse('Not authorized (no or a wrong Authorization/Application header, or not your transaction)');
     all[429] = errorResponse('Too many requests for this account');
   }
+  // A route that reads a body refuses any other Content-Type with 415 (fastify's content-type parser).
+  if (schema?.body !== undefined || doc.requestBody !== undefined) all[415] = errorResponse('Unsupported Content-Type for the body');
   Object.assign(all, doc.responses);
   all[500] = errorResponse('Internal error (the message names the request id)');
   for (const [status, response] of Object.entries(all)) {
