@@ -100,7 +100,9 @@ async function latency(server: RunningServer, receiver: Receiver, samples: numbe
 async function withServer<T>(run: (server: RunningServer) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paraph-events-bench-'));
   const config = loadConfig({
-    env: { PORT: '0', PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER, PARAPH_APP_KEY: APP, PARAPH_POSTBACK_SECRET: 'bench', PARAPH_LOG_LEVEL: 'silent' },
+    env: { PORT: '0', PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER, PARAPH_APP_KEY: APP, PARAPH_POSTBACK_SECRET: 'bench', PARAPH_LOG_LEVEL: 'silent',
+      // The receiver listens on 127.0.0.1 over http, which the SSRF rules refuse by default.
+      PARAPH_POSTBACK_ALLOW_HTTP: 'true', PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8' },
   });
   const server = await startServer(config, { logger: false, worker: false, keyKind: 'ecdsa-p256' });
   try {
