@@ -3,26 +3,21 @@
  * against the service's own OpenAPI document (issue 19). A test-only `onSend` hook is added to each fastify
  * instance as it is created (fastify's `fastify.initialization` diagnostics channel); a mismatch fails the test that
  * received the response, loudly, with the operation, the schema errors and the body. Services started as child
- * processes are not seen here.
+ * processes are checked by the suite's `call` helper (served-contract.ts) and fail the test the same way.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, afterEach } from 'vitest';
-import { contractChecker, type OpenApiDocument } from './response-contract.js';
-
-const mismatches: string[] = [];
+import { contractChecker, reportContractMismatch, takeContractMismatches, type OpenApiDocument } from './response-contract.js';
 
 subscribe('fastify.initialization', (message) => {
   const { fastify } = message as { fastify: FastifyInstance };
   fastify.addHook('onSend', async (request, reply, payload) => {
     try {
       const problem = check(request, reply, payload);
-      if (problem !== undefined) {
-        mismatches.push(problem);
-        console.error(`OpenAPI contract mismatch: ${problem}`);
-      }
+      if (problem !== undefined) reportContractMismatch(problem);
     } catch (error) {
-      mismatches.push(`contract check failed for ${request.method} ${request.url}: ${String(error)}`);
+      reportContractMismatch(`contract check failed for ${request.method} ${request.url}: ${String(error)}`);
     }
     return payload;
   });
@@ -47,8 +42,8 @@ function check(request: FastifyRequest, reply: FastifyReply, payload: unknown): 
 }
 
 function failOnMismatches(): void {
-  if (mismatches.length === 0) return;
-  const found = mismatches.splice(0);
+  const found = takeContractMismatches();
+  if (found.length === 0) return;
   throw new Error(`${found.length} response(s) do not conform to the OpenAPI document:\n${found.join('\n')}`);
 }
 

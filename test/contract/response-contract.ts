@@ -27,6 +27,28 @@ export interface ObservedResponse {
   readonly body: string | undefined;
 }
 
+/**
+ * Mismatches found by any checker in this test file's process, turned into a test failure by the setup file. Kept on
+ * `globalThis` so the setup file and the test's modules share one list whatever module instances they load.
+ */
+const MISMATCHES = Symbol.for('paraph.test.contractMismatches');
+function mismatchList(): string[] {
+  const holder = globalThis as { [MISMATCHES]?: string[] };
+  holder[MISMATCHES] ??= [];
+  return holder[MISMATCHES];
+}
+
+/** Records a response that does not conform; the test that received it fails after it runs. */
+export function reportContractMismatch(problem: string): void {
+  mismatchList().push(problem);
+  console.error(`OpenAPI contract mismatch: ${problem}`);
+}
+
+/** Takes (and clears) the mismatches recorded so far. */
+export function takeContractMismatches(): string[] {
+  return mismatchList().splice(0);
+}
+
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
 const checkers = new Map<string, ContractChecker>();
 

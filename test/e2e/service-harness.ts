@@ -4,6 +4,7 @@
  */
 import { generatePdf, type GenPage } from '../../src/testing/generate-pdf.js';
 import { createTestClient } from '../../src/testing/start-test-service.js';
+import { checkServedResponse } from '../contract/served-contract.js';
 
 export {
   APP_KEY,
@@ -28,14 +29,19 @@ export interface ApiResponse {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 }
 
-/** Sends a request with the account headers (unless `auth: false`): the published test client, loosely typed. */
+/**
+ * Sends a request with the account headers (unless `auth: false`): the published test client, loosely typed. Every
+ * response is checked against the OpenAPI document the service at `base` serves (a mismatch fails the test).
+ */
 export async function call(
   base: string,
   method: string,
   path: string,
   options: { json?: unknown; body?: Uint8Array | string; headers?: Record<string, string>; auth?: boolean } = {},
 ): Promise<ApiResponse> {
-  return (await createTestClient(base).request(method, path, options)) as ApiResponse;
+  const response = (await createTestClient(base).request(method, path, options)) as ApiResponse;
+  await checkServedResponse(base, { method, path }, response);
+  return response;
 }
 
 /** A small PDF with the given texts on pages of A4 size (one page per entry). */

@@ -129,7 +129,8 @@ describe('secrets at rest', () => {
       CreatedDateTime: '2026-11-21T10:00:00.000+00:00',
     });
     await ensureServiceKeys({ store: old, now: new Date('2026-11-21T10:00:00Z'), organizationName: 'Old Org', keyKind: 'ecdsa-p256' });
-    const tx = makeTransaction(undefined, { id: 'tx-old', accountId: 'acc-1' });
+    // Ids are UUIDs, as the service creates them (the response contract checks the format).
+    const tx = makeTransaction(undefined, { id: '0b6f1c2e-6d1a-4a57-9a43-3f7e2d1c0b5a', accountId: 'acc-1' });
     await old.commit({ transaction: tx, expectedVersion: 0 });
     await old.close();
     const token = tx.Signers[0]?.SignToken as string;
@@ -137,7 +138,7 @@ describe('secrets at rest', () => {
 
     const serve = await startServe({ dataDir });
     served.push(serve);
-    const got = await serve.call('GET', '/api/transaction/tx-old');
+    const got = await serve.call('GET', `/api/transaction/${tx.Id}`);
     expect(got.status, got.text).toBe(200);
     expect(got.json.Signers[0].SignUrl).toMatch(new RegExp(`/sign/${token}$`));
     expect(await serve.stop()).toBe(0);
