@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { componentSchemas, InlineVerificationSchema, plain, ref, type JsonSchema } from './response.schema.js';
+import { SIGNER_COMPONENTS } from './signer.schema.js';
 
 /** A response as a route documents it: a description and media type → schema (none for an empty body). */
 export interface ResponseDoc {
@@ -85,7 +86,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           APIKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`APIKey <user token>`' },
           APPKey: { type: 'apiKey', in: 'header', name: 'Application', description: '`APPKey <app key>`' },
         },
-        schemas: { ...componentSchemas(), [INLINE_VERIFICATION]: plain(InlineVerificationSchema) },
+        schemas: { ...componentSchemas(), ...SIGNER_COMPONENTS, [INLINE_VERIFICATION]: plain(InlineVerificationSchema) },
       },
       security: [{ APIKey: [], APPKey: [] }],
     },

@@ -18,12 +18,11 @@ import {
   RejectBodySchema,
   SignBodySchema,
   SignerFileParamsSchema,
-  SignerOutcomeSchema,
   SignerParamsSchema,
-  SignerSessionSchema,
   VerificationBodySchema,
 } from './signer.schema.js';
 import { errorResponse as error, PDF_CONTENT, type ResponseDoc, type RouteDoc } from './openapi.js';
+import { ref } from './response.schema.js';
 
 const SIGNER_ERRORS: Readonly<Record<number, ResponseDoc>> = {
   400: error('Invalid request'),
@@ -68,7 +67,7 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       reply.header('x-content-type-options', 'nosniff');
       return payload;
     });
-    app.get('/:token', { schema: { params: SignerParamsSchema }, config: signerDoc('The signer’s session', { 200: json('The session', SignerSessionSchema) }) }, async (request) =>
+    app.get('/:token', { schema: { params: SignerParamsSchema }, config: signerDoc('The signer’s session', { 200: json('The session', ref('SignerSession')) }) }, async (request) =>
       openSignerSession(ctx, request.params.token, requestInfo(request)),
     );
     app.get(
@@ -86,18 +85,18 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       '/:token/verification',
       {
         schema: { params: SignerParamsSchema, body: VerificationBodySchema },
-        config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', SignerOutcomeSchema) }, true),
+        config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', ref('VerificationOutcome')) }, true),
       },
       async (request) => performVerification(ctx, deps.senders, request.params.token, request.body),
     );
     app.post(
       '/:token/sign',
-      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', SignerOutcomeSchema) }, true) },
+      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', ref('SignOutcome')) }, true) },
       async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
     );
     app.post(
       '/:token/reject',
-      { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: signerDoc('Reject', { 202: json('Rejected', SignerOutcomeSchema) }, true) },
+      { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: signerDoc('Reject', { 202: json('Rejected', ref('RejectOutcome')) }, true) },
       async (request, reply) => reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request))),
     );
   };

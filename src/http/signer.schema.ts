@@ -4,6 +4,7 @@
  * are the signer use cases'.
  */
 import { Type } from 'typebox';
+import type { JsonSchema } from './response.schema.js';
 
 /** `/:token` (and `/:token/file/:fileId`). */
 export const SignerParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -59,5 +60,50 @@ export const SignerSessionSchema = {
   required: ['TransactionId', 'TransactionStatus', 'Language', 'State', 'Signer', 'Documents', 'Verifications'],
 } as const;
 
-/** What the verification, sign and reject routes answer with (the session's next step; the page reads it). */
-export const SignerOutcomeSchema = { type: 'object' } as const;
+/** POST /:token/verification: the step's outcome and what is left (perform-verification.ts `VerificationOutcome`). */
+export const VerificationOutcomeSchema = {
+  type: 'object',
+  properties: {
+    Type: { type: 'string', description: 'The verification type of the step' },
+    Done: { type: 'boolean', description: 'Whether the step is passed (false after a code was sent)' },
+    CodeSent: { type: 'boolean', description: 'A one-time code went to the step’s phone number or address' },
+    RedirectUrl: { type: 'string', format: 'uri', description: 'External identity method: send the signer here; they come back to the signing page' },
+    Remaining: { type: 'array', items: { type: 'string' }, description: 'Verification types still to do' },
+    DownloadUntil: { type: 'string', format: 'date-time', description: 'SecureDownload after signing: the downloads are open until then' },
+  },
+  required: ['Type', 'Done', 'Remaining'],
+  additionalProperties: false,
+} as const;
+
+/** POST /:token/sign (sign-as-signer.ts `SignResult`). */
+export const SignOutcomeSchema = {
+  type: 'object',
+  properties: {
+    SignerStatus: { type: 'string', const: 'signed' },
+    SignedDateTime: { type: 'string', format: 'date-time' },
+    TransactionStatus: { $ref: '#/components/schemas/Status' },
+    ReturnUrl: { type: 'string', description: 'Where the signing page sends the signer next (the signer’s ReturnUrl)' },
+  },
+  required: ['SignerStatus', 'SignedDateTime', 'TransactionStatus'],
+  additionalProperties: false,
+} as const;
+
+/** POST /:token/reject (reject-as-signer.ts `RejectResult`). */
+export const RejectOutcomeSchema = {
+  type: 'object',
+  properties: {
+    SignerStatus: { type: 'string', const: 'rejected' },
+    TransactionStatus: { $ref: '#/components/schemas/Status' },
+    ReturnUrl: { type: 'string', description: 'Where the signing page sends the signer next (the signer’s ReturnUrl)' },
+  },
+  required: ['SignerStatus', 'TransactionStatus'],
+  additionalProperties: false,
+} as const;
+
+/** The signer API's named components in the OpenAPI document. */
+export const SIGNER_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
+  SignerSession: SignerSessionSchema,
+  VerificationOutcome: VerificationOutcomeSchema,
+  SignOutcome: SignOutcomeSchema,
+  RejectOutcome: RejectOutcomeSchema,
+};
