@@ -215,7 +215,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
       version,
       nonNull: ['Id', 'Status', 'CreatedDateTime', 'Signers'],
       omittedWhenAbsent: ['CancelationReason'],
-      description: `What a cleaned transaction answers with (410, decisions.md §8). ${description}`,
+      description: `What a cleaned transaction answers with (410 once its documents were cleaned; docs/statuses.md). ${description}`,
     });
   }
   return {

@@ -118,7 +118,7 @@ export const ContextSchema = Type.Record(Type.String(), Type.Unknown(), {
 
 const ActivitySchema = Type.Object({
   Id: Str(),
-  Code: Type.Integer({ description: 'decisions.md §1: 101 InvitationSent … 999 Failed' }),
+  Code: Type.Integer({ description: 'Activity code (docs/statuses.md): 101 InvitationSent … 999 Failed' }),
   Activity: Str(),
   Info: opt(Str({ description: 'Omitted when there is none (e.g. the fileId for 105 DocumentOpened)' })),
   CreatedDateTime: Timestamp,
@@ -292,7 +292,7 @@ export const FileMetaDataSchema = Type.Object(
       ),
     ),
   },
-  { description: 'FileMetaData (spec §2.8, decisions.md §4)' },
+  { description: 'FileMetaData: the fields to add and where (docs/locations.md)' },
 );
 
 /** ErrorModel (spec §2.9). */
