@@ -21,7 +21,7 @@ let service: TestService;
 
 beforeAll(async () => {
   sink = await startSmtpSink({ refuseRecipient: (address) => (address.startsWith('bounce@') ? 550 : undefined) });
-  service = await startTestService({ env: { PARAPH_SMTP_URL: sink.url } });
+  service = await startTestService({ env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com' } });
 }, 60_000);
 
 afterAll(async () => {
@@ -145,6 +145,53 @@ describe('signer journey', () => {
     expect(receiptTools.pdfsig.map((x) => x.valid), receiptTools.details).toEqual([true]);
     const got = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(got.json.Signers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual(expect.arrayContaining([101, 203, 301, 401]));
+  });
+});
+
+/** Every URL a mail carries: the buttons' hrefs in the HTML part and the URLs written out in the plain-text part. */
+function linksOf(mail: { html: string | false; text?: string }): string[] {
+  const html = typeof mail.html === 'string' ? [...mail.html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&#38;/g, '&')) : [];
+  const text = [...(mail.text ?? '').matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0]);
+  return [...new Set([...html, ...text])];
+}
+
+describe('links in mails', () => {
+  it('every link of every mail of a signing flow opens on the running service (sign request, confirmation, sender notice)', async () => {
+    const before = sink.received.length;
+    const id = await createWithFile({
+      Language: 'en-US',
+      Reference: 'links-1',
+      SendEmailNotifications: true,
+      Signers: [{ Email: 'lena@example.com', SendSignRequest: true, SignRequestMessage: 'The lease, as agreed.', SendSignConfirmation: true }],
+    });
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    await service.server.events.drain();
+    const signUrl = (await call(service.url, 'GET', `/api/transaction/${id}`)).json.Signers[0].SignUrl as string;
+    const token = decodeURIComponent(signUrl.slice(signUrl.lastIndexOf('/') + 1));
+    const api = (path: string, json: unknown) => call(service.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+    expect((await api('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Lena' })).status).toBe(200);
+    expect((await api('/sign', { Fields: {} })).status).toBeLessThan(300);
+    await service.server.events.drain();
+
+    const mails = await Promise.all(sink.received.slice(before).map(async (m) => ({ to: m.to, mail: await simpleParser(m.raw) })));
+    expect(mails.map((m) => [m.to[0], m.mail.subject])).toEqual(
+      expect.arrayContaining([
+        ['lena@example.com', 'Please sign: links-1'],
+        ['lena@example.com', 'Signed: links-1'],
+        ['sender@example.com', expect.stringContaining('links-1')],
+      ]),
+    );
+    const opened: string[] = [];
+    for (const { mail } of mails) {
+      for (const link of linksOf(mail)) {
+        expect(link.startsWith(service.url), `${mail.subject}: ${link} points at this service`).toBe(true);
+        // Links into the API (the sender's notice) need the account's headers, as the sender's own client sends them.
+        const opens = await call(service.url, 'GET', link.slice(service.url.length), { auth: link.includes('/api/') });
+        expect([mail.subject, link, opens.status]).toEqual([mail.subject, link, 200]);
+        opened.push(link);
+      }
+    }
+    expect(new Set(opened)).toEqual(new Set([signUrl, `${service.url}/api/transaction/${id}`]));
   });
 });
 
