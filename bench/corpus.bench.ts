@@ -109,8 +109,12 @@ printTable(`Corpus ${dir}: every file, each tool in a fresh process`, header, ru
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 const read = runs.filter((r) => r.outcome === 'ok' || r.outcome.startsWith('normalized'));
 const both = read.filter((r) => r.popplerOk);
-const refusals = new Map<string, number>();
-for (const r of runs) if (!read.includes(r)) refusals.set(r.outcome, (refusals.get(r.outcome) ?? 0) + 1);
+const refusals = new Map<string, { files: number; popplerRead: number }>();
+for (const r of runs) {
+  if (read.includes(r)) continue;
+  const count = refusals.get(r.outcome) ?? { files: 0, popplerRead: 0 };
+  refusals.set(r.outcome, { files: count.files + 1, popplerRead: count.popplerRead + (r.popplerOk ? 1 : 0) });
+}
 const popplerOnly = runs.filter((r) => r.popplerOk && !read.includes(r)).length;
 printTable('Corpus totals', ['files', 'read by paraph', 'normalized', 'read by both', 'paraph ms (both read)', 'pdftotext ms (both read)', 'ratio', 'paraph max peak RSS MB', 'pdftotext max peak RSS MB', 'refused by paraph, read by poppler'], [[
   String(runs.length),
@@ -124,7 +128,7 @@ printTable('Corpus totals', ['files', 'read by paraph', 'normalized', 'read by b
   fmt(Math.max(...runs.map((r) => r.popplerRssMb).filter(Number.isFinite)), 0),
   String(popplerOnly),
 ]]);
-printTable('Refusals by code', ['code', 'files'], [...refusals].sort((a, b) => b[1] - a[1]).map(([code, n]) => [code, String(n)]));
+printTable('Refusals by code', ['code', 'files', 'of them read by pdftotext -bbox (ref)'], [...refusals].sort((a, b) => b[1].files - a[1].files).map(([code, n]) => [code, String(n.files), String(n.popplerRead)]));
 printTable('Worst ten (paraph / pdftotext time)', header, [...runs].sort((a, b) => b.paraphMs / b.popplerMs - a.paraphMs / a.popplerMs).slice(0, 10).map(row));
 
 if (withGenerated) {

@@ -4,6 +4,9 @@
  * there unless marked `<!-- not run: why -->`; every shell block of README.md is run (the first one starts the
  * service with `npm start`, the seal-only curl flow runs against it, `npx paraph bench` runs on the sample) or carries
  * a `<!-- not run: why -->` mark. A new block without a runner or a mark fails the test.
+ *
+ * The commands run in this checkout. In CI that is a fresh clone on a fresh machine where `.ci/run` has just run
+ * `npm ci` (the README's first command), so this is the newcomer's clone; the service gets its own data directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
