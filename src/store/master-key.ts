@@ -49,10 +49,14 @@ export function parseMasterKey(text: string): Uint8Array {
   return new Uint8Array(bytes);
 }
 
+/** How many opened secrets a key remembers (oldest forgotten first). */
+const OPENED_CACHE_ENTRIES = 10_000;
+
 /** A {@link MasterKey} for 32 key bytes. */
 export function createMasterKey(bytes: Uint8Array): MasterKey {
   const aesKey = Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), 'paraph at-rest encryption v1', 32));
   const id = createHash('sha256').update('paraph master key id').update(bytes).digest('hex').slice(0, 12);
+  const opened = new Map<string, string>();
   return {
     id,
     seal(plain, purpose) {
@@ -63,18 +67,27 @@ export function createMasterKey(bytes: Uint8Array): MasterKey {
       return `${SEALED_PREFIX}${id}.${Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url')}`;
     },
     open(sealed, purpose) {
+      // Every read of a transaction or account opens its secrets (each GET: the account's, every signer's token);
+      // a sealed text is unique (random IV) and immutable, so what it opened to under a purpose can be remembered.
+      const cacheKey = `${purpose}\u0000${sealed}`;
+      const cached = opened.get(cacheKey);
+      if (cached !== undefined) return cached;
       const [, keyId, payload] = /^pmk1\.([0-9a-f]+)\.([A-Za-z0-9_-]+)$/.exec(sealed) ?? [];
       if (keyId === undefined || payload === undefined) throw new StoreError('MASTER_KEY_MISMATCH', 'A stored secret is not a sealed value.', { origin: 'internal' });
       if (keyId !== id) throw mismatch(id, keyId);
       const raw = Buffer.from(payload, 'base64url');
+      let plain: string;
       try {
         const decipher = createDecipheriv('aes-256-gcm', aesKey, raw.subarray(0, 12));
         decipher.setAAD(Buffer.from(purpose, 'utf8'));
         decipher.setAuthTag(raw.subarray(raw.length - 16));
-        return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
+        plain = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
       } catch {
         throw mismatch(id, keyId);
       }
+      if (opened.size >= OPENED_CACHE_ENTRIES) opened.delete(opened.keys().next().value as string);
+      opened.set(cacheKey, plain);
+      return plain;
     },
   };
 }

@@ -48,6 +48,20 @@ describe('master key', () => {
     expect(() => createMasterKey(randomBytes(32)).open(sealed, 'sign-token')).toThrow(/not the key/);
   });
 
+  it('opens a value again (remembered) only under its own purpose, and a tampered value never', () => {
+    const key = createMasterKey(randomBytes(32));
+    const sealed = key.seal('secret token', 'sign-token');
+    for (let i = 0; i < 3; i++) expect(key.open(sealed, 'sign-token')).toBe('secret token');
+    expect(() => key.open(sealed, 'postback-secret')).toThrow();
+    const last = sealed.at(-2) === 'A' ? 'B' : 'A';
+    expect(() => key.open(`${sealed.slice(0, -2)}${last}${sealed.at(-1)}`, 'sign-token')).toThrow();
+    // More values than the key remembers: the first ones still open (decrypted again).
+    const many = Array.from({ length: 10_050 }, (_, i) => key.seal(`t${i}`, 'sign-token'));
+    for (const value of many) key.open(value, 'sign-token');
+    expect(key.open(many[0]!, 'sign-token')).toBe('t0');
+    expect(key.open(sealed, 'sign-token')).toBe('secret token');
+  });
+
   it('keeps tokens out of the database file, refuses a wrong key, rotates, and recovers an interrupted rotation', async () => {
     const dataDir = await dir();
     const first = await openProtectedStore({ dataDir });
