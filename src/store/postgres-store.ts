@@ -50,9 +50,7 @@ export interface PostgresStoreOptions {
  *   `migrate` was not asked for.
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10 });
-  // An idle connection the server dropped must not crash the process.
-  pool.on('error', () => undefined);
+  const pool = openPool(options.url, options.maxConnections ?? 10);
   try {
     const client = await pool.connect();
     try {
@@ -77,9 +75,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return new PostgresStore(pool, options.masterKey);
 }
 
+/**
+ * A pool whose idle connections may be dropped by the server without crashing the process. pg-pool's `end()` resolves
+ * before its connections have closed, and keeps their idle error listener, which re-emits on the pool: a server that
+ * terminates such a connection (a restart, `DROP DATABASE … WITH (FORCE)`) would otherwise raise an unhandled 'error'.
+ */
+function openPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 /** Applies the missing migrations (`paraph migrate`); returns the versions applied. */
 export async function migratePostgres(url: string): Promise<number[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const pool = openPool(url, 1);
   try {
     const client = await pool.connect();
     try {

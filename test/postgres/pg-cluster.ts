@@ -80,6 +80,8 @@ export async function startPgCluster(): Promise<PgCluster> {
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let counter = 0;
   const admin = new pg.Pool({ connectionString: adminUrl, max: 2 });
+  // Connections closing while the cluster stops must not raise an unhandled 'error' (see openPool in the store).
+  admin.on('error', () => undefined);
   return {
     adminUrl,
     async createDatabase(name = `t${process.pid}_${++counter}`) {
