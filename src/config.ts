@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
+import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
 import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
 /** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
@@ -140,8 +141,8 @@ export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
   maxConnectionsPerAddress: 64,
   postbackAllowHttp: false,
   postbackAllowedRanges: [],
-  maxPages: 5_000,
-  accountStorageBytes: 10 * 1024 ** 3,
+  maxPages: DEFAULT_SERVICE_QUOTAS.maxPages,
+  accountStorageBytes: DEFAULT_SERVICE_QUOTAS.accountStorageBytes,
   accountRequestsPerMinute: 1_200,
   logVerificationCodes: false,
 };

@@ -10,8 +10,8 @@ import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
 import { findFile, preparationKey, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
-import { DEFAULT_SECURITY_SETTINGS } from '../config.js';
 import { QuotaError } from './quota-error.js';
+import { serviceQuotas } from './service-quotas.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
 import type { Account } from '../store/store.js';
@@ -251,12 +251,12 @@ async function checkPdf(bytes: Uint8Array, maxPages: number): Promise<number> {
 }
 
 function maxPagesOf(ctx: ServiceContext): number {
-  return ctx.settings.quotas?.maxPages ?? DEFAULT_SECURITY_SETTINGS.maxPages;
+  return serviceQuotas(ctx.settings).maxPages;
 }
 
 /** Refuses an upload of `bytes` more when the account's stored uploads would pass its quota (429). */
 async function checkStorageQuota(ctx: ServiceContext, account: Account, bytes: number): Promise<void> {
-  const quota = ctx.settings.quotas?.accountStorageBytes ?? DEFAULT_SECURITY_SETTINGS.accountStorageBytes;
+  const quota = serviceQuotas(ctx.settings).accountStorageBytes;
   const used = await ctx.store.accountStorageBytes(account.Id);
   if (used + bytes > quota) {
     throw new QuotaError(

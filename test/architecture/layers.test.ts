@@ -42,7 +42,6 @@ const KNOWN_UPWARD = new Set([
   'service/context.ts → events/postback-target.ts',
   'service/verification-senders.ts → events/mail-payload.ts',
   'service/create-transaction.ts → events/postback-target.ts',
-  'service/upload-file.ts → config.ts',
   'http/auth.ts → store/store.ts',
   'http/app.ts → store/store.ts',
 ]);
