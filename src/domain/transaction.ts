@@ -204,10 +204,11 @@ export interface StoredFile {
   /** The prepared PDF (fields placed) and, later, with each signature and the seal: what GET file returns at 10+. */
   Current?: BlobRef;
   /**
-   * Before start: the PDF as upload prepared it (fields placed, default signature fields included), with the key of
-   * what it was prepared from ({@link preparationKey}); start reuses it when the key still matches.
+   * Before start: the key ({@link preparationKey}) of what upload resolved `Placements` from (default signature
+   * fields included); start writes the fields at those placements, without resolving again, while the key still
+   * matches. (Stored before issue 16 with the blob of a prepared PDF, which nothing reads any more.)
    */
-  Prepared?: BlobRef & { key: string };
+  Prepared?: { key: string };
   UploadedDateTime?: string;
 }
 
@@ -557,7 +558,6 @@ export function referencedBlobs(tx: Transaction): string[] {
     if (file.Original) hashes.add(file.Original.sha256);
     if (file.MetadataBlob) hashes.add(file.MetadataBlob.sha256);
     if (file.Current) hashes.add(file.Current.sha256);
-    if (file.Prepared) hashes.add(file.Prepared.sha256);
   }
   if (tx.Receipt) hashes.add(tx.Receipt.sha256);
   return [...hashes];

@@ -25,6 +25,7 @@ import {
   PDFRef,
   PDFString,
   type PDFContext,
+  type PDFDocument,
   type PDFFont,
   type PDFObject,
 } from 'pdf-lib';
@@ -114,14 +115,7 @@ export async function placeFields(
   const session = await openPdfForUpdate(pdf);
   const doc = session.doc;
   const pages = doc.getPages();
-  const expectedCount = options.pages?.length ?? options.pageCount;
-  if (expectedCount !== undefined && expectedCount !== pages.length) {
-    throw new PdfParseError(
-      'PDF_PAGE_COUNT_MISMATCH',
-      `The PDF is damaged: its page tree has ${pages.length} page${pages.length === 1 ? '' : 's'} for one reader and ` +
-        `${expectedCount} for another. Repair it (e.g. save it again from a PDF editor) and upload it again.`,
-    );
-  }
+  assertPageCount(pages.length, options);
   // Fields the PDF already has (fillable PDFs) are filled when signing, not placed.
   const fields = groupPlacements(placements.filter((p) => p.existing !== true), pages.length);
   if (fields.length === 0) return { bytes: pdf.slice(), fields: [] };
@@ -270,6 +264,52 @@ export async function placeFields(
       return placed;
     }),
   };
+}
+
+/**
+ * What {@link placeFields} checks before it writes, on a document already open and without changing it: the page
+ * count, that the placements are well-formed, the geometry of each page that gets a widget, and that the PDF has no
+ * field of a name to be added. For a caller that resolves now and places later (the service: upload, then start).
+ *
+ * @throws as placeFields.
+ */
+export function checkPlacements(
+  doc: PDFDocument,
+  placements: readonly FieldPlacement[],
+  options: Pick<PlaceFieldsOptions, 'pageCount' | 'pages'> = {},
+): void {
+  const pages = doc.getPages();
+  assertPageCount(pages.length, options);
+  const fields = groupPlacements(placements.filter((p) => p.existing !== true), pages.length);
+  if (options.pages) {
+    for (const n of new Set(fields.flatMap((f) => f.placements.map((p) => p.pageNumber)))) {
+      const expected = options.pages[n - 1];
+      if (expected !== undefined) assertSamePageGeometry(pageGeometry(pages[n - 1]!, n), expected);
+    }
+  }
+  const ctx = doc.context;
+  const acroForm = doc.catalog.lookup(PDFName.of('AcroForm'));
+  const fieldList = acroForm instanceof PDFDict ? acroForm.lookup(PDFName.of('Fields')) : undefined;
+  if (!(fieldList instanceof PDFArray)) return;
+  for (const f of fields) {
+    if (f.type === 'Radio' && f.field === f.formSet) {
+      assertTopLevelFree(ctx, fieldList, f.formSet);
+      continue;
+    }
+    const kids = existingParent(ctx, fieldList, f.formSet)?.dict.lookup(PDFName.of('Kids'));
+    if (kids instanceof PDFArray) assertKidFree(ctx, kids, f);
+  }
+}
+
+function assertPageCount(actual: number, options: Pick<PlaceFieldsOptions, 'pageCount' | 'pages'>): void {
+  const expected = options.pages?.length ?? options.pageCount;
+  if (expected !== undefined && expected !== actual) {
+    throw new PdfParseError(
+      'PDF_PAGE_COUNT_MISMATCH',
+      `The PDF is damaged: its page tree has ${actual} page${actual === 1 ? '' : 's'} for one reader and ` +
+        `${expected} for another. Repair it (e.g. save it again from a PDF editor) and upload it again.`,
+    );
+  }
 }
 
 /** The field-level entries: type, flags, value, default appearance, tooltip. */
@@ -459,6 +499,23 @@ function partialName(dict: PDFDict): string | undefined {
 /** The formset's parent field: an existing non-terminal top-level field of that name, or a new one. */
 function openParent(session: PdfUpdateSession, fieldList: PDFArray, formSet: string): { kids: PDFArray; ref: PDFRef } {
   const ctx = session.doc.context;
+  const existing = existingParent(ctx, fieldList, formSet);
+  if (existing) {
+    session.markModified(existing.ref);
+    return { kids: childArray(session, existing.dict, 'Kids'), ref: existing.ref };
+  }
+  const kids = ctx.obj([]);
+  const ref = ctx.register(ctx.obj({ T: PDFString.of(formSet), Kids: kids }));
+  fieldList.push(ref);
+  return { kids, ref };
+}
+
+/**
+ * The PDF's non-terminal top-level field named `formSet`, or undefined.
+ *
+ * @throws PlacementError `FIELD_NAME_TAKEN` when the PDF has a terminal field of that name.
+ */
+function existingParent(ctx: PDFContext, fieldList: PDFArray, formSet: string): { ref: PDFRef; dict: PDFDict } | undefined {
   for (let i = 0; i < fieldList.size(); i++) {
     const ref = fieldList.get(i);
     const dict = ctx.lookup(ref);
@@ -471,13 +528,9 @@ function openParent(session: PdfUpdateSession, fieldList: PDFArray, formSet: str
         `The PDF already has a field named "${formSet}", so formset "${formSet}" cannot be added: rename the formset`,
       );
     }
-    session.markModified(ref);
-    return { kids: childArray(session, dict, 'Kids'), ref };
+    return { ref, dict };
   }
-  const kids = ctx.obj([]);
-  const ref = ctx.register(ctx.obj({ T: PDFString.of(formSet), Kids: kids }));
-  fieldList.push(ref);
-  return { kids, ref };
+  return undefined;
 }
 
 /** A formset's radio group is a top-level field `<formset>`: the PDF must not have a top-level field of that name. */

@@ -1,61 +1,108 @@
 /**
- * Preparing a document for signing (decisions.md §3, §4): its metadata's fields and a default signature field for
- * each signer the metadata gives none, placed in one incremental update. Upload does it as soon as the PDF is there
- * (so a document start could not prepare is refused at upload) and keeps the result; start reuses it while the
- * preparation key (PDF, metadata, signers) still matches, and prepares again only when it does not.
+ * Preparing a document for signing (decisions.md §3, §4; issue 16): its metadata's fields and a default signature
+ * field for each signer the metadata gives none. Upload resolves where they go as soon as the PDF is there, and
+ * checks that they can be written there (so a document start could not prepare is refused at upload), without
+ * writing anything; start writes them in one incremental update at the placements upload resolved while the
+ * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not.
  */
+import type { PDFDocument } from 'pdf-lib';
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
+import { loadPdf } from '../pdf/load-pdf.js';
+import { checkPlacements, placeFields } from '../pdf/place-fields.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
+import { resolvePlacements } from '../pdf/resolve-placements.js';
 import type { ServiceContext } from './context.js';
+
+type Placements = NonNullable<StoredFile['Placements']>;
+
+/** Where a document's fields go, and the key of what that was resolved from. */
+export interface ResolvedDocument {
+  readonly key: string;
+  readonly placements: Placements;
+}
 
 /** A prepared document: the blob of the PDF with its fields, and where the fields are. */
 export interface PreparedDocument {
   readonly sha256: string;
   readonly size: number;
-  readonly key: string;
-  readonly placements: NonNullable<StoredFile['Placements']>;
+  readonly placements: Placements;
 }
 
 /**
- * Prepares `pdf` (the bytes of `file.Original`) for `signerIds` and stores the result as a blob.
+ * Resolves the placements of `file` for `signerIds` on `pdf` (the bytes of `file.Original`) and checks that they can
+ * be placed on it; writes nothing. `doc` is `pdf` already opened with pdf-lib, when the caller has it.
  *
  * @throws PlacementError (the metadata does not fit the document), PdfParseError (the PDF cannot be prepared; its
  *   message says so), as input errors.
+ */
+export async function resolveDocument(
+  file: StoredFile,
+  pdf: Uint8Array,
+  signerIds: readonly string[],
+  doc?: PDFDocument,
+): Promise<ResolvedDocument> {
+  const key = keyOf(file, signerIds);
+  try {
+    const resolved = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+    checkPlacements(doc ?? (await loadPdf(pdf)), resolved.placements, { pages: resolved.pages });
+    return { key, placements: resolved.placements };
+  } catch (error) {
+    throw preparationError(file, error);
+  }
+}
+
+/**
+ * Places the fields of `file` on `pdf` (the bytes of `file.Original`) and stores the result as a blob: at the
+ * placements of `resolved` when given (resolved by {@link resolveDocument} for the same key), else resolved now.
+ *
+ * @throws as {@link resolveDocument}.
  */
 export async function prepareDocument(
   ctx: ServiceContext,
   file: StoredFile,
   pdf: Uint8Array,
   signerIds: readonly string[],
+  resolved?: ResolvedDocument,
 ): Promise<PreparedDocument> {
-  const key = preparationKey(file, signerIds);
-  if (key === undefined) throw new Error(`File ${file.FileId} has no PDF to prepare.`);
   let prepared;
   try {
-    prepared = await placeFieldsFromMetadata(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+    prepared = resolved
+      ? { bytes: (await placeFields(pdf, resolved.placements)).bytes, placements: resolved.placements }
+      : await placeFieldsFromMetadata(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
   } catch (error) {
-    // The metadata's own placement errors name its fields; anything else is the document's fault.
-    if (!isInputError(error) || (error instanceof PlacementError && file.Metadata !== undefined)) throw error;
-    const code = String((error as { code?: unknown }).code);
-    if (code === 'PDF_NO_PAGES') {
-      // pdf-lib found pages that pdf.js (in the text index's workers) cannot: the page tree is damaged.
-      throw new PdfParseError('PDF_UNREADABLE', "The PDF's page tree is damaged (pdf.js can read none of the pages it lists): repair or re-save the document.");
-    }
-    // What pdf.js says when it cannot open the document is the answer as it is.
-    if (OPEN_FAILURES.has(code)) throw error;
-    throw new PdfParseError((error as ParaphError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
+    throw preparationError(file, error);
   }
   const blob = await ctx.store.blobs.write(prepared.bytes);
-  return { sha256: blob.sha256, size: blob.size, key, placements: prepared.placements };
+  return { sha256: blob.sha256, size: blob.size, placements: prepared.placements };
+}
+
+/** What upload resolved for `file`, when it was resolved from what `file` and `signerIds` are now; else undefined. */
+export function reusableResolution(file: StoredFile, signerIds: readonly string[]): ResolvedDocument | undefined {
+  const key = preparationKey(file, signerIds);
+  if (key === undefined || file.Prepared?.key !== key || file.Placements === undefined) return undefined;
+  return { key, placements: file.Placements };
+}
+
+function keyOf(file: StoredFile, signerIds: readonly string[]): string {
+  const key = preparationKey(file, signerIds);
+  if (key === undefined) throw new Error(`File ${file.FileId} has no PDF to prepare.`);
+  return key;
 }
 
 /** Refusals of a document pdf.js cannot open at all. */
 const OPEN_FAILURES = new Set(['PDF_UNREADABLE', 'PDF_ENCRYPTED', 'PDF_EMPTY', 'PDF_NOT_A_PDF']);
 
-/** `file`'s upload-time preparation when it was made from what `file` and `signerIds` are now, else undefined. */
-export function reusablePreparation(file: StoredFile, signerIds: readonly string[]): PreparedDocument | undefined {
-  const key = preparationKey(file, signerIds);
-  if (key === undefined || file.Prepared === undefined || file.Prepared.key !== key || file.Placements === undefined) return undefined;
-  return { sha256: file.Prepared.sha256, size: file.Prepared.size, key, placements: file.Placements };
+/** What to answer for `error`, thrown while preparing `file`. */
+function preparationError(file: StoredFile, error: unknown): unknown {
+  // The metadata's own placement errors name its fields; anything else is the document's fault.
+  if (!isInputError(error) || (error instanceof PlacementError && file.Metadata !== undefined)) return error;
+  const code = String((error as { code?: unknown }).code);
+  if (code === 'PDF_NO_PAGES') {
+    // pdf-lib found pages that pdf.js (in the text index's workers) cannot: the page tree is damaged.
+    return new PdfParseError('PDF_UNREADABLE', "The PDF's page tree is damaged (pdf.js can read none of the pages it lists): repair or re-save the document.");
+  }
+  // What pdf.js says when it cannot open the document is the answer as it is.
+  if (OPEN_FAILURES.has(code)) return error;
+  return new PdfParseError((error as ParaphError).code, `The PDF cannot be prepared for signing: ${(error as Error).message}`);
 }

@@ -1,7 +1,8 @@
 /**
  * Use case PUT /api/transaction/{id}/start (spec §3, §4.7; decisions.md §1, §3, §5; issue 5): checks the
  * transaction can start, prepares every document (its metadata's fields placed and a default signature field for
- * each signer the metadata gives none, one incremental update per document), then
+ * each signer the metadata gives none, one incremental update per document, at the placements upload resolved),
+ * then
  * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued (signing is issue 6);
  * - seal-only: sealed at once and finished with the receipt → 30 (finalize-transaction.ts), in the same commit as
  *   the start, so that a crash leaves the transaction at 5 or at 30, never half done.
@@ -15,7 +16,7 @@ import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';
 import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
-import { prepareDocument, reusablePreparation, type PreparedDocument } from './prepare-document.js';
+import { prepareDocument, reusableResolution, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -37,14 +38,15 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   const problem = missingProvider(tx, ctx.identityProviders);
   if (problem !== undefined) await fail(ctx, account, tx, problem);
 
-  // Upload prepared each document already (prepare-document.ts); only one whose key no longer matches is redone.
+  // Upload resolved each document's placements already (prepare-document.ts); only one whose key no longer matches
+  // is resolved again.
   const prepared = new Map<string, PreparedDocument>();
   const signerIds = tx.Signers.map((s) => s.Id);
   for (const file of tx.Files) {
     if (file.Original === undefined) continue;
     try {
-      const reused = reusablePreparation(file, signerIds);
-      prepared.set(file.FileId, reused ?? (await prepareDocument(ctx, file, await ctx.store.blobs.read(file.Original.sha256), signerIds)));
+      const pdf = await ctx.store.blobs.read(file.Original.sha256);
+      prepared.set(file.FileId, await prepareDocument(ctx, file, pdf, signerIds, reusableResolution(file, signerIds)));
     } catch (error) {
       if (!isInputError(error)) throw error;
       await fail(ctx, account, tx, `File ${JSON.stringify(file.FileId)} could not be prepared: ${(error as ParaphError).message}`);

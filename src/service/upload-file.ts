@@ -7,17 +7,18 @@
  */
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
-import { findFile, preparationKey, putFile, type StoredFile, type Transaction } from '../domain/transaction.js';
+import type { PDFDocument } from 'pdf-lib';
+import { findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
 import { QuotaError } from './quota-error.js';
 import { serviceQuotas } from './service-quotas.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
-import type { Account } from '../store/store.js';
+import type { Account, AuditEntryInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { prepareDocument, type PreparedDocument } from './prepare-document.js';
+import { resolveDocument, type ResolvedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
@@ -97,7 +98,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   // rewrite is what the transaction works on, and the audit entry keeps the uploaded file's SHA-256 and the reason.
   const uploaded = info;
   let bytes: Uint8Array;
-  let pages: number;
+  let doc: PDFDocument;
   let normalizedFrom: { sha256: string; bytes: number; reason: string } | undefined;
   try {
     await checkStorageQuota(ctx, input.account, info.size);
@@ -107,7 +108,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
     }
     bytes = normalized.bytes;
-    pages = await checkPdf(bytes, maxPagesOf(ctx));
+    doc = await openPdf(bytes, serviceQuotas(ctx.settings).maxPages);
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -115,52 +116,30 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     throw error;
   }
 
-  // Prepared as start will need it, once per preparation key (a retried commit reuses it).
-  let prepared: PreparedDocument | undefined;
-  let replaced = false;
-  try {
-    await commitChange(
-      ctx,
-      () => loadOwnTransaction(ctx, input.account, input.transactionId),
-      async (tx, now) => {
-        assertUploadable(tx);
-        const existing = findFile(tx, input.fileId);
-        replaced = existing?.Original !== undefined;
-        const file: StoredFile = {
-          ...withoutDerived(existing),
-          FileId: input.fileId,
-          Original: { sha256: info.sha256, size: info.size, pages },
-          UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
-        };
-        prepared = await preparedFor(ctx, file, bytes, tx, prepared);
-        withPreparation(file, prepared);
-        return {
-          transaction: putFile(tx, file, now),
-          audit: [
-            {
-              at: now,
-              type: 'file.uploaded',
-              actor: 'api',
-              data: {
-                fileId: input.fileId,
-                displayName: file.DisplayName ?? input.fileId,
-                sha256: info.sha256,
-                bytes: info.size,
-                pages,
-                ...(normalizedFrom ? { normalizedFrom } : {}),
-              },
-            },
-          ],
-        };
+  const pages = doc.getPageCount();
+  return commitFileChange(ctx, input, {
+    written: info === uploaded ? [info.sha256] : [info.sha256, uploaded.sha256],
+    uploadedPdf: { bytes, doc },
+    change: (file, now) => ({
+      ...file,
+      Original: { sha256: info.sha256, size: info.size, pages },
+      UploadedDateTime: now.toISOString().replace(/Z$/, '+00:00'),
+    }),
+    audit: (file, now) => ({
+      at: now,
+      type: 'file.uploaded',
+      actor: 'api',
+      data: {
+        fileId: input.fileId,
+        displayName: file.DisplayName ?? input.fileId,
+        sha256: info.sha256,
+        bytes: info.size,
+        pages,
+        ...(normalizedFrom ? { normalizedFrom } : {}),
       },
-    );
-  } catch (error) {
-    await ctx.store.discardBlob(info.sha256);
-    if (info !== uploaded) await ctx.store.discardBlob(uploaded.sha256);
-    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
-    throw error;
-  }
-  return replaced ? 204 : 201;
+    }),
+    status: (existing) => (existing?.Original !== undefined ? 204 : 201),
+  });
 }
 
 async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Promise<UploadFileStatus> {
@@ -174,41 +153,60 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
   const first = await loadOwnTransaction(ctx, input.account, input.transactionId);
   checkSignerIds(first, metadata);
   const info = await ctx.store.blobs.write(body);
-  let prepared: PreparedDocument | undefined;
-  let withPdf = false;
+  return commitFileChange(ctx, input, {
+    written: [info.sha256],
+    change: (file) => {
+      const changed: StoredFile = { ...file, Metadata: metadata, MetadataBlob: { sha256: info.sha256, size: info.size } };
+      if (metadata.DisplayName !== undefined) changed.DisplayName = metadata.DisplayName;
+      else delete changed.DisplayName;
+      return changed;
+    },
+    audit: (_file, now) => ({ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }),
+    status: (existing) => (existing?.Original !== undefined ? 204 : 202),
+  });
+}
+
+/** What one upload (a PDF or a metadata document) changes in its file. */
+interface FileChange {
+  /** The blobs the upload wrote: discarded when it is refused. */
+  readonly written: readonly string[];
+  /** The uploaded PDF, open, when the upload is one; else the file's stored PDF (if any) is read. */
+  readonly uploadedPdf?: { readonly bytes: Uint8Array; readonly doc: PDFDocument };
+  /** The file with the upload applied, from the stored one without what the upload makes stale. */
+  readonly change: (file: StoredFile, now: Date) => StoredFile;
+  readonly audit: (file: StoredFile, now: Date) => AuditEntryInput;
+  /** The answer, from the file as it was before. */
+  readonly status: (existing: StoredFile | undefined) => UploadFileStatus;
+}
+
+/**
+ * Commits an upload to its file under optimistic concurrency, with the placements resolved again whenever the file
+ * then has a PDF (once per preparation key: a retried commit reuses them). Nothing of a refused upload is kept.
+ */
+async function commitFileChange(ctx: ServiceContext, input: UploadFileInput, change: FileChange): Promise<UploadFileStatus> {
+  let resolved: ResolvedDocument | undefined;
+  let existing: StoredFile | undefined;
   try {
     await commitChange(
       ctx,
       () => loadOwnTransaction(ctx, input.account, input.transactionId),
       async (tx, now) => {
         assertUploadable(tx);
-        const existing = findFile(tx, input.fileId);
-        withPdf = existing?.Original !== undefined;
-        const file: StoredFile = {
-          ...withoutDerived(existing),
-          FileId: input.fileId,
-          Metadata: metadata,
-          MetadataBlob: { sha256: info.sha256, size: info.size },
-        };
-        if (metadata.DisplayName !== undefined) file.DisplayName = metadata.DisplayName;
-        else delete file.DisplayName;
+        existing = findFile(tx, input.fileId);
+        const file = change.change({ ...withoutDerived(existing), FileId: input.fileId }, now);
         if (file.Original !== undefined) {
-          const original = file.Original;
-          prepared = await preparedFor(ctx, file, async () => ctx.store.blobs.read(original.sha256), tx, prepared);
-          withPreparation(file, prepared);
+          resolved = await resolvedFor(ctx, file, file.Original, tx, change.uploadedPdf, resolved);
+          file.Placements = resolved.placements;
+          file.Prepared = { key: resolved.key };
         }
-        return {
-          transaction: putFile(tx, file, now),
-          audit: [{ at: now, type: 'metadata.uploaded', actor: 'api', data: { fileId: input.fileId, sha256: info.sha256, bytes: info.size } }],
-        };
+        return { transaction: putFile(tx, file, now), audit: [change.audit(file, now)] };
       },
     );
   } catch (error) {
-    await ctx.store.discardBlob(info.sha256);
-    if (prepared !== undefined) await ctx.store.discardBlob(prepared.sha256);
+    for (const sha256 of change.written) await ctx.store.discardBlob(sha256);
     throw error;
   }
-  return withPdf ? 204 : 202;
+  return change.status(existing);
 }
 
 /** The stored file without what an upload makes stale (placements, the prepared PDFs). */
@@ -218,40 +216,33 @@ function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
   return rest;
 }
 
-/** `earlier` when it was prepared from what `file` and the transaction's signers are now, else a new preparation. */
-async function preparedFor(
+/** `earlier` when it was resolved from what `file` and the transaction's signers are now, else a new resolution. */
+async function resolvedFor(
   ctx: ServiceContext,
   file: StoredFile,
-  pdf: Uint8Array | (() => Promise<Uint8Array>),
+  original: BlobRef,
   tx: Transaction,
-  earlier: PreparedDocument | undefined,
-): Promise<PreparedDocument> {
+  uploadedPdf: FileChange['uploadedPdf'],
+  earlier: ResolvedDocument | undefined,
+): Promise<ResolvedDocument> {
   const signerIds = tx.Signers.map((s) => s.Id);
   if (earlier !== undefined && earlier.key === preparationKey(file, signerIds)) return earlier;
-  return prepareDocument(ctx, file, typeof pdf === 'function' ? await pdf() : pdf, signerIds);
-}
-
-function withPreparation(file: StoredFile, prepared: PreparedDocument): void {
-  file.Placements = prepared.placements;
-  file.Prepared = { sha256: prepared.sha256, size: prepared.size, key: prepared.key };
+  if (uploadedPdf !== undefined) return resolveDocument(file, uploadedPdf.bytes, signerIds, uploadedPdf.doc);
+  return resolveDocument(file, await ctx.store.blobs.read(original.sha256), signerIds);
 }
 
 /**
- * Opens the PDF with pdf-lib (decisions.md §3) and refuses more pages than the limit; returns its page count. pdf.js
- * reads it only in the text index's workers, when prepare-document.ts prepares it as `PUT start` would (issue 13
- * point 6: no pdf.js on the serving thread).
+ * Opens the PDF with pdf-lib (decisions.md §3) and refuses more pages than the limit. pdf.js reads it only in the
+ * text index's workers, when prepare-document.ts resolves its placements (issue 13 point 6: no pdf.js on the serving
+ * thread).
  */
-async function checkPdf(bytes: Uint8Array, maxPages: number): Promise<number> {
+async function openPdf(bytes: Uint8Array, maxPages: number): Promise<PDFDocument> {
   const doc = await loadPdf(bytes);
   const pages = doc.getPageCount();
   if (pages > maxPages) {
     throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
   }
-  return pages;
-}
-
-function maxPagesOf(ctx: ServiceContext): number {
-  return serviceQuotas(ctx.settings).maxPages;
+  return doc;
 }
 
 /** Refuses an upload of `bytes` more when the account's stored uploads would pass its quota (429). */

@@ -9,7 +9,8 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import type { FieldType } from '../../src/pdf/file-metadata.js';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../../src/errors.js';
-import { placeFields } from '../../src/pdf/place-fields.js';
+import { checkPlacements, placeFields } from '../../src/pdf/place-fields.js';
+import { loadPdf } from '../../src/pdf/load-pdf.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import {
   pageGeometryFromBoxes,
@@ -368,6 +369,28 @@ describe('placeFields', () => {
     expect((error as PdfParseError).message).toBe(
       'The PDF is damaged: its page tree has 1 page for one reader and 2 for another. Repair it (e.g. save it again from a PDF editor) and upload it again.',
     );
+  });
+
+  it('checks without writing what it would refuse to place: a taken name, another page count, another page geometry', async () => {
+    const pdf = (await placeFields(await makePdf([A4, A4]), [placement('f.a', 'Check', 1, { left: 10, top: 10, width: 12, height: 12 })])).bytes;
+    const doc = await loadPdf(pdf);
+    const codeOf = (run: () => void): unknown => {
+      try {
+        run();
+        return undefined;
+      } catch (error) {
+        return (error as ParaphError).code;
+      }
+    };
+    const taken = [placement('f.a', 'Check', 2, { left: 50, top: 10, width: 12, height: 12 })];
+    expect(codeOf(() => checkPlacements(doc, taken))).toBe('FIELD_NAME_TAKEN');
+    expect(await placeFields(pdf, taken).catch((e: unknown) => (e as ParaphError).code)).toBe('FIELD_NAME_TAKEN');
+    const free = [placement('f.b', 'Signature', 2, { left: 10, top: 100, width: 140, height: 70 })];
+    expect(codeOf(() => checkPlacements(doc, free, { pageCount: 3 }))).toBe('PDF_PAGE_COUNT_MISMATCH');
+    const turned = { ...geometryOf(A4, 2), rotation: 90 as const };
+    expect(codeOf(() => checkPlacements(doc, free, { pages: [geometryOf(A4, 1), turned] }))).toBe('PAGE_GEOMETRY_MISMATCH');
+    expect(codeOf(() => checkPlacements(doc, free, { pages: [geometryOf(A4, 1), geometryOf(A4, 2)] }))).toBeUndefined();
+    expect((await placeFields(pdf, free, { pages: [geometryOf(A4, 1), geometryOf(A4, 2)] })).fields).toHaveLength(1);
   });
 
   it('turns bad PDFs into PdfParseErrors', async () => {

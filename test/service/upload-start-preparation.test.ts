@@ -1,9 +1,10 @@
 /**
- * Issue 16: upload prepares each document as start needs it (fields placed, default signature fields included) and
- * start reuses that preparation instead of extracting and placing again; a change that alters what the preparation
- * depends on (new metadata, a replaced PDF) prepares again. Checked by what start reads: no PDF at all when reusing.
+ * Issue 16: upload resolves where each document's fields go (default signature fields included) without writing
+ * them, and start writes them there instead of extracting text and resolving again; a change that alters what the
+ * resolution depends on (new metadata, a replaced PDF) resolves again. Checked by what start reads (the uploaded PDF
+ * only) and by the text extractions it runs (none when reusing).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
@@ -12,6 +13,22 @@ import type { Store } from '../../src/store/store.js';
 import { makePdf } from '../e2e/service-harness.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
+
+const extractions = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../src/pdf/text-index.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/pdf/text-index.js')>();
+  return {
+    ...original,
+    searchText: (...args: Parameters<typeof original.searchText>) => {
+      extractions.count++;
+      return original.searchText(...args);
+    },
+    indexText: (...args: Parameters<typeof original.indexText>) => {
+      extractions.count++;
+      return original.indexText(...args);
+    },
+  };
+});
 
 let f: UseCaseFixture;
 beforeAll(async () => {
@@ -53,13 +70,19 @@ function uploadMetadata(transactionId: string, fileId: string, metadata: unknown
 
 const signers = [{ Id: 'Alice', Email: 'alice@example.com' }, { Id: 'Bob', Email: 'bob@example.com' }];
 
-describe('upload prepares, start reuses', () => {
-  it('start reads no PDF when upload prepared every document; the prepared PDF has every signer’s field', async () => {
+describe('upload resolves, start places', () => {
+  it('start reads only the uploaded PDF and extracts no text when upload resolved it; the PDF gets every signer’s field', async () => {
     const tx = await createTransaction(f.ctx, f.account, { Signers: signers });
+    extractions.count = 0;
     expect(await uploadPdf(f, tx.Id, 'contract.pdf', await makePdf([['Contract'], ['{{Signer2}} signs here']]))).toBe(201);
+    expect(extractions.count).toBe(1);
+    const uploaded = (await f.store.getTransaction(tx.Id))!.Files[0]!;
+    expect(uploaded.Current).toBeUndefined();
     const counting = countingBlobReads();
+    extractions.count = 0;
     await startTransaction(counting.ctx, f.account, tx.Id);
-    expect(counting.reads()).toBe(0);
+    expect(counting.reads()).toBe(1);
+    expect(extractions.count).toBe(0);
 
     const started = await f.store.getTransaction(tx.Id);
     expect(started?.Status).toBe(10);
@@ -86,13 +109,16 @@ describe('upload prepares, start reuses', () => {
     expect(after.Prepared?.key).not.toBe(before?.key);
 
     const counting = countingBlobReads();
+    extractions.count = 0;
     await startTransaction(counting.ctx, f.account, tx.Id);
-    expect(counting.reads()).toBe(0);
+    expect(counting.reads()).toBe(1);
+    expect(extractions.count).toBe(0);
     const started = (await f.store.getTransaction(tx.Id))!.Files[0]!;
     expect(started.Placements?.filter((p) => p.type === 'Signature').map((p) => [p.field, p.pageNumber])).toEqual([
       ['alice.sig', 2],
       ['Bob.Signature', 1],
     ]);
-    expect(started.Current?.sha256).toBe(after.Prepared?.sha256);
+    expect(started.Placements).toEqual(after.Placements);
+    expect((await qpdfCheck(await f.store.blobs.read(started.Current!.sha256))).ok).toBe(true);
   });
 });
