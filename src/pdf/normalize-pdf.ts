@@ -5,7 +5,7 @@
  * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
  * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
-import { PDFName, PDFNumber } from 'pdf-lib';
+import { PDFName, PDFNumber, type PDFDocument } from 'pdf-lib';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -25,6 +25,8 @@ export interface PdfNormalization {
 export interface NormalizedPdf {
   /** The bytes to work on: the input itself when nothing had to change. */
   readonly bytes: Uint8Array;
+  /** `bytes` opened with pdf-lib (as `loadPdf` opens them), for a caller that reads them next. */
+  readonly doc: PDFDocument;
   /** Set when the document was rewritten. */
   readonly normalization?: PdfNormalization;
 }
@@ -47,6 +49,12 @@ const MAX_CHECKED_ENTRIES = 100_000;
  * @throws PdfParseError for what is no PDF at all (`PDF_EMPTY`, `PDF_NOT_A_PDF`) or has no pages.
  */
 export async function normalizationNeeded(pdf: Uint8Array): Promise<PdfNormalization | undefined> {
+  const inspected = await inspect(pdf);
+  return 'reason' in inspected ? inspected : undefined;
+}
+
+/** `pdf` opened with pdf-lib when paraph can use it as it is, else why it must be rewritten. */
+async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDocument }> {
   let doc;
   try {
     doc = await loadPdf(pdf);
@@ -71,7 +79,7 @@ export async function normalizationNeeded(pdf: Uint8Array): Promise<PdfNormaliza
     if (error instanceof PdfParseError) return { reason: 'damaged-xref', detail: error.message };
     throw error;
   }
-  return undefined;
+  return { doc };
 }
 
 /**
@@ -85,15 +93,15 @@ export async function normalizationNeeded(pdf: Uint8Array): Promise<PdfNormaliza
  * if (normalization) audit('file.normalized', normalization.reason);
  */
 export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<NormalizedPdf> {
-  const normalization = await normalizationNeeded(pdf);
-  if (!normalization) return { bytes: pdf };
+  const normalization = await inspect(pdf);
+  if ('doc' in normalization) return { bytes: pdf, doc: normalization.doc };
   const bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
   // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
-  const again = await normalizationNeeded(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
-  if (again) {
+  const again = await inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
+  if ('reason' in again) {
     throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
   }
-  return { bytes, normalization };
+  return { bytes, doc: again.doc, normalization };
 }
 
 type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };

@@ -13,7 +13,6 @@ import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-
 import { PdfParseError, ValidationError } from '../errors.js';
 import { QuotaError } from './quota-error.js';
 import { serviceQuotas } from './service-quotas.js';
-import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
 import type { Account, AuditEntryInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
@@ -108,7 +107,8 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
       normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
     }
     bytes = normalized.bytes;
-    doc = await openPdf(bytes, serviceQuotas(ctx.settings).maxPages);
+    doc = normalized.doc;
+    checkPageCount(doc, serviceQuotas(ctx.settings).maxPages);
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -232,17 +232,15 @@ async function resolvedFor(
 }
 
 /**
- * Opens the PDF with pdf-lib (decisions.md §3) and refuses more pages than the limit. pdf.js reads it only in the
- * text index's workers, when prepare-document.ts resolves its placements (issue 13 point 6: no pdf.js on the serving
- * thread).
+ * Refuses more pages than the limit, as pdf-lib reads them (decisions.md §3: normalize-pdf.ts opened the PDF with
+ * pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its placements
+ * (issue 13 point 6: no pdf.js on the serving thread).
  */
-async function openPdf(bytes: Uint8Array, maxPages: number): Promise<PDFDocument> {
-  const doc = await loadPdf(bytes);
+function checkPageCount(doc: PDFDocument, maxPages: number): void {
   const pages = doc.getPageCount();
   if (pages > maxPages) {
     throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
   }
-  return doc;
 }
 
 /** Refuses an upload of `bytes` more when the account's stored uploads would pass its quota (429). */
