@@ -209,7 +209,7 @@ async function commitFileChange(ctx: ServiceContext, input: UploadFileInput, cha
   return change.status(existing);
 }
 
-/** The stored file without what an upload makes stale (placements, the prepared PDFs). */
+/** The stored file without what an upload makes stale (placements and their key, the prepared PDF). */
 function withoutDerived(file: StoredFile | undefined): Partial<StoredFile> {
   if (file === undefined) return {};
   const { Placements: _placements, Current: _current, Prepared: _prepared, ...rest } = file;
