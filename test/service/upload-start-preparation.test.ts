@@ -5,6 +5,7 @@
  * only) and by the text extractions it runs (none when reusing).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { referencedBlobs } from '../../src/domain/transaction.js';
 import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
@@ -119,6 +120,26 @@ describe('upload resolves, start places', () => {
       ['Bob.Signature', 1],
     ]);
     expect(started.Placements).toEqual(after.Placements);
+    expect((await qpdfCheck(await f.store.blobs.read(started.Current!.sha256))).ok).toBe(true);
+  });
+
+  it('a file stored before issue 16 (Prepared with the blob of a prepared PDF) starts at its placements; that blob is no longer referenced', async () => {
+    const tx = await createTransaction(f.ctx, f.account, { Signers: signers });
+    expect(await uploadPdf(f, tx.Id, 'old.pdf', await makePdf([['Old'], ['{{Signer1}}']]))).toBe(201);
+    const stored = (await f.store.getTransaction(tx.Id))!;
+    const legacyBlob = await f.store.blobs.write(new TextEncoder().encode('%PDF-1.7 a prepared PDF of before'));
+    const file = stored.Files[0]!;
+    const legacy = { ...file, Prepared: { ...file.Prepared!, sha256: legacyBlob.sha256, size: legacyBlob.size } };
+    await f.store.commit({ transaction: { ...stored, Files: [legacy] }, expectedVersion: stored.version });
+    expect(referencedBlobs((await f.store.getTransaction(tx.Id))!)).not.toContain(legacyBlob.sha256);
+
+    extractions.count = 0;
+    await startTransaction(f.ctx, f.account, tx.Id);
+    expect(extractions.count).toBe(0);
+    const started = (await f.store.getTransaction(tx.Id))!.Files[0]!;
+    expect(started.Prepared).toBeUndefined();
+    expect(started.Placements).toEqual(file.Placements);
+    expect(started.Current?.sha256).not.toBe(legacyBlob.sha256);
     expect((await qpdfCheck(await f.store.blobs.read(started.Current!.sha256))).ok).toBe(true);
   });
 });
