@@ -18,7 +18,7 @@ import type { ServiceContext } from '../service/context.js';
 import { postbackRow } from '../service/outbox-rows.js';
 import type { OutboxInput, OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
-import { parseMailPayload, type MailPayload } from './mail-payload.js';
+import { parseMailPayload, type MailPayload } from '../service/mail-payload.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
 

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
-import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from './postback-target.js';
+import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
 
 /** The payload of a postback row (written by the service's `postbackRow`). */
 export interface PostbackPayload {
@@ -27,7 +27,7 @@ export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefi
 }
 
 /**
- * Sends the postback of an outbox row, after checking its URL again (postback-target.ts) and connecting to the
+ * Sends the postback of an outbox row, after checking its URL again (service/postback-target.ts) and connecting to the
  * address that was checked. Failures are recorded with generic texts ({@link describeFailure}): the attempt log
  * and the audit trail must not tell an API client which internal hosts or ports answer.
  */

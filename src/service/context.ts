@@ -11,7 +11,7 @@ import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
 import { UploadGuard } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
-import type { PostbackPolicy } from '../events/postback-target.js';
+import type { PostbackPolicy } from './postback-target.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {

@@ -7,7 +7,7 @@ import { createTransaction as buildTransaction, type CreateTransactionRequest } 
 import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../store/store.js';
 import type { ServiceContext } from './context.js';
-import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from '../events/postback-target.js';
+import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from './postback-target.js';
 
 /**
  * Creates a transaction for `account`.
