@@ -4,7 +4,8 @@
  * or the system clock itself, so tests run them at fixed dates.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Account, Store } from '../store/store.js';
+import type { Account } from '../domain/account.js';
+import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
