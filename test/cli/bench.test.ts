@@ -8,10 +8,11 @@ import { benchCommand } from '../../src/cli/bench.js';
 import { runCommand } from '../../src/cli/common.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
-import { testPki } from '../../src/testing/test-pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const run = promisify(execFile);
+const fx = usePadesFixture();
 let dir: string;
 let pdfPath: string;
 let signedPath: string;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   ]);
   pdfPath = join(dir, 'in.pdf');
   await writeFile(pdfPath, bytes);
-  const pki = await testPki();
+  const { pki } = fx;
   signedPath = join(dir, 'signed.pdf');
   await writeFile(signedPath, (await signPdf(bytes, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z') })).bytes);
   rootPath = pki.rootPath;

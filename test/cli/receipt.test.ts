@@ -15,13 +15,15 @@ import { createHash } from 'node:crypto';
 import { buildReceipt } from '../../src/receipt/receipt.js';
 import { appendAuditEntry } from '../../src/receipt/audit-log.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
-import { PKI_DIR, testPki } from '../helpers/pki.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-transaction.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
 const root = join(PKI_DIR, 'root-ca.pem');
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
+const fx = usePadesFixture();
 let dir: string;
 const files = { sealed: '', tampered: '', unsealed: '', notPdf: '', doc: '', docReceipt: '' };
 const head = sampleAuditLog().at(-1)!.hash;
@@ -36,7 +38,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'paraph-cli-receipt-'));
-  const pki = await testPki();
+  const { pki } = fx;
   const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: sampleAuditLog(), generatedAt: GENERATED_AT };
   const sealer = async (pdf: Uint8Array): Promise<Uint8Array> =>
     (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
