@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchCommand } from '../../src/cli/bench.js';
@@ -12,6 +13,7 @@ import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const fx = usePadesFixture();
 let dir: string;
 let pdfPath: string;
@@ -81,7 +83,7 @@ describe('paraph bench --json', () => {
   });
 
   it('as a process: stdout is only the JSON line, whatever the progress bar writes to stderr', async () => {
-    const { stdout } = await run(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'bench', 'verify', signedPath, '--runs', '2', '--json'], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ['--import', TSX_LOADER, CLI, 'bench', 'verify', signedPath, '--runs', '2', '--json']);
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expectResultFields(JSON.parse(stdout) as Record<string, unknown>, 'verify', 2);
   });

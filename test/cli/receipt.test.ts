@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
@@ -21,6 +22,7 @@ import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = join(PKI_DIR, 'root-ca.pem');
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
 const fx = usePadesFixture();
@@ -129,7 +131,7 @@ describe('paraph receipt verify', () => {
   });
 
   it('is registered in the paraph entry point', async () => {
-    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'receipt', 'verify', files.sealed, '--trust', root]);
+    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, CLI, 'receipt', 'verify', files.sealed, '--trust', root]);
     expect(stdout).toContain('receipt VERIFIED');
   });
 });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +14,10 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const NOW = new Date('2026-11-21T10:00:00Z');
 const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 let dir: string;
@@ -123,7 +126,7 @@ describe('paraph sign and paraph seal', () => {
   });
 
   it('is wired into the paraph binary', async () => {
-    const { stdout } = await exec('npx', ['tsx', 'src/cli.ts', 'sign', '--help'], { cwd: join(import.meta.dirname, '..', '..') });
+    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, CLI, 'sign', '--help']);
     expect(stdout).toContain('usage: paraph sign');
   }, 30_000);
 });
