@@ -8,7 +8,7 @@
 import { addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
 import type { MailKind } from '../receipt/audit-log.js';
 import type { OutboxInput } from '../store/store.js';
-import { commitChange } from './commit-change.js';
+import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import type { MailPayload } from './mail-payload.js';
 import { postbackRow } from './outbox-rows.js';
@@ -27,7 +27,7 @@ export async function recordMailSent(ctx: ServiceContext, payload: MailPayload, 
   const who = person(payload);
   const kind = payload.kind;
   if (!isAuditKind(kind)) return;
-  await commitChange(ctx, () => read(ctx, payload.transactionId), (tx, now) => {
+  await commitChange(ctx, existingTransaction(ctx, payload.transactionId), (tx, now) => {
     if (tx.cleanedAt !== undefined) return undefined;
     let next = tx;
     if (who !== undefined) {
@@ -49,7 +49,7 @@ export async function recordMailSent(ctx: ServiceContext, payload: MailPayload, 
 /** Records a mail given up on: activity 999 with the reason (for a signer or receiver), `mail.failed`, a postback. */
 export async function recordMailFailure(ctx: ServiceContext, payload: MailPayload, reason: string): Promise<void> {
   const who = person(payload);
-  await commitChange(ctx, () => read(ctx, payload.transactionId), (tx, now) => {
+  await commitChange(ctx, existingTransaction(ctx, payload.transactionId), (tx, now) => {
     if (tx.cleanedAt !== undefined) return undefined;
     const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: 999, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
     const postback = who === undefined ? undefined : postbackRow(next);
@@ -84,8 +84,3 @@ function scheduleFirstReminder(tx: Transaction, signerId: string, now: Date): Tr
   };
 }
 
-async function read(ctx: ServiceContext, id: string): Promise<Transaction> {
-  const tx = await ctx.store.getTransaction(id);
-  if (tx === undefined) throw new Error(`transaction ${id} does not exist`);
-  return tx;
-}

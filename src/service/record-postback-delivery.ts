@@ -2,7 +2,7 @@
  * Use case behind the postback worker (decisions.md §7): a postback given up on after 72 hours is written to the
  * transaction's audit trail as `postback.failed`, unless the transaction was cleaned (its audit details are gone).
  */
-import { commitChange } from './commit-change.js';
+import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 
 /** The postback given up on. `error` names no address, port or system error text (the API client reads it). */
@@ -20,11 +20,7 @@ export async function recordPostbackFailure(ctx: ServiceContext, failure: Postba
   const { transactionId, url, attempt, error, httpStatus } = failure;
   await commitChange(
     ctx,
-    async () => {
-      const tx = await ctx.store.getTransaction(transactionId);
-      if (tx === undefined) throw new Error(`transaction ${transactionId} does not exist`);
-      return tx;
-    },
+    existingTransaction(ctx, transactionId),
     (tx, now) =>
       tx.cleanedAt !== undefined
         ? undefined
