@@ -12,14 +12,15 @@ import { randomBytes } from 'node:crypto';
 import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
-import { signPdf } from '../../pades/sign-pdf.js';
+import { signInSession } from '../../pades/sign-pdf.js';
+import { openPdfForUpdate } from '../../pdf/incremental.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { fillFormFields } from './fill-form-fields.js';
+import { fillFormFieldsInSession } from './fill-form-fields.js';
 import {
   assertCanAct,
   assertTurn,
@@ -152,19 +153,21 @@ async function applySignature(
     const fileValues = values.get(file.FileId) ?? [];
     const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
-    let bytes = await ctx.store.blobs.read(source.sha256);
-    bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
+    // One parse per document (issue 16): the form values, then each signature, as successive incremental updates.
+    let { bytes, session } = await fillFormFieldsInSession(
+      await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
+      fileValues,
+      paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined,
+    );
     for (const field of fields) {
-      bytes = (
-        await signPdf(bytes, {
-          signer: identity.signer,
-          signingTime: now,
-          field,
-          reason: 'Signed',
-          appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
-          ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
-        })
-      ).bytes;
+      ({ bytes, session } = await signInSession(session, {
+        signer: identity.signer,
+        signingTime: now,
+        field,
+        reason: 'Signed',
+        appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
+        ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
+      }));
       signedFields.push({ fileId: file.FileId, field });
     }
     const blob = await ctx.store.blobs.write(bytes);
