@@ -74,7 +74,7 @@ export interface SessionSignResult extends SignPdfResult {
   readonly session: PdfUpdateSession;
 }
 
-type AppearanceSignOptions = Omit<SignPdfOptions, 'appearance'> & {
+export type AppearanceSignOptions = Omit<SignPdfOptions, 'appearance'> & {
   readonly appearance?: SignatureAppearance;
   readonly fieldNamePrefix?: string;
   readonly selectField?: PrepareSignatureOptions['selectField'];
@@ -87,7 +87,8 @@ export async function signWithAppearance(pdf: Uint8Array, options: AppearanceSig
   return { bytes: await embedCms(prepared, options), fieldName: prepared.fieldName };
 }
 
-async function signSessionWithAppearance(session: PdfUpdateSession, options: AppearanceSignOptions): Promise<SessionSignResult> {
+/** {@link signWithAppearance} on an open session (see {@link signInSession}); shared by signInSession and sealInSession. */
+export async function signSessionWithAppearance(session: PdfUpdateSession, options: AppearanceSignOptions): Promise<SessionSignResult> {
   checkSigner(options);
   const prepared = await prepareSignatureInSession(session, prepareOptions(options));
   const bytes = await embedCms(prepared, options);

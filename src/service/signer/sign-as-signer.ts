@@ -13,7 +13,7 @@ import { formatTime, recordActivity, transition, type JsonObject, type JsonValue
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signInSession } from '../../pades/sign-pdf.js';
-import { openPdfForUpdate } from '../../pdf/incremental.js';
+import { openPdfForUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -146,6 +146,7 @@ async function applySignature(
   });
   const signedFields: { fileId: string; field: string }[] = [];
   const updated = new Map<string, { sha256: string; size: number }>();
+  const open = new Map<string, PdfUpdateSession>();
   for (const file of tx.Files) {
     const source = file.Current ?? file.Original;
     if (source === undefined) continue;
@@ -172,6 +173,7 @@ async function applySignature(
     }
     const blob = await ctx.store.blobs.write(bytes);
     updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
+    open.set(file.FileId, session); // its original is `bytes`: the seal, if this is the last signer, continues it
   }
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
@@ -213,7 +215,7 @@ async function applySignature(
   // hold) or at 30, never signed by all and left at 20.
   const committed =
     next.Status === 20
-      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox })
+      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
       : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
 }

@@ -98,4 +98,32 @@ describe('a sign request with several fields of the signer', () => {
       load.mockRestore();
     }
   });
+
+  it("seals the last signer's document from the same parse: only the receipt is parsed besides", async () => {
+    const { id, token } = await threeFieldTransaction();
+    expect((await signerCall(token, 'POST', '/sign', { Fields: { contract: { city: 'Delft' } } })).status).toBe(200);
+    const signers = (await call(base, 'GET', `/api/transaction/${id}`)).json.Signers as { SignUrl: string }[];
+    const last = signers[1]!.SignUrl.split('/sign/')[1] as string;
+    expect((await signerCall(last, 'POST', '/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Bob Smit' })).status).toBe(200);
+    const load = vi.spyOn(PDFDocument, 'load');
+    let signed;
+    try {
+      signed = await signerCall(last, 'POST', '/sign', {});
+      expect(signed.status, signed.text).toBe(200);
+      // The document once (Bob's signature, then the seal), the receipt once (its seal).
+      expect(load).toHaveBeenCalledTimes(2);
+    } finally {
+      load.mockRestore();
+    }
+    expect(signed.json.TransactionStatus).toBe(30);
+    const pdf = (await call(base, 'GET', `/api/transaction/${id}/file/contract`)).bytes;
+    const ca = (await call(base, 'GET', '/api/ca/signing.pem', { auth: false })).text + (await call(base, 'GET', '/api/ca/seal.pem', { auth: false })).text;
+    const report = await checkSignedPdf(pdf, ca);
+    expect(report.pdfsig.map((x) => x.valid), report.details).toEqual([true, true, true, true, true]);
+    expect(report.openssl).toEqual([true, true, true, true, true]);
+    expect(report.qpdf, report.details).toBe(true);
+    const verdict = await verifyPdf(pdf, { trustRoots: [ca], now: s.service.clock.now() });
+    expect(verdict.valid, JSON.stringify(verdict.problems)).toBe(true);
+    expect(verdict.signatures.flatMap((x) => x.modifications.disallowed)).toEqual([]);
+  });
 });
