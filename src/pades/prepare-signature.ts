@@ -230,7 +230,7 @@ function signatureDictionary(
  * already signed (`FIELD_ALREADY_SIGNED`).
  */
 export async function prepareSignature(pdf: Uint8Array, options: PrepareSignatureOptions): Promise<PreparedSignature> {
-  checkOptions(options);
+  checkOptions(options); // before the parse: bad options are reported before a bad file
   return prepareSignatureInSession(await openPdfForUpdate(pdf), options);
 }
 

@@ -71,7 +71,6 @@ export async function openPdfForUpdate(pdf: Uint8Array): Promise<PdfUpdateSessio
   // New objects must not reuse numbers the file already accounts for (free entries, xref streams, object streams).
   const highestOriginal = Math.max(context.largestObjectNumber, tail.size - 1);
   context.largestObjectNumber = highestOriginal;
-  const modified = new Map<string, PDFRef>();
   return newSession(doc, pdf, { tail, highestOriginal, modified: new Map() });
 }
 
