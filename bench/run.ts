@@ -21,6 +21,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine, formatMachine } from './machine.js';
 import { parseTables, referenceColumns, replaceBenchSection, type BenchTable } from './tables.js';
+import { TSX_LOADER } from '../test/helpers/tsx.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -103,7 +104,7 @@ function runBench(name: string, outDir: string): Promise<BenchRun> {
   // A flag given on the command line wins over --quick's value of it (benchmarks read the first occurrence).
   const quickArgs = QUICK_ARGS.filter((q) => !passThrough.some((p) => p.split('=')[0] === q.split('=')[0]));
   const benchArgs = [...(quick ? quickArgs : []), ...passThrough, `--out-dir=${outDir}`];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, `${name}.bench.ts`), ...benchArgs], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(here, `${name}.bench.ts`), ...benchArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...(quick ? QUICK_ENV : {}) },
   });

@@ -16,6 +16,7 @@ import { PDFDocument } from 'pdf-lib';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
 import { testPki } from '../src/testing/test-pki.js';
+import { TSX_LOADER } from '../test/helpers/tsx.js';
 import { benchPdf } from './gen-pdf.js';
 import { fmt, hasCommand, peakRssMb, printTable, sampleMs, timeCommandMs } from './lib.js';
 
@@ -52,7 +53,7 @@ interface ChildResult {
 
 function runChild(mode: Mode, path: string, runs: number): ChildResult {
   const self = fileURLToPath(import.meta.url);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', self, `--child=${mode}`, `--file=${path}`, `--runs=${runs}`], {
+  const result = spawnSync(process.execPath, ['--import', TSX_LOADER, self, `--child=${mode}`, `--file=${path}`, `--runs=${runs}`], {
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });

@@ -13,7 +13,7 @@ import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
-import { parseAllowedRanges } from './events/postback-target.js';
+import { parseAllowedRanges } from './service/postback-target.js';
 import type { AppDeps } from './http/app.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';

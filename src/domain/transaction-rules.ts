@@ -23,69 +23,16 @@ import {
   type Verification,
   type VerificationType,
 } from './transaction.js';
+import {
+  RECEIVER_WRITABLE,
+  SIGNER_WRITABLE,
+  type CreateTransactionRequest,
+  type ReceiverRequest,
+  type SignerRequest,
+  type VerificationRequest,
+} from './transaction-schema.js';
 
-/** A verification or authentication as sent. */
-export interface VerificationRequest {
-  Type: string;
-  [field: string]: JsonValue | undefined;
-}
-
-/** A signer as sent on create (spec §2.3 plus decisions.md §2 extras). */
-export interface SignerRequest {
-  Id?: string;
-  Email?: string;
-  Mobile?: string;
-  Iban?: string;
-  BSN?: string;
-  Verifications?: VerificationRequest[];
-  Authentications?: VerificationRequest[];
-  RequireScribble?: boolean;
-  RequireScribbleName?: boolean;
-  RequireEmailVerification?: boolean;
-  RequireSmsVerification?: boolean;
-  RequireDigidVerification?: boolean;
-  RequireSurfnetVerification?: boolean;
-  RequireIdealVerification?: boolean;
-  SendSignRequest?: boolean;
-  SendSignConfirmation?: boolean;
-  SignRequestMessage?: string;
-  SignRequestSubject?: string;
-  DaysToRemind?: number;
-  Language?: string;
-  ScribbleName?: string;
-  ScribbleNameFixed?: boolean;
-  Reference?: string;
-  ReturnUrl?: string;
-  IntroText?: string;
-  AllowDelegation?: boolean;
-  Expires?: string;
-  Context?: JsonObject;
-}
-
-/** A receiver as sent on create (spec §2.4). */
-export interface ReceiverRequest {
-  Name?: string;
-  Email?: string;
-  Language?: string;
-  Message?: string;
-  Subject?: string;
-  Reference?: string;
-  Context?: JsonObject;
-}
-
-/** The create request body (spec §2.2, §4.1), its JSON shape already checked. */
-export interface CreateTransactionRequest {
-  Seal?: boolean;
-  Reference?: string;
-  PostbackUrl?: string;
-  SignRequestMode?: number;
-  DaysToExpire?: number;
-  SendEmailNotifications?: boolean;
-  Language?: string;
-  Context?: JsonObject;
-  Signers?: SignerRequest[];
-  Receivers?: ReceiverRequest[];
-}
+export type { CreateTransactionRequest, ReceiverRequest, SignerRequest, VerificationRequest } from './transaction-schema.js';
 
 /** What the caller hands in to build the transaction. */
 export interface CreateTransactionContext {
@@ -152,7 +99,7 @@ export function createTransaction(request: CreateTransactionRequest, context: Cr
     SignRequestMode: request.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: daysToExpire,
     SendEmailNotifications: request.SendEmailNotifications ?? true,
-    Language: (request.Language ?? 'nl-NL') as Language,
+    Language: request.Language ?? 'nl-NL',
     CreatedDateTime: at,
     ModifiedDateTime: at,
     ExpiresDateTime: addDays(context.now, daysToExpire),
@@ -385,12 +332,11 @@ function assignSignerIds(signers: readonly SignerRequest[]): string[] {
   });
 }
 
-const SIGNER_COPIED = [
-  'Email', 'Mobile', 'Iban', 'BSN', 'RequireScribble', 'RequireScribbleName', 'RequireEmailVerification',
-  'RequireSmsVerification', 'RequireDigidVerification', 'RequireSurfnetVerification', 'RequireIdealVerification',
-  'SignRequestMessage', 'SignRequestSubject', 'Language', 'ScribbleName', 'ScribbleNameFixed',
-  'Reference', 'ReturnUrl', 'IntroText', 'AllowDelegation', 'Expires', 'Context',
-] as const;
+/** The signer's fields stored as sent; buildSigner sets the others (defaults, read-only fields dropped). */
+const SIGNER_SET_BY_BUILD = new Set(['Id', 'Email', 'Verifications', 'Authentications', 'SendSignRequest', 'SendSignConfirmation', 'DaysToRemind']);
+const SIGNER_COPIED = (Object.keys(SIGNER_WRITABLE) as (keyof typeof SIGNER_WRITABLE)[]).filter((key) => !SIGNER_SET_BY_BUILD.has(key));
+/** The receiver's fields stored as sent, besides Email. */
+const RECEIVER_COPIED = (Object.keys(RECEIVER_WRITABLE) as (keyof typeof RECEIVER_WRITABLE)[]).filter((key) => key !== 'Email');
 
 function buildSigner(request: SignerRequest, id: string, token: string, at: string): Signer {
   const verifications = (request.Verifications ?? []).length === 0 ? [{ Type: 'Scribble' }] : (request.Verifications ?? []);
@@ -421,9 +367,7 @@ function buildSigner(request: SignerRequest, id: string, token: string, at: stri
 function buildReceiver(request: ReceiverRequest, id: string, at: string): Receiver {
   const receiver: Receiver = { Id: id, Email: request.Email ?? '', Activities: [], CreatedDateTime: at, ModifiedDateTime: at };
   const target = receiver as unknown as Record<string, unknown>;
-  for (const key of ['Name', 'Language', 'Message', 'Subject', 'Reference', 'Context'] as const) {
-    if (request[key] !== undefined) target[key] = request[key];
-  }
+  for (const key of RECEIVER_COPIED) if (request[key] !== undefined) target[key] = request[key];
   return receiver;
 }
 

@@ -10,6 +10,7 @@ import { ParaphError } from '../errors.js';
 import { formatAuditTime } from '../receipt/audit-log.js';
 import type { FileMetaData } from '../pdf/file-metadata.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
+import type { ReceiverFields, SignerFields, TransactionFields } from './transaction-schema.js';
 
 /** Transaction `Status` codes (decisions.md §1). */
 export const TransactionStatus = {
@@ -114,41 +115,22 @@ export interface Activity {
   CreatedDateTime: string;
 }
 
-/** A signer (spec §2.3 plus the accepted extras of decisions.md §2). Optional fields are absent when not sent. */
-export interface Signer {
+/**
+ * A signer as stored: the client's fields as declared once in transaction-schema.ts (absent when not sent), with the
+ * defaults applied, plus what the service records.
+ */
+export interface Signer extends Omit<SignerFields, 'Id' | 'Verifications' | 'Authentications' | 'SendSignRequest' | 'DaysToRemind'> {
   Id: string;
   /**
    * The random token of the SignUrl (decisions.md §6). Kept because every response rebuilds the SignUrl from it;
    * the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
    */
   SignToken?: string;
-  Email: string;
-  Mobile?: string;
-  Iban?: string;
-  BSN?: string;
   Verifications: Verification[];
   Authentications?: Authentication[];
-  RequireScribble?: boolean;
-  RequireScribbleName?: boolean;
-  RequireEmailVerification?: boolean;
-  RequireSmsVerification?: boolean;
-  RequireDigidVerification?: boolean;
-  RequireSurfnetVerification?: boolean;
-  RequireIdealVerification?: boolean;
   SendSignRequest: boolean;
-  SendSignConfirmation?: boolean;
-  SignRequestMessage?: string;
-  SignRequestSubject?: string;
   /** Days between reminders; -1 = no reminders (decisions.md §2). */
   DaysToRemind: number;
-  Language?: Language;
-  ScribbleName?: string;
-  ScribbleNameFixed?: boolean;
-  Reference?: string;
-  ReturnUrl?: string;
-  IntroText?: string;
-  AllowDelegation?: boolean;
-  Expires?: string;
   Activities: Activity[];
   RejectReason?: string;
   SignedDateTime?: string;
@@ -157,7 +139,6 @@ export interface Signer {
   NextReminderDateTime?: string;
   CreatedDateTime: string;
   ModifiedDateTime: string;
-  Context?: JsonObject;
   /**
    * Progress of the signer's session behind SignUrl (issue 6: verifications done, one-time code hashes, the scribble,
    * the sign request id). Internal: never part of a response; deleted when the transaction is cleaned.
@@ -165,19 +146,12 @@ export interface Signer {
   SignSession?: JsonObject;
 }
 
-/** A receiver of the finished documents (spec §2.4). */
-export interface Receiver {
+/** A receiver of the finished documents (spec §2.4): the client's fields plus what the service records. */
+export interface Receiver extends ReceiverFields {
   Id: string;
-  Name?: string;
-  Email: string;
-  Language?: Language;
-  Message?: string;
-  Subject?: string;
-  Reference?: string;
   Activities: Activity[];
   CreatedDateTime: string;
   ModifiedDateTime: string;
-  Context?: JsonObject;
 }
 
 /** A blob stored in the content-addressed blob store. */
@@ -216,19 +190,16 @@ export interface StoredFile {
  * The transaction aggregate. `Files` is an array in upload order (a plain object keyed by fileId would reorder
  * numeric-looking ids and is unsafe for ids such as `__proto__`); the view turns it into the spec's map.
  */
-export interface Transaction {
+export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignRequestMode' | 'DaysToExpire' | 'SendEmailNotifications' | 'Language'> {
   Id: string;
   AccountId: string;
   Status: TransactionStatusCode;
   Seal: boolean;
-  Reference?: string;
-  PostbackUrl?: string;
   /** 1 all at start, 2 when it is the signer's turn (default; decisions.md §2). 0 only in transactions stored before 0 came to mean 2. */
   SignRequestMode: 0 | 1 | 2;
   DaysToExpire: number;
   SendEmailNotifications: boolean;
   Language: Language;
-  Context?: JsonObject;
   CreatedDateTime: string;
   ModifiedDateTime: string;
   /** CreatedDateTime + DaysToExpire: when a transaction still at 5 or 10 becomes 50. */

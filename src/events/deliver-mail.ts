@@ -1,24 +1,15 @@
 /**
  * Delivering one `mail` outbox row (decisions.md §7, issue 7 "E-mail"): reads the transaction as it is now, renders
  * the mail in the recipient's language, attaches the signed PDFs (and the receipt for signers' confirmations), sends
- * it, and commits what the sending means: the activity (101 InvitationSent, 104 ReminderSent, 301
- * SignedDocumentSent, 401 ReceiptSent), a `mail.sent` audit entry, a postback for the activity, and after an
- * invitation the signer's first reminder date. {@link recordMailFailure} records a mail given up on (999).
+ * it, and has the use case `recordMailSent` (src/service/record-mail-delivery.ts) commit what the sending means.
  */
-import {
-  addDays,
-  recordActivity,
-  type ActivityCodeNumber,
-  type Transaction,
-} from '../domain/transaction.js';
+import type { Transaction } from '../domain/transaction.js';
 import { buildSignUrl } from '../domain/transaction-view.js';
-import type { MailKind } from '../receipt/audit-log.js';
-import { commitChange } from '../service/commit-change.js';
 import type { ServiceContext } from '../service/context.js';
-import { postbackRow } from '../service/outbox-rows.js';
-import type { OutboxInput, OutboxMessage } from '../store/store.js';
+import { parseMailPayload, type MailPayload } from '../service/mail-payload.js';
+import { recordMailSent } from '../service/record-mail-delivery.js';
+import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
-import { parseMailPayload, type MailPayload } from './mail-payload.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
 
@@ -28,14 +19,6 @@ export interface MailDeps {
   /** The From address. */
   readonly from: string;
 }
-
-const ACTIVITIES: Partial<Record<MailPayload['kind'], readonly ActivityCodeNumber[]>> = {
-  invitation: [101],
-  reminder: [104],
-  confirmation: [301, 401],
-  documents: [301],
-  receipt: [401],
-};
 
 /** Renders the mail of a payload from the transaction (exported for tests and previews). */
 export async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPayload, from: string): Promise<OutgoingMail> {
@@ -119,74 +102,4 @@ function staleReason(tx: Transaction, payload: MailPayload): string | undefined 
   if (signer === undefined) return `signer ${payload.signerId ?? '(none)'} is not part of the transaction`;
   if (signer.SignedDateTime !== undefined || signer.RejectDateTime !== undefined) return `signer ${signer.Id} has signed or rejected`;
   return undefined;
-}
-
-function person(payload: MailPayload): { signerId: string } | { receiverId: string } | undefined {
-  if (payload.signerId !== undefined) return { signerId: payload.signerId };
-  if (payload.receiverId !== undefined) return { receiverId: payload.receiverId };
-  return undefined;
-}
-
-function isAuditKind(kind: MailPayload['kind']): kind is MailKind {
-  return kind !== 'verification-code';
-}
-
-async function recordMailSent(ctx: ServiceContext, payload: MailPayload, messageId: string): Promise<void> {
-  const codes = ACTIVITIES[payload.kind] ?? [];
-  const who = person(payload);
-  const kind = payload.kind;
-  if (!isAuditKind(kind)) return;
-  await commitChange(ctx, () => read(ctx, payload.transactionId), (tx, now) => {
-    if (tx.cleanedAt !== undefined) return undefined;
-    let next = tx;
-    if (who !== undefined) {
-      for (const code of codes) next = recordActivity(next, who, { id: ctx.ids.id(), code }, now);
-    }
-    if (kind === 'invitation' && payload.signerId !== undefined) next = scheduleFirstReminder(next, payload.signerId, now);
-    const outbox: OutboxInput[] = [];
-    const postback = codes.length > 0 && who !== undefined ? postbackRow(next) : undefined;
-    if (postback) outbox.push(postback);
-    const recipientId = payload.signerId ?? payload.receiverId;
-    return {
-      transaction: next,
-      audit: [{ at: now, type: 'mail.sent', actor: 'system', data: { kind, ...(recipientId !== undefined ? { recipientId } : {}), to: payload.to, messageId } }],
-      outbox,
-    };
-  });
-}
-
-function scheduleFirstReminder(tx: Transaction, signerId: string, now: Date): Transaction {
-  return {
-    ...tx,
-    Signers: tx.Signers.map((s) =>
-      s.Id === signerId && s.DaysToRemind > 0 && s.SignedDateTime === undefined && s.RejectDateTime === undefined && tx.Status === 10
-        ? { ...s, NextReminderDateTime: addDays(now, s.DaysToRemind) }
-        : s,
-    ),
-  };
-}
-
-/** Records a mail given up on: activity 999 with the reason (for a signer or receiver), `mail.failed`, a postback. */
-export async function recordMailFailure(ctx: ServiceContext, message: OutboxMessage, reason: string): Promise<void> {
-  const payload = parseMailPayload(message.payload);
-  if (payload === undefined) return;
-  const who = person(payload);
-  await commitChange(ctx, () => read(ctx, payload.transactionId), (tx, now) => {
-    if (tx.cleanedAt !== undefined) return undefined;
-    const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: 999, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
-    const postback = who === undefined ? undefined : postbackRow(next);
-    const recipientId = payload.signerId ?? payload.receiverId;
-    const kind: MailKind = isAuditKind(payload.kind) ? payload.kind : 'notification';
-    return {
-      transaction: next,
-      audit: [{ at: now, type: 'mail.failed', actor: 'system', data: { kind, ...(recipientId !== undefined ? { recipientId } : {}), to: payload.to, reason } }],
-      ...(postback ? { outbox: [postback] } : {}),
-    };
-  });
-}
-
-async function read(ctx: ServiceContext, id: string): Promise<Transaction> {
-  const tx = await ctx.store.getTransaction(id);
-  if (tx === undefined) throw new Error(`transaction ${id} does not exist`);
-  return tx;
 }

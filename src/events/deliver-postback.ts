@@ -1,15 +1,14 @@
 /**
  * Delivering one `postback` outbox row (decisions.md §7): the account's shared secret and postback version, the
- * transaction rendered at the row's status, one POST. {@link recordPostbackFailure} writes the `postback.failed`
- * audit entry of a postback given up on after 72 hours.
+ * transaction rendered at the row's status, one POST. A postback given up on is audited by the use case
+ * `recordPostbackFailure` (src/service/record-postback-delivery.ts).
  */
 import type { JsonValue, TransactionStatusCode } from '../domain/transaction.js';
-import { commitChange } from '../service/commit-change.js';
 import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
-import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from './postback-target.js';
+import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
 
 /** The payload of a postback row (written by the service's `postbackRow`). */
 export interface PostbackPayload {
@@ -27,7 +26,7 @@ export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefi
 }
 
 /**
- * Sends the postback of an outbox row, after checking its URL again (postback-target.ts) and connecting to the
+ * Sends the postback of an outbox row, after checking its URL again (service/postback-target.ts) and connecting to the
  * address that was checked. Failures are recorded with generic texts ({@link describeFailure}): the attempt log
  * and the audit trail must not tell an API client which internal hosts or ports answer.
  */
@@ -67,32 +66,4 @@ export function describeFailure(result: PostbackResult): string {
   if (result.httpStatus !== undefined && result.httpStatus !== 0) return `HTTP ${result.httpStatus}`;
   if (result.error !== undefined && /^no answer within/.test(result.error)) return 'no answer in time';
   return 'could not connect or the connection failed';
-}
-
-/** Audits a postback given up on (unless the transaction was cleaned: its audit details are gone). */
-export async function recordPostbackFailure(ctx: ServiceContext, message: OutboxMessage, error: string, httpStatus?: number): Promise<void> {
-  const payload = parsePostbackPayload(message.payload);
-  if (payload === undefined) return;
-  await commitChange(
-    ctx,
-    async () => {
-      const tx = await ctx.store.getTransaction(payload.transactionId);
-      if (tx === undefined) throw new Error(`transaction ${payload.transactionId} does not exist`);
-      return tx;
-    },
-    (tx, now) =>
-      tx.cleanedAt !== undefined
-        ? undefined
-        : {
-            transaction: tx,
-            audit: [
-              {
-                at: now,
-                type: 'postback.failed',
-                actor: 'system',
-                data: { url: payload.url, error, attempt: message.attempts, ...(httpStatus !== undefined ? { httpStatus } : {}) },
-              },
-            ],
-          },
-  );
 }

@@ -11,8 +11,11 @@ import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
 import { nextRetryAt } from './backoff.js';
 import type { DeliveryOutcome } from './delivery.js';
-import { deliverMail, recordMailFailure, type MailDeps } from './deliver-mail.js';
-import { deliverPostback, parsePostbackPayload, recordPostbackFailure } from './deliver-postback.js';
+import { parseMailPayload } from '../service/mail-payload.js';
+import { recordMailFailure } from '../service/record-mail-delivery.js';
+import { recordPostbackFailure } from '../service/record-postback-delivery.js';
+import { deliverMail, type MailDeps } from './deliver-mail.js';
+import { deliverPostback, parsePostbackPayload } from './deliver-postback.js';
 
 /** Where the worker reports. */
 export interface EventWorkerLog {
@@ -209,11 +212,28 @@ export class EventWorker {
       if (settlement.attempt.outcome !== 'failed' || outcome.ok) continue;
       this.options.log.error({ outboxId: message.id, kind: message.kind, error: outcome.error, url: urlOf(message) }, 'outbox row given up');
       try {
-        if (message.kind === 'mail') await recordMailFailure(this.ctx, message, outcome.error);
-        if (message.kind === 'postback') await recordPostbackFailure(this.ctx, message, outcome.error, outcome.responseCode);
+        await this.#recordGivenUp(message, outcome.error, outcome.responseCode);
       } catch (error) {
         this.options.log.error({ err: error, outboxId: message.id }, 'recording a given-up row failed');
       }
+    }
+  }
+
+  async #recordGivenUp(message: OutboxMessage, error: string, responseCode: number | undefined): Promise<void> {
+    if (message.kind === 'mail') {
+      const payload = parseMailPayload(message.payload);
+      if (payload !== undefined) await recordMailFailure(this.ctx, payload, error);
+    }
+    if (message.kind === 'postback') {
+      const payload = parsePostbackPayload(message.payload);
+      if (payload === undefined) return;
+      await recordPostbackFailure(this.ctx, {
+        transactionId: payload.transactionId,
+        url: payload.url,
+        attempt: message.attempts,
+        error,
+        ...(responseCode !== undefined ? { httpStatus: responseCode } : {}),
+      });
     }
   }
 }

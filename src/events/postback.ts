@@ -86,7 +86,7 @@ export function isPostbackUrl(url: string): boolean {
 export async function sendPostback(
   url: string,
   request: PostbackRequest,
-  // `lookup`: connect to an address checked beforehand (postback-target.ts), not to a second DNS answer.
+  // `lookup`: connect to an address checked beforehand (service/postback-target.ts), not to a second DNS answer.
   options: { timeoutMs?: number; lookup?: LookupFunction } = {},
 ): Promise<PostbackResult> {
   if (!isPostbackUrl(url)) return { ok: false, error: `PostbackUrl ${url} is not an http(s) URL.` };

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
 import { findAccountByCredentials } from '../service/find-account.js';
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import { ServiceError } from '../service/service-error.js';
 import { UNAUTHORIZED_MESSAGE } from './error-map.js';
 

@@ -9,13 +9,11 @@ import { ActivityCode, LANGUAGES, TransactionStatus, VERIFICATION_TYPES, type Ve
 import {
   AuthenticationSchema,
   ContextSchema,
-  ErrorModelSchema,
-  FileMetaDataSchema,
-  LocationSchema,
   ReceiverRequestSchema,
   SignerRequestSchema,
   VERIFICATION_FIELDS,
-} from './transaction.schema.js';
+} from '../domain/transaction-schema.js';
+import { ErrorModelSchema, FileMetaDataSchema, LocationSchema } from './transaction.schema.js';
 
 /** A JSON Schema as it goes into the document. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -255,4 +253,4 @@ export function componentSchemas(): Record<string, JsonSchema> {
 }
 
 /** The Verification schema fastify validates with (inline branches), for the same replacement. */
-export { VerificationSchema as InlineVerificationSchema } from './transaction.schema.js';
+export { VerificationSchema as InlineVerificationSchema } from '../domain/transaction-schema.js';

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { CreateTransactionRequest } from '../domain/transaction-rules.js';
+import { CreateTransactionSchema } from '../domain/transaction-schema.js';
 import { dropNullProperties, nestingProblem } from '../domain/transaction-json.js';
 import { toTransactionView } from '../domain/transaction-view.js';
 import { ValidationError } from '../errors.js';
@@ -15,11 +15,7 @@ import { getTransaction } from '../service/get-transaction.js';
 import { startTransaction } from '../service/start-transaction.js';
 import { accountOf } from './auth.js';
 import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
-import {
-  CreateTransactionSchema,
-  DeleteTransactionSchema,
-  TransactionParamsSchema,
-} from './transaction.schema.js';
+import { DeleteTransactionSchema, TransactionParamsSchema } from './transaction.schema.js';
 import { ACCEPT_VERSION_HEADER, errorResponse as error, goneResponse, transactionResponse, type RouteDoc } from './openapi.js';
 
 /**
@@ -82,7 +78,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const tx = await createTransaction(ctx, accountOf(request), request.body as CreateTransactionRequest);
+        const tx = await createTransaction(ctx, accountOf(request), request.body);
         return reply.code(200).type(JSON_CONTENT_TYPE).send(toTransactionView(tx, view(request.headers.accept)));
       },
     );

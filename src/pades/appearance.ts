@@ -48,6 +48,11 @@ function documentFont(doc: PDFDocument, face: BundledFontFace): Promise<PDFFont>
   return font;
 }
 
+/** Ends the sharing of fonts for `doc`'s current update: the next appearance embeds a fresh subset. */
+export function forgetAppearanceFonts(doc: PDFDocument): void {
+  documentFonts.delete(doc);
+}
+
 function num(n: number): string {
   const r = Math.round(n * 1000) / 1000;
   return Object.is(r, -0) ? '0' : String(r);

@@ -10,7 +10,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFStri
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
 import { normalizeRotation, pageGeometry, readerRectToUser } from '../pdf/page-geometry.js';
-import { createSignatureAppearance, type SignatureAppearance } from './appearance.js';
+import { createSignatureAppearance, forgetAppearanceFonts, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
 import { addDocMdpReference, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
 import {
@@ -230,13 +230,28 @@ function signatureDictionary(
  * already signed (`FIELD_ALREADY_SIGNED`).
  */
 export async function prepareSignature(pdf: Uint8Array, options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  checkOptions(options); // before the parse: bad options are reported before a bad file
+  return prepareSignatureInSession(await openPdfForUpdate(pdf), options);
+}
+
+function checkOptions(options: PrepareSignatureOptions): void {
   if (options.type === 'signature') assertValidTime(options.signingTime, 'signingTime');
   else if (options.signingTime !== undefined) assertValidTime(options.signingTime, 'signingTime');
   const contentsSize = options.contentsSize ?? DEFAULT_CONTENTS_SIZE;
   if (!Number.isInteger(contentsSize) || contentsSize < 64 || contentsSize > 4 * 1024 * 1024) {
     throw new SigningError('CONTENTS_SIZE_INVALID', `contentsSize must be a whole number of bytes between 64 and 4194304; got ${contentsSize}.`);
   }
-  const session = await openPdfForUpdate(pdf);
+}
+
+/**
+ * Stage 1 on a document already open for an update ({@link prepareSignature} without the parse): whatever else the
+ * session changed goes in the same update. The session's update is written; once the CMS is embedded, continue
+ * with `continueUpdates(session, finalBytes)` for a further update of the same parse. Same errors as
+ * {@link prepareSignature}.
+ */
+export async function prepareSignatureInSession(session: PdfUpdateSession, options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  checkOptions(options);
+  const contentsSize = options.contentsSize ?? DEFAULT_CONTENTS_SIZE;
   const { doc } = session;
   const context = doc.context;
 
@@ -287,6 +302,9 @@ export async function prepareSignature(pdf: Uint8Array, options: PrepareSignatur
   }
 
   const { bytes } = writeIncrementalUpdate(session);
+  // A later update of the same parse draws with fonts of its own: re-embedding a subset that is already written
+  // would change an object this signature covers.
+  forgetAppearanceFonts(doc);
   if (byteRange.writtenAt < 0 || contents.writtenAt < 0) {
     throw new SigningError('PLACEHOLDER_NOT_WRITTEN', 'The signature dictionary was not written in the update.', { origin: 'internal' });
   }

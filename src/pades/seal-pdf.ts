@@ -5,7 +5,15 @@
  */
 import { SigningError } from '../errors.js';
 import type { SignatureFieldInfo } from './signature-field.js';
-import { certificateSubjectName, signWithAppearance, type SignPdfResult } from './sign-pdf.js';
+import type { PdfUpdateSession } from '../pdf/incremental.js';
+import {
+  certificateSubjectName,
+  signSessionWithAppearance,
+  signWithAppearance,
+  type AppearanceSignOptions,
+  type SessionSignResult,
+  type SignPdfResult,
+} from './sign-pdf.js';
 import type { SignaturePlacement } from './prepare-signature.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
@@ -48,12 +56,24 @@ export function findSealField(fields: readonly SignatureFieldInfo[]): SignatureF
  * const { bytes } = await sealPdf(signed, { signer: sealSigner, signingTime: now, organizationName: 'Acme B.V.' });
  */
 export async function sealPdf(pdf: Uint8Array, options: SealPdfOptions): Promise<SignPdfResult> {
+  return signWithAppearance(pdf, sealSignOptions(options));
+}
+
+/**
+ * {@link sealPdf} on a document already open for an update (e.g. the session of the last signature): seals without
+ * parsing the file again; the result's `session` continues after the seal. Same errors as {@link sealPdf}.
+ */
+export async function sealInSession(session: PdfUpdateSession, options: SealPdfOptions): Promise<SessionSignResult> {
+  return signSessionWithAppearance(session, sealSignOptions(options));
+}
+
+function sealSignOptions(options: SealPdfOptions): AppearanceSignOptions {
   const head = options.signer.certificateChain[0];
   const organizationName = options.organizationName ?? (head ? certificateSubjectName(head, ['2.5.4.10', '2.5.4.3']) : undefined);
   if (typeof organizationName !== 'string' || organizationName.trim() === '') {
     throw new SigningError('ORGANIZATION_NAME_MISSING', 'The seal needs an organization name to show: pass organizationName (the seal certificate names none).');
   }
-  return signWithAppearance(pdf, {
+  return {
     signer: options.signer,
     signingTime: options.signingTime,
     field: options.field,
@@ -67,5 +87,5 @@ export async function sealPdf(pdf: Uint8Array, options: SealPdfOptions): Promise
     contentsSize: options.contentsSize,
     fieldNamePrefix: 'Seal',
     appearance: { kind: 'seal', organizationName },
-  });
+  };
 }

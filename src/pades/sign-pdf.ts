@@ -8,11 +8,14 @@ import { SigningError } from '../errors.js';
 import type { SignatureAppearance } from './appearance.js';
 import { buildCmsSignature } from './cms.js';
 import type { DocMdpPermission } from './docmdp.js';
+import { continueUpdates, type PdfUpdateSession } from '../pdf/incremental.js';
 import {
   digestPreparedSignature,
   embedSignatureInPlace,
   prepareSignature,
+  prepareSignatureInSession,
   type PrepareSignatureOptions,
+  type PreparedSignature,
   type SignaturePlacement,
 } from './prepare-signature.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
@@ -65,15 +68,34 @@ export function certificateSubjectName(der: Uint8Array, prefer: readonly string[
   }
 }
 
+/** The result of {@link signInSession}. */
+export interface SessionSignResult extends SignPdfResult {
+  /** The same parse, open for the next update after this signature (the next signature covers this one). */
+  readonly session: PdfUpdateSession;
+}
+
+export type AppearanceSignOptions = Omit<SignPdfOptions, 'appearance'> & {
+  readonly appearance?: SignatureAppearance;
+  readonly fieldNamePrefix?: string;
+  readonly selectField?: PrepareSignatureOptions['selectField'];
+};
+
 /** Runs prepare → digest → CMS → embed for a prepared appearance; shared by signPdf and sealPdf. */
-export async function signWithAppearance(
-  pdf: Uint8Array,
-  options: Omit<SignPdfOptions, 'appearance'> & {
-    readonly appearance?: SignatureAppearance;
-    readonly fieldNamePrefix?: string;
-    readonly selectField?: PrepareSignatureOptions['selectField'];
-  },
-): Promise<SignPdfResult> {
+export async function signWithAppearance(pdf: Uint8Array, options: AppearanceSignOptions): Promise<SignPdfResult> {
+  checkSigner(options);
+  const prepared = await prepareSignature(pdf, prepareOptions(options));
+  return { bytes: await embedCms(prepared, options), fieldName: prepared.fieldName };
+}
+
+/** {@link signWithAppearance} on an open session (see {@link signInSession}); shared by signInSession and sealInSession. */
+export async function signSessionWithAppearance(session: PdfUpdateSession, options: AppearanceSignOptions): Promise<SessionSignResult> {
+  checkSigner(options);
+  const prepared = await prepareSignatureInSession(session, prepareOptions(options));
+  const bytes = await embedCms(prepared, options);
+  return { bytes, fieldName: prepared.fieldName, session: continueUpdates(session, bytes) };
+}
+
+function checkSigner(options: AppearanceSignOptions): void {
   const hash = options.hash ?? 'SHA-256';
   if (!['SHA-256', 'SHA-384', 'SHA-512'].includes(hash)) {
     throw new SigningError('HASH_UNSUPPORTED', `Hash algorithm "${String(hash)}" is not supported: use SHA-256, SHA-384 or SHA-512.`);
@@ -81,7 +103,10 @@ export async function signWithAppearance(
   if (options.signer.certificateChain.length === 0) {
     throw new SigningError('SIGNER_NO_CERTIFICATE', "The signer's certificate chain is empty: it must start with the signer's own certificate.");
   }
-  const prepared = await prepareSignature(pdf, {
+}
+
+function prepareOptions(options: AppearanceSignOptions): PrepareSignatureOptions {
+  return {
     type: 'signature',
     field: options.field,
     placement: options.placement,
@@ -94,10 +119,27 @@ export async function signWithAppearance(
     contentsSize: options.contentsSize,
     fieldNamePrefix: options.fieldNamePrefix,
     selectField: options.selectField,
-  });
+  };
+}
+
+/** Digests the prepared file, builds the CMS and writes it into the placeholder (in place). */
+async function embedCms(prepared: PreparedSignature, options: AppearanceSignOptions): Promise<Uint8Array> {
+  const hash = options.hash ?? 'SHA-256';
   const contentDigest = digestPreparedSignature(prepared, hash);
   const der = await buildCmsSignature({ signer: options.signer, contentDigest, hash, timestamper: options.timestamper });
-  return { bytes: embedSignatureInPlace(prepared, der), fieldName: prepared.fieldName };
+  return embedSignatureInPlace(prepared, der);
+}
+
+function signatureAppearance(options: SignPdfOptions): SignatureAppearance | undefined {
+  const chainHead = options.signer.certificateChain[0];
+  return options.appearance || options.placement || options.field
+    ? {
+        kind: 'signature',
+        name: options.appearance?.name ?? (chainHead ? certificateSubjectName(chainHead) : undefined) ?? 'Signed',
+        ...(options.appearance?.image ? { image: options.appearance.image } : {}),
+        ...(options.appearance?.date ? { date: options.appearance.date } : {}),
+      }
+    : undefined;
 }
 
 /**
@@ -112,15 +154,15 @@ export async function signWithAppearance(
  * });
  */
 export async function signPdf(pdf: Uint8Array, options: SignPdfOptions): Promise<SignPdfResult> {
-  const chainHead = options.signer.certificateChain[0];
-  const appearance: SignatureAppearance | undefined =
-    options.appearance || options.placement || options.field
-      ? {
-          kind: 'signature',
-          name: options.appearance?.name ?? (chainHead ? certificateSubjectName(chainHead) : undefined) ?? 'Signed',
-          ...(options.appearance?.image ? { image: options.appearance.image } : {}),
-          ...(options.appearance?.date ? { date: options.appearance.date } : {}),
-        }
-      : undefined;
-  return signWithAppearance(pdf, { ...options, appearance });
+  return signWithAppearance(pdf, { ...options, appearance: signatureAppearance(options) });
+}
+
+/**
+ * {@link signPdf} on a document already open for an update (`openPdfForUpdate`, or the `session` of an earlier
+ * signature): signs without parsing the file again. The signature's incremental update also holds whatever else the
+ * session changed and covers everything before it; the result's `session` continues after it, so N signatures of
+ * one document cost one parse. Same errors as {@link signPdf}.
+ */
+export function signInSession(session: PdfUpdateSession, options: SignPdfOptions): Promise<SessionSignResult> {
+  return signSessionWithAppearance(session, { ...options, appearance: signatureAppearance(options) });
 }

@@ -5,6 +5,7 @@
  * never be used on a document that may carry signatures.
  *
  * The file is parsed once (pdf-lib's object model); writing an update serializes only the objects it contains.
+ * Several updates can follow one another from that one parse ({@link continueUpdates}), e.g. one per signature.
  */
 import {
   PDFArray,
@@ -48,6 +49,13 @@ interface SessionState {
   readonly highestOriginal: number;
   /** Existing objects marked changed, keyed by `number generation`: a file may hold several generations of a number. */
   readonly modified: Map<string, PDFRef>;
+  /**
+   * After {@link continueUpdates}: every object as the earlier updates left it. An object pdf-lib replaced since
+   * (`context.assign` on an existing number) is written too; objects changed in place still need `markModified`.
+   */
+  readonly known?: ReadonlyMap<string, PDFObject>;
+  /** Set by {@link writeIncrementalUpdate}: the length of the file it produced and that file's tail. */
+  written?: { readonly length: number; readonly tail: PdfTail };
 }
 
 const states = new WeakMap<PdfUpdateSession, SessionState>();
@@ -63,16 +71,45 @@ export async function openPdfForUpdate(pdf: Uint8Array): Promise<PdfUpdateSessio
   // New objects must not reuse numbers the file already accounts for (free entries, xref streams, object streams).
   const highestOriginal = Math.max(context.largestObjectNumber, tail.size - 1);
   context.largestObjectNumber = highestOriginal;
-  const modified = new Map<string, PDFRef>();
+  return newSession(doc, pdf, { tail, highestOriginal, modified: new Map() });
+}
+
+function newSession(doc: PDFDocument, original: Uint8Array, state: SessionState): PdfUpdateSession {
+  const { highestOriginal, modified } = state;
   const session: PdfUpdateSession = {
     doc,
-    original: pdf,
+    original,
     markModified(ref: PDFRef): void {
       if (ref.objectNumber <= highestOriginal) modified.set(ref.tag, ref);
     },
   };
-  states.set(session, { tail, highestOriginal, modified });
+  states.set(session, state);
   return session;
+}
+
+/**
+ * The next incremental update of the same parsed document, without parsing again: `bytes` is what the last
+ * {@link writeIncrementalUpdate} of `session` returned, in which placeholders may have been filled in place since
+ * (a signature's /Contents and /ByteRange: same length). Everything written so far becomes the original of the
+ * returned session; `session` itself is closed. Objects of the earlier updates that are changed in place must be
+ * marked modified again.
+ *
+ * @throws TypeError when `session` wrote no update yet (or was closed), or `bytes` is not the length it wrote.
+ */
+export function continueUpdates(session: PdfUpdateSession, bytes: Uint8Array): PdfUpdateSession {
+  const state = states.get(session);
+  if (!state?.written) throw new TypeError('continueUpdates needs a session whose update was written with writeIncrementalUpdate');
+  if (bytes.length !== state.written.length) {
+    throw new TypeError(`continueUpdates: the update written was ${state.written.length} bytes, got ${bytes.length}`);
+  }
+  states.delete(session);
+  const context = session.doc.context;
+  const tail = state.written.tail;
+  const highestOriginal = Math.max(context.largestObjectNumber, tail.size - 1);
+  context.largestObjectNumber = highestOriginal;
+  const known = new Map<string, PDFObject>();
+  for (const [ref, object] of context.enumerateIndirectObjects()) known.set(ref.tag, object);
+  return newSession(session.doc, bytes, { tail, highestOriginal, modified: new Map(), known });
 }
 
 const OBJ = ' obj\n';
@@ -94,16 +131,20 @@ function writeAscii(text: string, buffer: Uint8Array, offset: number): number {
 export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUpdate {
   const state = states.get(session);
   if (!state) throw new TypeError('writeIncrementalUpdate needs a session opened with openPdfForUpdate');
-  const { tail, highestOriginal, modified } = state;
+  const { tail, highestOriginal, modified, known } = state;
   const context = session.doc.context;
   const original = session.original;
 
   const entries: Array<[PDFRef, PDFObject]> = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (ref.objectNumber > highestOriginal || modified.has(ref.tag)) entries.push([ref, object]);
+    const replaced = known !== undefined && known.get(ref.tag) !== object;
+    if (ref.objectNumber > highestOriginal || modified.has(ref.tag) || replaced) entries.push([ref, object]);
   }
   // enumerateIndirectObjects sorts by object number; cross-reference entries must ascend too.
-  if (entries.length === 0) return { bytes: original, objectOffsets: new Map() };
+  if (entries.length === 0) {
+    state.written = { length: original.length, tail };
+    return { bytes: original, objectOffsets: new Map() };
+  }
 
   const base = original.length + (tail.endsWithEol ? 0 : 1);
   const headers = entries.map(([ref]) => `${ref.objectNumber} ${ref.generationNumber}${OBJ}`);
@@ -131,20 +172,27 @@ export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUp
   let xrefPart: { sizeInBytes(): number; copyBytesInto(buffer: Uint8Array, offset: number): number };
   let trailerPart: PDFTrailerDict | undefined;
   let xrefStreamHeader = '';
+  let nextTail: PdfTail;
   if (tail.kind === 'table') {
     const section = PDFCrossRefSection.createEmpty();
     for (const [ref] of entries) section.addEntry(ref, offsets.get(ref.objectNumber) as number);
     xrefPart = section;
-    trailerPart = PDFTrailerDict.of(trailerValues(Math.max(tail.size, highestWritten + 1)));
+    const newSize = Math.max(tail.size, highestWritten + 1);
+    const trailer = trailerValues(newSize);
+    trailerPart = PDFTrailerDict.of(trailer);
+    nextTail = { startxref: xrefOffset, kind: 'table', trailer, size: newSize, endsWithEol: true };
   } else {
     const streamRef = PDFRef.of(Math.max(highestOriginal, highestWritten, context.largestObjectNumber) + 1);
     context.largestObjectNumber = Math.max(context.largestObjectNumber, streamRef.objectNumber);
-    const stream = PDFCrossRefStream.of(trailerValues(Math.max(tail.size, streamRef.objectNumber + 1)), [], true);
+    const newSize = Math.max(tail.size, streamRef.objectNumber + 1);
+    const trailer = trailerValues(newSize);
+    const stream = PDFCrossRefStream.of(trailer, [], true);
     for (const [ref] of entries) stream.addUncompressedEntry(ref, offsets.get(ref.objectNumber) as number);
     stream.addUncompressedEntry(streamRef, xrefOffset);
     xrefStreamHeader = `${streamRef.objectNumber} 0${OBJ}`;
     xrefPart = stream;
     offsets.set(streamRef.objectNumber, xrefOffset);
+    nextTail = { startxref: xrefOffset, kind: 'stream', trailer, size: newSize, endsWithEol: true };
   }
 
   const startxref = PDFTrailer.forLastCrossRefSectionOffset(xrefOffset);
@@ -176,6 +224,7 @@ export function writeIncrementalUpdate(session: PdfUpdateSession): IncrementalUp
   at += startxref.copyBytesInto(buffer, at);
   buffer[at++] = 0x0a;
   if (at !== size) throw new Error(`incremental writer computed ${size} bytes but wrote ${at}`);
+  state.written = { length: size, tail: nextTail };
   return { bytes: buffer, objectOffsets: offsets };
 }
 

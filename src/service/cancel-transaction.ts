@@ -8,7 +8,8 @@
  * cancellation mail.
  */
 import { isEndStatus, transition, type Transaction } from '../domain/transaction.js';
-import type { Account, OutboxInput } from '../store/store.js';
+import type { Account } from '../domain/account.js';
+import type { OutboxInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { postbackRow, signerMailRow } from './outbox-rows.js';

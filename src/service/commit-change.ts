@@ -26,6 +26,15 @@ export function changeTime(ctx: ServiceContext, tx: Transaction): Date {
   return Number.isFinite(last) && last > now.getTime() ? new Date(last) : now;
 }
 
+/** The `read` of {@link commitChange} for a job that names a transaction which must exist (an internal invariant). */
+export function existingTransaction(ctx: ServiceContext, id: string): () => Promise<Transaction> {
+  return async () => {
+    const tx = await ctx.store.getTransaction(id);
+    if (tx === undefined) throw new Error(`transaction ${id} does not exist`);
+    return tx;
+  };
+}
+
 /**
  * Commits `mutate(current, now)` for the transaction `read()` returns, retrying on a concurrent change.
  * `mutate` may throw to refuse (its error propagates unchanged) or return undefined when there is nothing to change.

@@ -4,14 +4,15 @@
  * or the system clock itself, so tests run them at fixed dates.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Account, Store } from '../store/store.js';
+import type { Account } from '../domain/account.js';
+import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
 import { UploadGuard } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
-import type { PostbackPolicy } from '../events/postback-target.js';
+import type { PostbackPolicy } from './postback-target.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {

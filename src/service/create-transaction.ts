@@ -5,9 +5,9 @@
  */
 import { createTransaction as buildTransaction, type CreateTransactionRequest } from '../domain/transaction-rules.js';
 import type { Transaction } from '../domain/transaction.js';
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import type { ServiceContext } from './context.js';
-import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from '../events/postback-target.js';
+import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from './postback-target.js';
 
 /**
  * Creates a transaction for `account`.

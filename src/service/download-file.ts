@@ -4,7 +4,7 @@
  * until the clean job ran. Unknown file: 404; cleaned: 410, both with Signhost's texts.
  */
 import { findFile } from '../domain/transaction.js';
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
 

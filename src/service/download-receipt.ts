@@ -3,7 +3,7 @@
  * (also after a DELETE, until the clean job ran); otherwise 404 "receipt not found."; 410 "The receipt is no longer
  * available" once cleaned.
  */
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
 

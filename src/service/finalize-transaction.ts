@@ -9,7 +9,8 @@ import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
 import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
-import { sealPdf } from '../pades/seal-pdf.js';
+import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
+import type { PdfUpdateSession } from '../pdf/incremental.js';
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
@@ -34,11 +35,18 @@ export interface PriorChange {
 
 /**
  * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit, together with `prior` when
- * given (then `tx` is the in-memory result of that earlier step).
+ * given (then `tx` is the in-memory result of that earlier step). `open`: documents the caller holds parsed, by
+ * FileId, each session's `original` being that file's current bytes (the last signer's sign request): sealed
+ * without reading and parsing them again.
  *
  * @throws ConcurrencyError when the transaction changed meanwhile (nothing is written: finalize or start again).
  */
-export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, prior?: PriorChange): Promise<Transaction> {
+export async function finalizeTransaction(
+  ctx: ServiceContext,
+  tx: Transaction,
+  prior?: PriorChange,
+  open?: ReadonlyMap<string, PdfUpdateSession>,
+): Promise<Transaction> {
   const now = changeTime(ctx, tx);
   const sealCert = ctx.keys.sealSigner.certificateChain[0];
   if (sealCert === undefined) throw new Error('The seal signer has no certificate.');
@@ -49,9 +57,10 @@ export async function finalizeTransaction(ctx: ServiceContext, tx: Transaction, 
   for (const file of tx.Files) {
     const source = file.Current ?? file.Original;
     if (source === undefined) continue;
-    let bytes = await ctx.store.blobs.read(source.sha256);
+    const session = open?.get(file.FileId);
+    let bytes = session?.original ?? (await ctx.store.blobs.read(source.sha256));
     if (tx.Seal) {
-      bytes = (await sealPdf(bytes, sealOptions(ctx, now))).bytes;
+      bytes = (session ? await sealInSession(session, sealOptions(ctx, now)) : await sealPdf(bytes, sealOptions(ctx, now))).bytes;
     }
     const info = await ctx.store.blobs.write(bytes);
     finals.set(file.FileId, { sha256: info.sha256, size: info.size });

@@ -2,7 +2,7 @@
  * Use case behind every transaction API request (decisions.md §9): the account whose user token and app key both
  * match. The store keeps only their SHA-256, so the credentials are hashed here and never stored or logged.
  */
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import { sha256Hex, type ServiceContext } from './context.js';
 
 /** The account of these credentials, or undefined when no account has both. */

@@ -3,7 +3,7 @@
  * partial data (decisions.md §8), another account's or an unknown one 401 (decisions.md §2).
  */
 import type { Transaction } from '../domain/transaction.js';
-import type { Account } from '../store/store.js';
+import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { assertNotCleaned } from './transaction-guards.js';
 

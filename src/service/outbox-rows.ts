@@ -1,11 +1,13 @@
 /**
  * The outbox rows the use cases enqueue with their state changes (decisions.md §7; delivery is issue 7's worker):
  * a postback per status change when the transaction has a PostbackUrl (one queue per URL, so they arrive in order),
- * and mails (sign requests, cancellation notices). Payloads name what to send; the worker renders bodies at delivery.
+ * and mails (sign requests, cancellation notices; payload format in mail-payload.ts). Payloads name what to send; the
+ * worker renders bodies at delivery.
  */
 import type { MailKind } from '../receipt/audit-log.js';
 import type { Signer, Transaction } from '../domain/transaction.js';
 import type { OutboxInput } from '../store/store.js';
+import { mailRow } from './mail-payload.js';
 
 /** A postback row for the transaction's current status, or undefined without PostbackUrl. */
 export function postbackRow(tx: Transaction): OutboxInput | undefined {
@@ -19,7 +21,7 @@ export function postbackRow(tx: Transaction): OutboxInput | undefined {
 
 /** A mail row to a signer. */
 export function signerMailRow(tx: Transaction, signer: Signer, kind: MailKind): OutboxInput {
-  return { kind: 'mail', payload: { transactionId: tx.Id, kind, signerId: signer.Id, to: signer.Email } };
+  return mailRow({ transactionId: tx.Id, kind, signerId: signer.Id, to: signer.Email });
 }
 
 /**
@@ -40,7 +42,7 @@ export function invitationRows(tx: Transaction): OutboxInput[] {
  */
 export function notificationRow(tx: Transaction, event: string): OutboxInput | undefined {
   if (!tx.SendEmailNotifications) return undefined;
-  return { kind: 'mail', payload: { transactionId: tx.Id, kind: 'notification', to: '', event } };
+  return mailRow({ transactionId: tx.Id, kind: 'notification', to: '', event });
 }
 
 /**
@@ -50,7 +52,7 @@ export function notificationRow(tx: Transaction, event: string): OutboxInput | u
 export function completionMailRows(tx: Transaction): OutboxInput[] {
   const rows = tx.Signers.filter((s) => s.SendSignConfirmation === true).map((s) => signerMailRow(tx, s, 'confirmation'));
   for (const receiver of tx.Receivers) {
-    rows.push({ kind: 'mail', payload: { transactionId: tx.Id, kind: 'documents', receiverId: receiver.Id, to: receiver.Email } });
+    rows.push(mailRow({ transactionId: tx.Id, kind: 'documents', receiverId: receiver.Id, to: receiver.Email }));
   }
   return rows;
 }

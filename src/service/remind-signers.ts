@@ -5,7 +5,7 @@
  * the mail is sent). The first reminder date is set when the sign request is sent.
  */
 import { addDays, formatTime } from '../domain/transaction.js';
-import { commitChange } from './commit-change.js';
+import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { signerMailRow } from './outbox-rows.js';
 import type { OutboxInput } from '../store/store.js';
@@ -15,11 +15,7 @@ export async function remindSigners(ctx: ServiceContext, transactionId: string):
   let queued = 0;
   await commitChange(
     ctx,
-    async () => {
-      const tx = await ctx.store.getTransaction(transactionId);
-      if (tx === undefined) throw new Error(`transaction ${transactionId} does not exist`);
-      return tx;
-    },
+    existingTransaction(ctx, transactionId),
     (tx, now) => {
       queued = 0;
       if (tx.Status !== 10 || tx.cleanedAt !== undefined) return undefined;

@@ -11,7 +11,8 @@
  */
 import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
-import { ConcurrencyError, type Account, type AuditEntryInput } from '../store/store.js';
+import type { Account } from '../domain/account.js';
+import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
 import { changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';

@@ -6,7 +6,7 @@
  * the mail worker of issue 7 delivers. External identity methods (DigiD, iDIN, …) go through
  * {@link IdentityProvider}; none is configured by default.
  */
-import { mailRow } from '../events/mail-payload.js';
+import { mailRow } from './mail-payload.js';
 import type { Language } from '../domain/transaction.js';
 import type { OutboxInput } from '../store/store.js';
 

@@ -5,7 +5,8 @@
  */
 import type { Transaction } from '../domain/transaction.js';
 import { isSealed, type MasterKey } from './master-key.js';
-import { StoreError, type Account } from './store.js';
+import type { Account } from '../domain/account.js';
+import { StoreError } from './store.js';
 
 /** The purposes the master key seals under (a sealed value opens only under its own purpose). */
 export const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;

@@ -7,6 +7,7 @@
 import type { AuditEntry, AuditEventInput } from '../receipt/audit-log.js';
 import type { JsonValue, Transaction } from '../domain/transaction.js';
 import type { TimerKind } from '../domain/transaction-timers.js';
+import type { Account } from '../domain/account.js';
 import { createHash } from 'node:crypto';
 import { ParaphError } from '../errors.js';
 
@@ -15,20 +16,8 @@ export function hashSignToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** An API account (decisions.md §9). Keys are stored hashed (SHA-256 hex of the key as sent). */
-export interface Account {
-  Id: string;
-  Name: string;
-  UserTokenHash: string;
-  AppKeyHash: string;
-  /** Shared secret of the postback Checksum and HMAC (decisions.md §7). */
-  PostbackSecret?: string;
-  /** Response version of postback bodies (decisions.md §2); default 1. */
-  PostbackVersion?: 1 | 2;
-  /** Where sender notifications go (transactions with `SendEmailNotifications`, decisions.md §7); none without it. */
-  NotificationEmail?: string;
-  CreatedDateTime: string;
-}
+/** The account of the store's contract lives in the domain (src/domain/account.ts); named here for the store's users. */
+export type { Account } from '../domain/account.js';
 
 /** An audit entry to append inside {@link Store.commit}; the store chains it (R's `appendAuditEntry`). */
 export type AuditEntryInput = AuditEventInput;

@@ -2,16 +2,19 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchCommand } from '../../src/cli/bench.js';
 import { runCommand } from '../../src/cli/common.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
-import { testPki } from '../../src/testing/test-pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const fx = usePadesFixture();
 let dir: string;
 let pdfPath: string;
 let signedPath: string;
@@ -27,7 +30,7 @@ beforeAll(async () => {
   ]);
   pdfPath = join(dir, 'in.pdf');
   await writeFile(pdfPath, bytes);
-  const pki = await testPki();
+  const { pki } = fx;
   signedPath = join(dir, 'signed.pdf');
   await writeFile(signedPath, (await signPdf(bytes, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z') })).bytes);
   rootPath = pki.rootPath;
@@ -80,7 +83,7 @@ describe('paraph bench --json', () => {
   });
 
   it('as a process: stdout is only the JSON line, whatever the progress bar writes to stderr', async () => {
-    const { stdout } = await run(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'bench', 'verify', signedPath, '--runs', '2', '--json'], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ['--import', TSX_LOADER, CLI, 'bench', 'verify', signedPath, '--runs', '2', '--json']);
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expectResultFields(JSON.parse(stdout) as Record<string, unknown>, 'verify', 2);
   });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +11,10 @@ import { placeCommand, type PlaceJsonEntry } from '../../src/cli/place.js';
 import { pageGeometryFromBoxes, userRectToReader } from '../../src/pdf/page-geometry.js';
 import { buildSampleContract, SAMPLE_METADATA } from '../../fixtures/sample/generate.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 let dir: string;
 let contract: string;
@@ -181,13 +184,11 @@ describe('paraph place', () => {
   });
 
   it('runs through the real `paraph` entry point: exit 0 on the sample, 2 on garbage', async () => {
-    const cli = join(process.cwd(), 'src', 'cli.ts');
-    const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
     const out = join(dir, 'child.pdf');
-    const ok = await exec(tsx, [cli, 'place', contract, metadata, '-o', out, '--json']);
+    const ok = await exec(process.execPath, ['--import', TSX_LOADER, CLI, 'place', contract, metadata, '-o', out, '--json']);
     expect((JSON.parse(ok.stdout) as unknown[]).length).toBe(6);
     const garbage = await file('child-garbage.pdf', 'garbage');
-    const failed = await exec(tsx, [cli, 'place', garbage, metadata, '-o', out]).catch((e: { code: number; stderr: string }) => e);
+    const failed = await exec(process.execPath, ['--import', TSX_LOADER, CLI, 'place', garbage, metadata, '-o', out]).catch((e: { code: number; stderr: string }) => e);
     expect((failed as { code: number }).code).toBe(2);
     expect((failed as { stderr: string }).stderr).toMatch(/The file is not a PDF/);
   });

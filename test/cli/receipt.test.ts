@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
@@ -15,13 +16,16 @@ import { createHash } from 'node:crypto';
 import { buildReceipt } from '../../src/receipt/receipt.js';
 import { appendAuditEntry } from '../../src/receipt/audit-log.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
-import { PKI_DIR, testPki } from '../helpers/pki.js';
+import { PKI_DIR } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-transaction.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const exec = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = join(PKI_DIR, 'root-ca.pem');
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
+const fx = usePadesFixture();
 let dir: string;
 const files = { sealed: '', tampered: '', unsealed: '', notPdf: '', doc: '', docReceipt: '' };
 const head = sampleAuditLog().at(-1)!.hash;
@@ -36,7 +40,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'paraph-cli-receipt-'));
-  const pki = await testPki();
+  const { pki } = fx;
   const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: sampleAuditLog(), generatedAt: GENERATED_AT };
   const sealer = async (pdf: Uint8Array): Promise<Uint8Array> =>
     (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
@@ -127,7 +131,7 @@ describe('paraph receipt verify', () => {
   });
 
   it('is registered in the paraph entry point', async () => {
-    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', 'receipt', 'verify', files.sealed, '--trust', root]);
+    const { stdout } = await exec(process.execPath, ['--import', TSX_LOADER, CLI, 'receipt', 'verify', files.sealed, '--trust', root]);
     expect(stdout).toContain('receipt VERIFIED');
   });
 });

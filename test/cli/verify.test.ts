@@ -6,14 +6,17 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { PKI_DIR } from '../helpers/pki.js';
+import { TSX_LOADER } from '../helpers/tsx.js';
 import { originalObjects, signLastPlaceholder, stream, writeSection } from '../pades/verify-helpers.js';
 
 let dir: string;
 const files = { valid: '', tampered: '', unsigned: '', notPdf: '', changed: '' };
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = join(PKI_DIR, 'root-ca.pem');
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -92,7 +95,7 @@ describe('paraph verify', () => {
   it('sets the process exit code when run as a program', async () => {
     const exitCode = (args: string[]): Promise<number> =>
       new Promise((resolve) => {
-        execFile('npx', ['tsx', 'src/cli.ts', 'verify', ...args], (error) => resolve(error ? Number(error.code) : 0));
+        execFile(process.execPath, ['--import', TSX_LOADER, CLI, 'verify', ...args], (error) => resolve(error ? Number(error.code) : 0));
       });
     expect(await exitCode([files.valid, '--trust', root])).toBe(0);
     expect(await exitCode([files.tampered, '--trust', root])).toBe(3);

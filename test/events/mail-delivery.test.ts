@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailRow } from '../../src/events/mail-payload.js';
+import { mailRow } from '../../src/service/mail-payload.js';
 import { renderMailText } from '../../src/events/mail-templates.js';
 import { completionMailRows } from '../../src/service/outbox-rows.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
-import { P12_PASSWORD, testPki } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 
 const { dir: work, file } = scratchFiles('p12');
+const fx = usePadesFixture();
 
 function opensslVerifies(certDer: Uint8Array, data: Uint8Array, signature: Uint8Array, pss: boolean): boolean {
   const pub = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', file(certDer), '-noout', '-pubkey']);
@@ -22,7 +24,7 @@ function opensslVerifies(certDer: Uint8Array, data: Uint8Array, signature: Uint8
 
 describe('loadPkcs12Signer', () => {
   it('opens the RSA, EC and seal fixtures (OpenSSL 3 default: PBES2/AES, SHA-256 MAC) with the original certificate bytes and chain', async () => {
-    const pki = await testPki();
+    const { pki } = fx;
     for (const id of [pki.signers.rsa, pki.signers.p256, pki.seal]) {
       const signer = await loadPkcs12Signer(readFileSync(id.p12Path!), P12_PASSWORD);
       expect(Buffer.from(signer.certificateChain[0]!).equals(Buffer.from(id.certDer)), id.name).toBe(true);
@@ -36,7 +38,7 @@ describe('loadPkcs12Signer', () => {
   });
 
   it('signs with RSA-PSS when asked', async () => {
-    const pki = await testPki();
+    const { pki } = fx;
     const signer = await loadPkcs12Signer(readFileSync(pki.signers.rsa.p12Path!), P12_PASSWORD, { scheme: 'RSA-PSS' });
     expect(signer.scheme).toBe('RSA-PSS');
     const data = new Uint8Array([9, 8, 7]);
@@ -44,7 +46,7 @@ describe('loadPkcs12Signer', () => {
   });
 
   it('opens a legacy 3DES/SHA-1 PKCS#12 with the certificate chain in any order', async () => {
-    const pki = await testPki();
+    const { pki } = fx;
     const chain = file(pki.rootPem + pki.intermediate.certPem);
     const out = join(work, 'legacy.p12');
     execFileSync('openssl', ['pkcs12', '-export', '-inkey', pki.signers.p384.keyPath, '-in', pki.signers.p384.certPath, '-certfile', chain,
@@ -56,7 +58,7 @@ describe('loadPkcs12Signer', () => {
   });
 
   it('fails with clear codes for a wrong password, garbage, and a file without key', async () => {
-    const pki = await testPki();
+    const { pki } = fx;
     const p12 = readFileSync(pki.signers.rsa.p12Path!);
     await expect(loadPkcs12Signer(p12, 'wrong')).rejects.toMatchObject({ code: 'PKCS12_WRONG_PASSWORD', message: expect.stringMatching(/password is wrong/) });
     await expect(loadPkcs12Signer(new Uint8Array([1, 2, 3, 4]), P12_PASSWORD)).rejects.toMatchObject({ code: 'PKCS12_INVALID' });

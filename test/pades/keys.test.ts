@@ -9,10 +9,11 @@ import { createCrl, createRootCertificate, derToPem, issueCertificate, randomSer
 import { createSoftwareSigner, ecdsaRawToDer, generateKeyPair, importPkcs8Key, type KeyKind } from '../../src/pades/keys/software.js';
 import type { HashAlgorithm } from '../../src/pades/types.js';
 import { SigningError } from '../../src/errors.js';
-import { testPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 
 const { dir: work, file } = scratchFiles('keys');
+const fx = usePadesFixture();
 
 /** Verifies `signature` over `data` with the certificate's public key using openssl (an independent implementation). */
 function opensslVerifies(certPem: string, data: Uint8Array, signature: Uint8Array, hash: HashAlgorithm, pss: boolean): boolean {
@@ -31,7 +32,7 @@ const VALIDITY = { notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Da
 
 describe('software signer', () => {
   it('produces signatures openssl verifies, for every fixture key and hash (ECDSA as DER, PSS with salt = hash length)', async () => {
-    const pki = await testPki();
+    const { pki } = fx;
     const data = new TextEncoder().encode('signed attributes stand-in');
     for (const id of [pki.signers.rsa, pki.signers.rsaPss, pki.signers.p256, pki.signers.p384, pki.seal]) {
       for (const hash of ['SHA-256', 'SHA-384', 'SHA-512'] as const) {

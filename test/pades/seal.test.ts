@@ -9,16 +9,14 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { startFakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
 const ORG = 'Paraph Test B.V.';
-let pki: TestPki;
+const fx = usePadesFixture({ tsaAt: T0 });
 let base: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
   const doc = await PDFDocument.create({ updateMetadata: false });
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([595, 842]).drawText('Contract', { x: 50, y: 780, size: 14, font });
@@ -50,9 +48,9 @@ function ink(pdf: Uint8Array, box: { left: number; top: number; width: number; h
 
 describe('sealPdf', () => {
   it('seals invisibly when the document has no seal field', async () => {
-    const { bytes, fieldName } = await sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG });
+    const { bytes, fieldName } = await sealPdf(base, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG });
     expect(fieldName).toBe('Seal1');
-    const report = await checkSignedPdf(bytes, pki.rootPem);
+    const report = await checkSignedPdf(bytes, fx.pki.rootPem);
     expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
     expect(report.openssl).toEqual([true]);
     expect(report.qpdf).toBe(true);
@@ -62,9 +60,9 @@ describe('sealPdf', () => {
   it('fills the placed Seal field and shows the organization and "Sealed" in it', async () => {
     const placed = await placeFields(base, [sealField('Stamp', 600)]);
     const before = ink(placed.bytes, { left: 302, top: 602, width: 196, height: 76 });
-    const { bytes, fieldName } = await sealPdf(placed.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG });
+    const { bytes, fieldName } = await sealPdf(placed.bytes, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG });
     expect(fieldName).toBe('org.Stamp');
-    const report = await checkSignedPdf(bytes, pki.rootPem);
+    const report = await checkSignedPdf(bytes, fx.pki.rootPem);
     expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
     expect(report.openssl).toEqual([true]);
     expect(report.qpdf).toBe(true);
@@ -80,10 +78,10 @@ describe('sealPdf', () => {
       sealField('Stamp', 600),
       sealField('Other', 700),
     ]);
-    const signed = await signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1' });
-    const sealed = await sealPdf(signed.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG, field: 'org.Other' });
+    const signed = await signPdf(placed.bytes, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1' });
+    const sealed = await sealPdf(signed.bytes, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG, field: 'org.Other' });
     expect(sealed.fieldName).toBe('org.Other');
-    const report = await checkSignedPdf(sealed.bytes, pki.rootPem);
+    const report = await checkSignedPdf(sealed.bytes, fx.pki.rootPem);
     expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.', 'Signature is Valid.']);
     expect(report.pdfsig.map((s) => s.totalDocumentSigned)).toEqual([false, true]);
     expect(report.openssl).toEqual([true, true]);
@@ -91,27 +89,23 @@ describe('sealPdf', () => {
   });
 
   it('carries a signature time-stamp when given a time-stamper', async () => {
-    const tsa = await startFakeTsa({ pki, now: T0 });
-    try {
-      const { bytes } = await sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG, timestamper: tsa.timestamper() });
-      expect(tsa.requests).toHaveLength(1);
-      const report = await checkSignedPdf(bytes, pki.rootPem);
-      expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
-      expect(report.openssl).toEqual([true]);
-      expect(report.qpdf).toBe(true);
-    } finally {
-      await tsa.close();
-    }
+    const before = fx.tsa.requests.length;
+    const { bytes } = await sealPdf(base, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG, timestamper: fx.tsa.timestamper() });
+    expect(fx.tsa.requests).toHaveLength(before + 1);
+    const report = await checkSignedPdf(bytes, fx.pki.rootPem);
+    expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
+    expect(report.openssl).toEqual([true]);
+    expect(report.qpdf).toBe(true);
   });
 
   it('needs an organization name and refuses a document certified with P=1', async () => {
-    await expect(sealPdf(base, { signer: pki.seal.signer, signingTime: T0, organizationName: ' ' })).rejects.toMatchObject({
+    await expect(sealPdf(base, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ' ' })).rejects.toMatchObject({
       code: 'ORGANIZATION_NAME_MISSING',
     });
-    const certified = await signPdf(base, { signer: pki.signers.rsa.signer, signingTime: T0, docMdp: 1 });
-    const report = await checkSignedPdf(certified.bytes, pki.rootPem);
+    const certified = await signPdf(base, { signer: fx.pki.signers.rsa.signer, signingTime: T0, docMdp: 1 });
+    const report = await checkSignedPdf(certified.bytes, fx.pki.rootPem);
     expect([report.pdfsig[0]?.validation, report.openssl, report.qpdf], report.details).toEqual(['Signature is Valid.', [true], true]);
-    await expect(sealPdf(certified.bytes, { signer: pki.seal.signer, signingTime: T0, organizationName: ORG })).rejects.toMatchObject({
+    await expect(sealPdf(certified.bytes, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG })).rejects.toMatchObject({
       code: 'DOCMDP_NO_CHANGES',
     });
   });

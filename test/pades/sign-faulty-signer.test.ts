@@ -8,14 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SigningError } from '../../src/errors.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import type { Signer } from '../../src/pades/types.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
+const fx = usePadesFixture();
 let original: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
   const doc = await PDFDocument.create();
   doc.addPage([200, 200]);
   original = await doc.save();
@@ -35,7 +34,7 @@ async function expectRefused(signer: Signer): Promise<void> {
 
 describe('signing with a faulty signer', () => {
   it('refuses a signature value with any flipped bit, for RSA, RSA-PSS and ECDSA', async () => {
-    const signers = [pki.signers.rsa.signer, pki.signers.rsaPss.signer, pki.signers.p256.signer];
+    const signers = [fx.pki.signers.rsa.signer, fx.pki.signers.rsaPss.signer, fx.pki.signers.p256.signer];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...signers), fc.nat(), fc.integer({ min: 0, max: 7 }), async (signer, at, bit) => {
         await expectRefused(
@@ -51,12 +50,12 @@ describe('signing with a faulty signer', () => {
   });
 
   it("refuses a key that does not belong to the signer's certificate", async () => {
-    const other = pki.signers.p384.signer;
-    await expectRefused({ certificateChain: pki.signers.p256.signer.certificateChain, scheme: 'ECDSA', sign: (data, hash) => other.sign(data, hash) });
+    const other = fx.pki.signers.p384.signer;
+    await expectRefused({ certificateChain: fx.pki.signers.p256.signer.certificateChain, scheme: 'ECDSA', sign: (data, hash) => other.sign(data, hash) });
   });
 
   it('still signs with a working signer', async () => {
-    const { bytes } = await signPdf(original, { signer: pki.signers.p256.signer, signingTime: SIGNED_AT });
+    const { bytes } = await signPdf(original, { signer: fx.pki.signers.p256.signer, signingTime: SIGNED_AT });
     expect(bytes.length).toBeGreaterThan(original.length);
   });
 });

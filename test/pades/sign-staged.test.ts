@@ -8,14 +8,13 @@ import { digestPreparedSignature, embedSignature, prepareSignature } from '../..
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
+const fx = usePadesFixture();
 let base: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
   const doc = await PDFDocument.create({ updateMetadata: false });
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([595, 842]).drawText('Contract', { x: 50, y: 780, size: 14, font });
@@ -23,7 +22,7 @@ beforeAll(async () => {
 });
 
 async function expectValid(pdf: Uint8Array, count: number): Promise<void> {
-  const report = await checkSignedPdf(pdf, pki.rootPem);
+  const report = await checkSignedPdf(pdf, fx.pki.rootPem);
   expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(Array(count).fill('Signature is Valid.'));
   expect(report.openssl, report.details).toEqual(Array(count).fill(true));
   expect(report.qpdf, report.details).toBe(true);
@@ -71,12 +70,12 @@ describe('staged signing: prepare → digest → embed', () => {
   it('lets the CMS be made elsewhere (a remote signer) between the stages', async () => {
     const prepared = await prepareSignature(base, { type: 'signature', signingTime: T0, reason: 'Remote' });
     const digest = digestPreparedSignature(prepared, 'SHA-384');
-    const der = await buildCmsSignature({ signer: pki.signers.p384.signer, contentDigest: digest, hash: 'SHA-384' });
+    const der = await buildCmsSignature({ signer: fx.pki.signers.p384.signer, contentDigest: digest, hash: 'SHA-384' });
     const before = prepared.bytes.slice();
     const signed = embedSignature(prepared, der);
     expect(Buffer.from(prepared.bytes).equals(Buffer.from(before))).toBe(true);
     expect(signed.length).toBe(prepared.bytes.length);
-    const report = await checkSignedPdf(signed, pki.rootPem);
+    const report = await checkSignedPdf(signed, fx.pki.rootPem);
     expect(report.pdfsig[0]?.validation, report.details).toBe('Signature is Valid.');
     expect(report.openssl).toEqual([true]);
     expect(report.qpdf).toBe(true);
@@ -99,7 +98,7 @@ describe('AcroForm', () => {
     const doc = await PDFDocument.load(base);
     doc.catalog.set(PDFName.of('AcroForm'), doc.context.obj({ Fields: [], NeedAppearances: true }));
     const withFlag = await doc.save({ useObjectStreams: false });
-    const { bytes } = await signPdf(withFlag, { signer: pki.signers.p256.signer, signingTime: T0 });
+    const { bytes } = await signPdf(withFlag, { signer: fx.pki.signers.p256.signer, signingTime: T0 });
     await expectValid(bytes, 1);
     const form = (await PDFDocument.load(bytes)).catalog.lookup(PDFName.of('AcroForm'), PDFDict);
     expect(form.get(PDFName.of('NeedAppearances'))).toBe(PDFBool.False);
@@ -111,7 +110,7 @@ describe('refusals', () => {
   it('PLACEHOLDER_TOO_SMALL when the CMS does not fit, and nothing is written', async () => {
     const prepared = await prepareSignature(base, { type: 'signature', signingTime: T0, contentsSize: 256 });
     const before = prepared.bytes.slice();
-    const der = await buildCmsSignature({ signer: pki.signers.rsa.signer, contentDigest: digestPreparedSignature(prepared, 'SHA-256') });
+    const der = await buildCmsSignature({ signer: fx.pki.signers.rsa.signer, contentDigest: digestPreparedSignature(prepared, 'SHA-256') });
     let error: unknown;
     try {
       embedSignature(prepared, der);
@@ -123,29 +122,29 @@ describe('refusals', () => {
     expect((error as Error).message).toContain(`${der.length} bytes`);
     expect((error as Error).message).toContain('holds 256');
     expect(Buffer.from(prepared.bytes).equals(Buffer.from(before))).toBe(true);
-    await expect(signPdf(base, { signer: pki.signers.rsa.signer, signingTime: T0, contentsSize: 256 })).rejects.toMatchObject({
+    await expect(signPdf(base, { signer: fx.pki.signers.rsa.signer, signingTime: T0, contentsSize: 256 })).rejects.toMatchObject({
       code: 'PLACEHOLDER_TOO_SMALL',
     });
   });
 
   it('refuses to sign a document certified with DocMDP P=1, but allows P=2', async () => {
-    const certified = await signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, docMdp: 1 });
+    const certified = await signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, docMdp: 1 });
     await expectValid(certified.bytes, 1);
-    await expect(signPdf(certified.bytes, { signer: pki.signers.rsa.signer, signingTime: T0 })).rejects.toMatchObject({
+    await expect(signPdf(certified.bytes, { signer: fx.pki.signers.rsa.signer, signingTime: T0 })).rejects.toMatchObject({
       code: 'DOCMDP_NO_CHANGES',
       message: expect.stringContaining('permission 1'),
     });
 
-    const p2 = await signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, docMdp: 2 });
-    const second = await signPdf(p2.bytes, { signer: pki.signers.rsa.signer, signingTime: T0 });
+    const p2 = await signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, docMdp: 2 });
+    const second = await signPdf(p2.bytes, { signer: fx.pki.signers.rsa.signer, signingTime: T0 });
     await expectValid(second.bytes, 2);
     expect(Buffer.from(p2.bytes).toString('latin1')).toMatch(/\/TransformMethod \/DocMDP/);
   });
 
   it('certifies only a first signature', async () => {
-    const signed = await signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0 });
+    const signed = await signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0 });
     await expectValid(signed.bytes, 1);
-    await expect(signPdf(signed.bytes, { signer: pki.signers.rsa.signer, signingTime: T0, docMdp: 2 })).rejects.toMatchObject({
+    await expect(signPdf(signed.bytes, { signer: fx.pki.signers.rsa.signer, signingTime: T0, docMdp: 2 })).rejects.toMatchObject({
       code: 'CERTIFICATION_NOT_FIRST',
     });
   });
@@ -154,20 +153,20 @@ describe('refusals', () => {
     const placed = await placeFields(base, [
       { field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], pageNumber: 1, left: 50, top: 100, width: 140, height: 70 },
     ]);
-    await expect(signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'nope.Nobody' })).rejects.toMatchObject({
+    await expect(signPdf(placed.bytes, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'nope.Nobody' })).rejects.toMatchObject({
       code: 'FIELD_NOT_FOUND',
       message: expect.stringMatching(/"nope\.Nobody".*"sig\.Signer1"/),
     });
-    await expect(signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, field: 'nope.Nobody' })).rejects.toMatchObject({
+    await expect(signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'nope.Nobody' })).rejects.toMatchObject({
       code: 'FIELD_NOT_FOUND',
       message: expect.stringContaining('no unsigned signature fields'),
     });
   });
 
   it('FIELD_ALREADY_SIGNED when the named field holds a signature', async () => {
-    const first = await signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, field: 'Approval', placement: { pageNumber: 1, left: 10, top: 10, width: 100, height: 50 } });
+    const first = await signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'Approval', placement: { pageNumber: 1, left: 10, top: 10, width: 100, height: 50 } });
     await expectValid(first.bytes, 1);
-    await expect(signPdf(first.bytes, { signer: pki.signers.rsa.signer, signingTime: T0, field: 'Approval' })).rejects.toMatchObject({
+    await expect(signPdf(first.bytes, { signer: fx.pki.signers.rsa.signer, signingTime: T0, field: 'Approval' })).rejects.toMatchObject({
       code: 'FIELD_ALREADY_SIGNED',
     });
   });
@@ -177,21 +176,21 @@ describe('refusals', () => {
       { field: 'form.Name', formSet: 'form', fieldKey: 'Name', type: 'SingleLine', signerIds: [], pageNumber: 1, left: 50, top: 100, width: 140, height: 18 },
     ]);
     const placement = { pageNumber: 1, left: 10, top: 300, width: 100, height: 50 };
-    await expect(signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'form.Name', placement })).rejects.toMatchObject({
+    await expect(signPdf(placed.bytes, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'form.Name', placement })).rejects.toMatchObject({
       code: 'FIELD_NOT_A_SIGNATURE_FIELD',
     });
-    await expect(signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'form' })).rejects.toMatchObject({
+    await expect(signPdf(placed.bytes, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'form' })).rejects.toMatchObject({
       code: 'FIELD_NOT_A_SIGNATURE_FIELD',
     });
-    await expect(signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, field: 'a.b', placement })).rejects.toMatchObject({
+    await expect(signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'a.b', placement })).rejects.toMatchObject({
       code: 'FIELD_NAME_INVALID',
     });
   });
 
   it('rejects an invalid signing time and a placement outside the document', async () => {
-    await expect(signPdf(base, { signer: pki.signers.p256.signer, signingTime: new Date(Number.NaN) })).rejects.toMatchObject({ code: 'SIGNING_TIME_INVALID' });
+    await expect(signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: new Date(Number.NaN) })).rejects.toMatchObject({ code: 'SIGNING_TIME_INVALID' });
     await expect(
-      signPdf(base, { signer: pki.signers.p256.signer, signingTime: T0, placement: { pageNumber: 2, left: 0, top: 0, width: 100, height: 50 } }),
+      signPdf(base, { signer: fx.pki.signers.p256.signer, signingTime: T0, placement: { pageNumber: 2, left: 0, top: 0, width: 100, height: 50 } }),
     ).rejects.toMatchObject({ code: 'PAGE_OUT_OF_RANGE' });
   });
 });

@@ -6,7 +6,7 @@ import * as asn1js from 'asn1js';
 import fc from 'fast-check';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import * as pkijs from 'pkijs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digestBytes } from '../../src/pades/cms.js';
 import { certificateSubjectName, signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
@@ -14,15 +14,11 @@ import type { HashAlgorithm, Signer } from '../../src/pades/types.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { checkSignedPdf, extractSignatures, type SignedPdfReport } from '../helpers/external-tools.js';
-import { startFakeTsa, type FakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
+import type { TestPki } from '../helpers/pki.js';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
-let pki: TestPki;
-
-beforeAll(async () => {
-  pki = await testPki();
-});
+const fx = usePadesFixture({ tsaAt: T0 });
 
 async function contract(options: { pages?: number; objectStreams?: boolean; rotate?: number } = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
@@ -88,12 +84,12 @@ function inkBox(image: ReturnType<typeof renderGray>, box: { left: number; top: 
 
 describe('signPdf', () => {
   const kinds: Array<[string, () => Signer, HashAlgorithm]> = [
-    ['ECDSA P-256', () => pki.signers.p256.signer, 'SHA-256'],
-    ['ECDSA P-384', () => pki.signers.p384.signer, 'SHA-384'],
-    ['RSA PKCS#1 v1.5', () => pki.signers.rsa.signer, 'SHA-256'],
-    ['RSA PKCS#1 v1.5 with SHA-512', () => pki.signers.rsa.signer, 'SHA-512'],
-    ['RSA-PSS', () => pki.signers.rsaPss.signer, 'SHA-256'],
-    ['RSA-PSS with SHA-384', () => pki.signers.rsaPss.signer, 'SHA-384'],
+    ['ECDSA P-256', () => fx.pki.signers.p256.signer, 'SHA-256'],
+    ['ECDSA P-384', () => fx.pki.signers.p384.signer, 'SHA-384'],
+    ['RSA PKCS#1 v1.5', () => fx.pki.signers.rsa.signer, 'SHA-256'],
+    ['RSA PKCS#1 v1.5 with SHA-512', () => fx.pki.signers.rsa.signer, 'SHA-512'],
+    ['RSA-PSS', () => fx.pki.signers.rsaPss.signer, 'SHA-256'],
+    ['RSA-PSS with SHA-384', () => fx.pki.signers.rsaPss.signer, 'SHA-384'],
   ];
   for (const [label, signer, hash] of kinds) {
     it(`produces a signature pdfsig, openssl and qpdf accept (${label})`, async () => {
@@ -101,7 +97,7 @@ describe('signPdf', () => {
       const { bytes, fieldName } = await signPdf(pdf, { signer: signer(), signingTime: T0, hash, reason: 'I agree' });
       expect(fieldName).toBe('Signature1');
       expect(isPrefix(pdf, bytes)).toBe(true);
-      const report = await checkSignedPdf(bytes, pki.rootPem);
+      const report = await checkSignedPdf(bytes, fx.pki.rootPem);
       expectAllValid(report, 1);
       expect(report.pdfsig[0]?.type).toBe('ETSI.CAdES.detached');
       expect(report.pdfsig[0]?.hashAlgorithm).toBe(hash);
@@ -111,7 +107,7 @@ describe('signPdf', () => {
 
   it('builds the CMS PAdES asks for: content-type, message-digest, signing-certificate-v2 with issuerSerial, no signingTime, chain embedded', async () => {
     const pdf = await contract();
-    const signer = pki.signers.p256;
+    const signer = fx.pki.signers.p256;
     const { bytes } = await signPdf(pdf, { signer: signer.signer, signingTime: T0 });
     const [sig] = await extractSignatures(bytes);
     const attrs = signedAttributes(sig!.cms);
@@ -126,22 +122,22 @@ describe('signPdf', () => {
     const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(sig!.cms).content });
     expect(signed.certificates?.length).toBe(signer.signer.certificateChain.length);
     expect(signed.encapContentInfo.eContent).toBeUndefined();
-    expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
+    expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
   });
 
   it('writes /M from the injected signing time', async () => {
-    const { bytes } = await signPdf(await contract(), { signer: pki.signers.p256.signer, signingTime: T0 });
+    const { bytes } = await signPdf(await contract(), { signer: fx.pki.signers.p256.signer, signingTime: T0 });
     const text = Buffer.from(bytes).toString('latin1');
     expect(text).toContain("/M (D:20261121100000+00'00')");
-    expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
+    expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
   });
 
   it('does not change its input', async () => {
     const pdf = await contract();
     const copy = pdf.slice();
-    const { bytes } = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: T0, placement: { pageNumber: 1, left: 50, top: 50, width: 150, height: 60 } });
+    const { bytes } = await signPdf(pdf, { signer: fx.pki.signers.p256.signer, signingTime: T0, placement: { pageNumber: 1, left: 50, top: 50, width: 150, height: 60 } });
     expect(Buffer.from(pdf).equals(Buffer.from(copy))).toBe(true);
-    expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
+    expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
   });
 
   it('three signers into placed fields, then a seal: four valid signatures, each revision a prefix of the next', async () => {
@@ -157,7 +153,7 @@ describe('signPdf', () => {
       field('Seal', 'Seal', 400, []),
     ]);
     const revisions = [placed.bytes];
-    const signers = [pki.signers.p256, pki.signers.rsa, pki.signers.rsaPss];
+    const signers = [fx.pki.signers.p256, fx.pki.signers.rsa, fx.pki.signers.rsaPss];
     for (const [i, s] of signers.entries()) {
       const result = await signPdf(revisions[revisions.length - 1]!, {
         signer: s.signer, signingTime: new Date(T0.getTime() + i * 60_000), field: `sig.Signer${i + 1}`,
@@ -166,16 +162,16 @@ describe('signPdf', () => {
       revisions.push(result.bytes);
     }
     const sealed = await sealPdf(revisions[revisions.length - 1]!, {
-      signer: pki.seal.signer, signingTime: new Date(T0.getTime() + 5 * 60_000), organizationName: 'Paraph Test B.V.',
+      signer: fx.pki.seal.signer, signingTime: new Date(T0.getTime() + 5 * 60_000), organizationName: 'Paraph Test B.V.',
     });
     expect(sealed.fieldName).toBe('sig.Seal');
     revisions.push(sealed.bytes);
     for (let i = 1; i < revisions.length; i++) expect(isPrefix(revisions[i - 1]!, revisions[i]!)).toBe(true);
 
-    const report = await checkSignedPdf(sealed.bytes, pki.rootPem);
+    const report = await checkSignedPdf(sealed.bytes, fx.pki.rootPem);
     expectAllValid(report, 4);
     expect(report.pdfsig.map((s) => s.totalDocumentSigned)).toEqual([false, false, false, true]);
-    expect(report.pdfsig.map((s) => s.signerCommonName)).toEqual([...signers, pki.seal].map((s) => certificateSubjectName(s.certDer)));
+    expect(report.pdfsig.map((s) => s.signerCommonName)).toEqual([...signers, fx.pki.seal].map((s) => certificateSubjectName(s.certDer)));
     // Each signature's appearance shows ink inside its box.
     const image = renderGray(sealed.bytes, 2);
     for (const top of [100, 200, 300, 400]) expect(inkBox(image, { left: 62, top: top + 2, width: 176, height: 66 }).count).toBeGreaterThan(50);
@@ -187,15 +183,15 @@ describe('signPdf', () => {
       field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], pageNumber, left: 300, top: 500, width: 180, height: 70,
     });
     const placed = await placeFields(base, [widget(1), widget(2)]);
-    const { bytes, fieldName } = await signPdf(placed.bytes, { signer: pki.signers.p384.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Dave Example' } });
+    const { bytes, fieldName } = await signPdf(placed.bytes, { signer: fx.pki.signers.p384.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Dave Example' } });
     expect(fieldName).toBe('sig.Signer1');
     // A field with several widgets keeps its widgets as /Kids, so /V sits on the field, not on a widget. Debian 12's
     // poppler (pdfsig) looks for /V on the widget and reports such fields as unsigned (known poppler limitation, see
     // pyHanko issue #678); openssl, qpdf and verifyPdf check this case instead.
-    const report = await checkSignedPdf(bytes, pki.rootPem);
+    const report = await checkSignedPdf(bytes, fx.pki.rootPem);
     expect(report.openssl, report.details).toEqual([true]);
     expect(report.qpdf).toBe(true);
-    const verified = await verifyPdf(bytes, { trustRoots: [pki.rootDer], now: T0 });
+    const verified = await verifyPdf(bytes, { trustRoots: [fx.pki.rootDer], now: T0 });
     expect(verified.signatures.map((s) => [s.fieldName, s.valid, s.coversWholeDocument])).toEqual([['sig.Signer1', true, true]]);
     for (const page of [1, 2]) {
       const before = inkBox(renderGray(placed.bytes, page), { left: 302, top: 502, width: 176, height: 66 }).count;
@@ -208,8 +204,8 @@ describe('signPdf', () => {
     for (const rotate of [90, 180, 270]) {
       const pdf = await contract({ pages: 1, rotate });
       const box = { pageNumber: 1, left: 100, top: 100, width: 220, height: 60 };
-      const { bytes } = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: T0, placement: box, appearance: { name: 'Zoë Łukasiewicz-Ōta' } });
-      expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
+      const { bytes } = await signPdf(pdf, { signer: fx.pki.signers.p256.signer, signingTime: T0, placement: box, appearance: { name: 'Zoë Łukasiewicz-Ōta' } });
+      expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
       const ink = inkBox(renderGray(bytes, 1), box);
       expect(ink.count, `rotate ${rotate}`).toBeGreaterThan(100);
       // Upright text lines are wider than tall; a sideways appearance would be taller than wide.
@@ -219,8 +215,8 @@ describe('signPdf', () => {
       const placed = await placeFields(pdf, [
         { field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], ...box },
       ]);
-      const signed = await signPdf(placed.bytes, { signer: pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Zoë Łukasiewicz-Ōta' } });
-      expectAllValid(await checkSignedPdf(signed.bytes, pki.rootPem), 1);
+      const signed = await signPdf(placed.bytes, { signer: fx.pki.signers.p256.signer, signingTime: T0, field: 'sig.Signer1', appearance: { name: 'Zoë Łukasiewicz-Ōta' } });
+      expectAllValid(await checkSignedPdf(signed.bytes, fx.pki.rootPem), 1);
       const fieldInk = inkBox(renderGray(signed.bytes, 1), { ...box, left: box.left + 2, top: box.top + 2, width: box.width - 4, height: box.height - 4 });
       expect(fieldInk.width, `placed field, rotate ${rotate}`).toBeGreaterThan(fieldInk.height * 1.5);
     }
@@ -229,8 +225,8 @@ describe('signPdf', () => {
   it('shows the scribble image in the widget', async () => {
     const png = await scribblePng();
     const box = { pageNumber: 1, left: 50, top: 50, width: 200, height: 100 };
-    const { bytes } = await signPdf(await contract({ pages: 1 }), { signer: pki.signers.rsa.signer, signingTime: T0, placement: box, appearance: { image: png } });
-    expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
+    const { bytes } = await signPdf(await contract({ pages: 1 }), { signer: fx.pki.signers.rsa.signer, signingTime: T0, placement: box, appearance: { image: png } });
+    expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
     // The scribble is a black bar across the upper part of the box.
     const ink = inkBox(renderGray(bytes, 1), { left: 52, top: 52, width: 196, height: 50 });
     expect(ink.count).toBeGreaterThan(500);
@@ -238,40 +234,36 @@ describe('signPdf', () => {
 
   it('signs documents with xref streams and object streams', async () => {
     const pdf = await contract({ objectStreams: true });
-    const first = await signPdf(pdf, { signer: pki.signers.p384.signer, signingTime: T0, placement: { pageNumber: 1, left: 40, top: 40, width: 150, height: 60 } });
-    const second = await signPdf(first.bytes, { signer: pki.signers.rsa.signer, signingTime: T0 });
-    const report = await checkSignedPdf(second.bytes, pki.rootPem);
+    const first = await signPdf(pdf, { signer: fx.pki.signers.p384.signer, signingTime: T0, placement: { pageNumber: 1, left: 40, top: 40, width: 150, height: 60 } });
+    const second = await signPdf(first.bytes, { signer: fx.pki.signers.rsa.signer, signingTime: T0 });
+    const report = await checkSignedPdf(second.bytes, fx.pki.rootPem);
     expectAllValid(report, 2);
     expect(report.pdfsig.map((s) => s.totalDocumentSigned)).toEqual([false, true]);
   });
 
   it('adds a signature time-stamp over the signature value (B-T) with a TSA on 127.0.0.1', async () => {
-    const tsa: FakeTsa = await startFakeTsa({ pki, now: T0 });
+    const before = fx.tsa.requests.length;
+    const { bytes } = await signPdf(await contract(), { signer: fx.pki.signers.p256.signer, signingTime: T0, timestamper: fx.tsa.timestamper() });
+    expectAllValid(await checkSignedPdf(bytes, fx.pki.rootPem), 1);
+    const [sig] = await extractSignatures(bytes);
+    const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(sig!.cms).content });
+    const signerInfo = signed.signerInfos[0]!;
+    const tokenAttr = signerInfo.unsignedAttrs?.attributes.find((a) => a.type === '1.2.840.113549.1.9.16.2.14');
+    expect(tokenAttr).toBeDefined();
+    expect(fx.tsa.requests).toHaveLength(before + 1);
+    const signatureValue = signerInfo.signature.valueBlock.valueHexView;
+    expect(fx.tsa.requests[before]!.imprintHex).toBe(Buffer.from(digestBytes(signatureValue, 'SHA-256')).toString('hex'));
+    // openssl ts -verify checks the token against the signature value it stamps.
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-ts-'));
     try {
-      const { bytes } = await signPdf(await contract(), { signer: pki.signers.p256.signer, signingTime: T0, timestamper: tsa.timestamper() });
-      expectAllValid(await checkSignedPdf(bytes, pki.rootPem), 1);
-      const [sig] = await extractSignatures(bytes);
-      const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(sig!.cms).content });
-      const signerInfo = signed.signerInfos[0]!;
-      const tokenAttr = signerInfo.unsignedAttrs?.attributes.find((a) => a.type === '1.2.840.113549.1.9.16.2.14');
-      expect(tokenAttr).toBeDefined();
-      expect(tsa.requests).toHaveLength(1);
-      const signatureValue = signerInfo.signature.valueBlock.valueHexView;
-      expect(tsa.requests[0]!.imprintHex).toBe(Buffer.from(digestBytes(signatureValue, 'SHA-256')).toString('hex'));
-      // openssl ts -verify checks the token against the signature value it stamps.
-      const dir = mkdtempSync(join(tmpdir(), 'paraph-ts-'));
-      try {
-        writeFileSync(join(dir, 'token.der'), new Uint8Array(tokenAttr!.values[0]!.toBER()));
-        writeFileSync(join(dir, 'data.bin'), signatureValue);
-        writeFileSync(join(dir, 'root.pem'), pki.rootPem);
-        writeFileSync(join(dir, 'chain.pem'), pki.intermediate.certPem);
-        const out = execFileSync('openssl', ['ts', '-verify', '-token_in', '-in', join(dir, 'token.der'), '-data', join(dir, 'data.bin'), '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'chain.pem')], { encoding: 'utf8' });
-        expect(out).toContain('Verification: OK');
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      writeFileSync(join(dir, 'token.der'), new Uint8Array(tokenAttr!.values[0]!.toBER()));
+      writeFileSync(join(dir, 'data.bin'), signatureValue);
+      writeFileSync(join(dir, 'root.pem'), fx.pki.rootPem);
+      writeFileSync(join(dir, 'chain.pem'), fx.pki.intermediate.certPem);
+      const out = execFileSync('openssl', ['ts', '-verify', '-token_in', '-in', join(dir, 'token.der'), '-data', join(dir, 'data.bin'), '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'chain.pem')], { encoding: 'utf8' });
+      expect(out).toContain('Verification: OK');
     } finally {
-      await tsa.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -289,7 +281,7 @@ describe('signPdf', () => {
         const revisions = [base];
         for (const step of steps) {
           const { bytes } = await signPdf(revisions[revisions.length - 1]!, {
-            signer: pki.signers[step.signer].signer,
+            signer: fx.pki.signers[step.signer].signer,
             signingTime: T0,
             hash: step.hash,
             reason: step.reason,
@@ -299,7 +291,7 @@ describe('signPdf', () => {
         }
         const final = revisions[revisions.length - 1]!;
         for (const r of revisions) expect(isPrefix(r, final)).toBe(true);
-        const report = await checkSignedPdf(final, pki.rootPem);
+        const report = await checkSignedPdf(final, fx.pki.rootPem);
         expectAllValid(report, steps.length);
         expect(report.pdfsig.map((s) => s.hashAlgorithm)).toEqual(steps.map((s) => s.hash));
       }),

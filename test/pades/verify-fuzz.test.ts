@@ -11,12 +11,12 @@ import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
-import { startFakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa } from '../helpers/fake-tsa.js';
-import { PKI_DIR, testPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { PKI_DIR } from '../helpers/pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
+const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
 const identity = (name: string) => ({ certPath: join(PKI_DIR, `${name}.pem`), keyPath: join(PKI_DIR, `${name}.key.pem`), chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')] });
 let signed: Buffer;
@@ -39,19 +39,11 @@ describe('verifyPdf on a damaged B-LTA document', () => {
   let cmsRanges: Array<[number, number]>;
 
   beforeAll(async () => {
-    const pki = await testPki();
-    const tsa = await startFakeTsa({ pki, now: NOW });
-    const ocsp = await startFakeOcsp({ pki, now: NOW });
-    try {
-      const doc = await PDFDocument.create();
-      doc.addPage([300, 300]);
-      const signed = (await signPdf(await doc.save(), { signer: pki.signers.p256.signer, signingTime: NOW, timestamper: tsa.timestamper() })).bytes;
-      const lt = await addValidationData(signed, { fetcher: ocsp.fetcher, now: NOW, trustRoots: [pki.rootDer] });
-      lta = (await addDocumentTimestamp(lt.bytes, { timestamper: tsa.timestamper() })).bytes;
-    } finally {
-      await tsa.close();
-      await ocsp.close();
-    }
+    const doc = await PDFDocument.create();
+    doc.addPage([300, 300]);
+    const signed = (await signPdf(await doc.save(), { signer: fx.pki.signers.p256.signer, signingTime: NOW, timestamper: fx.tsa.timestamper() })).bytes;
+    const lt = await addValidationData(signed, { fetcher: fx.ocsp.fetcher, now: NOW, trustRoots: [fx.pki.rootDer] });
+    lta = (await addDocumentTimestamp(lt.bytes, { timestamper: fx.tsa.timestamper() })).bytes;
     const report = await verifyPdf(lta, { trustRoots: [rootPem], now: NOW });
     expect(report.signatures.map((s) => s.level)).toEqual(['B-LTA', undefined]);
     // The DER part of each /Contents (its zero padding excluded): where CMS, TSA token and certificates live.

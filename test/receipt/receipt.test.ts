@@ -19,7 +19,7 @@ import type { ReceiptTransaction } from '../../src/receipt/types.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { ParaphError } from '../../src/errors.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { DOCUMENTS, SIGNERS, USER_AGENT, largeAuditLog, sampleAuditLog, sampleTransaction } from './sample-transaction.js';
 
@@ -28,13 +28,12 @@ const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'receipt');
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
 const identity: ReceiptSealer = async (pdf) => pdf;
 
-let pki: TestPki;
+const fx = usePadesFixture();
 let realSealer: ReceiptSealer;
-beforeAll(async () => {
+beforeAll(() => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  pki = await testPki();
   realSealer = async (pdf) =>
-    (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
+    (await sealPdf(pdf, { signer: fx.pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
 });
 
 async function withFile<T>(pdf: Uint8Array, work: (file: string, dir: string) => Promise<T>): Promise<T> {
@@ -162,8 +161,8 @@ describe('buildReceipt: a sealed receipt of a three-signer transaction', () => {
     const pdfsig = await pdfsigCheck(receipt);
     expect(pdfsig.signatures).toHaveLength(1);
     expect(pdfsig.signatures[0]).toMatchObject({ valid: true, totalDocumentSigned: true, type: 'ETSI.CAdES.detached' });
-    expect((await opensslCmsVerify(receipt, 0, pki.rootPem)).ok).toBe(true);
-    const report = await verifyPdf(receipt, { trustRoots: [new TextEncoder().encode(pki.rootPem)] });
+    expect((await opensslCmsVerify(receipt, 0, fx.pki.rootPem)).ok).toBe(true);
+    const report = await verifyPdf(receipt, { trustRoots: [new TextEncoder().encode(fx.pki.rootPem)] });
     expect(report.valid).toBe(true);
     expect(report.signatures[0]).toMatchObject({ valid: true, coversWholeDocument: true, chainOk: true });
     expect((await qpdfCheck(receipt)).ok).toBe(true);

@@ -12,24 +12,22 @@ import { readAuditLogAttachment, verifyReceipt } from '../../src/receipt/verify-
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
-import { startFakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from './sample-transaction.js';
 
 const GENERATED_AT = new Date('2026-11-21T11:00:00.000Z');
-let pki: TestPki;
+const fx = usePadesFixture({ tsaAt: GENERATED_AT });
 let trustRoots: Uint8Array[];
 let log: readonly AuditEntry[];
 let sealed: Uint8Array;
 let unsealed: Uint8Array;
 
 beforeAll(async () => {
-  pki = await testPki();
-  trustRoots = [new TextEncoder().encode(pki.rootPem)];
+  trustRoots = [new TextEncoder().encode(fx.pki.rootPem)];
   log = sampleAuditLog();
   const sealer: ReceiptSealer = async (pdf) =>
-    (await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
+    (await sealPdf(pdf, { signer: fx.pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.' })).bytes;
   const options = { transaction: sampleTransaction(), documents: DOCUMENTS, auditLog: log, generatedAt: GENERATED_AT };
   sealed = await buildReceipt({ ...options, sealer });
   unsealed = await buildReceipt({ ...options, sealer: async (pdf) => pdf });
@@ -74,33 +72,28 @@ describe('verifyReceipt', () => {
   });
 
   it('accepts a time-stamped seal followed by a document time-stamp (B-LTA) and still names the seal', async () => {
-    const tsa = await startFakeTsa({ pki, now: GENERATED_AT });
-    try {
-      const receipt = await buildReceipt({
-        transaction: sampleTransaction(),
-        documents: DOCUMENTS,
-        auditLog: log,
-        generatedAt: GENERATED_AT,
-        sealer: async (pdf) => {
-          const sealedPdf = await sealPdf(pdf, { signer: pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.', timestamper: tsa.timestamper() });
-          return (await addDocumentTimestamp(sealedPdf.bytes, { timestamper: tsa.timestamper() })).bytes;
-        },
-      });
-      const verdict = await verifyReceipt(receipt, { trustRoots });
-      expect(verdict.problems).toEqual([]);
-      expect(verdict.ok).toBe(true);
-      expect(verdict.seal.signature?.kind).toBe('signature');
-      expect(verdict.seal.signature?.signer?.subject).toMatch(/seal/);
-      expect(verdict.seal.signature?.coversWholeDocument).toBe(false);
-      const pdfsig = await pdfsigCheck(receipt);
-      // Debian 12's pdfsig cannot check ETSI.RFC3161 document time-stamps; it does check the seal under it.
-      expect(pdfsig.signatures.map((sig) => [sig.valid, sig.type])).toEqual([[true, 'ETSI.CAdES.detached'], [false, 'unknown']]);
-      expect(pdfsig.signatures[1]?.totalDocumentSigned).toBe(true);
-      const appended = new Uint8Array([...receipt, ...new TextEncoder().encode('\n% appended\n')]);
-      expect((await verifyReceipt(appended, { trustRoots })).ok).toBe(false);
-    } finally {
-      await tsa.close();
-    }
+    const receipt = await buildReceipt({
+      transaction: sampleTransaction(),
+      documents: DOCUMENTS,
+      auditLog: log,
+      generatedAt: GENERATED_AT,
+      sealer: async (pdf) => {
+        const sealedPdf = await sealPdf(pdf, { signer: fx.pki.seal.signer, signingTime: GENERATED_AT, organizationName: 'Example Organisation B.V.', timestamper: fx.tsa.timestamper() });
+        return (await addDocumentTimestamp(sealedPdf.bytes, { timestamper: fx.tsa.timestamper() })).bytes;
+      },
+    });
+    const verdict = await verifyReceipt(receipt, { trustRoots });
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.ok).toBe(true);
+    expect(verdict.seal.signature?.kind).toBe('signature');
+    expect(verdict.seal.signature?.signer?.subject).toMatch(/seal/);
+    expect(verdict.seal.signature?.coversWholeDocument).toBe(false);
+    const pdfsig = await pdfsigCheck(receipt);
+    // Debian 12's pdfsig cannot check ETSI.RFC3161 document time-stamps; it does check the seal under it.
+    expect(pdfsig.signatures.map((sig) => [sig.valid, sig.type])).toEqual([[true, 'ETSI.CAdES.detached'], [false, 'unknown']]);
+    expect(pdfsig.signatures[1]?.totalDocumentSigned).toBe(true);
+    const appended = new Uint8Array([...receipt, ...new TextEncoder().encode('\n% appended\n')]);
+    expect((await verifyReceipt(appended, { trustRoots })).ok).toBe(false);
   });
 
   it('refuses an untrusted seal and an unsealed receipt, unless the seal is explicitly not required', async () => {

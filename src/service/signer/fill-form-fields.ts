@@ -11,7 +11,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString,
 import { loadBundledFont } from '../../pdf/fonts.js';
 import { textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
 import { nameText } from '../../pdf/form-fields.js';
-import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { continueUpdates, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { stampInitials, type InitialsStamp } from '../../pdf/stamp-initials.js';
 import { PlacementError } from '../../errors.js';
 import type { FieldValue } from './signer-fields.js';
@@ -27,7 +27,21 @@ export type ParaphStamp = InitialsStamp;
  */
 export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValue[], paraph?: ParaphStamp): Promise<Uint8Array> {
   if (values.length === 0 && (paraph === undefined || paraph.pages.length === 0)) return pdf;
-  const session = await openPdfForUpdate(pdf);
+  return (await fillFormFieldsInSession(await openPdfForUpdate(pdf), values, paraph)).bytes;
+}
+
+/**
+ * {@link fillFormFields} on a document already open for an update: writes the update (when there is something to
+ * do) and returns the file with the session for the next update of the same parse.
+ *
+ * @throws PlacementError `FIELD_NOT_FOUND` when a field is not in the PDF.
+ */
+export async function fillFormFieldsInSession(
+  session: PdfUpdateSession,
+  values: readonly FieldValue[],
+  paraph?: ParaphStamp,
+): Promise<{ bytes: Uint8Array; session: PdfUpdateSession }> {
+  if (values.length === 0 && (paraph === undefined || paraph.pages.length === 0)) return { bytes: session.original, session };
   const doc = session.doc;
   const ctx = doc.context;
   const texts = values.filter((v) => v.type !== 'Check' && v.type !== 'Radio').map((v) => String(v.value));
@@ -86,7 +100,8 @@ export async function fillFormFields(pdf: Uint8Array, values: readonly FieldValu
   }
   if (paraph) await stampInitials(session, paraph, font);
   if (font) await font.embed();
-  return writeIncrementalUpdate(session).bytes;
+  const { bytes } = writeIncrementalUpdate(session);
+  return { bytes, session: continueUpdates(session, bytes) };
 }
 
 /** The check box on-state name: the export value's UTF-8 bytes (as fields.ts writes it). */

@@ -11,7 +11,7 @@ import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { toSessionView } from './open-session.js';
+import { toSessionView } from './session-view.js';
 import { findSignerByToken, needsAuthentication, needsSecureDownload, readSignSession, reloadAccess, secureDownloadStep, type SignerAccess } from './signer-access.js';
 
 /** Open in the browser (302, 402) or save as a file (303, 403). */

@@ -12,14 +12,15 @@ import { randomBytes } from 'node:crypto';
 import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
-import { signPdf } from '../../pades/sign-pdf.js';
+import { signInSession } from '../../pades/sign-pdf.js';
+import { openPdfForUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { fillFormFields } from './fill-form-fields.js';
+import { fillFormFieldsInSession } from './fill-form-fields.js';
 import {
   assertCanAct,
   assertTurn,
@@ -145,6 +146,7 @@ async function applySignature(
   });
   const signedFields: { fileId: string; field: string }[] = [];
   const updated = new Map<string, { sha256: string; size: number }>();
+  const open = new Map<string, PdfUpdateSession>();
   for (const file of tx.Files) {
     const source = file.Current ?? file.Original;
     if (source === undefined) continue;
@@ -152,23 +154,26 @@ async function applySignature(
     const fileValues = values.get(file.FileId) ?? [];
     const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
-    let bytes = await ctx.store.blobs.read(source.sha256);
-    bytes = await fillFormFields(bytes, fileValues, paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined);
+    // One parse per document (issue 16): the form values, then each signature, as successive incremental updates.
+    let { bytes, session } = await fillFormFieldsInSession(
+      await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
+      fileValues,
+      paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined,
+    );
     for (const field of fields) {
-      bytes = (
-        await signPdf(bytes, {
-          signer: identity.signer,
-          signingTime: now,
-          field,
-          reason: 'Signed',
-          appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
-          ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
-        })
-      ).bytes;
+      ({ bytes, session } = await signInSession(session, {
+        signer: identity.signer,
+        signingTime: now,
+        field,
+        reason: 'Signed',
+        appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
+        ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
+      }));
       signedFields.push({ fileId: file.FileId, field });
     }
     const blob = await ctx.store.blobs.write(bytes);
     updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
+    open.set(file.FileId, session); // its original is `bytes`: the seal, if this is the last signer, continues it
   }
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
@@ -210,7 +215,7 @@ async function applySignature(
   // hold) or at 30, never signed by all and left at 20.
   const committed =
     next.Status === 20
-      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox })
+      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
       : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
 }
