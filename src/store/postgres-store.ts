@@ -27,6 +27,7 @@ import {
   type OutboxMessage,
   type OutboxSettlement,
   type Store,
+  type StoreHealth,
   type TransactionChange,
 } from './store.js';
 
@@ -114,6 +115,7 @@ interface OutboxRow {
 }
 
 export class PostgresStore implements Store {
+  readonly kind = 'postgresql';
   readonly blobs: PostgresBlobStore;
   private closed = false;
 
@@ -126,9 +128,9 @@ export class PostgresStore implements Store {
   }
 
   /** The database answers (for `/health`). */
-  async ping(): Promise<{ ok: boolean; schemaVersion?: number; error?: string }> {
+  async ping(): Promise<StoreHealth> {
     try {
-      const result = await this.pool.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');
+      const result = await this.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');
       return { ok: true, schemaVersion: result.rows[0]?.version ?? 0 };
     } catch (error) {
       return { ok: false, error: (error as Error).message };

@@ -34,6 +34,7 @@ import {
   type OutboxSettlement,
   type OutboxMessage,
   type Store,
+  type StoreHealth,
   type TransactionChange,
 } from './store.js';
 
@@ -227,6 +228,7 @@ interface OutboxRow {
 
 /** The SQLite implementation of {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
   private closed = false;
 
   /** @internal use {@link openSqliteStore}. */
@@ -538,6 +540,16 @@ export class SqliteStore implements Store {
       ...(row.response_code !== null ? { responseCode: row.response_code } : {}),
       ...(row.detail !== null ? { detail: row.detail } : {}),
     }));
+  }
+
+  /** The database answers (for `/health`). */
+  async ping(): Promise<StoreHealth> {
+    try {
+      const row = this.sql('SELECT max(version) AS version FROM migrations').get() as { version: number | null } | undefined;
+      return { ok: true, schemaVersion: row?.version ?? 0 };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {

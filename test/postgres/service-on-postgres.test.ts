@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { migratePostgres } from '../../src/store/postgres-store.js';
+import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const AUTH = { authorization: 'APIKey pg-user-token-0123456789', application: 'APPKey pg-app-key-0123456789' };
@@ -85,6 +87,36 @@ describe('paraph serve on PostgreSQL', () => {
       expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       for (const server of servers) await server.close();
+    }
+  }, 60_000);
+
+  it('/health reports PostgreSQL and its schema version, 503 while the database is gone, 200 once it is back; never the URL', async () => {
+    const url = await cluster.createDatabase(`health_${process.pid}`);
+    const server = await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false });
+    try {
+      const health = async (): Promise<{ status: number; text: string; json: unknown }> => {
+        const response = await fetch(`${server.url}/health`);
+        const text = await response.text();
+        return { status: response.status, text, json: JSON.parse(text) as unknown };
+      };
+      const up = await health();
+      expect(up.status).toBe(200);
+      expect(up.json).toEqual({ Status: 'ok', Database: { Kind: 'postgresql', Status: 'ok', SchemaVersion: POSTGRES_SCHEMA_VERSION }, Workers: 'ok' });
+
+      await cluster.dropDatabase(url);
+      const down = await health();
+      expect(down.status).toBe(503);
+      expect(down.json).toEqual({ Status: 'unavailable', Database: { Kind: 'postgresql', Status: 'unavailable' }, Workers: 'ok' });
+      const where = new URL(url);
+      for (const secret of [where.host, where.port, where.pathname.slice(1), 'postgres://']) expect(down.text).not.toContain(secret);
+
+      await cluster.createDatabase(`health_${process.pid}`);
+      await migratePostgres(url);
+      const back = await health();
+      expect(back.status).toBe(200);
+      expect(back.json).toMatchObject({ Status: 'ok', Database: { Kind: 'postgresql', Status: 'ok' } });
+    } finally {
+      await server.close();
     }
   }, 60_000);
 });
