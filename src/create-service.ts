@@ -26,7 +26,7 @@ import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { openServiceStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import { StoreError, type Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 
 /** Options a test or an embedding program may add to the configuration. */
@@ -311,15 +311,21 @@ async function ensureAccount(store: Store, config: ServiceConfig, clock: () => D
     const userToken = boot?.userToken ?? randomBytes(24).toString('base64url');
     const appKey = boot?.appKey ?? randomBytes(24).toString('base64url');
     const postbackSecret = wantedSecret ?? newPostbackSecret();
-    await store.createAccount({
-      Id: randomUUID(),
-      Name: 'bootstrap',
-      UserTokenHash: sha256Hex(userToken),
-      AppKeyHash: sha256Hex(appKey),
-      PostbackSecret: postbackSecret,
-      ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
-      CreatedDateTime: formatTime(clock()),
-    });
+    try {
+      await store.createAccount({
+        Id: randomUUID(),
+        Name: 'bootstrap',
+        UserTokenHash: sha256Hex(userToken),
+        AppKeyHash: sha256Hex(appKey),
+        PostbackSecret: postbackSecret,
+        ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
+        CreatedDateTime: formatTime(clock()),
+      });
+    } catch (error) {
+      // Another process sharing the database created the configured account at the same moment: use theirs.
+      if (boot !== undefined && error instanceof StoreError && error.code === 'ACCOUNT_EXISTS') return ensureAccount(store, config, clock);
+      throw error;
+    }
     // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
     if (boot === undefined) return { created: { userToken, appKey, postbackSecret }, rotated: false };
     return wantedSecret === undefined ? { generatedSecret: postbackSecret, rotated: false } : { rotated: false };

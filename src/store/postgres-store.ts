@@ -395,6 +395,14 @@ export class PostgresStore implements Store {
     await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]);
   }
 
+  async putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue> {
+    // A concurrent insert of the same key makes this one wait for its commit, then do nothing: the SELECT sees the winner.
+    const inserted = await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, JSON.stringify(value)]);
+    if (inserted.rowCount === 1) return value;
+    // Settings are never deleted: the key has a value now.
+    return (await this.getSetting(key)) ?? value;
+  }
+
   async accountStorageBytes(accountId: string): Promise<number> {
     const { rows } = await this.query<{ n: string }>(
       `SELECT COALESCE(SUM(COALESCE((f->'Original'->>'size')::bigint, 0) + COALESCE((f->'MetadataBlob'->>'size')::bigint, 0)), 0) AS n

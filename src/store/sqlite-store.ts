@@ -562,6 +562,12 @@ export class SqliteStore implements Store {
       .run(key, JSON.stringify(value));
   }
 
+  async putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue> {
+    this.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, JSON.stringify(value));
+    // Settings are never deleted: the key has a value now.
+    return (await this.getSetting(key)) ?? value;
+  }
+
   async accountStorageBytes(accountId: string): Promise<number> {
     const row = this.sql(
       `SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0)), 0) AS n

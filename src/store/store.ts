@@ -170,6 +170,11 @@ export interface Store {
 
   getSetting(key: string): Promise<JsonValue | undefined>;
   putSetting(key: string, value: JsonValue): Promise<void>;
+  /**
+   * Stores `value` unless `key` has a value, and returns the value stored afterwards: the first writer's when several
+   * processes add the same key at once (the service keys of a simultaneous first start).
+   */
+  putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue>;
 
   /** The database behind it (for `/health`). */
   readonly kind: 'sqlite' | 'postgresql';

@@ -119,4 +119,29 @@ describe('paraph serve on PostgreSQL', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('two servers starting at the same moment on an empty database end up with the same CAs and account', async () => {
+    const url = await cluster.createDatabase();
+    const servers: RunningServer[] = [];
+    try {
+      const starts = await Promise.allSettled([0, 1].map(() => startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false })));
+      for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value);
+      expect(starts.map((start) => (start.status === 'rejected' ? String(start.reason) : 'started'))).toEqual(['started', 'started']);
+      // A later start reads what the store kept: it must be what both running servers serve.
+      servers.push(await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false }));
+      for (const path of ['/api/ca/signing.pem', '/api/ca/seal.pem']) {
+        const pems = await Promise.all(servers.map(async (server) => (await fetch(`${server.url}${path}`)).text()));
+        expect(pems[0]).toMatch(/^-----BEGIN CERTIFICATE-----/);
+        expect(new Set(pems).size, path).toBe(1);
+      }
+      const sealChains = servers.map((server) => Buffer.from(server.service.keys.sealSigner.certificateChain[0] ?? new Uint8Array()).toString('base64'));
+      expect(new Set(sealChains).size).toBe(1);
+      for (const server of servers) {
+        const listed = await fetch(`${server.url}/api/transaction`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
+        expect(listed.status).toBe(200);
+      }
+    } finally {
+      for (const server of servers) await server.close();
+    }
+  }, 60_000);
 });
