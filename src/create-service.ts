@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import { securitySettings, type ServiceConfig } from './config.js';
+import { mailDirectory, securitySettings, type ServiceConfig } from './config.js';
 import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
@@ -119,6 +119,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
+  const mailDir = mailDirectory(config);
   const opened = await openServiceStore({
     dataDir: config.dataDir,
     ...(config.sqliteDriver !== undefined ? { driver: config.sqliteDriver } : {}),
@@ -150,7 +151,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
     const account = await ensureAccount(store, config, clock);
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
-    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir: join(config.dataDir, 'mail') });
+    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir });
     const log = forwardingLog();
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;

@@ -38,6 +38,8 @@ function env(url: string, extra: Record<string, string> = {}): Record<string, st
     PARAPH_USER_TOKEN: 'pg-user-token-0123456789',
     PARAPH_APP_KEY: 'pg-app-key-0123456789',
     PARAPH_POSTBACK_SECRET: 'pg-postback-secret-0123456789',
+    // Never reached: these tests send no mail (PostgreSQL mode needs an SMTP server or a named mail directory).
+    PARAPH_SMTP_URL: 'smtp://127.0.0.1:9',
     ...extra,
   };
 }
@@ -54,6 +56,8 @@ describe('paraph serve on PostgreSQL', () => {
     await expect(startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/run `paraph migrate`/);
     const { PARAPH_MASTER_KEY: _key, ...withoutKey } = env(url, { PARAPH_MIGRATE: '1' });
     await expect(startServer(loadConfig({ env: withoutKey }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/PARAPH_MASTER_KEY/);
+    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1' });
+    expect(() => loadConfig({ env: withoutSmtp })).toThrow(/PARAPH_DATABASE_URL: PostgreSQL mode keeps nothing on local disk, so mails need PARAPH_SMTP_URL .*PARAPH_MAIL_DIR/);
   }, 60_000);
 
   it('two servers on one database share transactions and documents, and keep nothing in the data directory', async () => {
@@ -142,6 +146,32 @@ describe('paraph serve on PostgreSQL', () => {
       }
     } finally {
       for (const server of servers) await server.close();
+    }
+  }, 60_000);
+
+  it('with PARAPH_MAIL_DIR instead of SMTP, mails are written to that directory, nothing to the data directory', async () => {
+    const url = await cluster.createDatabase();
+    const mailDir = mkdtempSync(join(tmpdir(), 'paraph-pg-mail-'));
+    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1', PARAPH_MAIL_DIR: mailDir });
+    const server = await startServer(loadConfig({ env: withoutSmtp }), { keyKind: 'ecdsa-p256', worker: false });
+    try {
+      const created = await fetch(`${server.url}/api/transaction`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ Signers: [{ Email: 'signer@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }] }),
+      });
+      const createdText = await created.text();
+      expect(created.status, createdText).toBe(200);
+      const { Id } = JSON.parse(createdText) as { Id: string };
+      const upload = await fetch(`${server.url}/api/transaction/${Id}/file/contract.pdf`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/pdf' }, body: await onePagePdf() });
+      expect(upload.status).toBeLessThan(300);
+      expect((await fetch(`${server.url}/api/transaction/${Id}/start`, { method: 'PUT', headers: AUTH })).status).toBe(204);
+      expect(await server.events.drain()).toMatchObject({ delivered: 1 });
+      expect(readdirSync(mailDir).filter((f) => f.endsWith('.eml'))).toHaveLength(1);
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      await server.close();
+      rmSync(mailDir, { recursive: true, force: true });
     }
   }, 60_000);
 });
