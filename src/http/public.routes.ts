@@ -4,7 +4,6 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
-import type { Store, StoreHealth } from '../store/store.js';
 import type { RouteDoc } from './openapi.js';
 
 /** Options of {@link publicRoutes}. */
@@ -78,7 +77,10 @@ export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions):
   };
 }
 
-async function pingWithin(store: Pick<Store, 'kind' | 'ping'>, ms: number): Promise<StoreHealth & { kind: Store['kind'] }> {
+type Store = ServiceContext['store'];
+
+/** The store's ping, or "unavailable" when it has not answered within `ms`. */
+async function pingWithin(store: Store, ms: number): Promise<Awaited<ReturnType<Store['ping']>> & { kind: Store['kind'] }> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), ms);
