@@ -57,7 +57,7 @@ export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions):
         }),
       },
       async (request, reply) => {
-        const [database, workers] = await Promise.all([pingWithin(ctx.store, PING_TIMEOUT_MS), Promise.resolve(options.healthy()).catch(() => false)]);
+        const [database, workers] = await Promise.all([pingWithin(ctx.store, PING_TIMEOUT_MS), (async () => options.healthy())().catch(() => false)]);
         // The driver's message may name the host, database or user: it goes to the log, never into the answer.
         if (!database.ok) request.log.warn({ database: database.kind, error: database.error }, 'health: the database does not answer');
         const ok = database.ok && workers;
