@@ -4,7 +4,7 @@
  * rule. Environment variables win over the file. With nothing set the service runs on 127.0.0.1:8080 with its data
  * under ./data. Pure: the environment and the file's text are handed in.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
 import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
@@ -71,6 +71,11 @@ export interface ServiceConfig {
   readonly fileReplaceGuardMs: number;
   /** SMTP server for mails (delivery is issue 7); without it mails are written as .eml files. */
   readonly smtpUrl?: string;
+  /**
+   * Absolute path of the directory of `.eml` files when no SMTP server is configured (default `<dataDir>/mail`; in
+   * PostgreSQL mode there is no default: see {@link mailDirectory}).
+   */
+  readonly mailDir?: string;
   /** How often the worker looks for due timers (expiry, cleaning). */
   readonly workerIntervalMs: number;
   /** Lease of a claimed outbox row: after a crash its postback or mail is retried this long after the claim (default 120 s). */
@@ -176,7 +181,8 @@ export const CONFIG_KEYS = {
   deleteGraceMinutes: { env: 'PARAPH_DELETE_GRACE_MINUTES', file: 'deleteGraceMinutes', help: 'minutes documents and receipt stay downloadable after DELETE (default 15)' },
   maxFileBytes: { env: 'PARAPH_MAX_FILE_BYTES', file: 'maxFileBytes', help: 'largest PDF upload in bytes (default 52428800 = 50 MiB)' },
   fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
-  smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory)' },
+  smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory; required with PARAPH_DATABASE_URL unless PARAPH_MAIL_DIR is set)' },
+  mailDir: { env: 'PARAPH_MAIL_DIR', file: 'mailDir', help: 'directory of .eml files when no SMTP server is configured (default <data dir>/mail; none in PostgreSQL mode)' },
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
   databaseUrl: { env: 'PARAPH_DATABASE_URL', file: 'databaseUrl', help: 'postgres:// URL: keep all state in PostgreSQL, shared by many processes (default: SQLite in the data directory)' },
   migrateOnStart: { env: 'PARAPH_MIGRATE', file: 'migrate', help: '1: apply missing PostgreSQL migrations on start (default: refuse an old schema; run paraph migrate)' },
@@ -214,6 +220,30 @@ type ConfigKey = keyof typeof CONFIG_KEYS;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const FILE_KEYS = new Set(Object.values(CONFIG_KEYS).map((k) => k.file.split('.')[0] as string));
+
+/**
+ * PostgreSQL mode keeps no state on local disk (issue 17), and mails written as files on one machine would be found
+ * by nobody on the others: it needs an SMTP server, or a mail directory named on purpose (development, a shared mount).
+ */
+function pgMailIssue(config: { readonly smtpUrl?: string | undefined; readonly mailDir?: string | undefined }, where: string): string | undefined {
+  if (config.smtpUrl !== undefined || config.mailDir !== undefined) return undefined;
+  return (
+    `${where}: PostgreSQL mode keeps nothing on local disk, so mails need ${CONFIG_KEYS.smtpUrl.env} (smtp://…); ` +
+    `to write them as .eml files instead, name a directory with ${CONFIG_KEYS.mailDir.env}`
+  );
+}
+
+/**
+ * Where `.eml` mails go when no SMTP server is configured: `mailDir`, else `<dataDir>/mail` on the embedded store.
+ *
+ * @throws ValidationError `INVALID_CONFIG` in PostgreSQL mode without SMTP server and mail directory (a configuration
+ *   built without {@link loadConfig}).
+ */
+export function mailDirectory(config: ServiceConfig): string {
+  const issue = config.databaseUrl === undefined ? undefined : pgMailIssue(config, CONFIG_KEYS.databaseUrl.env);
+  if (issue !== undefined) throw new ValidationError([`configuration: ${issue}`], 'INVALID_CONFIG');
+  return config.mailDir ?? join(config.dataDir, 'mail');
+}
 
 /** Inputs of {@link loadConfig}. */
 export interface LoadConfigInput {
@@ -292,6 +322,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     issues.push(`${raw('databaseUrl')?.where ?? CONFIG_KEYS.databaseUrl.env}: must be a postgres:// or postgresql:// URL`);
   }
+  const mailDirRaw = str('mailDir');
+  const mailDir = mailDirRaw === undefined ? undefined : resolve(cwd, mailDirRaw);
+  const mailIssue = databaseUrl === undefined ? undefined : pgMailIssue({ smtpUrl: smtpRaw, mailDir }, raw('databaseUrl')?.where ?? CONFIG_KEYS.databaseUrl.env);
+  if (mailIssue !== undefined) issues.push(mailIssue);
   const migrateRaw = raw('migrateOnStart');
   const migrateText = migrateRaw === undefined ? undefined : String(migrateRaw.value);
   if (migrateRaw !== undefined && !['0', '1', 'true', 'false'].includes(migrateText ?? '')) {
@@ -364,6 +398,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     maxFileBytes,
     fileReplaceGuardMs,
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
+    ...(mailDir !== undefined ? { mailDir } : {}),
     workerIntervalMs,
     ...(outboxLeaseMs !== undefined ? { outboxLeaseMs } : {}),
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import { securitySettings, type ServiceConfig } from './config.js';
+import { mailDirectory, securitySettings, type ServiceConfig } from './config.js';
 import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
@@ -26,7 +26,7 @@ import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { openServiceStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import { StoreError, type Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 
 /** Options a test or an embedding program may add to the configuration. */
@@ -119,6 +119,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
+  const mailDir = mailDirectory(config);
   const opened = await openServiceStore({
     dataDir: config.dataDir,
     ...(config.sqliteDriver !== undefined ? { driver: config.sqliteDriver } : {}),
@@ -150,7 +151,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
     const account = await ensureAccount(store, config, clock);
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
-    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir: join(config.dataDir, 'mail') });
+    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir });
     const log = forwardingLog();
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;
@@ -311,15 +312,21 @@ async function ensureAccount(store: Store, config: ServiceConfig, clock: () => D
     const userToken = boot?.userToken ?? randomBytes(24).toString('base64url');
     const appKey = boot?.appKey ?? randomBytes(24).toString('base64url');
     const postbackSecret = wantedSecret ?? newPostbackSecret();
-    await store.createAccount({
-      Id: randomUUID(),
-      Name: 'bootstrap',
-      UserTokenHash: sha256Hex(userToken),
-      AppKeyHash: sha256Hex(appKey),
-      PostbackSecret: postbackSecret,
-      ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
-      CreatedDateTime: formatTime(clock()),
-    });
+    try {
+      await store.createAccount({
+        Id: randomUUID(),
+        Name: 'bootstrap',
+        UserTokenHash: sha256Hex(userToken),
+        AppKeyHash: sha256Hex(appKey),
+        PostbackSecret: postbackSecret,
+        ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
+        CreatedDateTime: formatTime(clock()),
+      });
+    } catch (error) {
+      // Another process sharing the database created the configured account at the same moment: use theirs.
+      if (boot !== undefined && error instanceof StoreError && error.code === 'ACCOUNT_EXISTS') return ensureAccount(store, config, clock);
+      throw error;
+    }
     // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
     if (boot === undefined) return { created: { userToken, appKey, postbackSecret }, rotated: false };
     return wantedSecret === undefined ? { generatedSecret: postbackSecret, rotated: false } : { rotated: false };

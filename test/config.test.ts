@@ -3,7 +3,7 @@
  * reported with the variable or key that holds it.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, mailDirectory } from '../src/config.js';
 import { ValidationError } from '../src/errors.js';
 
 function issuesOf(fn: () => unknown): readonly string[] {
@@ -94,5 +94,30 @@ describe('loadConfig', () => {
   it('refuses a config file that is not a JSON object', () => {
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '[1]', fileName: 'c.json' }))).toEqual(['configuration: c.json: must be a JSON object']);
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '{', fileName: 'c.json' }))[0]).toMatch(/c.json: not valid JSON/);
+  });
+
+  it('in PostgreSQL mode, refuses to start without an SMTP server unless a mail directory is named', () => {
+    const pg = { PARAPH_DATABASE_URL: 'postgres://paraph:secret@db.internal:5432/paraph' };
+    const issues = issuesOf(() => loadConfig({ env: pg }));
+    expect(issues).toEqual([expect.stringMatching(/^configuration: PARAPH_DATABASE_URL: .*PARAPH_SMTP_URL.*PARAPH_MAIL_DIR/)]);
+    expect(issues.join()).not.toContain('secret');
+    expect(loadConfig({ env: { ...pg, PARAPH_SMTP_URL: 'smtp://mail.example.com:25' } }).mailDir).toBeUndefined();
+    expect(loadConfig({ env: { ...pg, PARAPH_MAIL_DIR: 'outgoing' }, cwd: '/srv/paraph' }).mailDir).toBe('/srv/paraph/outgoing');
+    expect(issuesOf(() => loadConfig({ env: {}, fileText: JSON.stringify({ databaseUrl: pg.PARAPH_DATABASE_URL }), fileName: 'c.json' }))).toEqual([
+      expect.stringMatching(/^configuration: c.json: databaseUrl: .*PARAPH_SMTP_URL/),
+    ]);
+  });
+
+  it('on the embedded store, mails without SMTP go to PARAPH_MAIL_DIR when named, else under the data directory', () => {
+    expect(mailDirectory(loadConfig({ env: {}, cwd: '/srv/paraph' }))).toBe('/srv/paraph/data/mail');
+    expect(mailDirectory(loadConfig({ env: { PARAPH_MAIL_DIR: '/var/mail/paraph' }, cwd: '/srv/paraph' }))).toBe('/var/mail/paraph');
+  });
+});
+
+describe('mailDirectory', () => {
+  it('refuses a PostgreSQL configuration built by hand without SMTP server or mail directory', () => {
+    const base = loadConfig({ env: {}, cwd: '/srv/paraph' });
+    expect(() => mailDirectory({ ...base, databaseUrl: 'postgres://db/paraph' })).toThrow(/PARAPH_SMTP_URL/);
+    expect(mailDirectory({ ...base, databaseUrl: 'postgres://db/paraph', mailDir: '/shared/mail' })).toBe('/shared/mail');
   });
 });

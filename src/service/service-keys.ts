@@ -13,6 +13,7 @@ import { webcrypto } from 'node:crypto';
 import { createRootCertificate, derToPem, issueCertificate, randomSerialNumber, type CertificateAuthority } from '../pades/keys/ca.js';
 import { createSoftwareSigner, generateKeyPair, importPkcs8Key, pemToDer, type KeyKind } from '../pades/keys/software.js';
 import type { Signer } from '../pades/types.js';
+import type { JsonValue } from '../domain/transaction.js';
 import type { Store } from '../store/store.js';
 import type { MasterKey } from '../store/master-key.js';
 
@@ -39,7 +40,7 @@ export interface ServiceKeys {
 
 /** Options of {@link ensureServiceKeys}. */
 export interface EnsureServiceKeysOptions {
-  readonly store: Pick<Store, 'getSetting' | 'putSetting'>;
+  readonly store: Pick<Store, 'getSetting' | 'putSetting' | 'putSettingIfAbsent'>;
   /** Start of the certificates' validity (the injected clock). */
   readonly now: Date;
   /** Organization named by the seal certificate and shown in the seal's appearance. */
@@ -70,29 +71,33 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
   const { store, now } = options;
   let created = false;
   const masterKey = options.masterKey;
-  const save = async (key: string, value: StoredKey): Promise<void> => {
-    const field = 'privateKeySealed';
-    await store.putSetting(
-      key,
-      masterKey === undefined
-        ? { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem }
-        : { certificatePem: value.certificatePem, [field]: masterKey.seal(value.privateKeyPem, `setting:${key}.${field}`) },
-    );
+  const field = 'privateKeySealed';
+  const encode = (key: string, value: StoredKey): JsonValue =>
+    masterKey === undefined
+      ? { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem }
+      : { certificatePem: value.certificatePem, [field]: masterKey.seal(value.privateKeyPem, `setting:${key}.${field}`) };
+  /** The stored key, opened; undefined when there is none. */
+  const decode = (key: string, stored: JsonValue | undefined): StoredKey | undefined => {
+    if (isSealedKey(stored)) {
+      if (masterKey === undefined) throw new Error(`The service key ${key} is sealed: start with the data directory's master key.`);
+      return { certificatePem: stored.certificatePem, privateKeyPem: masterKey.open(stored.privateKeySealed, `setting:${key}.${field}`) };
+    }
+    return isStoredKey(stored) ? stored : undefined;
   };
   const load = async (key: string, make: () => Promise<StoredKey>): Promise<StoredKey> => {
     const existing = await store.getSetting(key);
-    if (isSealedKey(existing)) {
-      if (masterKey === undefined) throw new Error(`The service key ${key} is sealed: start with the data directory's master key.`);
-      return { certificatePem: existing.certificatePem, privateKeyPem: masterKey.open(existing.privateKeySealed, `setting:${key}.privateKeySealed`) };
+    const opened = decode(key, existing);
+    if (opened !== undefined) {
+      if (masterKey !== undefined && !isSealedKey(existing)) await store.putSetting(key, encode(key, opened));
+      return opened;
     }
-    if (isStoredKey(existing)) {
-      if (masterKey !== undefined) await save(key, existing);
-      return existing;
-    }
+    // Processes starting at once on an empty shared database each make a key: the first stored wins, the others
+    // use it (and drop theirs), so every process signs under the same CA.
     const fresh = await make();
-    await save(key, fresh);
-    created = true;
-    return fresh;
+    const winner = decode(key, await store.putSettingIfAbsent(key, encode(key, fresh)));
+    if (winner === undefined) throw new Error(`The service key ${key} is stored in a form this paraph does not read.`);
+    if (winner.certificatePem === fresh.certificatePem) created = true;
+    return winner;
   };
   const caKind = options.keyKind ?? 'rsa-3072';
   const leafKind = options.keyKind ?? 'rsa-2048';

@@ -27,6 +27,7 @@ import {
   type OutboxMessage,
   type OutboxSettlement,
   type Store,
+  type StoreHealth,
   type TransactionChange,
 } from './store.js';
 
@@ -114,6 +115,7 @@ interface OutboxRow {
 }
 
 export class PostgresStore implements Store {
+  readonly kind = 'postgresql';
   readonly blobs: PostgresBlobStore;
   private closed = false;
 
@@ -126,9 +128,9 @@ export class PostgresStore implements Store {
   }
 
   /** The database answers (for `/health`). */
-  async ping(): Promise<{ ok: boolean; schemaVersion?: number; error?: string }> {
+  async ping(): Promise<StoreHealth> {
     try {
-      const result = await this.pool.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');
+      const result = await this.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');
       return { ok: true, schemaVersion: result.rows[0]?.version ?? 0 };
     } catch (error) {
       return { ok: false, error: (error as Error).message };
@@ -391,6 +393,14 @@ export class PostgresStore implements Store {
 
   async putSetting(key: string, value: JsonValue): Promise<void> {
     await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]);
+  }
+
+  async putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue> {
+    // A concurrent insert of the same key makes this one wait for its commit, then do nothing: the SELECT sees the winner.
+    const inserted = await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, JSON.stringify(value)]);
+    if (inserted.rowCount === 1) return value;
+    // Settings are never deleted: the key has a value now.
+    return (await this.getSetting(key)) ?? value;
   }
 
   async accountStorageBytes(accountId: string): Promise<number> {

@@ -34,6 +34,7 @@ import {
   type OutboxSettlement,
   type OutboxMessage,
   type Store,
+  type StoreHealth,
   type TransactionChange,
 } from './store.js';
 
@@ -227,6 +228,7 @@ interface OutboxRow {
 
 /** The SQLite implementation of {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
   private closed = false;
 
   /** @internal use {@link openSqliteStore}. */
@@ -540,6 +542,16 @@ export class SqliteStore implements Store {
     }));
   }
 
+  /** The database answers (for `/health`). */
+  async ping(): Promise<StoreHealth> {
+    try {
+      const row = this.sql('SELECT max(version) AS version FROM migrations').get() as { version: number | null } | undefined;
+      return { ok: true, schemaVersion: row?.version ?? 0 };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
+  }
+
   async getSetting(key: string): Promise<JsonValue | undefined> {
     const row = this.sql('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.value) as JsonValue);
@@ -548,6 +560,12 @@ export class SqliteStore implements Store {
   async putSetting(key: string, value: JsonValue): Promise<void> {
     this.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
       .run(key, JSON.stringify(value));
+  }
+
+  async putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue> {
+    this.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, JSON.stringify(value));
+    // Settings are never deleted: the key has a value now.
+    return (await this.getSetting(key)) ?? value;
   }
 
   async accountStorageBytes(accountId: string): Promise<number> {

@@ -170,6 +170,16 @@ export interface Store {
 
   getSetting(key: string): Promise<JsonValue | undefined>;
   putSetting(key: string, value: JsonValue): Promise<void>;
+  /**
+   * Stores `value` unless `key` has a value, and returns the value stored afterwards: the first writer's when several
+   * processes add the same key at once (the service keys of a simultaneous first start).
+   */
+  putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue>;
+
+  /** The database behind it (for `/health`). */
+  readonly kind: 'sqlite' | 'postgresql';
+  /** Whether the database answers, and its schema version (for `/health`). Never throws. */
+  ping(): Promise<StoreHealth>;
 
   /**
    * Bytes of the uploads (original PDFs and metadata) of the account's transactions that are not cleaned: what
@@ -190,6 +200,14 @@ export interface Store {
 
   readonly blobs: BlobStore;
   close(): Promise<void>;
+}
+
+/** What {@link Store.ping} found. `error` is for the log only: it may name hosts or databases. */
+export interface StoreHealth {
+  readonly ok: boolean;
+  /** The highest applied migration, when the database answered. */
+  readonly schemaVersion?: number;
+  readonly error?: string;
 }
 
 /**

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { migratePostgres } from '../../src/store/postgres-store.js';
+import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const AUTH = { authorization: 'APIKey pg-user-token-0123456789', application: 'APPKey pg-app-key-0123456789' };
@@ -36,6 +38,8 @@ function env(url: string, extra: Record<string, string> = {}): Record<string, st
     PARAPH_USER_TOKEN: 'pg-user-token-0123456789',
     PARAPH_APP_KEY: 'pg-app-key-0123456789',
     PARAPH_POSTBACK_SECRET: 'pg-postback-secret-0123456789',
+    // Never reached: these tests send no mail (PostgreSQL mode needs an SMTP server or a named mail directory).
+    PARAPH_SMTP_URL: 'smtp://127.0.0.1:9',
     ...extra,
   };
 }
@@ -52,6 +56,8 @@ describe('paraph serve on PostgreSQL', () => {
     await expect(startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/run `paraph migrate`/);
     const { PARAPH_MASTER_KEY: _key, ...withoutKey } = env(url, { PARAPH_MIGRATE: '1' });
     await expect(startServer(loadConfig({ env: withoutKey }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/PARAPH_MASTER_KEY/);
+    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1' });
+    expect(() => loadConfig({ env: withoutSmtp })).toThrow(/PARAPH_DATABASE_URL: PostgreSQL mode keeps nothing on local disk, so mails need PARAPH_SMTP_URL .*PARAPH_MAIL_DIR/);
   }, 60_000);
 
   it('two servers on one database share transactions and documents, and keep nothing in the data directory', async () => {
@@ -85,6 +91,87 @@ describe('paraph serve on PostgreSQL', () => {
       expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       for (const server of servers) await server.close();
+    }
+  }, 60_000);
+
+  it('/health reports PostgreSQL and its schema version, 503 while the database is gone, 200 once it is back; never the URL', async () => {
+    const url = await cluster.createDatabase(`health_${process.pid}`);
+    const server = await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false });
+    try {
+      const health = async (): Promise<{ status: number; text: string; json: unknown }> => {
+        const response = await fetch(`${server.url}/health`);
+        const text = await response.text();
+        return { status: response.status, text, json: JSON.parse(text) as unknown };
+      };
+      const up = await health();
+      expect(up.status).toBe(200);
+      expect(up.json).toEqual({ Status: 'ok', Database: { Kind: 'postgresql', Status: 'ok', SchemaVersion: POSTGRES_SCHEMA_VERSION }, Workers: 'ok' });
+
+      await cluster.dropDatabase(url);
+      const down = await health();
+      expect(down.status).toBe(503);
+      expect(down.json).toEqual({ Status: 'unavailable', Database: { Kind: 'postgresql', Status: 'unavailable' }, Workers: 'ok' });
+      const where = new URL(url);
+      for (const secret of [where.host, where.port, where.pathname.slice(1), 'postgres://']) expect(down.text).not.toContain(secret);
+
+      await cluster.createDatabase(`health_${process.pid}`);
+      await migratePostgres(url);
+      const back = await health();
+      expect(back.status).toBe(200);
+      expect(back.json).toMatchObject({ Status: 'ok', Database: { Kind: 'postgresql', Status: 'ok' } });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('two servers starting at the same moment on an empty database end up with the same CAs and account', async () => {
+    const url = await cluster.createDatabase();
+    const servers: RunningServer[] = [];
+    try {
+      const starts = await Promise.allSettled([0, 1].map(() => startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false })));
+      for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value);
+      expect(starts.map((start) => (start.status === 'rejected' ? String(start.reason) : 'started'))).toEqual(['started', 'started']);
+      // A later start reads what the store kept: it must be what both running servers serve.
+      servers.push(await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false }));
+      for (const path of ['/api/ca/signing.pem', '/api/ca/seal.pem']) {
+        const pems = await Promise.all(servers.map(async (server) => (await fetch(`${server.url}${path}`)).text()));
+        expect(pems[0]).toMatch(/^-----BEGIN CERTIFICATE-----/);
+        expect(new Set(pems).size, path).toBe(1);
+      }
+      const sealChains = servers.map((server) => Buffer.from(server.service.keys.sealSigner.certificateChain[0] ?? new Uint8Array()).toString('base64'));
+      expect(new Set(sealChains).size).toBe(1);
+      for (const server of servers) {
+        const listed = await fetch(`${server.url}/api/transaction`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
+        expect(listed.status).toBe(200);
+      }
+    } finally {
+      for (const server of servers) await server.close();
+    }
+  }, 60_000);
+
+  it('with PARAPH_MAIL_DIR instead of SMTP, mails are written to that directory, nothing to the data directory', async () => {
+    const url = await cluster.createDatabase();
+    const mailDir = mkdtempSync(join(tmpdir(), 'paraph-pg-mail-'));
+    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1', PARAPH_MAIL_DIR: mailDir });
+    const server = await startServer(loadConfig({ env: withoutSmtp }), { keyKind: 'ecdsa-p256', worker: false });
+    try {
+      const created = await fetch(`${server.url}/api/transaction`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ Signers: [{ Email: 'signer@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }] }),
+      });
+      const createdText = await created.text();
+      expect(created.status, createdText).toBe(200);
+      const { Id } = JSON.parse(createdText) as { Id: string };
+      const upload = await fetch(`${server.url}/api/transaction/${Id}/file/contract.pdf`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/pdf' }, body: await onePagePdf() });
+      expect(upload.status).toBeLessThan(300);
+      expect((await fetch(`${server.url}/api/transaction/${Id}/start`, { method: 'PUT', headers: AUTH })).status).toBe(204);
+      expect(await server.events.drain()).toMatchObject({ delivered: 1 });
+      expect(readdirSync(mailDir).filter((f) => f.endsWith('.eml'))).toHaveLength(1);
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      await server.close();
+      rmSync(mailDir, { recursive: true, force: true });
     }
   }, 60_000);
 });

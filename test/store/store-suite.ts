@@ -370,6 +370,14 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.getSetting('ca')).toEqual({ pem: 'y' });
     });
 
+    it('adds a setting only when absent, answering the first value stored', async () => {
+      expect(await store.putSettingIfAbsent('once', { pem: 'first' })).toEqual({ pem: 'first' });
+      expect(await store.putSettingIfAbsent('once', { pem: 'second' })).toEqual({ pem: 'first' });
+      const racing = await Promise.all([1, 2, 3, 4].map((n) => store.putSettingIfAbsent('raced', n)));
+      expect(new Set(racing).size).toBe(1);
+      expect(await store.getSetting('raced')).toBe(racing[0]);
+    });
+
     it('keeps everything across close and reopen', async () => {
       const blob = await store.blobs.write(new TextEncoder().encode('pdf'));
       const tx = putFile(makeTransaction(), { FileId: 'f', Original: { ...blob, pages: 1 } }, T0);
