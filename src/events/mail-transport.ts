@@ -1,8 +1,8 @@
 /**
  * Sending a mail (decisions.md §7): through nodemailer's SMTP transport when an SMTP URL is configured, otherwise
- * written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that a developer
- * can open it. A permanent SMTP refusal (5xx)
- * is told apart from a temporary one, so that the worker gives up at once instead of retrying for 72 hours.
+ * written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that a
+ * developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
+ * up at once instead of retrying for 72 hours.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
