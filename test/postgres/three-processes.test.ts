@@ -211,6 +211,22 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     expect(readdirSync(dataDir)).toEqual([]);
   }, 180_000);
 
+  it('a seal-only transaction started on all three processes at once is sealed once', async () => {
+    const sealCaPem = await sealCa();
+    const id = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
+    const pdf = await makePdf([['Started three times at once']]);
+    expect((await call(any(), 'PUT', `/api/transaction/${id}/file/agreement.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } })).status).toBe(201);
+    const starts = await Promise.all(served.map(({ base }) => call(base, 'PUT', `/api/transaction/${id}/start`)));
+    const outcomes = starts.map((r) => (r.status === 204 ? '204' : `${r.status} ${r.headers.get('paraph-error-code')}`));
+    expect(outcomes.filter((o) => o === '204'), outcomes.join(', ')).toHaveLength(1);
+    for (const o of outcomes) expect(['204', '409 START_CONFLICT', '400 TRANSACTION_ALREADY_STARTED']).toContain(o);
+    expect((await call(any(), 'GET', `/api/transaction/${id}`)).json.Status).toBe(30);
+    await expectSignatures(await download(id), 1);
+    const types = await receiptEntryTypes(id, sealCaPem);
+    expect(types.filter((t) => t === 'transaction.sealed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'transaction.started')).toHaveLength(1);
+  }, 180_000);
+
   it('runs the one-signer flow: verification, sign and download on random processes; signed and sealed', async () => {
     const sealCaPem = await sealCa();
     const tx = await startedTransaction(1);
@@ -310,4 +326,9 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     expect(Buffer.from(after).equals(Buffer.from(signedPdf))).toBe(true);
     await expectSignatures(after, 1);
   }, 180_000);
+
+  it('no process logged a warning or an error through all of this', () => {
+    expect(served).toHaveLength(3);
+    for (const { output } of served) expect(output().split('\n').filter((line) => line.includes('"level":'))).toEqual([]);
+  });
 });
