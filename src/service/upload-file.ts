@@ -67,7 +67,7 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
     accepted = true;
     return status;
   } finally {
-    release(accepted, ctx.clock().getTime());
+    await release(accepted, ctx.clock().getTime());
   }
 }
 

@@ -10,8 +10,8 @@ import { ServiceError } from './service-error.js';
 /** What is uploaded. */
 export type UploadKind = 'pdf' | 'metadata';
 
-/** Ends an upload that {@link UploadGuards.begin} let through. */
-export type ReleaseUpload = (accepted: boolean, atMs: number) => void;
+/** Ends an upload that {@link UploadGuards.begin} let through (never rejects). */
+export type ReleaseUpload = (accepted: boolean, atMs: number) => void | Promise<void>;
 
 /** The guard as the upload use case sees it. */
 export interface UploadGuards {
@@ -73,8 +73,8 @@ export class SharedUploadGuard implements UploadGuards {
     const slot = { transactionId, fileId, kind };
     const claim = this.newClaim();
     if (!(await this.slots.claim(slot, claim, nowMs, this.windowMs, SHARED_LEASE_MS))) throw conflict(fileId, kind);
-    // Not awaited by the use case: until the release lands the slot is still taken, which refuses the same uploads.
-    // A failed release leaves the slot taken until the lease ends.
-    return (accepted, atMs) => void this.slots.release(slot, claim, accepted, atMs).catch(() => undefined);
+    // Awaited before the answer, so that the next upload, on any process, sees it; a failed release leaves the slot
+    // taken until the lease ends (a 409 too many, never one too few).
+    return (accepted, atMs) => this.slots.release(slot, claim, accepted, atMs).catch(() => undefined);
   }
 }
