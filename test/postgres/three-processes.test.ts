@@ -288,11 +288,18 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     const upload = (base: string, id: string) =>
       call(base, 'PUT', `/api/transaction/${id}/file/agreement.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
 
-    // At the same moment.
-    const together = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
-    const [a, b] = twoDifferent();
-    const statuses = (await Promise.all([upload(a, together), upload(b, together)])).map((r) => r.status);
-    expect(statuses.sort()).toEqual([201, 409]);
+    // At the same moment, a few times over: the PDF, and the metadata of another file.
+    const metadata = { Signers: { Signer1: { FormSets: ['f'] } }, FormSets: { f: { sig: { Type: 'Signature', Location: { PageNumber: 1 } } } } };
+    const putMetadata = (base: string, id: string) => call(base, 'PUT', `/api/transaction/${id}/file/terms.pdf`, { json: metadata });
+    for (let round = 0; round < 4; round++) {
+      const together = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ Email: 'a@example.com' }] } })).json.Id as string;
+      const [a, b] = twoDifferent();
+      const pdfs = (await Promise.all([upload(a, together), upload(b, together)])).map((r) => r.status);
+      expect(pdfs.sort()).toEqual([201, 409]);
+      const [c, d] = twoDifferent();
+      const metas = (await Promise.all([putMetadata(c, together), putMetadata(d, together)])).map((r) => r.status);
+      expect(metas.sort()).toEqual([202, 409]);
+    }
 
     // One after the other, the second within the window of the first.
     const after = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
