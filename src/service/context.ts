@@ -10,7 +10,7 @@ import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
-import { UploadGuard } from './upload-guard.js';
+import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
 import type { PostbackPolicy } from './postback-target.js';
 
@@ -64,8 +64,8 @@ export interface ServiceContext {
   readonly keys: ServiceKeys;
   readonly timestamper?: Timestamper;
   readonly settings: ServiceSettings;
-  /** In-flight and recent uploads, for 409 (decisions.md §3). */
-  readonly uploads: UploadGuard;
+  /** In-flight and recent uploads, for 409 (decisions.md §3): in the store when it has a shared guard, else in memory. */
+  readonly uploads: UploadGuards;
   /** External identity methods by verification Type (decisions.md §1); none by default. */
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
 }
@@ -86,14 +86,16 @@ export interface ServiceContextDeps {
  * say, the upload guard of the API is the one the workers see.
  */
 export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
+  const ids = deps.ids ?? randomIds;
+  const window = deps.settings.fileReplaceGuardMs;
   return {
     store: deps.store,
     clock: deps.clock,
-    ids: deps.ids ?? randomIds,
+    ids,
     keys: deps.keys,
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
     settings: deps.settings,
-    uploads: new UploadGuard(deps.settings.fileReplaceGuardMs),
+    uploads: deps.store.uploadSlots ? new SharedUploadGuard(deps.store.uploadSlots, window, () => ids.id()) : new UploadGuard(window),
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
   };
 }

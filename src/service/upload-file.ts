@@ -60,14 +60,14 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
     throw tooLarge(ctx);
   }
   if (input.declaredLength !== undefined) await checkStorageQuota(ctx, input.account, input.declaredLength);
-  const release = ctx.uploads.begin(tx.Id, input.fileId, kind, ctx.clock().getTime());
+  const release = await ctx.uploads.begin(tx.Id, input.fileId, kind, ctx.clock().getTime());
   let accepted = false;
   try {
     const status = kind === 'pdf' ? await uploadPdf(ctx, input) : await uploadMetadata(ctx, input);
     accepted = true;
     return status;
   } finally {
-    release(accepted, ctx.clock().getTime());
+    await release(accepted, ctx.clock().getTime());
   }
 }
 

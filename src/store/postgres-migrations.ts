@@ -100,6 +100,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    version: 2,
+    // The 409 re-upload guard (decisions.md §3) shared by every process: a slot per transaction, fileId and kind.
+    sql: `
+      CREATE TABLE upload_slots (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        file_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('pdf', 'metadata')),
+        claim TEXT,
+        busy_until BIGINT,
+        accepted_at BIGINT,
+        PRIMARY KEY (transaction_id, file_id, kind)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code reads and writes. */

@@ -29,6 +29,8 @@ import {
   type Store,
   type StoreHealth,
   type TransactionChange,
+  type UploadSlot,
+  type UploadSlots,
 } from './store.js';
 
 /** Options of {@link openPostgresStore}. */
@@ -117,6 +119,30 @@ interface OutboxRow {
 export class PostgresStore implements Store {
   readonly kind = 'postgresql';
   readonly blobs: PostgresBlobStore;
+  readonly uploadSlots: UploadSlots = {
+    claim: async (slot, claim, nowMs, windowMs, leaseMs) => {
+      // ON CONFLICT … WHERE: of two processes claiming at once, the second waits for the first's row and sees it busy.
+      const { rowCount } = await this.query(
+        `INSERT INTO upload_slots (transaction_id, file_id, kind, claim, busy_until) VALUES ($1, $2, $3, $4, $5::bigint + $6::bigint)
+         ON CONFLICT (transaction_id, file_id, kind) DO UPDATE SET claim = excluded.claim, busy_until = excluded.busy_until
+         WHERE (upload_slots.busy_until IS NULL OR upload_slots.busy_until <= $5::bigint)
+           AND (upload_slots.accepted_at IS NULL OR $5::bigint - upload_slots.accepted_at >= $7::bigint)`,
+        [...slotKey(slot), claim, nowMs, leaseMs, windowMs],
+      );
+      return rowCount === 1;
+    },
+    release: async (slot, claim, accepted, atMs) => {
+      // Only the holder's claim is cleared (after an expired lease another upload may hold the slot now).
+      await this.query(
+        `UPDATE upload_slots SET
+           accepted_at = CASE WHEN $5::boolean THEN GREATEST(COALESCE(accepted_at, $6::bigint), $6::bigint) ELSE accepted_at END,
+           busy_until = CASE WHEN claim = $4 THEN NULL ELSE busy_until END,
+           claim = CASE WHEN claim = $4 THEN NULL ELSE claim END
+         WHERE transaction_id = $1 AND file_id = $2 AND kind = $3`,
+        [...slotKey(slot), claim, accepted, atMs],
+      );
+    },
+  };
   private closed = false;
 
   /** @internal use {@link openPostgresStore}. */
@@ -437,6 +463,10 @@ export class PostgresStore implements Store {
   private live(): void {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
   }
+}
+
+function slotKey(slot: UploadSlot): [string, string, string] {
+  return [slot.transactionId, slot.fileId, slot.kind];
 }
 
 function ms(at: string | undefined): number | null {

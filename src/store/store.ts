@@ -122,6 +122,28 @@ export interface DueTimer {
   at: Date;
 }
 
+/** The upload a slot of {@link UploadSlots} guards: one kind (PDF or metadata) of one file of one transaction. */
+export interface UploadSlot {
+  readonly transactionId: string;
+  readonly fileId: string;
+  readonly kind: 'pdf' | 'metadata';
+}
+
+/**
+ * The state of the 409 re-upload guard (decisions.md §3) kept in the store, for a store that many processes share:
+ * an upload claims its slot before it is received and releases it when it ends.
+ */
+export interface UploadSlots {
+  /**
+   * Takes the slot for the upload `claim` at `nowMs`, unless another upload holds it (for at most `leaseMs`: a
+   * process that died while receiving does not block the slot for ever) or one was accepted less than `windowMs`
+   * before. Returns whether it was taken.
+   */
+  claim(slot: UploadSlot, claim: string, nowMs: number, windowMs: number, leaseMs: number): Promise<boolean>;
+  /** Ends the upload `claim`; `accepted` records `atMs` as the slot's last accepted upload. */
+  release(slot: UploadSlot, claim: string, accepted: boolean, atMs: number): Promise<void>;
+}
+
 /** The store. All methods are async; implementations are safe for concurrent callers in one process. */
 export interface Store {
   findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined>;
@@ -199,6 +221,11 @@ export interface Store {
   collectGarbage(olderThan: Date): Promise<number>;
 
   readonly blobs: BlobStore;
+  /**
+   * The shared re-upload guard of a store that several processes use (PostgreSQL). Absent in the embedded store,
+   * which one process owns: the service then keeps the guard in memory.
+   */
+  readonly uploadSlots?: UploadSlots;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openPostgresStore, migratePostgres, type PostgresStore } from '../../src/store/postgres-store.js';
-import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
 import { verifyAuditLog } from '../../src/receipt/audit-log.js';
 import { ConcurrencyError, type Store } from '../../src/store/store.js';
 import { describeStore } from '../store/store-suite.js';
@@ -47,7 +47,7 @@ describe('PostgreSQL store specifics', () => {
     const url = await cluster.createDatabase();
     try {
       await expect(openPostgresStore({ url })).rejects.toThrow(/schema is at version 0.*run `paraph migrate`/);
-      expect(await migratePostgres(url)).toEqual([POSTGRES_SCHEMA_VERSION]);
+      expect(await migratePostgres(url)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
       expect(await migratePostgres(url)).toEqual([]);
       const store = await openPostgresStore({ url });
       expect(await store.ping()).toEqual({ ok: true, schemaVersion: POSTGRES_SCHEMA_VERSION });
@@ -70,7 +70,7 @@ describe('PostgreSQL store specifics', () => {
       expect(await migrateCommand(['--database-url', url], io)).toBe(0);
       expect(await migrateCommand(['--database-url', url], io)).toBe(0);
       expect(out).toEqual([
-        `applied migration ${POSTGRES_SCHEMA_VERSION}: the schema is at version ${POSTGRES_SCHEMA_VERSION}\n`,
+        `applied migrations ${POSTGRES_MIGRATIONS.map((m) => m.version).join(', ')}: the schema is at version ${POSTGRES_SCHEMA_VERSION}\n`,
         `the schema is at version ${POSTGRES_SCHEMA_VERSION}: nothing to apply\n`,
       ]);
       const saved = process.env.PARAPH_DATABASE_URL;
@@ -118,6 +118,38 @@ describe('PostgreSQL store specifics', () => {
       const [fromA, fromB] = await Promise.all([a.claimDue(T0, 20, 60_000), b.claimDue(T0, 20, 60_000)]);
       const claimed = [...fromA, ...fromB].map((m) => m.payload as number).sort((x, y) => x - y);
       expect(claimed).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await cluster.dropDatabase(url);
+    }
+  });
+
+  it('upload slots shared by two stores: one claim of a slot at a time, none within the window after an accepted upload', async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);
+    try {
+      await a.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
+      const tx = await a.commit({ transaction: makeTransaction(), expectedVersion: 0 });
+      const pdf = { transactionId: tx.Id, fileId: 'f', kind: 'pdf' as const };
+      for (let round = 0; round < 5; round++) {
+        const slot = { ...pdf, fileId: `f${round}` };
+        const claims = await Promise.all([a, b, a, b].map((store, i) => store.uploadSlots.claim(slot, `c${i}`, 1000, 1000, 60_000)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+      }
+      // Busy until released (or the lease ends); the other kind of the same file is another slot.
+      expect(await a.uploadSlots.claim(pdf, 'one', 0, 1000, 60_000)).toBe(true);
+      expect(await b.uploadSlots.claim(pdf, 'two', 10, 1000, 60_000)).toBe(false);
+      expect(await b.uploadSlots.claim({ ...pdf, kind: 'metadata' }, 'meta', 10, 1000, 60_000)).toBe(true);
+      await b.uploadSlots.release(pdf, 'two', true, 20); // not the holder: the slot stays taken
+      expect(await b.uploadSlots.claim(pdf, 'three', 30, 0, 60_000)).toBe(false);
+      await a.uploadSlots.release(pdf, 'one', true, 100);
+      expect(await b.uploadSlots.claim(pdf, 'four', 1099, 1000, 60_000)).toBe(false);
+      expect(await b.uploadSlots.claim(pdf, 'five', 1100, 1000, 60_000)).toBe(true);
+      // A failed upload does not start the window; a holder that never releases loses the slot when its lease ends.
+      await b.uploadSlots.release(pdf, 'five', false, 1200);
+      expect(await a.uploadSlots.claim(pdf, 'six', 1201, 1000, 60_000)).toBe(true);
+      expect(await b.uploadSlots.claim(pdf, 'seven', 61_200, 1000, 60_000)).toBe(false);
+      expect(await b.uploadSlots.claim(pdf, 'eight', 61_201, 1000, 60_000)).toBe(true);
     } finally {
       await Promise.all([a.close(), b.close()]);
       await cluster.dropDatabase(url);

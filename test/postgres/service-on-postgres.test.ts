@@ -149,6 +149,32 @@ describe('paraph serve on PostgreSQL', () => {
     }
   }, 60_000);
 
+  it('shares the re-upload guard: with a window of 0 an upload answered on one server never blocks the next on the other', async () => {
+    const url = await cluster.createDatabase();
+    const servers: RunningServer[] = [];
+    try {
+      const guard = { PARAPH_FILE_REPLACE_GUARD_MS: '0' };
+      servers.push(await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1', ...guard }) }), { keyKind: 'ecdsa-p256', worker: false }));
+      servers.push(await startServer(loadConfig({ env: env(url, guard) }), { keyKind: 'ecdsa-p256', worker: false }));
+      const created = await fetch(`${servers[0]!.url}/api/transaction`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"Seal":true}' });
+      expect(created.status).toBe(200);
+      const { Id } = (await created.json()) as { Id: string };
+      const pdf = await onePagePdf();
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const upload = await fetch(`${servers[i % 2]!.url}/api/transaction/${Id}/file/contract.pdf`, {
+          method: 'PUT',
+          headers: { ...AUTH, 'content-type': 'application/pdf' },
+          body: pdf,
+        });
+        statuses.push(upload.status);
+      }
+      expect(statuses).toEqual([201, ...Array.from({ length: 9 }, () => 204)]);
+    } finally {
+      for (const server of servers) await server.close();
+    }
+  }, 60_000);
+
   it('with PARAPH_MAIL_DIR instead of SMTP, mails are written to that directory, nothing to the data directory', async () => {
     const url = await cluster.createDatabase();
     const mailDir = mkdtempSync(join(tmpdir(), 'paraph-pg-mail-'));
