@@ -5,8 +5,8 @@
  * budget of `baseMs + perPageMs × pages`. Past either the job is refused with `PDF_TOO_COMPLEX` and the thread is
  * ended (the next job gets a new one), while the serving thread keeps answering.
  *
- * Threads are kept in a small pool (unref'd when idle, ended after 10 idle seconds): loading pdf-lib in a new thread
- * costs more than most jobs. At most `MAX_BUSY` jobs run at once; more wait for a thread (their budget starts when
+ * Threads are kept in a small pool (unref'd when idle; all but one ended after 10 idle seconds): starting a thread and
+ * loading pdf-lib in it costs ~0.4 s, far more than a job on a usual document. At most `MAX_BUSY` jobs run at once; more wait for a thread (their budget starts when
  * they get one).
  */
 import { createRequire } from 'node:module';
@@ -141,7 +141,7 @@ function release(slot: Slot): void {
   const generation = ++slot.released;
   setTimeout(() => {
     const at = idle.indexOf(slot);
-    if (slot.released !== generation || at === -1) return;
+    if (slot.released !== generation || at === -1 || idle.length === 1) return;
     idle.splice(at, 1);
     void slot.worker.terminate();
   }, IDLE_MS).unref();
