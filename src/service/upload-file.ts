@@ -15,7 +15,7 @@ import { serviceQuotas } from './service-quotas.js';
 import type { Account, AuditEntryInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { runPdfJob } from './pdf-work.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
 import { resolveDocument, type ResolvedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
@@ -102,8 +102,9 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   try {
     await checkStorageQuota(ctx, input.account, info.size);
     bytes = await ctx.store.blobs.read(uploaded.sha256);
-    const limits = ctx.settings.pdfWork;
-    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits?.baseMs ?? 30_000 }, limits);
+    // Its page count is not known yet: the budget is the base one, and the repair (if any) gets all of it.
+    const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
+    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs }, limits);
     if (opened.bytes && opened.normalization) {
       bytes = opened.bytes;
       info = await ctx.store.blobs.write(bytes);
