@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from './errors.js';
 import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
+import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
 /** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
@@ -127,6 +128,10 @@ export interface SecuritySettings {
   readonly masterKey?: string;
   /** Most pages an uploaded PDF may have. */
   readonly maxPages: number;
+  /** Time one pdf-lib step of an upload or start may take, ms (plus 20 ms a page when the page count is known); then 400 PDF_TOO_COMPLEX. */
+  readonly pdfWorkMs: number;
+  /** Heap of the threads that run those steps, MB; past it 400 PDF_TOO_COMPLEX. */
+  readonly pdfWorkHeapMb: number;
   /** Bytes of uploads one account may keep stored (429 above). */
   readonly accountStorageBytes: number;
   /** API requests per minute per account (429 with Retry-After above). */
@@ -147,6 +152,8 @@ export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
   postbackAllowHttp: false,
   postbackAllowedRanges: [],
   maxPages: DEFAULT_SERVICE_QUOTAS.maxPages,
+  pdfWorkMs: DEFAULT_PDF_WORK_LIMITS.baseMs,
+  pdfWorkHeapMb: DEFAULT_PDF_WORK_LIMITS.maxHeapMb,
   accountStorageBytes: DEFAULT_SERVICE_QUOTAS.accountStorageBytes,
   accountRequestsPerMinute: 1_200,
   logVerificationCodes: false,
@@ -211,6 +218,8 @@ export const CONFIG_KEYS = {
   postbackAllowedRanges: { env: 'PARAPH_POSTBACK_ALLOWED_RANGES', file: 'security.postbackAllowedRanges', help: 'comma-separated CIDRs postbacks may reach although private/loopback (development, tests; default none)' },
   masterKey: { env: 'PARAPH_MASTER_KEY', file: 'security.masterKey', help: '32-byte key (base64 or hex) encrypting private keys and sign tokens (default: generated into <data dir>/master.key)' },
   maxPages: { env: 'PARAPH_MAX_PAGES', file: 'security.maxPages', help: 'most pages of an uploaded PDF (default 5000)' },
+  pdfWorkMs: { env: 'PARAPH_PDF_WORK_MS', file: 'security.pdfWorkMs', help: 'time to open, check or write one PDF, ms, plus 20 ms a page (default 30000)' },
+  pdfWorkHeapMb: { env: 'PARAPH_PDF_WORK_HEAP_MB', file: 'security.pdfWorkHeapMb', help: 'heap of a thread that opens, checks or writes PDFs, MB (default 512)' },
   accountStorageBytes: { env: 'PARAPH_ACCOUNT_STORAGE_BYTES', file: 'security.accountStorageBytes', help: 'bytes of uploads one account may keep (default 10 GiB; 429 above)' },
   accountRequestsPerMinute: { env: 'PARAPH_ACCOUNT_REQUESTS_PER_MINUTE', file: 'security.accountRequestsPerMinute', help: 'API requests per account and minute (default 1200; 429 with Retry-After above)' },
   logVerificationCodes: { env: 'PARAPH_DEV_LOG_VERIFICATION_CODES', file: 'security.logVerificationCodes', help: 'development only: log SMS one-time codes (default false)' },
@@ -430,6 +439,8 @@ function readSecurity(
     ['maxConnections', 1, 1_000_000],
     ['maxConnectionsPerAddress', 1, 1_000_000],
     ['maxPages', 1, 10_000_000],
+    ['pdfWorkMs', 100, 3_600_000],
+    ['pdfWorkHeapMb', 64, 65_536],
     ['accountStorageBytes', 1024, 2 ** 52],
     ['accountRequestsPerMinute', 1, 10_000_000],
   ];

@@ -28,6 +28,7 @@ import { TimerWorker } from './events/timer-worker.js';
 import { openServiceStore } from './store/open-store.js';
 import { StoreError, type Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
+import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {
@@ -161,6 +162,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       organizationName: config.organizationName,
       postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
       quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
+      pdfWork: { baseMs: security.pdfWorkMs, maxHeapMb: security.pdfWorkHeapMb, perPageMs: DEFAULT_PDF_WORK_LIMITS.perPageMs },
     };
     // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).
     const context = createServiceContext({

@@ -13,6 +13,7 @@ import { ServiceError } from './service-error.js';
 import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
 import type { PostbackPolicy } from './postback-target.js';
+import type { PdfWorkLimits } from './pdf-work.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {
@@ -46,6 +47,8 @@ export interface ServiceSettings {
   readonly quotas?: ServiceQuotas;
   /** Who the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
   readonly organizationName?: string;
+  /** Heap and time of the pdf-lib steps of uploads and starts (pdf-work.ts); default DEFAULT_PDF_WORK_LIMITS. */
+  readonly pdfWork?: PdfWorkLimits;
 }
 
 /** Per-upload and per-account limits (issue 13 point 7). */

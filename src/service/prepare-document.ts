@@ -3,16 +3,14 @@
  * field for each signer the metadata gives none. Upload resolves where they go as soon as the PDF is there, and
  * checks that they can be written there (so a document start could not prepare is refused at upload), without
  * writing anything; start writes them in one incremental update at the placements upload resolved while the
- * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not.
+ * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not. The pdf-lib
+ * steps (checking, writing) run in pdf-work.ts's threads, text search in the text index's.
  */
-import type { PDFDocument } from 'pdf-lib';
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
-import { loadPdf } from '../pdf/load-pdf.js';
-import { checkPlacements, placeFields } from '../pdf/place-fields.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
 import { resolvePlacements } from '../pdf/resolve-placements.js';
 import type { ServiceContext } from './context.js';
+import { runPdfJob } from './pdf-work.js';
 
 type Placements = NonNullable<StoredFile['Placements']>;
 
@@ -31,21 +29,22 @@ export interface PreparedDocument {
 
 /**
  * Resolves the placements of `file` for `signerIds` on `pdf` (the bytes of `file.Original`) and checks that they can
- * be placed on it; writes nothing. `doc` is `pdf` already opened with pdf-lib, when the caller has it.
+ * be placed on it; writes nothing.
  *
  * @throws PlacementError (the metadata does not fit the document), PdfParseError (the PDF cannot be prepared; its
- *   message says so), as input errors.
+ *   message says so, `PDF_TOO_COMPLEX` past the budget of pdf-work.ts), as input errors.
  */
 export async function resolveDocument(
+  ctx: ServiceContext,
   file: StoredFile,
   pdf: Uint8Array,
   signerIds: readonly string[],
-  doc?: PDFDocument,
 ): Promise<ResolvedDocument> {
   const key = keyOf(file, signerIds);
   try {
     const resolved = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
-    checkPlacements(doc ?? (await loadPdf(pdf)), resolved.placements, { pages: resolved.pages });
+    const pages = resolved.pages;
+    await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
     return { key, placements: resolved.placements };
   } catch (error) {
     throw preparationError(file, error);
@@ -67,9 +66,15 @@ export async function prepareDocument(
 ): Promise<PreparedDocument> {
   let prepared;
   try {
-    prepared = resolved
-      ? { bytes: (await placeFields(pdf, resolved.placements)).bytes, placements: resolved.placements }
-      : await placeFieldsFromMetadata(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+    if (resolved) {
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
+      prepared = { bytes: placed.bytes, placements: resolved.placements };
+    } else {
+      const again = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+      const pages = again.pages;
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages }, ctx.settings.pdfWork, pages.length);
+      prepared = { bytes: placed.bytes, placements: again.placements };
+    }
   } catch (error) {
     throw preparationError(file, error);
   }

@@ -7,16 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
-import type { PDFDocument } from 'pdf-lib';
 import { findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
 import { QuotaError } from './quota-error.js';
 import { serviceQuotas } from './service-quotas.js';
-import { normalizePdf } from '../pdf/normalize-pdf.js';
 import type { Account, AuditEntryInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
 import { resolveDocument, type ResolvedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
@@ -95,20 +94,24 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   }
   // An unsigned document with an empty user password or a damaged xref is rewritten once (normalize-pdf.ts); the
   // rewrite is what the transaction works on, and the audit entry keeps the uploaded file's SHA-256 and the reason.
+  // pdf-lib reads it in pdf-work.ts's threads, within their heap and time budget (issue 13 point 2).
   const uploaded = info;
   let bytes: Uint8Array;
-  let doc: PDFDocument;
+  let pages: number;
   let normalizedFrom: { sha256: string; bytes: number; reason: string } | undefined;
   try {
     await checkStorageQuota(ctx, input.account, info.size);
-    const normalized = await normalizePdf(await ctx.store.blobs.read(uploaded.sha256));
-    if (normalized.normalization) {
-      info = await ctx.store.blobs.write(normalized.bytes);
-      normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${normalized.normalization.reason}: ${normalized.normalization.detail}` };
+    bytes = await ctx.store.blobs.read(uploaded.sha256);
+    // Its page count is not known yet: the budget is the base one, and the repair (if any) gets all of it.
+    const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
+    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs }, limits);
+    if (opened.bytes && opened.normalization) {
+      bytes = opened.bytes;
+      info = await ctx.store.blobs.write(bytes);
+      normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${opened.normalization.reason}: ${opened.normalization.detail}` };
     }
-    bytes = normalized.bytes;
-    doc = normalized.doc;
-    checkPageCount(doc, serviceQuotas(ctx.settings).maxPages);
+    pages = opened.pageCount;
+    checkPageCount(pages, serviceQuotas(ctx.settings).maxPages);
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -116,10 +119,9 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     throw error;
   }
 
-  const pages = doc.getPageCount();
   return commitFileChange(ctx, input, {
     written: info === uploaded ? [info.sha256] : [info.sha256, uploaded.sha256],
-    uploadedPdf: { bytes, doc },
+    uploadedPdf: bytes,
     change: (file, now) => ({
       ...file,
       Original: { sha256: info.sha256, size: info.size, pages },
@@ -170,8 +172,8 @@ async function uploadMetadata(ctx: ServiceContext, input: UploadFileInput): Prom
 interface FileChange {
   /** The blobs the upload wrote: discarded when it is refused. */
   readonly written: readonly string[];
-  /** The uploaded PDF, open, when the upload is one; else the file's stored PDF (if any) is read. */
-  readonly uploadedPdf?: { readonly bytes: Uint8Array; readonly doc: PDFDocument };
+  /** The uploaded PDF, when the upload is one; else the file's stored PDF (if any) is read. */
+  readonly uploadedPdf?: Uint8Array;
   /** The file with the upload applied, from the stored one without what the upload makes stale. */
   readonly change: (file: StoredFile, now: Date) => StoredFile;
   readonly audit: (file: StoredFile, now: Date) => AuditEntryInput;
@@ -227,8 +229,7 @@ async function resolvedFor(
 ): Promise<ResolvedDocument> {
   const signerIds = tx.Signers.map((s) => s.Id);
   if (earlier !== undefined && earlier.key === preparationKey(file, signerIds)) return earlier;
-  if (uploadedPdf !== undefined) return resolveDocument(file, uploadedPdf.bytes, signerIds, uploadedPdf.doc);
-  return resolveDocument(file, await ctx.store.blobs.read(original.sha256), signerIds);
+  return resolveDocument(ctx, file, uploadedPdf ?? (await ctx.store.blobs.read(original.sha256)), signerIds);
 }
 
 /**
@@ -236,8 +237,7 @@ async function resolvedFor(
  * pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its placements
  * (issue 13 point 6: no pdf.js on the serving thread).
  */
-function checkPageCount(doc: PDFDocument, maxPages: number): void {
-  const pages = doc.getPageCount();
+function checkPageCount(pages: number, maxPages: number): void {
   if (pages > maxPages) {
     throw new PdfParseError('PDF_TOO_MANY_PAGES', `The PDF has ${pages} pages; this service accepts at most ${maxPages}.`);
   }

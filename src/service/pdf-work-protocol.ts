@@ -1,0 +1,29 @@
+/** The messages between pdf-work.ts and its worker thread (pdf-work-worker.ts): plain, cloneable data. */
+import type { PdfNormalization } from '../pdf/normalize-pdf.js';
+import type { PageGeometry } from '../pdf/page-geometry.js';
+import type { FieldPlacement } from '../pdf/resolve-locations.js';
+
+/** A pdf-lib step of the service. */
+export type PdfJob =
+  /** `normalizePdf`, then the page count of what paraph works on. */
+  | { readonly kind: 'open'; readonly bytes: Uint8Array; readonly normalizeMs: number }
+  /** `checkPlacements` on the PDF opened afresh. */
+  | { readonly kind: 'check'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages: readonly PageGeometry[] }
+  /** `placeFields`. */
+  | { readonly kind: 'place'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages?: readonly PageGeometry[] };
+
+/** What each kind of job answers. */
+export interface PdfJobResults {
+  /** `bytes` and `normalization` only when the document was rewritten. */
+  open: { pageCount: number; bytes?: Uint8Array; normalization?: PdfNormalization };
+  check: Record<string, never>;
+  place: { bytes: Uint8Array };
+}
+
+/** A failed job's error as data (pdf-work.ts makes the typed error again). */
+export type PdfJobError =
+  | { kind: 'validation'; code: string; message: string; issues: string[] }
+  | { kind: 'placement' | 'parse' | 'paraph'; code: string; message: string; origin: 'input' | 'internal' }
+  | { kind: 'internal'; message: string };
+
+export type PdfJobReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError };

@@ -1,0 +1,45 @@
+/**
+ * The service's pdf-lib steps in worker threads (src/service/pdf-work.ts): the same answers and typed errors as the
+ * library gives in the calling thread, and PDF_TOO_COMPLEX past the time budget (scaled by the page count) without
+ * losing the pool.
+ */
+import { describe, expect, it } from 'vitest';
+import { PdfParseError, ValidationError } from '../../src/errors.js';
+import { placeFields } from '../../src/pdf/place-fields.js';
+import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
+import { runPdfJob } from '../../src/service/pdf-work.js';
+import { makePdf } from '../e2e/service-harness.js';
+
+describe('runPdfJob', () => {
+  it('opens, checks and places as the library does in the calling thread', async () => {
+    const pdf = await makePdf([['{{Signer1}}'], ['Page two']]);
+    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 })).toEqual({ pageCount: 2 });
+    const { placements, pages } = await resolvePlacements(pdf, {}, { signerIds: ['s1'] });
+    expect(await runPdfJob({ kind: 'check', bytes: pdf, placements, pages }, undefined, 2)).toEqual({});
+    const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements, pages }, undefined, 2);
+    expect(Buffer.from(placed.bytes).equals(Buffer.from((await placeFields(pdf, placements, { pages })).bytes))).toBe(true);
+  });
+
+  it('gives back the typed errors of the library (code, issues, origin)', async () => {
+    const notPdf = await runPdfJob({ kind: 'open', bytes: new TextEncoder().encode('hello'), normalizeMs: 30_000 }).catch((e: unknown) => e);
+    expect(notPdf).toBeInstanceOf(PdfParseError);
+    expect(notPdf).toMatchObject({ code: 'PDF_NOT_A_PDF', origin: 'input' });
+    const pdf = await makePdf([['One']]);
+    const { placements, pages } = await resolvePlacements(pdf, {}, { signerIds: ['s1'] });
+    const offPage = placements.map((p) => ({ ...p, pageNumber: 3 }));
+    const invalid = await runPdfJob({ kind: 'check', bytes: pdf, placements: offPage, pages }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ code: 'INVALID_PLACEMENT', origin: 'input' });
+    expect((invalid as ValidationError).issues[0]).toContain('pageNumber 3 is not a page of this 1-page document');
+  });
+
+  it('refuses a job past its budget with PDF_TOO_COMPLEX, the budget growing with the page count; the next job runs', async () => {
+    const pdf = await makePdf([['One']]);
+    // A budget no job can meet: the thread is ended and the refusal names the budget.
+    const late = await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 0 }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'PDF_TOO_COMPLEX', origin: 'input' });
+    expect((late as Error).message).toMatch(/^The PDF is too complex to process \(processing it took more than 0 s\)/);
+    // The same tiny base with 10 s a page: one page is enough time.
+    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 10_000 }, 1)).toEqual({ pageCount: 1 });
+  });
+});
