@@ -535,6 +535,17 @@ export function referencedBlobs(tx: Transaction): string[] {
 }
 
 /**
+ * Bytes of the transaction's uploads (original PDFs, metadata JSON) that count against its account's storage quota;
+ * 0 once the transaction is cleaned. The stores keep it beside the transaction so the quota check is one sum.
+ */
+export function uploadedBytes(tx: Transaction): number {
+  if (tx.cleanedAt !== undefined) return 0;
+  let bytes = 0;
+  for (const file of tx.Files) bytes += (file.Original?.size ?? 0) + (file.MetadataBlob?.size ?? 0);
+  return bytes;
+}
+
+/**
  * Adds or replaces a file (PUT file). Only at status 5 (decisions.md §3).
  *
  * @throws DomainError `TRANSACTION_ALREADY_STARTED` ("The transaction has already been started.") at any other status.

@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import type { AuditEntry } from '../receipt/audit-log.js';
-import { referencedBlobs, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { referencedBlobs, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { applyPostgresMigrations, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
@@ -239,12 +239,13 @@ export class PostgresStore implements Store {
     const blobs = [...referencedBlobs(stored)];
     const txId = stored.Id;
     const dates = [ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt)];
+    const storageBytes = uploadedBytes(stored);
     await inTransaction(this.pool, async (client) => {
       if (change.expectedVersion === 0) {
         const inserted = await client.query(
-          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-          [txId, stored.AccountId, version, stored.Status, data, ...dates],
+          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+          [txId, stored.AccountId, version, stored.Status, data, ...dates, storageBytes],
         );
         if (inserted.rowCount !== 1) {
           const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
@@ -253,9 +254,9 @@ export class PostgresStore implements Store {
       } else {
         // The row lock taken here serialises every change of this transaction until COMMIT, across processes.
         const updated = await client.query(
-          `UPDATE transactions SET version = $1, status = $2, data = $3, expire_at = $4, remind_at = $5, ended_at = $6, release_at = $7
-           WHERE id = $8 AND version = $9`,
-          [version, stored.Status, data, ...dates, txId, change.expectedVersion],
+          `UPDATE transactions SET version = $1, status = $2, data = $3, expire_at = $4, remind_at = $5, ended_at = $6, release_at = $7, storage_bytes = $8
+           WHERE id = $9 AND version = $10`,
+          [version, stored.Status, data, ...dates, storageBytes, txId, change.expectedVersion],
         );
         if (updated.rowCount !== 1) {
           const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
@@ -431,9 +432,7 @@ export class PostgresStore implements Store {
 
   async accountStorageBytes(accountId: string): Promise<number> {
     const { rows } = await this.query<{ n: string }>(
-      `SELECT COALESCE(SUM(COALESCE((f->'Original'->>'size')::bigint, 0) + COALESCE((f->'MetadataBlob'->>'size')::bigint, 0)), 0) AS n
-       FROM transactions t CROSS JOIN LATERAL jsonb_array_elements(COALESCE(t.data::jsonb->'Files', '[]'::jsonb)) f
-       WHERE t.account_id = $1 AND t.data::jsonb->'cleanedAt' IS NULL`,
+      'SELECT COALESCE(SUM(storage_bytes), 0) AS n FROM transactions WHERE account_id = $1',
       [accountId],
     );
     return Number(rows[0]?.n ?? 0);

@@ -16,7 +16,7 @@ import { canonicalJson } from '../receipt/canonical-json.js';
 import { type AuditEntry } from '../receipt/audit-log.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { ParaphError } from '../errors.js';
-import { referencedBlobs, SIGNING_HOLD_STALE_MS, type JsonValue, type Transaction } from '../domain/transaction.js';
+import { referencedBlobs, SIGNING_HOLD_STALE_MS, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE, sealSignTokens } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
@@ -152,6 +152,19 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE json_extract(s.value, '$.SignSession.signingSince') IS NOT NULL
         LIMIT 1
       ) WHERE status = 20;
+    `,
+  },
+  {
+    // The storage quota (issue 13) summed every upload size out of every transaction's JSON on each upload: the
+    // bytes now sit in a column (domain uploadedBytes, written by every commit) under an index by account.
+    version: 5,
+    sql: `
+      ALTER TABLE transactions ADD COLUMN storage_bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE transactions SET storage_bytes = COALESCE((
+        SELECT SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0))
+        FROM json_each(transactions.data, '$.Files') AS f
+      ), 0) WHERE json_extract(data, '$.cleanedAt') IS NULL;
+      CREATE INDEX transactions_account_storage ON transactions(account_id, storage_bytes);
     `,
   },
 ];
@@ -389,20 +402,21 @@ export class SqliteStore implements Store {
     const data = JSON.stringify(sealSignTokens(body, this.masterKey));
     const timers = transactionTimers(stored);
     const blobs = referencedBlobs(stored);
+    const storageBytes = uploadedBytes(stored);
     const txId = stored.Id;
     db.immediate(() => {
       if (change.expectedVersion === 0) {
         const existing = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
         if (existing !== undefined) throw new ConcurrencyError(txId, 0, existing.version);
         this.sql(
-          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt));
+          `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), storageBytes);
       } else {
         const result = this.sql(
-          `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?, release_at = ?
+          `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?, release_at = ?, storage_bytes = ?
            WHERE id = ? AND version = ?`,
-        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), txId, change.expectedVersion);
+        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), storageBytes, txId, change.expectedVersion);
         if (result.changes === 0) {
           const actual = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
           throw new ConcurrencyError(txId, change.expectedVersion, actual?.version);
@@ -569,11 +583,7 @@ export class SqliteStore implements Store {
   }
 
   async accountStorageBytes(accountId: string): Promise<number> {
-    const row = this.sql(
-      `SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0)), 0) AS n
-       FROM transactions t, json_each(t.data, '$.Files') f
-       WHERE t.account_id = ? AND json_extract(t.data, '$.cleanedAt') IS NULL`,
-    ).get(accountId) as { n: number };
+    const row = this.sql('SELECT COALESCE(SUM(storage_bytes), 0) AS n FROM transactions WHERE account_id = ?').get(accountId) as { n: number };
     return row.n;
   }
 

@@ -86,6 +86,29 @@ describe('PostgreSQL store specifics', () => {
     }
   });
 
+  it('fills the storage column of transactions written before migration 3 from their stored JSON', async () => {
+    const url = await cluster.createDatabase();
+    try {
+      const store = await openPostgresStore({ url, migrate: true });
+      await store.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
+      const pdf = await store.blobs.write(new Uint8Array(1234));
+      const meta = await store.blobs.write(new Uint8Array(56).fill(7));
+      const tx = makeTransaction();
+      tx.Files.push({ FileId: 'a.pdf', Original: { ...pdf, pages: 1 }, MetadataBlob: meta });
+      await store.commit({ transaction: tx, expectedVersion: 0 });
+      await store.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query('DROP INDEX transactions_account_storage; ALTER TABLE transactions DROP COLUMN storage_bytes; DELETE FROM schema_migrations WHERE version = 3');
+      await client.end();
+      const migrated = await openPostgresStore({ url, migrate: true });
+      expect(await migrated.accountStorageBytes('acc-1')).toBe(1234 + 56);
+      await migrated.close();
+    } finally {
+      await cluster.dropDatabase(url);
+    }
+  });
+
   it('two stores on one database (two processes): exactly one writer of a version wins and the audit chain stays linear', async () => {
     const url = await cluster.createDatabase();
     const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);

@@ -37,13 +37,36 @@ for (const driver of usableSqliteDrivers()) {
 }
 
 describe('SQLite store specifics', () => {
+  it('fills the storage column of a database written before it from the stored transactions (migration 5)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
+    try {
+      const store = await openSqliteStore({ dataDir: dir });
+      await store.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
+      const pdf = await store.blobs.write(new Uint8Array(1234));
+      const meta = await store.blobs.write(new Uint8Array(56).fill(7));
+      const tx = makeTransaction();
+      tx.Files.push({ FileId: 'a.pdf', Original: { ...pdf, pages: 1 }, MetadataBlob: meta });
+      await store.commit({ transaction: tx, expectedVersion: 0 });
+      await store.close();
+      // The database as the version before wrote it: no column, no index, migration 5 not applied.
+      const db = openSqliteDatabase(join(dir, 'paraph.db'));
+      db.exec('DROP INDEX transactions_account_storage; ALTER TABLE transactions DROP COLUMN storage_bytes; DELETE FROM migrations WHERE version = 5');
+      db.close();
+      const reopened = await openSqliteStore({ dataDir: dir });
+      expect(await reopened.accountStorageBytes('acc-1')).toBe(1234 + 56);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('applies numbered migrations once, in WAL mode with foreign keys and synchronous=FULL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paraph-store-'));
     try {
       await (await openSqliteStore({ dataDir: dir })).close();
       await (await openSqliteStore({ dataDir: dir })).close();
       const db = openSqliteDatabase(join(dir, 'paraph.db'));
-      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 5 }]);
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
       db.close();
       const store = await openSqliteStore({ dataDir: dir });

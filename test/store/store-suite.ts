@@ -205,6 +205,31 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.listAuditEntries(tx.Id)).toEqual([]);
     });
 
+    it('counts an account\'s uploads (PDFs and metadata) of transactions not cleaned: after replacing, cleaning and reopening', async () => {
+      const bytes = (n: number) => store.blobs.write(new Uint8Array(n).fill(n % 251));
+      const [pdfA, metaA, pdfB, pdfB2, pdfOther] = await Promise.all([bytes(1000), bytes(200), bytes(3000), bytes(500), bytes(7000)]);
+      await store.createAccount({ ...ACCOUNT, Id: 'acc-other', UserTokenHash: 'o'.repeat(64), AppKeyHash: 'p'.repeat(64) });
+      const a = await store.commit({
+        transaction: putFile(makeTransaction(undefined, { id: 'q-a' }), { FileId: 'a.pdf', Original: { ...pdfA!, pages: 1 }, MetadataBlob: metaA! }, T0),
+        expectedVersion: 0,
+      });
+      let b = await store.commit({ transaction: putFile(makeTransaction(undefined, { id: 'q-b' }), { FileId: 'b.pdf', Original: { ...pdfB!, pages: 1 } }, T0), expectedVersion: 0 });
+      await store.commit({
+        transaction: putFile(makeTransaction(undefined, { id: 'q-o', accountId: 'acc-other' }), { FileId: 'o.pdf', Original: { ...pdfOther!, pages: 1 } }, T0),
+        expectedVersion: 0,
+      });
+      expect(await store.accountStorageBytes('acc-1')).toBe(1000 + 200 + 3000);
+      expect(await store.accountStorageBytes('acc-other')).toBe(7000);
+      expect(await store.accountStorageBytes('nobody')).toBe(0);
+      b = await store.commit({ transaction: putFile(b, { FileId: 'b.pdf', Original: { ...pdfB2!, pages: 1 } }, T0), expectedVersion: b.version });
+      expect(await store.accountStorageBytes('acc-1')).toBe(1000 + 200 + 500);
+      await store.commit({ transaction: { ...a, cleanedAt: at(5).toISOString() }, expectedVersion: a.version });
+      expect(await store.accountStorageBytes('acc-1')).toBe(500);
+      store = await h.reopen();
+      expect(await store.accountStorageBytes('acc-1')).toBe(500);
+      expect(await store.accountStorageBytes('acc-other')).toBe(7000);
+    });
+
     it('deletes only unreferenced blobs older than the grace time', async () => {
       const kept = await store.blobs.write(new TextEncoder().encode('kept'));
       const orphan = await store.blobs.write(new TextEncoder().encode('orphan'));
