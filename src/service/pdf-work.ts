@@ -6,8 +6,8 @@
  * ended (the next job gets a new one), while the serving thread keeps answering.
  *
  * Threads are kept in a small pool (unref'd when idle; all but one ended after 10 idle seconds): starting a thread and
- * loading pdf-lib in it costs ~0.4 s, far more than a job on a usual document. At most `MAX_BUSY` jobs run at once; more wait for a thread (their budget starts when
- * they get one).
+ * loading pdf-lib in it costs ~0.4 s, far more than a job on a usual document. At most `MAX_BUSY` jobs run at once;
+ * more wait for a thread (their budget starts when they get one).
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
