@@ -62,7 +62,16 @@ export interface IndexTextOptions {
    * enforced with worker threads only; `workers: 0` checks the page count.
    */
   limits?: Partial<IndexLimits>;
+  /**
+   * The text engine: `pdfjs` (default) or `pdfium` (issue 14: PDFium in WebAssembly, one worker thread, same boxes and
+   * text). Both give the same per-page structure.
+   */
+  engine?: TextEngine;
 }
+
+/** The text engines of {@link IndexTextOptions.engine}. */
+export const TEXT_ENGINES = ['pdfjs', 'pdfium'] as const;
+export type TextEngine = (typeof TEXT_ENGINES)[number];
 
 /** One place where a search text was found. */
 export interface TextMatch {
@@ -270,6 +279,14 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   }
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);
+  const engine = options.engine ?? 'pdfjs';
+  if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`indexText: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
+  if (engine === 'pdfium') {
+    const host = await import('./text-index-pdfium-host.js');
+    if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
+    else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal);
+    return collected;
+  }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
   else await extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal);
   return collected;

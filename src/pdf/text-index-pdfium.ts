@@ -1,0 +1,240 @@
+/**
+ * The PDFium text engine of the text index (issue 14): every page's characters with their positions from PDFium's
+ * text page (WebAssembly, pdfium.ts), turned into exactly the per-page structure the pdf.js engine produces
+ * (text-index-builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
+ * baseline, 0.2 em below to 0.8 em above it — in the same reader coordinates), so search and placement downstream
+ * do not know which engine ran. PDFium runs synchronously in the thread that calls it: the host runs it in a worker
+ * thread (text-index-pdfium-worker.ts) to bound its time and memory.
+ */
+import { PdfParseError } from '../errors.js';
+import { hasPdfHeader } from './load-pdf.js';
+import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
+import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from './pdfium.js';
+import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
+
+/** An open PDFium document and the copy of its bytes in PDFium's memory. */
+export interface PdfiumDocument {
+  doc: number;
+  bytes: number;
+  pageCount: number;
+}
+
+/** Scratch memory for the out-parameters of one call: 8 doubles. */
+const SCRATCH_BYTES = 64;
+
+/** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
+export function openPdfiumDocument(pdfium: Pdfium, pdf: Uint8Array): PdfiumDocument {
+  if (pdf.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
+  if (!hasPdfHeader(pdf)) {
+    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
+  }
+  const bytes = copyIn(pdfium, pdf);
+  const doc = pdfium.FPDF_LoadMemDocument(bytes, pdf.length, '');
+  if (!doc) {
+    const code = pdfium.FPDF_GetLastError();
+    pdfium.pdfium.wasmExports.free(bytes);
+    if (code === FPDF_ERR_PASSWORD) {
+      throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
+    }
+    throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be read (PDFium error ${code}): it may be damaged or truncated.`);
+  }
+  const opened = { doc, bytes, pageCount: pdfium.FPDF_GetPageCount(doc) };
+  // pdf.js refuses every encrypted file, also one with an empty user password: so does this engine.
+  if (pdfium.EPDF_IsEncrypted(doc)) {
+    closePdfiumDocument(pdfium, opened);
+    throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
+  }
+  if (opened.pageCount <= 0) {
+    closePdfiumDocument(pdfium, opened);
+    throw new PdfParseError('PDF_NO_PAGES', 'The PDF has no pages: send a document with at least one page.');
+  }
+  return opened;
+}
+
+export function closePdfiumDocument(pdfium: Pdfium, opened: PdfiumDocument): void {
+  pdfium.FPDF_CloseDocument(opened.doc);
+  pdfium.pdfium.wasmExports.free(opened.bytes);
+}
+
+/** Little-endian reads of PDFium's memory (taken afresh per page: the memory may grow and move). */
+function memory(pdfium: Pdfium): DataView {
+  const heap = pdfium.pdfium.HEAPU8;
+  return new DataView(heap.buffer, heap.byteOffset, heap.byteLength);
+}
+
+/**
+ * Geometry and, when `withText`, text of page `pageNumber` (1-based). Throws PdfParseError `PDF_UNREADABLE` when
+ * PDFium cannot load the page.
+ */
+export function extractPdfiumPage(
+  pdfium: Pdfium,
+  opened: PdfiumDocument,
+  pageNumber: number,
+  withText: boolean,
+): { geo: PageGeometry; text?: ExtractedText } {
+  const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
+  if (!page) {
+    throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
+  }
+  const scratch = pdfium.pdfium.wasmExports.malloc(SCRATCH_BYTES);
+  try {
+    const geo = pageGeometry(pdfium, page, scratch, pageNumber);
+    if (!withText) return { geo };
+    const textPage = pdfium.FPDFText_LoadPage(page);
+    if (!textPage) {
+      throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
+    }
+    try {
+      return { geo, text: pageText(pdfium, textPage, scratch, geo) };
+    } finally {
+      pdfium.FPDFText_ClosePage(textPage);
+    }
+  } finally {
+    pdfium.pdfium.wasmExports.free(scratch);
+    pdfium.FPDF_ClosePage(page);
+  }
+}
+
+function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
+  let box = { x: 0, y: 0, width: 612, height: 792 };
+  if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
+    const m = memory(pdfium);
+    const left = m.getFloat32(scratch, true);
+    const top = m.getFloat32(scratch + 4, true);
+    const right = m.getFloat32(scratch + 8, true);
+    const bottom = m.getFloat32(scratch + 12, true);
+    box = { x: Math.min(left, right), y: Math.min(top, bottom), width: Math.abs(right - left), height: Math.abs(top - bottom) };
+  }
+  return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+}
+
+/**
+ * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
+ * (font size × the matrix's y scale), its loose box the advance (PDFium: matrix a × the character's width in text
+ * space), its origin the baseline start. Ligatures come from PDFium already split into pieces that share one
+ * origin and box: they are joined again here so that the builder splits the advance evenly, as it does for pdf.js.
+ */
+function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
+  const builder = new PageTextBuilder(geo);
+  const count = pdfium.FPDFText_CountChars(textPage);
+  let pending = '';
+  let px = 0;
+  let py = 0;
+  let pLeft = 0;
+  let pRight = 0;
+  let g: number[] = [];
+  const flush = (): void => {
+    if (pending === '') return;
+    const text = glyphText(pending);
+    if (text) builder.glyph(text, g[0]!, g[1]!, g[2]!, g[3]!, g[4]!, g[5]!, g[6]!, g[7]!, g[8]!);
+    pending = '';
+  };
+  for (let i = 0; i < count; i++) {
+    const code = pdfium.FPDFText_GetUnicode(textPage, i);
+    const generated = pdfium.FPDFText_IsGenerated(textPage, i) === 1;
+    const unicode = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    if (generated || isWhitespace(unicode)) {
+      flush();
+      builder.space();
+      continue;
+    }
+    if (unicode === '') continue;
+    if (!pdfium.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
+    let m = memory(pdfium);
+    const x = m.getFloat64(scratch, true);
+    const y = m.getFloat64(scratch + 8, true);
+    const hasLoose = pdfium.FPDFText_GetLooseCharBox(textPage, i, scratch + 16);
+    m = memory(pdfium);
+    const looseLeft = hasLoose ? m.getFloat32(scratch + 16, true) : 0;
+    const looseRight = hasLoose ? m.getFloat32(scratch + 24, true) : 0;
+    if (pending !== '' && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
+      pending += unicode; // the next piece of a ligature
+      continue;
+    }
+    flush();
+    if (!pdfium.FPDFText_GetMatrix(textPage, i, scratch + 32)) continue;
+    m = memory(pdfium);
+    const a = m.getFloat32(scratch + 32, true);
+    const b = m.getFloat32(scratch + 36, true);
+    const c = m.getFloat32(scratch + 40, true);
+    const d = m.getFloat32(scratch + 44, true);
+    const size = Math.abs(pdfium.FPDFText_GetFontSize(textPage, i)) || 1;
+    const len = Math.sqrt(a * a + b * b);
+    const ux = len > 0 ? a / len : 1;
+    const uy = len > 0 ? b / len : 0;
+    let advance: number;
+    if (hasLoose && Math.abs(a) > 1e-3 * len) {
+      // Loose width = a × (width in text space): the advance in user space is that width times the matrix's x scale.
+      advance = Math.abs(((looseRight - looseLeft) / a) * len);
+    } else {
+      advance = tightAdvance(pdfium, textPage, i, scratch, ux, uy, x, y);
+    }
+    pending = unicode;
+    px = x;
+    py = y;
+    pLeft = looseLeft;
+    pRight = looseRight;
+    g = [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size];
+  }
+  flush();
+  return builder.finish(geo.pageNumber);
+}
+
+/** For text whose matrix has no x component (turned a quarter): the far end of the glyph's ink along the baseline. */
+function tightAdvance(pdfium: Pdfium, textPage: number, i: number, base: number, ux: number, uy: number, x: number, y: number): number {
+  if (!pdfium.FPDFText_GetCharBox(textPage, i, base, base + 8, base + 16, base + 24)) return 0;
+  const m = memory(pdfium);
+  const l = m.getFloat64(base, true);
+  const r = m.getFloat64(base + 8, true);
+  const bo = m.getFloat64(base + 16, true);
+  const t = m.getFloat64(base + 24, true);
+  let far = 0;
+  for (const [cx, cy] of [
+    [l, bo],
+    [l, t],
+    [r, bo],
+    [r, t],
+  ] as const) {
+    far = Math.max(far, (cx - x) * ux + (cy - y) * uy);
+  }
+  return far;
+}
+
+/** Receives what {@link extractPdfiumDocument} reads, page by page. */
+export interface PdfiumSink {
+  /** The document is open and has this many pages; return false to stop (too many pages). */
+  opened(pageCount: number): boolean;
+  /** A page's geometry, with its text when it was wanted. */
+  page(geo: PageGeometry, text: ExtractedText | undefined): void;
+}
+
+/**
+ * Geometry of every page of `pdf` and the text of those in `textPages` (all when undefined), in page order. Stops
+ * between pages when `signal.aborted`.
+ */
+export function extractPdfiumDocument(
+  pdfium: Pdfium,
+  pdf: Uint8Array,
+  textPages: ReadonlySet<number> | undefined,
+  sink: PdfiumSink,
+  signal?: { aborted: boolean },
+): void {
+  const opened = openPdfiumDocument(pdfium, pdf);
+  try {
+    if (!sink.opened(opened.pageCount)) return;
+    for (let n = 1; n <= opened.pageCount; n++) {
+      if (signal?.aborted) return;
+      const { geo, text } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text);
+    }
+  } finally {
+    closePdfiumDocument(pdfium, opened);
+  }
+}
+
+/** Anything thrown while extracting, as plain data that survives postMessage (see ExtractFailure). */
+export function pdfiumFailure(error: unknown): { code: string; message: string; internal: boolean } {
+  if (error instanceof PdfParseError) return { code: error.code, message: error.message, internal: false };
+  const reason = error instanceof Error ? error.message : String(error);
+  return { code: 'PDF_UNREADABLE', message: `The PDF cannot be read (${reason}): it may be damaged or truncated.`, internal: false };
+}
