@@ -45,6 +45,10 @@ export interface Pdfium {
   FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): boolean;
   /** FS_MATRIX (a, b, c, d, e, f floats): the character's text matrix with the CTM applied. */
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): boolean;
+  FPDFText_GetTextObject(textPage: number, index: number): number;
+  FPDFTextObj_GetFont(textObject: number): number;
+  /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
+  FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): boolean;
   pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } };
 }
 

@@ -19,7 +19,7 @@ export interface PdfiumDocument {
   pageCount: number;
 }
 
-/** Scratch memory for the out-parameters of one call: 8 doubles. */
+/** Scratch memory for the out-parameters of the calls on one character. */
 const SCRATCH_BYTES = 64;
 
 /** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
@@ -108,34 +108,33 @@ function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber:
   return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
 }
 
+/** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
+interface Item {
+  text: string;
+  g: [number, number, number, number, number, number, number, number, number];
+}
+
 /**
  * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
- * (font size × the matrix's y scale), its loose box the advance (PDFium: matrix a × the character's width in text
- * space), its origin the baseline start. Ligatures come from PDFium already split into pieces that share one
- * origin and box: they are joined again here so that the builder splits the advance evenly, as it does for pdf.js.
+ * (font size × the matrix's y scale), its origin the baseline start, and the font's width of its character the
+ * advance. Ligatures come from PDFium already split into pieces that share one origin and box: they are joined again
+ * here so that the builder splits the advance evenly, as it does for pdf.js.
  */
 function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
-  const builder = new PageTextBuilder(geo);
+  const items: Item[] = [];
   const count = pdfium.FPDFText_CountChars(textPage);
-  let pending = '';
-  let px = 0;
-  let py = 0;
+  let px = Number.NaN;
+  let py = Number.NaN;
   let pLeft = 0;
   let pRight = 0;
-  let g: number[] = [];
-  const flush = (): void => {
-    if (pending === '') return;
-    const text = glyphText(pending);
-    if (text) builder.glyph(text, g[0]!, g[1]!, g[2]!, g[3]!, g[4]!, g[5]!, g[6]!, g[7]!, g[8]!);
-    pending = '';
-  };
+  let last: Item | undefined;
   for (let i = 0; i < count; i++) {
     const code = pdfium.FPDFText_GetUnicode(textPage, i);
     const generated = pdfium.FPDFText_IsGenerated(textPage, i) === 1;
     const unicode = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (generated || isWhitespace(unicode)) {
-      flush();
-      builder.space();
+      items.push(SPACE);
+      last = undefined;
       continue;
     }
     if (unicode === '') continue;
@@ -147,11 +146,10 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     m = memory(pdfium);
     const looseLeft = hasLoose ? m.getFloat32(scratch + 16, true) : 0;
     const looseRight = hasLoose ? m.getFloat32(scratch + 24, true) : 0;
-    if (pending !== '' && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
-      pending += unicode; // the next piece of a ligature
+    if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
+      last.text += unicode; // the next piece of a ligature
       continue;
     }
-    flush();
     if (!pdfium.FPDFText_GetMatrix(textPage, i, scratch + 32)) continue;
     m = memory(pdfium);
     const a = m.getFloat32(scratch + 32, true);
@@ -163,37 +161,99 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     const ux = len > 0 ? a / len : 1;
     const uy = len > 0 ? b / len : 0;
     let advance: number;
-    if (hasLoose && Math.abs(a) > 1e-3 * len) {
+    if (hasLoose && Math.abs(a) > 0.5 * len) {
       // Loose width = a × (width in text space): the advance in user space is that width times the matrix's x scale.
       advance = Math.abs(((looseRight - looseLeft) / a) * len);
     } else {
-      advance = tightAdvance(pdfium, textPage, i, scratch, ux, uy, x, y);
+      advance = glyphAdvance(pdfium, textPage, i, code, size, scratch + 56) * len || tightAdvance(pdfium, textPage, i, scratch, ux, uy, x, y);
     }
-    pending = unicode;
     px = x;
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    g = [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size];
+    last = { text: unicode, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size] };
+    items.push(last);
   }
-  flush();
+  const builder = new PageTextBuilder(geo);
+  for (const item of inReadingOrder(items)) {
+    if (item.text === '') {
+      builder.space();
+      continue;
+    }
+    const text = glyphText(item.text);
+    const g = item.g;
+    if (text) builder.glyph(text, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]);
+  }
   return builder.finish(geo.pageNumber);
 }
 
-/** For text whose matrix has no x component (turned a quarter): the far end of the glyph's ink along the baseline. */
+const SPACE: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+
+/**
+ * PDFium lists text that runs against its own baseline direction (drawn upside down, say) from its visual left, that
+ * is backwards; pdf.js gives content order. Each run of glyphs in which every glyph lies just behind the previous one
+ * along their common baseline is turned around.
+ */
+function inReadingOrder(items: Item[]): Item[] {
+  const out: Item[] = [];
+  let run: Item[] = [];
+  let prev: Item | undefined;
+  const flush = (): void => {
+    // Spaces after the run's last glyph belong after it, not before it.
+    let tail = run.length;
+    while (tail > 0 && run[tail - 1]!.text === '') tail--;
+    const glyphs = run.slice(0, tail).filter((i) => i.text !== '').length;
+    if (glyphs >= 2) out.push(...run.slice(0, tail).reverse(), ...run.slice(tail));
+    else out.push(...run);
+    run = [];
+  };
+  for (const item of items) {
+    if (item.text === '') {
+      run.push(item);
+      continue;
+    }
+    if (prev && !behind(prev, item)) flush();
+    run.push(item);
+    prev = item;
+  }
+  flush();
+  return out;
+}
+
+/** Whether `next` starts just behind `prev` on the same baseline (within 3 em). */
+function behind(prev: Item, next: Item): boolean {
+  const [ux, uy, c, d, x0, y0] = prev.g;
+  const [vx, vy, , , x1, y1] = next.g;
+  if (ux * vx + uy * vy < 0.99) return false;
+  const em = Math.sqrt(c * c + d * d) * (prev.g[8] - prev.g[7]);
+  const along = (x1 - x0) * ux + (y1 - y0) * uy;
+  const across = -(x1 - x0) * uy + (y1 - y0) * ux;
+  return along < -0.01 * em && along > -3 * em && Math.abs(across) < 0.5 * em;
+}
+
+/** The font's advance of the character that maps to `unicode`, in text space (0 when PDFium cannot tell). */
+function glyphAdvance(pdfium: Pdfium, textPage: number, i: number, unicode: number, size: number, at: number): number {
+  const object = pdfium.FPDFText_GetTextObject(textPage, i);
+  const font = object ? pdfium.FPDFTextObj_GetFont(object) : 0;
+  if (!font || !pdfium.FPDFFont_GetGlyphWidth(font, unicode, size, at)) return 0;
+  const width = memory(pdfium).getFloat32(at, true);
+  return Number.isFinite(width) && width > 0 ? width : 0;
+}
+
+/** Last resort for the advance: the far end of the glyph's ink along the baseline (tight box, user space). */
 function tightAdvance(pdfium: Pdfium, textPage: number, i: number, base: number, ux: number, uy: number, x: number, y: number): number {
   if (!pdfium.FPDFText_GetCharBox(textPage, i, base, base + 8, base + 16, base + 24)) return 0;
   const m = memory(pdfium);
   const l = m.getFloat64(base, true);
   const r = m.getFloat64(base + 8, true);
-  const bo = m.getFloat64(base + 16, true);
-  const t = m.getFloat64(base + 24, true);
+  const bottom = m.getFloat64(base + 16, true);
+  const top = m.getFloat64(base + 24, true);
   let far = 0;
   for (const [cx, cy] of [
-    [l, bo],
-    [l, t],
-    [r, bo],
-    [r, t],
+    [l, bottom],
+    [l, top],
+    [r, bottom],
+    [r, top],
   ] as const) {
     far = Math.max(far, (cx - x) * ux + (cy - y) * uy);
   }
