@@ -133,7 +133,7 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     const generated = pdfium.FPDFText_IsGenerated(textPage, i) === 1;
     const unicode = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (generated || isWhitespace(unicode)) {
-      items.push(SPACE);
+      items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
       last = undefined;
       continue;
     }
@@ -188,47 +188,50 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
 }
 
 const SPACE: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+/** A line break PDFium inserted (generated CR or LF). */
+const BREAK: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
 
 /**
- * PDFium lists text that runs against its own baseline direction (drawn upside down, say) from its visual left, that
- * is backwards; pdf.js gives content order. Each run of glyphs in which every glyph lies just behind the previous one
- * along their common baseline is turned around.
+ * PDFium lists each line's text objects, and the glyphs of upside-down text, in an order of its own (visual, or
+ * sorted by position); pdf.js gives content order, which for a line is the order along its baseline. Each of
+ * PDFium's lines whose glyphs share one baseline is put in that order; the builder's gap rule then places the word
+ * breaks, as PDFium's own spaces would no longer sit between the right glyphs.
  */
-function inReadingOrder(items: Item[]): Item[] {
+function inReadingOrder(items: readonly Item[]): Item[] {
   const out: Item[] = [];
-  let run: Item[] = [];
-  let prev: Item | undefined;
-  const flush = (): void => {
-    // Spaces after the run's last glyph belong after it, not before it.
-    let tail = run.length;
-    while (tail > 0 && run[tail - 1]!.text === '') tail--;
-    const glyphs = run.slice(0, tail).filter((i) => i.text !== '').length;
-    if (glyphs >= 2) out.push(...run.slice(0, tail).reverse(), ...run.slice(tail));
-    else out.push(...run);
-    run = [];
-  };
+  let line: Item[] = [];
   for (const item of items) {
-    if (item.text === '') {
-      run.push(item);
+    if (item !== BREAK) {
+      line.push(item);
       continue;
     }
-    if (prev && !behind(prev, item)) flush();
-    run.push(item);
-    prev = item;
+    out.push(...alongBaseline(line), SPACE);
+    line = [];
   }
-  flush();
+  out.push(...alongBaseline(line));
   return out;
 }
 
-/** Whether `next` starts just behind `prev` on the same baseline (within 3 em). */
-function behind(prev: Item, next: Item): boolean {
-  const [ux, uy, c, d, x0, y0] = prev.g;
-  const [vx, vy, , , x1, y1] = next.g;
-  if (ux * vx + uy * vy < 0.99) return false;
-  const em = Math.sqrt(c * c + d * d) * (prev.g[8] - prev.g[7]);
-  const along = (x1 - x0) * ux + (y1 - y0) * uy;
-  const across = -(x1 - x0) * uy + (y1 - y0) * ux;
-  return along < -0.01 * em && along > -3 * em && Math.abs(across) < 0.5 * em;
+function alongBaseline(line: Item[]): Item[] {
+  const first = line.find((i) => i.text !== '');
+  if (!first) return line;
+  const [ux, uy, c, d, x0, y0, , below, above] = first.g;
+  const em = Math.sqrt(c * c + d * d) * (above - below);
+  const keyed: Array<{ along: number; item: Item }> = [];
+  let sorted = true;
+  for (const item of line) {
+    if (item.text === '') continue;
+    const g = item.g;
+    if (g[0] * ux + g[1] * uy < 0.99) return line;
+    const dx = g[4] - x0;
+    const dy = g[5] - y0;
+    if (Math.abs(-dx * uy + dy * ux) > 0.5 * em) return line;
+    const along = dx * ux + dy * uy;
+    if (keyed.length > 0 && along < keyed[keyed.length - 1]!.along - 0.01 * em) sorted = false;
+    keyed.push({ along, item });
+  }
+  if (sorted) return line;
+  return keyed.sort((a, b) => a.along - b.along).map((k) => k.item);
 }
 
 /** The font's advance of the character that maps to `unicode`, in text space (0 when PDFium cannot tell). */
