@@ -95,14 +95,26 @@ export function extractPdfiumPage(
   }
 }
 
+/**
+ * PDFium keeps page boxes as 32-bit floats (595.28 becomes 595.280029…): the shortest decimal with the same float
+ * is what the file says, and what pdf.js and pdf-lib read, whose geometry must agree with this (resolve-placements).
+ */
+function shortest(value: number): number {
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (Math.fround(candidate) === value) return candidate;
+  }
+  return value;
+}
+
 function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
   let box = { x: 0, y: 0, width: 612, height: 792 };
   if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
     const m = memory(pdfium);
-    const left = m.getFloat32(scratch, true);
-    const top = m.getFloat32(scratch + 4, true);
-    const right = m.getFloat32(scratch + 8, true);
-    const bottom = m.getFloat32(scratch + 12, true);
+    const left = shortest(m.getFloat32(scratch, true));
+    const top = shortest(m.getFloat32(scratch + 4, true));
+    const right = shortest(m.getFloat32(scratch + 8, true));
+    const bottom = shortest(m.getFloat32(scratch + 12, true));
     box = { x: Math.min(left, right), y: Math.min(top, bottom), width: Math.abs(right - left), height: Math.abs(top - bottom) };
   }
   return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
