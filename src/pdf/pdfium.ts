@@ -49,7 +49,21 @@ export interface Pdfium {
   FPDFTextObj_GetFont(textObject: number): number;
   /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
   FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): boolean;
-  pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } };
+  pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } & RawTextExports };
+}
+
+/**
+ * The per-character text functions as the module's raw WebAssembly exports: the same C functions without the
+ * wrapper that converts arguments (booleans come back as 0/1). Called millions of times per document, where the
+ * wrappers cost about 7× the call itself.
+ */
+export interface RawTextExports {
+  FPDFText_GetUnicode(textPage: number, index: number): number;
+  FPDFText_IsGenerated(textPage: number, index: number): number;
+  FPDFText_GetFontSize(textPage: number, index: number): number;
+  FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
+  FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
+  FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
 }
 
 /** `FPDF_GetLastError` codes (fpdfview.h). */

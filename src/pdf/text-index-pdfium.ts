@@ -135,14 +135,19 @@ interface Item {
 function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
   const items: Item[] = [];
   const count = pdfium.FPDFText_CountChars(textPage);
+  const raw = pdfium.pdfium.wasmExports;
+  // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
+  let heap = pdfium.pdfium.HEAPU8.buffer;
+  let f64 = new Float64Array(heap, scratch, 2);
+  let f32 = new Float32Array(heap, scratch + 16, 10);
   let px = Number.NaN;
   let py = Number.NaN;
   let pLeft = 0;
   let pRight = 0;
   let last: Item | undefined;
   for (let i = 0; i < count; i++) {
-    const code = pdfium.FPDFText_GetUnicode(textPage, i);
-    const generated = pdfium.FPDFText_IsGenerated(textPage, i) === 1;
+    const code = raw.FPDFText_GetUnicode(textPage, i);
+    const generated = raw.FPDFText_IsGenerated(textPage, i) === 1;
     const unicode = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (generated || isWhitespace(unicode)) {
       items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
@@ -150,25 +155,29 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
       continue;
     }
     if (unicode === '') continue;
-    if (!pdfium.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
-    let m = memory(pdfium);
-    const x = m.getFloat64(scratch, true);
-    const y = m.getFloat64(scratch + 8, true);
-    const hasLoose = pdfium.FPDFText_GetLooseCharBox(textPage, i, scratch + 16);
-    m = memory(pdfium);
-    const looseLeft = hasLoose ? m.getFloat32(scratch + 16, true) : 0;
-    const looseRight = hasLoose ? m.getFloat32(scratch + 24, true) : 0;
+    if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
+    const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+    if (pdfium.pdfium.HEAPU8.buffer !== heap) {
+      heap = pdfium.pdfium.HEAPU8.buffer;
+      f64 = new Float64Array(heap, scratch, 2);
+      f32 = new Float32Array(heap, scratch + 16, 10);
+    }
+    const x = f64[0]!;
+    const y = f64[1]!;
+    // FS_RECTF at +16: left, top, right, bottom; FS_MATRIX at +32: a, b, c, d, e, f.
+    const looseLeft = hasLoose ? f32[0]! : 0;
+    const looseRight = hasLoose ? f32[2]! : 0;
     if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
       last.text += unicode; // the next piece of a ligature
       continue;
     }
-    if (!pdfium.FPDFText_GetMatrix(textPage, i, scratch + 32)) continue;
-    m = memory(pdfium);
-    const a = m.getFloat32(scratch + 32, true);
-    const b = m.getFloat32(scratch + 36, true);
-    const c = m.getFloat32(scratch + 40, true);
-    const d = m.getFloat32(scratch + 44, true);
-    const size = Math.abs(pdfium.FPDFText_GetFontSize(textPage, i)) || 1;
+    if (!hasMatrix) continue;
+    const a = f32[4]!;
+    const b = f32[5]!;
+    const c = f32[6]!;
+    const d = f32[7]!;
+    const size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
     const len = Math.sqrt(a * a + b * b);
     const ux = len > 0 ? a / len : 1;
     const uy = len > 0 ? b / len : 0;
