@@ -28,6 +28,7 @@ import { TimerWorker } from './events/timer-worker.js';
 import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
+import { setDefaultTextEngine } from './pdf/text-index.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {
@@ -117,6 +118,7 @@ export interface ParaphService {
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
   const clock = options.clock ?? (() => new Date());
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
+  if (config.textEngine) setDefaultTextEngine(config.textEngine);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
   const opened = await openServiceStore({

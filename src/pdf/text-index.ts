@@ -63,7 +63,7 @@ export interface IndexTextOptions {
    */
   limits?: Partial<IndexLimits>;
   /**
-   * The text engine: `pdfjs` (default) or `pdfium` (issue 14: PDFium in WebAssembly, one worker thread, same boxes and
+   * The text engine: `pdfjs` (default, see `setDefaultTextEngine`) or `pdfium` (issue 14: PDFium in WebAssembly, one worker thread, same boxes and
    * text). Both give the same per-page structure.
    */
   engine?: TextEngine;
@@ -72,6 +72,14 @@ export interface IndexTextOptions {
 /** The text engines of {@link IndexTextOptions.engine}. */
 export const TEXT_ENGINES = ['pdfjs', 'pdfium'] as const;
 export type TextEngine = (typeof TEXT_ENGINES)[number];
+
+let defaultEngine: TextEngine = 'pdfjs';
+
+/** The engine of every extraction that names none (the service's `PARAPH_TEXT_ENGINE`; initially pdf.js). */
+export function setDefaultTextEngine(engine: TextEngine): void {
+  if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`setDefaultTextEngine: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
+  defaultEngine = engine;
+}
 
 /** One place where a search text was found. */
 export interface TextMatch {
@@ -279,7 +287,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   }
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);
-  const engine = options.engine ?? 'pdfjs';
+  const engine = options.engine ?? defaultEngine;
   if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`indexText: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
   if (engine === 'pdfium') {
     const host = await import('./text-index-pdfium-host.js');
