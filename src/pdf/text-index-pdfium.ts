@@ -56,7 +56,7 @@ export function closePdfiumDocument(pdfium: Pdfium, opened: PdfiumDocument): voi
   pdfium.pdfium.wasmExports.free(opened.bytes);
 }
 
-/** Little-endian reads of PDFium's memory (taken afresh per page: the memory may grow and move). */
+/** Little-endian reads of PDFium's memory, taken afresh per use (the memory may grow and move); not for per-character reads. */
 function memory(pdfium: Pdfium): DataView {
   const heap = pdfium.pdfium.HEAPU8;
   return new DataView(heap.buffer, heap.byteOffset, heap.byteLength);
