@@ -148,7 +148,8 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   for (let i = 0; i < count; i++) {
     const code = raw.FPDFText_GetUnicode(textPage, i);
     const generated = raw.FPDFText_IsGenerated(textPage, i) === 1;
-    const unicode = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
+    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (generated || isWhitespace(unicode)) {
       items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
       last = undefined;
