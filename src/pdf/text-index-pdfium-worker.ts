@@ -1,7 +1,7 @@
 /**
  * Worker thread of the PDFium text engine (text-index-pdfium-host.ts): loads PDFium once, then for each
- * `extract {bytes, job, textPages, queries, keepText, maxPages}` replies `opened {numPages}`, one `page` message per
- * page (its geometry, its text when `keepText`, the matches of `queries` on it) and `done` | `error`. Every reply
+ * `extract {bytes, job, textPages, queries, keepText, maxPages, share}` replies `opened {numPages}`, one `page` message
+ * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it) and `done` | `error`. Every reply
  * carries the job's number. The host ends the thread when a budget is exceeded: PDFium cannot be interrupted.
  */
 import { parentPort } from 'node:worker_threads';
@@ -18,6 +18,7 @@ interface ExtractMessage {
   queries: TextQuery[];
   keepText: boolean;
   maxPages: number;
+  share: { of: number; index: number };
 }
 
 const port = parentPort;
@@ -39,7 +40,7 @@ port.on('message', (message: ExtractMessage) => {
         const transfer = kept ? [kept.boxes.buffer as ArrayBuffer, kept.signature.buffer as ArrayBuffer, kept.compactSignature.buffer as ArrayBuffer] : [];
         port.postMessage({ type: 'page', job, geo, text: kept, found }, transfer);
       },
-    });
+    }, undefined, message.share);
     port.postMessage({ type: 'done', job });
   } catch (error) {
     port.postMessage({ type: 'error', job, failure: pdfiumFailure(error) });

@@ -295,7 +295,8 @@ export interface PdfiumSink {
 
 /**
  * Geometry of every page of `pdf` and the text of those in `textPages` (all when undefined), in page order. Stops
- * between pages when `signal.aborted`.
+ * between pages when `signal.aborted`. With `share`, only every `of`-th page from page `index + 1` (threads that
+ * share a document take turns, so heavy pages spread evenly).
  */
 export function extractPdfiumDocument(
   pdfium: Pdfium,
@@ -303,11 +304,12 @@ export function extractPdfiumDocument(
   textPages: ReadonlySet<number> | undefined,
   sink: PdfiumSink,
   signal?: { aborted: boolean },
+  share: { of: number; index: number } = { of: 1, index: 0 },
 ): void {
   const opened = openPdfiumDocument(pdfium, pdf);
   try {
     if (!sink.opened(opened.pageCount)) return;
-    for (let n = 1; n <= opened.pageCount; n++) {
+    for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
       if (signal?.aborted) return;
       const { geo, text } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
       sink.page(geo, text);

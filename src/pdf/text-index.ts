@@ -63,7 +63,7 @@ export interface IndexTextOptions {
    */
   limits?: Partial<IndexLimits>;
   /**
-   * The text engine: `pdfjs` (default, see `setDefaultTextEngine`) or `pdfium` (issue 14: PDFium in WebAssembly, one worker thread, same boxes and
+   * The text engine: `pdfjs` (default, see `setDefaultTextEngine`) or `pdfium` (issue 14: PDFium in WebAssembly, one or two worker threads, same boxes and
    * text). Both give the same per-page structure.
    */
   engine?: TextEngine;
@@ -292,7 +292,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   if (engine === 'pdfium') {
     const host = await import('./text-index-pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
-    else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal);
+    else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers);
     return collected;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
