@@ -70,8 +70,7 @@ export const placeCommand: CliCommand = async (args, io) => {
   // A CLI run is its own process, so pdf.js may run in this thread: for small documents that saves the start-up of
   // worker threads (seconds); large ones still spread over the cores.
   const pageCount = (await loadPdf(pdf)).getPageCount();
-  // PDFium runs in one thread either way: in this one it saves the worker's start-up, at every size.
-  const inThread = engine === 'pdfium' || pageCount <= SMALL_DOCUMENT_PAGES;
+  const inThread = pageCount <= SMALL_DOCUMENT_PAGES;
   const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, inThread ? { workers: 0, engine } : { engine });
   await writeAtomically(output, bytes);
 
