@@ -29,6 +29,7 @@ import { openServiceStore } from './store/open-store.js';
 import { StoreError, type Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
+import { setDefaultTextEngine } from './pdf/text-index.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {
@@ -118,6 +119,7 @@ export interface ParaphService {
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
   const clock = options.clock ?? (() => new Date());
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
+  if (config.textEngine) setDefaultTextEngine(config.textEngine);
   const security = securitySettings(config);
   parseAllowedRanges(security.postbackAllowedRanges);
   const mailDir = mailDirectory(config);

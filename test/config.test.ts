@@ -91,6 +91,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the text engine (PARAPH_TEXT_ENGINE or textIndex.engine) and refuses an unknown one', () => {
+    expect(loadConfig({ env: {} }).textEngine).toBeUndefined();
+    expect(loadConfig({ env: { PARAPH_TEXT_ENGINE: 'pdfium' } }).textEngine).toBe('pdfium');
+    expect(loadConfig({ env: {}, fileText: JSON.stringify({ textIndex: { engine: 'pdfjs' } }), fileName: 'c.json' }).textEngine).toBe('pdfjs');
+    expect(issuesOf(() => loadConfig({ env: { PARAPH_TEXT_ENGINE: 'mupdf' } }))).toEqual([
+      expect.stringMatching(/PARAPH_TEXT_ENGINE: must be pdfjs or pdfium \(got "mupdf"\)/),
+    ]);
+  });
+
   it('refuses a config file that is not a JSON object', () => {
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '[1]', fileName: 'c.json' }))).toEqual(['configuration: c.json: must be a JSON object']);
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '{', fileName: 'c.json' }))[0]).toMatch(/c.json: not valid JSON/);

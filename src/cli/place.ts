@@ -9,10 +9,11 @@ import { parseFileMetaData } from '../pdf/file-metadata.js';
 import { ParaphError } from '../errors.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
+import { TEXT_ENGINES } from '../pdf/text-index.js';
 import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
-const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]
+const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfjs|pdfium]
 
 Places the fields of a FileMetaData JSON (Signature, Seal, Check, SingleLine, Date, Number) on a PDF
 as AcroForm fields, in one incremental update.
@@ -20,6 +21,7 @@ as AcroForm fields, in one incremental update.
   -o, --output <file>  where to write the PDF with the fields (required)
       --json           print every widget as JSON: field, type, page, left, top, width, height
                        (points, from the page's top-left corner as a reader sees it)
+      --engine <name>  text engine for Search locations: pdfjs (default) or pdfium
   -h, --help           show this help
 `;
 
@@ -44,6 +46,7 @@ export const placeCommand: CliCommand = async (args, io) => {
     options: {
       output: { type: 'string', short: 'o' },
       json: { type: 'boolean', default: false },
+      engine: { type: 'string', default: 'pdfjs' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -59,13 +62,16 @@ export const placeCommand: CliCommand = async (args, io) => {
   const output = values.output;
   if (!output) throw new UsageError(`paraph place needs -o <out.pdf>\n\n${USAGE}`);
   const [pdfPath, metadataPath] = positionals as [string, string];
+  const engine = TEXT_ENGINES.find((e) => e === values.engine);
+  if (!engine) throw new UsageError(`paraph place: --engine must be one of ${TEXT_ENGINES.join(', ')} (got "${values.engine}")\n\n${USAGE}`);
 
   const pdf = await readInput(pdfPath, 'PDF');
   const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
   // A CLI run is its own process, so pdf.js may run in this thread: for small documents that saves the start-up of
   // worker threads (seconds); large ones still spread over the cores.
   const pageCount = (await loadPdf(pdf)).getPageCount();
-  const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, pageCount <= SMALL_DOCUMENT_PAGES ? { workers: 0 } : {});
+  const inThread = pageCount <= SMALL_DOCUMENT_PAGES;
+  const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, inThread ? { workers: 0, engine } : { engine });
   await writeAtomically(output, bytes);
 
   if (values.json) {

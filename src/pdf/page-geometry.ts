@@ -172,6 +172,15 @@ export function userRectToReader(geo: PageGeometry, rect: UserRect): ReaderRect 
 
 /** Coordinates closer than this (points) are the same: pdf.js and pdf-lib both read the same decimal numbers. */
 const SAME_POINT = 1e-6;
+/**
+ * PDFium (the other text engine, text-index-pdfium.ts) keeps page boxes as 32-bit floats: two of their roundings
+ * (2⁻²²) of a coordinate are the same coordinate too (438.23999 and 438.24 are one float).
+ */
+const FLOAT32_ROUNDING = 2 ** -22;
+
+function samePoint(a: number, e: number): boolean {
+  return Math.abs(a - e) <= Math.max(SAME_POINT, FLOAT32_ROUNDING * Math.max(Math.abs(a), Math.abs(e)));
+}
 
 /**
  * Checks that two readings of one page (e.g. pdf.js's, which placements were resolved against, and pdf-lib's, which
@@ -182,7 +191,8 @@ const SAME_POINT = 1e-6;
 export function assertSamePageGeometry(actual: PageGeometry, expected: PageGeometry): void {
   const a = actual.cropBox;
   const e = expected.cropBox;
-  const sameBox = [a.x - e.x, a.y - e.y, a.width - e.width, a.height - e.height].every((d) => Math.abs(d) <= SAME_POINT);
+  const sameBox =
+    samePoint(a.x, e.x) && samePoint(a.y, e.y) && samePoint(a.x + a.width, e.x + e.width) && samePoint(a.y + a.height, e.y + e.height);
   if (sameBox && actual.rotation === expected.rotation) return;
   const show = (g: PageGeometry): string =>
     `visible box [${g.cropBox.x} ${g.cropBox.y} ${g.cropBox.x + g.cropBox.width} ${g.cropBox.y + g.cropBox.height}], /Rotate ${g.rotation}`;

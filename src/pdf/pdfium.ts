@@ -1,7 +1,8 @@
 /**
  * PDFium compiled to WebAssembly (npm `@embedpdf/pdfium`, MIT/BSD): loading it and the few of its C functions paraph
  * calls, typed narrowly. Used where pdf-lib and pdf.js cannot help: reading an encrypted document with the empty user
- * password and rewriting a document whose cross-reference table is damaged (normalize-pdf.ts). Loading costs ~150 ms
+ * password and rewriting a document whose cross-reference table is damaged (normalize-pdf.ts); and as the second
+ * text engine of the text index (text-index-pdfium.ts). Loading costs ~150 ms
  * and runs in the thread that calls it, so callers do it in a worker thread.
  */
 import { readFile } from 'node:fs/promises';
@@ -23,7 +24,46 @@ export interface Pdfium {
   PDFiumExt_GetFileWriterSize(writer: number): number;
   PDFiumExt_GetFileWriterData(writer: number, buffer: number, size: number): number;
   PDFiumExt_CloseFileWriter(writer: number): void;
-  pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } };
+  FPDF_LoadPage(doc: number, index: number): number;
+  FPDF_ClosePage(page: number): void;
+  /** The page's CropBox clipped to its MediaBox, as an FS_RECTF (left, top, right, bottom floats). */
+  FPDF_GetPageBoundingBox(page: number, rect: number): boolean;
+  /** /Rotate in quarter turns clockwise (0–3). */
+  FPDFPage_GetRotation(page: number): number;
+  FPDFText_LoadPage(page: number): number;
+  FPDFText_ClosePage(textPage: number): void;
+  FPDFText_CountChars(textPage: number): number;
+  FPDFText_GetUnicode(textPage: number, index: number): number;
+  /** 1 for a character PDFium inserted (a space or line break it inferred), 0 for one from the content, −1 on error. */
+  FPDFText_IsGenerated(textPage: number, index: number): number;
+  FPDFText_GetFontSize(textPage: number, index: number): number;
+  /** Baseline origin in user space, as two doubles. */
+  FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): boolean;
+  /** FS_RECTF: left, top, right, bottom (floats). */
+  FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): boolean;
+  /** Tight glyph bounds in user space: left, right, bottom, top (doubles). */
+  FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): boolean;
+  /** FS_MATRIX (a, b, c, d, e, f floats): the character's text matrix with the CTM applied. */
+  FPDFText_GetMatrix(textPage: number, index: number, matrix: number): boolean;
+  FPDFText_GetTextObject(textPage: number, index: number): number;
+  FPDFTextObj_GetFont(textObject: number): number;
+  /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
+  FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): boolean;
+  pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } & RawTextExports };
+}
+
+/**
+ * The per-character text functions as the module's raw WebAssembly exports: the same C functions without the
+ * wrapper that converts arguments (booleans come back as 0/1). Called millions of times per document, where the
+ * wrappers cost about 7× the call itself.
+ */
+export interface RawTextExports {
+  FPDFText_GetUnicode(textPage: number, index: number): number;
+  FPDFText_IsGenerated(textPage: number, index: number): number;
+  FPDFText_GetFontSize(textPage: number, index: number): number;
+  FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
+  FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
+  FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
 }
 
 /** `FPDF_GetLastError` codes (fpdfview.h). */

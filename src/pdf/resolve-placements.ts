@@ -20,6 +20,8 @@ import { resolveIndexLimits } from './text-index-limits.js';
 export interface ResolvePlacementsOptions {
   /** Worker threads for text extraction (see `indexText`); 0 extracts in the calling thread. */
   workers?: IndexTextOptions['workers'];
+  /** The text engine (see `indexText`; default pdf.js). */
+  engine?: IndexTextOptions['engine'];
   /** Aborts a long text extraction. */
   signal?: AbortSignal;
   /** Limits of the text extraction and of the widgets per Location (default: the process's, text-index-limits.ts). */
@@ -86,6 +88,7 @@ export async function resolvePlacements(
     const indexOptions: IndexTextOptions = {};
     if (textPages) indexOptions.pages = textPages;
     if (options.workers !== undefined) indexOptions.workers = options.workers;
+    if (options.engine) indexOptions.engine = options.engine;
     if (options.signal) indexOptions.signal = options.signal;
     if (options.limits) indexOptions.limits = options.limits;
     // Every search runs where the text is extracted (the index's worker threads, issue 13 point 2); only the boxes

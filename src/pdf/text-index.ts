@@ -62,6 +62,23 @@ export interface IndexTextOptions {
    * enforced with worker threads only; `workers: 0` checks the page count.
    */
   limits?: Partial<IndexLimits>;
+  /**
+   * The text engine: `pdfjs` (default, see `setDefaultTextEngine`) or `pdfium` (issue 14: PDFium in WebAssembly, one or two worker threads, same boxes and
+   * text). Both give the same per-page structure.
+   */
+  engine?: TextEngine;
+}
+
+/** The text engines of {@link IndexTextOptions.engine}. */
+export const TEXT_ENGINES = ['pdfjs', 'pdfium'] as const;
+export type TextEngine = (typeof TEXT_ENGINES)[number];
+
+let defaultEngine: TextEngine = 'pdfjs';
+
+/** The engine of every extraction that names none (the service's `PARAPH_TEXT_ENGINE`; initially pdf.js). */
+export function setDefaultTextEngine(engine: TextEngine): void {
+  if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`setDefaultTextEngine: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
+  defaultEngine = engine;
 }
 
 /** One place where a search text was found. */
@@ -270,6 +287,14 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   }
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);
+  const engine = options.engine ?? defaultEngine;
+  if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`indexText: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
+  if (engine === 'pdfium') {
+    const host = await import('./text-index-pdfium-host.js');
+    if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
+    else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers);
+    return collected;
+  }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
   else await extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal);
   return collected;

@@ -97,6 +97,22 @@ describe('paraph place', () => {
     expect(stdout).toBe(`placed 6 fields (6 widgets) in ${out}\n`);
   });
 
+  it('places the same widgets with --engine pdfium, within 1 pt; refuses an unknown engine', async () => {
+    const pdfjs = await place([contract, metadata, '-o', join(dir, 'pdfjs.pdf'), '--json']);
+    const pdfium = await place([contract, metadata, '-o', join(dir, 'pdfium.pdf'), '--json', '--engine', 'pdfium']);
+    expect(pdfium.stderr).toBe('');
+    expect(pdfium.code).toBe(0);
+    const a = JSON.parse(pdfjs.stdout) as PlaceJsonEntry[];
+    const b = JSON.parse(pdfium.stdout) as PlaceJsonEntry[];
+    expect(b.map((e) => [e.field, e.page])).toEqual(a.map((e) => [e.field, e.page]));
+    b.forEach((e, i) => {
+      for (const key of ['left', 'top', 'width', 'height'] as const) expect(Math.abs(e[key] - a[i]![key])).toBeLessThanOrEqual(1);
+    });
+    const bad = await place([contract, metadata, '-o', join(dir, 'x.pdf'), '--engine', 'mupdf']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--engine must be one of pdfjs, pdfium/);
+  });
+
   it('shows help with -h and exits 0', async () => {
     const { code, stdout } = await place(['-h']);
     expect(code).toBe(0);

@@ -1,0 +1,198 @@
+/**
+ * Collecting one page's characters into the text index's per-page form (text-index.ts): normalized text (ligatures
+ * expanded, control characters dropped, a single space at word and line breaks) and encoded per-character reader
+ * boxes. Shared by the text engines (pdf.js: text-index-extract.ts, PDFium: text-index-pdfium.ts), so both produce
+ * exactly the same structure.
+ */
+import { type PageGeometry, userPointToReader } from './page-geometry.js';
+import { bigramSignature } from './text-index-bigrams.js';
+import { encodeBoxes } from './text-index-boxes.js';
+
+/** One page's extracted text: normalized string plus its encoded per-character boxes (see text-index-boxes.ts). */
+export interface ExtractedText {
+  pageNumber: number;
+  text: string;
+  boxes: Uint8Array;
+  /** Bigram signatures of the text and of the text without spaces (text-index-bigrams.ts). */
+  signature: Uint32Array;
+  compactSignature: Uint32Array;
+}
+
+/** Box below the baseline, in em: the box spans baseline − 0.2 em … baseline + 0.8 em (height = font size). */
+export const EM_BELOW = 0.2;
+export const EM_ABOVE = 0.8;
+/** A gap wider than this many em between two glyphs on a line is a word break (poppler uses 0.1 too). */
+const WORD_GAP_EM = 0.1;
+/** A baseline shift of more than this many em starts a new line. */
+const LINE_SHIFT_EM = 0.5;
+
+const LIGATURES = /[\uFB00-\uFB06]/;
+const WHITESPACE = /^\s+$/;
+// Control characters carry no text (some fonts map glyphs to U+0000–U+001F); whitespace is handled separately.
+const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
+
+const glyphTexts = new Map<string, string>();
+
+/** `WHITESPACE.test(text)`, without the regular expression for the usual one-character ASCII glyph. */
+export function isWhitespace(text: string): boolean {
+  if (text.length === 1) {
+    const c = text.charCodeAt(0);
+    if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  }
+  return WHITESPACE.test(text);
+}
+
+/** Glyph text normalized the way search expects: ligatures expanded (ﬁ → fi), control characters dropped. */
+export function glyphText(unicode: string): string {
+  let text = glyphTexts.get(unicode);
+  if (text === undefined) {
+    text = LIGATURES.test(unicode) ? unicode.normalize('NFKC') : unicode;
+    text = text.replace(CONTROL, '');
+    if (glyphTexts.size < 65536) glyphTexts.set(unicode, text);
+  }
+  return text;
+}
+
+/** Collects characters and their reader boxes, inserting single spaces at word and line breaks. */
+export class PageTextBuilder {
+  private readonly chars: string[] = [];
+  private boxes = new Float64Array(1024);
+  private count = 0;
+  private pendingSpace = false;
+  // End of the previous visible glyph in user space, its baseline direction (unit) and em size in user space.
+  private hasPrev = false;
+  private prevX = 0;
+  private prevY = 0;
+  private prevUx = 1;
+  private prevUy = 0;
+  private prevEm = 0;
+  // User space → reader coordinates as an affine map: left = la·x + lb·y + lc, top = ta·x + tb·y + tc.
+  private readonly la: number;
+  private readonly lb: number;
+  private readonly lc: number;
+  private readonly ta: number;
+  private readonly tb: number;
+  private readonly tc: number;
+
+  constructor(geo: PageGeometry) {
+    const o = userPointToReader(geo, 0, 0);
+    const x = userPointToReader(geo, 1, 0);
+    const y = userPointToReader(geo, 0, 1);
+    this.lc = o.left;
+    this.la = x.left - o.left;
+    this.lb = y.left - o.left;
+    this.tc = o.top;
+    this.ta = x.top - o.top;
+    this.tb = y.top - o.top;
+  }
+
+  space(): void {
+    if (this.count > 0) this.pendingSpace = true;
+  }
+
+  /**
+   * Adds one glyph's text. `m0…m5` map glyph-local text space (x along the advance, y up from the baseline, already
+   * in text space units) to user space; the glyph occupies x ∈ [0, advance], y ∈ [below, above].
+   */
+  glyph(
+    text: string,
+    m0: number,
+    m1: number,
+    m2: number,
+    m3: number,
+    m4: number,
+    m5: number,
+    advance: number,
+    below: number,
+    above: number,
+  ): void {
+    let ux = m0;
+    let uy = m1;
+    // sqrt rather than Math.hypot, which is several times slower in V8 (this runs once per glyph).
+    const ulen = Math.sqrt(ux * ux + uy * uy);
+    if (ulen > 0) {
+      ux /= ulen;
+      uy /= ulen;
+    } else {
+      ux = 1;
+      uy = 0;
+    }
+    const em = Math.sqrt(m2 * m2 + m3 * m3) * Math.abs(above - below);
+    if (this.hasPrev && this.count > 0 && !this.pendingSpace) {
+      const dx = m4 - this.prevX;
+      const dy = m5 - this.prevY;
+      const along = dx * this.prevUx + dy * this.prevUy;
+      const across = -dx * this.prevUy + dy * this.prevUx;
+      const unit = Math.max(this.prevEm, 1e-6);
+      const turned = ux * this.prevUx + uy * this.prevUy < 0.99;
+      if (turned || Math.abs(across) > LINE_SHIFT_EM * unit || along > WORD_GAP_EM * unit || along < -unit) {
+        this.pendingSpace = true;
+      }
+    }
+    this.hasPrev = true;
+    this.prevX = advance * m0 + m4;
+    this.prevY = advance * m1 + m5;
+    this.prevUx = ux;
+    this.prevUy = uy;
+    this.prevEm = em;
+    if (this.pendingSpace) {
+      this.push(' ', Number.NaN, Number.NaN, Number.NaN, Number.NaN);
+      this.pendingSpace = false;
+    }
+    // Glyph-local (gx, gy) → reader: left = Lx·gx + Ly·gy + L0, top = Tx·gx + Ty·gy + T0.
+    const { la, lb, ta, tb } = this;
+    const Lx = la * m0 + lb * m1;
+    const Ly = la * m2 + lb * m3;
+    const L0 = la * m4 + lb * m5 + this.lc;
+    const Tx = ta * m0 + tb * m1;
+    const Ty = ta * m2 + tb * m3;
+    const T0 = ta * m4 + tb * m5 + this.tc;
+    const lyMin = Math.min(Ly * below, Ly * above);
+    const lyMax = Math.max(Ly * below, Ly * above);
+    const tyMin = Math.min(Ty * below, Ty * above);
+    const tyMax = Math.max(Ty * below, Ty * above);
+    const n = text.length;
+    for (let k = 0; k < n; k++) {
+      // A glyph that stands for several characters (a ligature) is split evenly among them.
+      const x0 = (advance * k) / n;
+      const x1 = (advance * (k + 1)) / n;
+      const l0 = Lx * x0;
+      const l1 = Lx * x1;
+      const t0 = Tx * x0;
+      const t1 = Tx * x1;
+      this.push(
+        text[k]!,
+        L0 + (l0 < l1 ? l0 : l1) + lyMin,
+        T0 + (t0 < t1 ? t0 : t1) + tyMin,
+        L0 + (l0 < l1 ? l1 : l0) + lyMax,
+        T0 + (t0 < t1 ? t1 : t0) + tyMax,
+      );
+    }
+  }
+
+  private push(ch: string, left: number, top: number, right: number, bottom: number): void {
+    if ((this.count + 1) * 4 > this.boxes.length) {
+      const grown = new Float64Array(this.boxes.length * 2);
+      grown.set(this.boxes);
+      this.boxes = grown;
+    }
+    const o = this.count * 4;
+    this.boxes[o] = left;
+    this.boxes[o + 1] = top;
+    this.boxes[o + 2] = right;
+    this.boxes[o + 3] = bottom;
+    this.chars.push(ch);
+    this.count++;
+  }
+
+  finish(pageNumber: number): ExtractedText {
+    const text = this.chars.join('');
+    return {
+      pageNumber,
+      text,
+      boxes: encodeBoxes(this.boxes.subarray(0, this.count * 4)),
+      signature: bigramSignature(text),
+      compactSignature: bigramSignature(text, true),
+    };
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Worker thread of the PDFium text engine (text-index-pdfium-host.ts): loads PDFium once, then for each
+ * `extract {bytes, job, textPages, queries, keepText, maxPages, share}` replies `opened {numPages}`, one `page` message
+ * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it) and `done` | `error`. Every reply
+ * carries the job's number. The host ends the thread when a budget is exceeded: PDFium cannot be interrupted.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { ExtractedText } from './text-index-builder.js';
+import { loadPdfium } from './pdfium.js';
+import { extractPdfiumDocument, pdfiumFailure } from './text-index-pdfium.js';
+import { type PageFound, searchPage, type TextQuery } from './text-index-search.js';
+
+interface ExtractMessage {
+  type: 'extract';
+  bytes: Uint8Array;
+  job: number;
+  textPages: number[] | null;
+  queries: TextQuery[];
+  keepText: boolean;
+  maxPages: number;
+  share: { of: number; index: number };
+}
+
+const port = parentPort;
+if (!port) throw new Error('text-index-pdfium-worker must run as a worker thread');
+const pdfium = await loadPdfium();
+
+port.on('message', (message: ExtractMessage) => {
+  const { job, queries, keepText } = message;
+  try {
+    extractPdfiumDocument(pdfium, message.bytes, message.textPages ? new Set(message.textPages) : undefined, {
+      opened: (numPages) => {
+        port.postMessage({ type: 'opened', job, numPages });
+        return numPages <= message.maxPages;
+      },
+      page: (geo, text) => {
+        const found: PageFound[] | undefined =
+          text && queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, queries) : undefined;
+        const kept: ExtractedText | undefined = keepText ? text : undefined;
+        const transfer = kept ? [kept.boxes.buffer as ArrayBuffer, kept.signature.buffer as ArrayBuffer, kept.compactSignature.buffer as ArrayBuffer] : [];
+        port.postMessage({ type: 'page', job, geo, text: kept, found }, transfer);
+      },
+    }, undefined, message.share);
+    port.postMessage({ type: 'done', job });
+  } catch (error) {
+    port.postMessage({ type: 'error', job, failure: pdfiumFailure(error) });
+  }
+});
+port.postMessage({ type: 'ready' });

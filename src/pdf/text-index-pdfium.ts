@@ -1,0 +1,327 @@
+/**
+ * The PDFium text engine of the text index (issue 14): every page's characters with their positions from PDFium's
+ * text page (WebAssembly, pdfium.ts), turned into exactly the per-page structure the pdf.js engine produces
+ * (text-index-builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
+ * baseline, 0.2 em below to 0.8 em above it — in the same reader coordinates), so search and placement downstream
+ * do not know which engine ran. PDFium runs synchronously in the thread that calls it: the host runs it in a worker
+ * thread (text-index-pdfium-worker.ts) to bound its time and memory.
+ */
+import { PdfParseError } from '../errors.js';
+import { hasPdfHeader } from './load-pdf.js';
+import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
+import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from './pdfium.js';
+import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
+
+/** An open PDFium document and the copy of its bytes in PDFium's memory. */
+export interface PdfiumDocument {
+  doc: number;
+  bytes: number;
+  pageCount: number;
+}
+
+/** Scratch memory for the out-parameters of the calls on one character. */
+const SCRATCH_BYTES = 64;
+
+/** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
+export function openPdfiumDocument(pdfium: Pdfium, pdf: Uint8Array): PdfiumDocument {
+  if (pdf.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
+  if (!hasPdfHeader(pdf)) {
+    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
+  }
+  const bytes = copyIn(pdfium, pdf);
+  const doc = pdfium.FPDF_LoadMemDocument(bytes, pdf.length, '');
+  if (!doc) {
+    const code = pdfium.FPDF_GetLastError();
+    pdfium.pdfium.wasmExports.free(bytes);
+    if (code === FPDF_ERR_PASSWORD) {
+      throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
+    }
+    throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be read (PDFium error ${code}): it may be damaged or truncated.`);
+  }
+  const opened = { doc, bytes, pageCount: pdfium.FPDF_GetPageCount(doc) };
+  // pdf.js refuses every encrypted file, also one with an empty user password: so does this engine.
+  if (pdfium.EPDF_IsEncrypted(doc)) {
+    closePdfiumDocument(pdfium, opened);
+    throw new PdfParseError('PDF_ENCRYPTED', 'The PDF is encrypted: remove the password protection and upload it again.');
+  }
+  if (opened.pageCount <= 0) {
+    closePdfiumDocument(pdfium, opened);
+    throw new PdfParseError('PDF_NO_PAGES', 'The PDF has no pages: send a document with at least one page.');
+  }
+  return opened;
+}
+
+export function closePdfiumDocument(pdfium: Pdfium, opened: PdfiumDocument): void {
+  pdfium.FPDF_CloseDocument(opened.doc);
+  pdfium.pdfium.wasmExports.free(opened.bytes);
+}
+
+/** Little-endian reads of PDFium's memory, taken afresh per use (the memory may grow and move); not for per-character reads. */
+function memory(pdfium: Pdfium): DataView {
+  const heap = pdfium.pdfium.HEAPU8;
+  return new DataView(heap.buffer, heap.byteOffset, heap.byteLength);
+}
+
+/**
+ * Geometry and, when `withText`, text of page `pageNumber` (1-based). Throws PdfParseError `PDF_UNREADABLE` when
+ * PDFium cannot load the page.
+ */
+export function extractPdfiumPage(
+  pdfium: Pdfium,
+  opened: PdfiumDocument,
+  pageNumber: number,
+  withText: boolean,
+): { geo: PageGeometry; text?: ExtractedText } {
+  const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
+  if (!page) {
+    throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
+  }
+  const scratch = pdfium.pdfium.wasmExports.malloc(SCRATCH_BYTES);
+  try {
+    const geo = pageGeometry(pdfium, page, scratch, pageNumber);
+    if (!withText) return { geo };
+    const textPage = pdfium.FPDFText_LoadPage(page);
+    if (!textPage) {
+      throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
+    }
+    try {
+      return { geo, text: pageText(pdfium, textPage, scratch, geo) };
+    } finally {
+      pdfium.FPDFText_ClosePage(textPage);
+    }
+  } finally {
+    pdfium.pdfium.wasmExports.free(scratch);
+    pdfium.FPDF_ClosePage(page);
+  }
+}
+
+/**
+ * PDFium keeps page boxes as 32-bit floats (595.28 becomes 595.280029…): the shortest decimal with the same float
+ * is what the file says, and what pdf.js and pdf-lib read, whose geometry must agree with this (resolve-placements).
+ */
+function shortest(value: number): number {
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (Math.fround(candidate) === value) return candidate;
+  }
+  return value;
+}
+
+function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
+  let box = { x: 0, y: 0, width: 612, height: 792 };
+  if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
+    const m = memory(pdfium);
+    const left = shortest(m.getFloat32(scratch, true));
+    const top = shortest(m.getFloat32(scratch + 4, true));
+    const right = shortest(m.getFloat32(scratch + 8, true));
+    const bottom = shortest(m.getFloat32(scratch + 12, true));
+    box = { x: Math.min(left, right), y: Math.min(top, bottom), width: Math.abs(right - left), height: Math.abs(top - bottom) };
+  }
+  return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+}
+
+/** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
+interface Item {
+  text: string;
+  g: [number, number, number, number, number, number, number, number, number];
+}
+
+/**
+ * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
+ * (font size × the matrix's y scale), its origin the baseline start, and the font's width of its character the
+ * advance. Ligatures come from PDFium already split into pieces that share one origin and box: they are joined again
+ * here so that the builder splits the advance evenly, as it does for pdf.js.
+ */
+function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
+  const items: Item[] = [];
+  const count = pdfium.FPDFText_CountChars(textPage);
+  const raw = pdfium.pdfium.wasmExports;
+  // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
+  let heap = pdfium.pdfium.HEAPU8.buffer;
+  let f64 = new Float64Array(heap, scratch, 2);
+  let f32 = new Float32Array(heap, scratch + 16, 10);
+  let px = Number.NaN;
+  let py = Number.NaN;
+  let pLeft = 0;
+  let pRight = 0;
+  let last: Item | undefined;
+  for (let i = 0; i < count; i++) {
+    const code = raw.FPDFText_GetUnicode(textPage, i);
+    const generated = raw.FPDFText_IsGenerated(textPage, i) === 1;
+    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
+    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    if (generated || isWhitespace(unicode)) {
+      items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
+      last = undefined;
+      continue;
+    }
+    if (unicode === '') continue;
+    if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
+    const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+    if (pdfium.pdfium.HEAPU8.buffer !== heap) {
+      heap = pdfium.pdfium.HEAPU8.buffer;
+      f64 = new Float64Array(heap, scratch, 2);
+      f32 = new Float32Array(heap, scratch + 16, 10);
+    }
+    const x = f64[0]!;
+    const y = f64[1]!;
+    // FS_RECTF at +16: left, top, right, bottom; FS_MATRIX at +32: a, b, c, d, e, f.
+    const looseLeft = hasLoose ? f32[0]! : 0;
+    const looseRight = hasLoose ? f32[2]! : 0;
+    if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
+      last.text += unicode; // the next piece of a ligature
+      continue;
+    }
+    if (!hasMatrix) continue;
+    const a = f32[4]!;
+    const b = f32[5]!;
+    const c = f32[6]!;
+    const d = f32[7]!;
+    const size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
+    const len = Math.sqrt(a * a + b * b);
+    const ux = len > 0 ? a / len : 1;
+    const uy = len > 0 ? b / len : 0;
+    let advance: number;
+    if (hasLoose && Math.abs(a) > 0.5 * len) {
+      // Loose width = a × (width in text space): the advance in user space is that width times the matrix's x scale.
+      advance = Math.abs(((looseRight - looseLeft) / a) * len);
+    } else {
+      advance = glyphAdvance(pdfium, textPage, i, code, size, scratch + 56) * len || tightAdvance(pdfium, textPage, i, scratch, ux, uy, x, y);
+    }
+    px = x;
+    py = y;
+    pLeft = looseLeft;
+    pRight = looseRight;
+    last = { text: unicode, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size] };
+    items.push(last);
+  }
+  const builder = new PageTextBuilder(geo);
+  for (const item of inReadingOrder(items)) {
+    if (item.text === '') {
+      builder.space();
+      continue;
+    }
+    const text = glyphText(item.text);
+    const g = item.g;
+    if (text) builder.glyph(text, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]);
+  }
+  return builder.finish(geo.pageNumber);
+}
+
+const SPACE: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+/** A line break PDFium inserted (generated CR or LF). */
+const BREAK: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+
+/**
+ * PDFium lists each line's text objects, and the glyphs of upside-down text, in an order of its own (visual, or
+ * sorted by position); pdf.js gives content order, which for a line is the order along its baseline. Each of
+ * PDFium's lines whose glyphs share one baseline is put in that order; the builder's gap rule then places the word
+ * breaks, as PDFium's own spaces would no longer sit between the right glyphs.
+ */
+function inReadingOrder(items: readonly Item[]): Item[] {
+  const out: Item[] = [];
+  let line: Item[] = [];
+  for (const item of items) {
+    if (item !== BREAK) {
+      line.push(item);
+      continue;
+    }
+    out.push(...alongBaseline(line), SPACE);
+    line = [];
+  }
+  out.push(...alongBaseline(line));
+  return out;
+}
+
+function alongBaseline(line: Item[]): Item[] {
+  const first = line.find((i) => i.text !== '');
+  if (!first) return line;
+  const [ux, uy, c, d, x0, y0, , below, above] = first.g;
+  const em = Math.sqrt(c * c + d * d) * (above - below);
+  const keyed: Array<{ along: number; item: Item }> = [];
+  let sorted = true;
+  for (const item of line) {
+    if (item.text === '') continue;
+    const g = item.g;
+    if (g[0] * ux + g[1] * uy < 0.99) return line;
+    const dx = g[4] - x0;
+    const dy = g[5] - y0;
+    if (Math.abs(-dx * uy + dy * ux) > 0.5 * em) return line;
+    const along = dx * ux + dy * uy;
+    if (keyed.length > 0 && along < keyed[keyed.length - 1]!.along - 0.01 * em) sorted = false;
+    keyed.push({ along, item });
+  }
+  if (sorted) return line;
+  return keyed.sort((a, b) => a.along - b.along).map((k) => k.item);
+}
+
+/** The font's advance of the character that maps to `unicode`, in text space (0 when PDFium cannot tell). */
+function glyphAdvance(pdfium: Pdfium, textPage: number, i: number, unicode: number, size: number, at: number): number {
+  const object = pdfium.FPDFText_GetTextObject(textPage, i);
+  const font = object ? pdfium.FPDFTextObj_GetFont(object) : 0;
+  if (!font || !pdfium.FPDFFont_GetGlyphWidth(font, unicode, size, at)) return 0;
+  const width = memory(pdfium).getFloat32(at, true);
+  return Number.isFinite(width) && width > 0 ? width : 0;
+}
+
+/** Last resort for the advance: the far end of the glyph's ink along the baseline (tight box, user space). */
+function tightAdvance(pdfium: Pdfium, textPage: number, i: number, base: number, ux: number, uy: number, x: number, y: number): number {
+  if (!pdfium.FPDFText_GetCharBox(textPage, i, base, base + 8, base + 16, base + 24)) return 0;
+  const m = memory(pdfium);
+  const l = m.getFloat64(base, true);
+  const r = m.getFloat64(base + 8, true);
+  const bottom = m.getFloat64(base + 16, true);
+  const top = m.getFloat64(base + 24, true);
+  let far = 0;
+  for (const [cx, cy] of [
+    [l, bottom],
+    [l, top],
+    [r, bottom],
+    [r, top],
+  ] as const) {
+    far = Math.max(far, (cx - x) * ux + (cy - y) * uy);
+  }
+  return far;
+}
+
+/** Receives what {@link extractPdfiumDocument} reads, page by page. */
+export interface PdfiumSink {
+  /** The document is open and has this many pages; return false to stop (too many pages). */
+  opened(pageCount: number): boolean;
+  /** A page's geometry, with its text when it was wanted. */
+  page(geo: PageGeometry, text: ExtractedText | undefined): void;
+}
+
+/**
+ * Geometry of every page of `pdf` and the text of those in `textPages` (all when undefined), in page order. Stops
+ * between pages when `signal.aborted`. With `share`, only every `of`-th page from page `index + 1` (threads that
+ * share a document take turns, so heavy pages spread evenly).
+ */
+export function extractPdfiumDocument(
+  pdfium: Pdfium,
+  pdf: Uint8Array,
+  textPages: ReadonlySet<number> | undefined,
+  sink: PdfiumSink,
+  signal?: { aborted: boolean },
+  share: { of: number; index: number } = { of: 1, index: 0 },
+): void {
+  const opened = openPdfiumDocument(pdfium, pdf);
+  try {
+    if (!sink.opened(opened.pageCount)) return;
+    for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
+      if (signal?.aborted) return;
+      const { geo, text } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text);
+    }
+  } finally {
+    closePdfiumDocument(pdfium, opened);
+  }
+}
+
+/** Anything thrown while extracting, as plain data that survives postMessage (see ExtractFailure). */
+export function pdfiumFailure(error: unknown): { code: string; message: string; internal: boolean } {
+  if (error instanceof PdfParseError) return { code: error.code, message: error.message, internal: false };
+  const reason = error instanceof Error ? error.message : String(error);
+  return { code: 'PDF_UNREADABLE', message: `The PDF cannot be read (${reason}): it may be damaged or truncated.`, internal: false };
+}
