@@ -4,7 +4,8 @@
  * checks that they can be written there (so a document start could not prepare is refused at upload), without
  * writing anything; start writes them in one incremental update at the placements upload resolved while the
  * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not. The pdf-lib
- * steps (checking, writing) run in pdf-work.ts's threads, text search in the text index's.
+ * steps (reading the page geometry and the PDF's own fields, checking, writing) run in pdf-work.ts's threads, text
+ * search in the text index's.
  */
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
