@@ -49,6 +49,7 @@ export { resolveLocations, type FieldPlacement, type LocateInput, type LocateSou
 export { placeFields, type PlaceFieldsOptions, type PlaceFieldsResult, type PlacedField, type PlacedWidget } from './pdf/place-fields.js';
 export { indexText, findText, type TextIndex, type PageText, type TextMatch, type IndexTextOptions, type FindTextOptions } from './pdf/text-index.js';
 export type { PageGeometry, PageRotation, ReaderRect, UserRect } from './pdf/page-geometry.js';
+export type { DocumentFacts } from './pdf/document-facts.js';
 export { readFormFields, type ExistingField, type ExistingWidget } from './pdf/form-fields.js';
 
 // Sign and seal (PAdES B-B … B-LTA), at once or in stages around a remote signer.

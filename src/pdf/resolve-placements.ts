@@ -8,8 +8,9 @@
  * PDF's own fields come back as placements marked `existing`, assigned to those signers.
  */
 import { fillableSignerIds, validateFileMetaData, type FileMetaData } from './file-metadata.js';
-import { PlacementError } from '../errors.js';
-import { readFormFields } from './form-fields.js';
+import { PdfParseError, PlacementError } from '../errors.js';
+import type { DocumentFacts } from './document-facts.js';
+import { readFormFields, type ExistingField } from './form-fields.js';
 import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
 import { pageGeometry, type PageGeometry } from './page-geometry.js';
@@ -37,6 +38,12 @@ export interface ResolvePlacementsOptions {
    * (fillable PDFs). Without it such an entry is refused.
    */
   fileId?: string;
+  /**
+   * What the resolver would otherwise read of `pdf` with pdf-lib (`documentFacts`), e.g. computed in the worker
+   * thread that opened the upload: with it `pdf` is never parsed by pdf-lib here. Without `fields`, a fillable PDF is
+   * refused (`PDF_UNREADABLE`).
+   */
+  document?: DocumentFacts;
 }
 
 /** What {@link resolvePlacements} found: plain data, safe to store (e.g. cached by the document's digest). */
@@ -71,7 +78,7 @@ export async function resolvePlacements(
 ): Promise<ResolvedPlacements> {
   const valid = validateFileMetaData(metadata, options.fileId !== undefined ? { fileId: options.fileId } : {});
   const fillers = options.fileId === undefined ? [] : fillableSignerIds(valid, options.fileId);
-  const existing = fillers.length > 0 ? existingPlacements(await loadPdf(pdf), options.fileId as string, fillers) : [];
+  const existing = fillers.length > 0 ? existingPlacements(await existingFields(pdf, options.document), options.fileId as string, fillers) : [];
   const locations = Object.values(valid.FormSets ?? {}).flatMap((fields) => Object.values(fields).map((f) => f.Location));
   const searching = locations.filter((l) => l.Search !== undefined);
   const needDefault = (options.signerIds ?? []).filter(
@@ -102,7 +109,9 @@ export async function resolvePlacements(
     source = { pages: search.pages, find: (needle, pageNumber) => search.found(queries.indexOf(needle, pageNumber)) };
     pages = search.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }));
   } else {
-    pages = (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
+    pages = options.document
+      ? options.document.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }))
+      : (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
     source = pages;
   }
   const placements = resolveLocations(source, valid, { maxWidgetsPerLocation });
@@ -160,9 +169,18 @@ function assertNoNameClash(defaults: readonly FieldPlacement[], others: readonly
   }
 }
 
+/** The PDF's own fields: from `document` when given, else read with pdf-lib. */
+async function existingFields(pdf: Uint8Array, document: DocumentFacts | undefined): Promise<readonly ExistingField[]> {
+  if (document === undefined) return readFormFields(await loadPdf(pdf));
+  if (document.fields === undefined) {
+    throw new PdfParseError('PDF_UNREADABLE', "The PDF's own form fields cannot be read: repair or re-save the document.");
+  }
+  return document.fields;
+}
+
 /** The PDF's own fields as placements of the fillable signers (one per widget). */
-function existingPlacements(doc: Awaited<ReturnType<typeof loadPdf>>, fileId: string, signerIds: readonly string[]): FieldPlacement[] {
-  return readFormFields(doc).flatMap((field) =>
+function existingPlacements(fields: readonly ExistingField[], fileId: string, signerIds: readonly string[]): FieldPlacement[] {
+  return fields.flatMap((field) =>
     field.widgets.map((w): FieldPlacement => {
       const placement: FieldPlacement = {
         field: field.name,

@@ -1,12 +1,18 @@
 /** The messages between pdf-work.ts and its worker thread (pdf-work-worker.ts): plain, cloneable data. */
+import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
 
 /** A pdf-lib step of the service. */
 export type PdfJob =
-  /** `normalizePdf`, then the page count of what paraph works on. */
-  | { readonly kind: 'open'; readonly bytes: Uint8Array; readonly normalizeMs: number }
+  /**
+   * `normalizePdf`, then the page count of what paraph works on and, up to `maxPages` pages, its facts for
+   * `resolvePlacements`.
+   */
+  | { readonly kind: 'open'; readonly bytes: Uint8Array; readonly normalizeMs: number; readonly maxPages?: number }
+  /** `documentFacts` of the PDF. */
+  | { readonly kind: 'facts'; readonly bytes: Uint8Array }
   /** `checkPlacements` on the PDF opened afresh. */
   | { readonly kind: 'check'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages: readonly PageGeometry[] }
   /** `placeFields`. */
@@ -15,7 +21,8 @@ export type PdfJob =
 /** What each kind of job answers. */
 export interface PdfJobResults {
   /** `bytes` and `normalization` only when the document was rewritten. */
-  open: { pageCount: number; bytes?: Uint8Array; normalization?: PdfNormalization };
+  open: { pageCount: number; facts?: DocumentFacts; bytes?: Uint8Array; normalization?: PdfNormalization };
+  facts: DocumentFacts;
   check: Record<string, never>;
   place: { bytes: Uint8Array };
 }

@@ -7,6 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { ParaphError, ValidationError } from '../errors.js';
+import { documentFacts } from '../pdf/document-facts.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf } from '../pdf/normalize-pdf.js';
 import { checkPlacements, placeFields } from '../pdf/place-fields.js';
@@ -20,10 +21,14 @@ async function run(job: PdfJob): Promise<{ result: unknown; transfer: ArrayBuffe
     case 'open': {
       const normalized = await normalizePdf(job.bytes, { timeoutMs: job.normalizeMs });
       const pageCount = normalized.doc.getPageCount();
-      if (!normalized.normalization) return { result: { pageCount }, transfer: [] };
+      // Past the page limit the upload is refused: reading every page would only cost time.
+      const opened = pageCount > (job.maxPages ?? Infinity) ? { pageCount } : { pageCount, facts: documentFacts(normalized.doc) };
+      if (!normalized.normalization) return { result: opened, transfer: [] };
       const bytes = normalized.bytes;
-      return { result: { pageCount, bytes, normalization: normalized.normalization }, transfer: [bytes.buffer as ArrayBuffer] };
+      return { result: { ...opened, bytes, normalization: normalized.normalization }, transfer: [bytes.buffer as ArrayBuffer] };
     }
+    case 'facts':
+      return { result: documentFacts(await loadPdf(job.bytes)), transfer: [] };
     case 'check':
       checkPlacements(await loadPdf(job.bytes), job.placements, { pages: job.pages });
       return { result: {}, transfer: [] };

@@ -4,10 +4,12 @@
  * checks that they can be written there (so a document start could not prepare is refused at upload), without
  * writing anything; start writes them in one incremental update at the placements upload resolved while the
  * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not. The pdf-lib
- * steps (checking, writing) run in pdf-work.ts's threads, text search in the text index's.
+ * steps (reading the page geometry and the PDF's own fields, checking, writing) run in pdf-work.ts's threads, text
+ * search in the text index's.
  */
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
+import type { DocumentFacts } from '../pdf/document-facts.js';
 import { resolvePlacements } from '../pdf/resolve-placements.js';
 import type { ServiceContext } from './context.js';
 import { runPdfJob } from './pdf-work.js';
@@ -39,10 +41,12 @@ export async function resolveDocument(
   file: StoredFile,
   pdf: Uint8Array,
   signerIds: readonly string[],
+  facts?: DocumentFacts,
 ): Promise<ResolvedDocument> {
   const key = keyOf(file, signerIds);
   try {
-    const resolved = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+    const document = facts ?? (await readFacts(ctx, file, pdf));
+    const resolved = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId, document });
     const pages = resolved.pages;
     await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
     return { key, placements: resolved.placements };
@@ -70,7 +74,8 @@ export async function prepareDocument(
       const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
       prepared = { bytes: placed.bytes, placements: resolved.placements };
     } else {
-      const again = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId });
+      const document = await readFacts(ctx, file, pdf);
+      const again = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId, document });
       const pages = again.pages;
       const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages }, ctx.settings.pdfWork, pages.length);
       prepared = { bytes: placed.bytes, placements: again.placements };
@@ -80,6 +85,11 @@ export async function prepareDocument(
   }
   const blob = await ctx.store.blobs.write(prepared.bytes);
   return { sha256: blob.sha256, size: blob.size, placements: prepared.placements };
+}
+
+/** What `resolvePlacements` would read of `pdf` with pdf-lib, read in pdf-work.ts's threads. */
+function readFacts(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array): Promise<DocumentFacts> {
+  return runPdfJob({ kind: 'facts', bytes: pdf }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
 }
 
 /** What upload resolved for `file`, when it was resolved from what `file` and `signerIds` are now; else undefined. */

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
+import type { DocumentFacts } from '../pdf/document-facts.js';
 import { findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
@@ -98,20 +99,23 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   const uploaded = info;
   let bytes: Uint8Array;
   let pages: number;
+  let facts: DocumentFacts | undefined;
   let normalizedFrom: { sha256: string; bytes: number; reason: string } | undefined;
   try {
     await checkStorageQuota(ctx, input.account, info.size);
     bytes = await ctx.store.blobs.read(uploaded.sha256);
     // Its page count is not known yet: the budget is the base one, and the repair (if any) gets all of it.
     const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
-    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs }, limits);
+    const maxPages = serviceQuotas(ctx.settings).maxPages;
+    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs, maxPages }, limits);
     if (opened.bytes && opened.normalization) {
       bytes = opened.bytes;
       info = await ctx.store.blobs.write(bytes);
       normalizedFrom = { sha256: uploaded.sha256, bytes: uploaded.size, reason: `${opened.normalization.reason}: ${opened.normalization.detail}` };
     }
     pages = opened.pageCount;
-    checkPageCount(pages, serviceQuotas(ctx.settings).maxPages);
+    facts = opened.facts;
+    checkPageCount(pages, maxPages);
   } catch (error) {
     // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
     await ctx.store.discardBlob(info.sha256);
@@ -122,6 +126,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   return commitFileChange(ctx, input, {
     written: info === uploaded ? [info.sha256] : [info.sha256, uploaded.sha256],
     uploadedPdf: bytes,
+    ...(facts ? { facts } : {}),
     change: (file, now) => ({
       ...file,
       Original: { sha256: info.sha256, size: info.size, pages },
@@ -174,6 +179,8 @@ interface FileChange {
   readonly written: readonly string[];
   /** The uploaded PDF, when the upload is one; else the file's stored PDF (if any) is read. */
   readonly uploadedPdf?: Uint8Array;
+  /** What the upload's worker job read of `uploadedPdf` for resolving its placements. */
+  readonly facts?: DocumentFacts;
   /** The file with the upload applied, from the stored one without what the upload makes stale. */
   readonly change: (file: StoredFile, now: Date) => StoredFile;
   readonly audit: (file: StoredFile, now: Date) => AuditEntryInput;
@@ -197,7 +204,7 @@ async function commitFileChange(ctx: ServiceContext, input: UploadFileInput, cha
         existing = findFile(tx, input.fileId);
         const file = change.change({ ...withoutDerived(existing), FileId: input.fileId }, now);
         if (file.Original !== undefined) {
-          resolved = await resolvedFor(ctx, file, file.Original, tx, change.uploadedPdf, resolved);
+          resolved = await resolvedFor(ctx, file, file.Original, tx, change, resolved);
           file.Placements = resolved.placements;
           file.Prepared = { key: resolved.key };
         }
@@ -224,12 +231,13 @@ async function resolvedFor(
   file: StoredFile,
   original: BlobRef,
   tx: Transaction,
-  uploadedPdf: FileChange['uploadedPdf'],
+  change: FileChange,
   earlier: ResolvedDocument | undefined,
 ): Promise<ResolvedDocument> {
   const signerIds = tx.Signers.map((s) => s.Id);
   if (earlier !== undefined && earlier.key === preparationKey(file, signerIds)) return earlier;
-  return resolveDocument(ctx, file, uploadedPdf ?? (await ctx.store.blobs.read(original.sha256)), signerIds);
+  if (change.uploadedPdf !== undefined) return resolveDocument(ctx, file, change.uploadedPdf, signerIds, change.facts);
+  return resolveDocument(ctx, file, await ctx.store.blobs.read(original.sha256), signerIds);
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
- * The service's pdf-lib steps in worker threads (src/service/pdf-work.ts): the same answers and typed errors as the
- * library gives in the calling thread, and PDF_TOO_COMPLEX past the time budget (scaled by the page count) without
- * losing the pool.
+ * The service's pdf-lib steps in worker threads (src/service/pdf-work.ts): the same answers (the facts of the PDF for
+ * resolvePlacements among them) and typed errors as the library gives in the calling thread, and PDF_TOO_COMPLEX past
+ * the time budget (scaled by the page count) without losing the pool.
  */
 import { describe, expect, it } from 'vitest';
 import { PdfParseError, ValidationError } from '../../src/errors.js';
+import { documentFacts } from '../../src/pdf/document-facts.js';
+import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { runPdfJob } from '../../src/service/pdf-work.js';
@@ -13,7 +15,11 @@ import { makePdf } from '../e2e/service-harness.js';
 describe('runPdfJob', () => {
   it('opens, checks and places as the library does in the calling thread', async () => {
     const pdf = await makePdf([['{{Signer1}}'], ['Page two']]);
-    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 })).toEqual({ pageCount: 2 });
+    // With the facts resolvePlacements needs (past maxPages only the count: that upload is refused).
+    const facts = documentFacts(await loadPdf(pdf));
+    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 })).toEqual({ pageCount: 2, facts });
+    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000, maxPages: 1 })).toEqual({ pageCount: 2 });
+    expect(await runPdfJob({ kind: 'facts', bytes: pdf })).toEqual(facts);
     const { placements, pages } = await resolvePlacements(pdf, {}, { signerIds: ['s1'] });
     expect(await runPdfJob({ kind: 'check', bytes: pdf, placements, pages }, undefined, 2)).toEqual({});
     const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements, pages }, undefined, 2);
@@ -40,6 +46,6 @@ describe('runPdfJob', () => {
     expect(late).toMatchObject({ code: 'PDF_TOO_COMPLEX', origin: 'input' });
     expect((late as Error).message).toMatch(/^The PDF is too complex to process \(processing it took more than 0 s\)/);
     // The same tiny base with 10 s a page: one page is enough time.
-    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 10_000 }, 1)).toEqual({ pageCount: 1 });
+    expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 10_000 }, 1)).toMatchObject({ pageCount: 1 });
   });
 });
