@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ParaphError } from '../errors.js';
-import { parseCertificates } from '../pades/verify-chain.js';
 import { UsageError } from './common.js';
 
 /** Reads a file named on the command line; a missing or unreadable file is a UsageError naming `what` and `path`. */
@@ -46,6 +45,8 @@ export async function writeAtomically(path: string, bytes: Uint8Array): Promise<
 export async function readTrustRoots(paths: readonly string[] | undefined): Promise<Uint8Array[]> {
   const roots: Uint8Array[] = [];
   for (const path of paths ?? []) roots.push(await readCliFile(path, 'trust root'));
+  // Loaded here, not at the top: it pulls in pkijs, which commands that take no --trust (place) should not pay for.
+  const { parseCertificates } = await import('../pades/verify-chain.js');
   try {
     parseCertificates(roots);
   } catch (error) {

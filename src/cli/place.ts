@@ -5,11 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseFileMetaData } from '../pdf/file-metadata.js';
 import { ParaphError } from '../errors.js';
-import { loadPdf } from '../pdf/load-pdf.js';
-import { placeFieldsFromMetadata } from '../pdf/place-fields-from-metadata.js';
-import { TEXT_ENGINES } from '../pdf/text-index.js';
 import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
@@ -62,6 +58,14 @@ export const placeCommand: CliCommand = async (args, io) => {
   const output = values.output;
   if (!output) throw new UsageError(`paraph place needs -o <out.pdf>\n\n${USAGE}`);
   const [pdfPath, metadataPath] = positionals as [string, string];
+  // Loaded once the arguments are known to be usable: pdf-lib and the text index take ~200 ms to load, which
+  // `--help` and usage errors need not wait for.
+  const [{ parseFileMetaData }, { loadPdf }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
+    import('../pdf/file-metadata.js'),
+    import('../pdf/load-pdf.js'),
+    import('../pdf/place-fields-from-metadata.js'),
+    import('../pdf/text-index.js'),
+  ]);
   const engine = TEXT_ENGINES.find((e) => e === values.engine);
   if (!engine) throw new UsageError(`paraph place: --engine must be one of ${TEXT_ENGINES.join(', ')} (got "${values.engine}")\n\n${USAGE}`);
 

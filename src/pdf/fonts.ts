@@ -4,7 +4,8 @@
  * The files ship inside the package; reading them is the one disk access the pure core makes, once per process.
  */
 import { readFile } from 'node:fs/promises';
-import fontkit from '@pdf-lib/fontkit';
+import { createRequire } from 'node:module';
+import type fontkitModule from '@pdf-lib/fontkit';
 import type { PDFDocument } from 'pdf-lib';
 
 /** Which bundled face to load. */
@@ -32,6 +33,17 @@ export function loadBundledFont(face: BundledFontFace = 'regular'): Promise<Uint
 /** The fontkit instance pdf-lib's `registerFontkit` takes. */
 export type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
 
+let fontkitLib: typeof fontkitModule | undefined;
+
+/**
+ * fontkit, loaded on first use with `require`: its 1 MB UMD bundle costs ~150 ms to load that way and ~100 ms more
+ * through `import` (Node scans a CommonJS module's source for its export names), which a short CLI run feels.
+ */
+function fontkit(): typeof fontkitModule {
+  fontkitLib ??= createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof fontkitModule;
+  return fontkitLib;
+}
+
 const parsedFonts = new WeakMap<Uint8Array, ReturnType<Fontkit['create']>>();
 
 /**
@@ -44,7 +56,7 @@ export const cachingFontkit: Fontkit = {
   create(data: Uint8Array, postscriptName?: string) {
     let font = parsedFonts.get(data);
     if (!font) {
-      font = fontkit.create(data, postscriptName);
+      font = fontkit().create(data, postscriptName);
       parsedFonts.set(data, font);
     }
     return font;
