@@ -31,7 +31,6 @@ const MODULES = [
   'src/pdf/page-tree-balance.ts',
   'src/pdf/incremental.ts',
   'src/pdf/pdf-tail.ts',
-  'src/pdf/pdf-lib-cjs.ts',
   'src/pdf/text-index-limits.ts',
   'src/pdf/drawing-cycles.ts',
   'src/pdf/normalize-pdf.ts',
