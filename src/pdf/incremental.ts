@@ -18,7 +18,7 @@ import {
   PDFTrailer,
   PDFTrailerDict,
   type PDFObject,
-} from './pdf-lib-cjs.js';
+} from 'pdf-lib';
 import { loadPdf } from './load-pdf.js';
 import { readPdfTail, type PdfTail } from './pdf-tail.js';
 

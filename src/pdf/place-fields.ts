@@ -28,7 +28,7 @@ import {
   type PDFDocument,
   type PDFFont,
   type PDFObject,
-} from './pdf-lib-cjs.js';
+} from 'pdf-lib';
 import type { FieldType } from './file-metadata.js';
 import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
