@@ -13,7 +13,7 @@ import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
-import { parseAllowedRanges } from './service/postback-target.js';
+import { parseAllowedRanges, type ResolveHost } from './service/postback-target.js';
 import type { AppDeps } from './http/app.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
@@ -50,6 +50,11 @@ export interface ServiceOptions {
   readonly verificationSenders?: VerificationSenders;
   /** External identity methods (DigiD, iDIN, …); none by default. */
   readonly identityProviders?: readonly IdentityProvider[];
+  /**
+   * Resolves PostbackUrl host names for the SSRF check, at creation and before each delivery (default: the system
+   * resolver). Tests that generate host names answer without DNS.
+   */
+  readonly resolveHost?: ResolveHost;
 }
 
 /** @deprecated Use {@link ServiceOptions}; kept for callers of `startServer(config, options)`. */
@@ -174,6 +179,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       settings,
       ...(timestamper ? { timestamper } : {}),
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     });
     const deps: AppDeps = {
       store: context.store,

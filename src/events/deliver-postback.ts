@@ -45,7 +45,7 @@ export async function deliverPostback(
     version: account?.PostbackVersion ?? 1,
     baseUrl: ctx.settings.publicUrl,
   });
-  const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve);
+  const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve ?? ctx.resolveHost);
   if (!target.ok) return { ok: false, permanent: target.kind === 'scheme', error: `PostbackUrl refused: ${target.reason}` };
   // The row id lets a receiver drop the duplicates at-least-once delivery can produce (it is not part of the body).
   const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, {

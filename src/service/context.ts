@@ -12,7 +12,7 @@ import type { ServiceKeys } from './service-keys.js';
 import { ServiceError } from './service-error.js';
 import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
-import type { PostbackPolicy } from './postback-target.js';
+import type { PostbackPolicy, ResolveHost } from './postback-target.js';
 import type { PdfWorkLimits } from './pdf-work.js';
 
 /** Where new ids and secrets come from. */
@@ -71,6 +71,8 @@ export interface ServiceContext {
   readonly uploads: UploadGuards;
   /** External identity methods by verification Type (decisions.md §1); none by default. */
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
+  /** Resolves PostbackUrl host names at creation and before each delivery (default: the system resolver). */
+  readonly resolveHost?: ResolveHost;
 }
 
 /** What a {@link ServiceContext} is built from (the composition root hands these over). */
@@ -82,6 +84,7 @@ export interface ServiceContextDeps {
   readonly timestamper?: Timestamper;
   readonly settings: ServiceSettings;
   readonly identityProviders?: readonly IdentityProvider[];
+  readonly resolveHost?: ResolveHost;
 }
 
 /**
@@ -100,6 +103,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     settings: deps.settings,
     uploads: deps.store.uploadSlots ? new SharedUploadGuard(deps.store.uploadSlots, window, () => ids.id()) : new UploadGuard(window),
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
   };
 }
 

@@ -23,7 +23,7 @@ export async function createTransaction(ctx: ServiceContext, account: Account, r
     newSignToken: () => ctx.ids.signToken(),
     newId: () => ctx.ids.id(),
   });
-  await assertPostbackTarget(tx.PostbackUrl, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY);
+  await assertPostbackTarget(tx.PostbackUrl, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, ctx.resolveHost);
   return ctx.store.commit({
     transaction: tx,
     expectedVersion: 0,

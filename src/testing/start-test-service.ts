@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import type { AppDeps } from '../http/app.js';
-import { startServer, type RunningServer } from '../server.js';
+import { startServer, type RunningServer, type ServiceOptions } from '../server.js';
 
 /** The user token every test service is started with. */
 export const USER_TOKEN = 'test-user-token-0123456789';
@@ -97,6 +97,8 @@ export interface TestServiceOptions {
   worker?: boolean;
   /** A logger for the app (default: none). */
   logger?: AppDeps['logger'];
+  /** Resolves PostbackUrl host names (default: the system resolver); generated host names answer faster without DNS. */
+  resolveHost?: ServiceOptions['resolveHost'];
 }
 
 /** A running test service. */
@@ -145,7 +147,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       ...options.env,
     },
   });
-  const server = await startServer(config, { clock: clock.now, keyKind: 'ecdsa-p256', logger: options.logger ?? false, worker: options.worker ?? false });
+  const server = await startServer(config, {
+    clock: clock.now,
+    keyKind: 'ecdsa-p256',
+    logger: options.logger ?? false,
+    worker: options.worker ?? false,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  });
   const stop = (): Promise<void> => server.close();
   return {
     server,
