@@ -4,39 +4,18 @@
  * again. Every revision must stay a byte prefix of the next, open in pdf-lib and pdf.js and pass qpdf --check, and
  * every signature must stay valid, whatever the kind of the file's cross-reference section.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, StandardFonts } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { appendPageAnnotation, continueUpdates, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../src/pdf/incremental.js';
 import { readPdfTail } from '../../src/pdf/pdf-tail.js';
 import { signInSession } from '../../src/pades/sign-pdf.js';
+import { basePdf, qpdf } from '../helpers/base-pdfs.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
-
-async function basePdf(pages: number, objectStreams: boolean): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) doc.addPage([595, 842]).drawText(`Page ${i + 1} of the contract`, { x: 50, y: 780, size: 14, font });
-  return doc.save({ useObjectStreams: objectStreams });
-}
-
-function qpdf(pdf: Uint8Array, args: readonly string[]): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), 'paraph-cont-'));
-  try {
-    writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', [...args, join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
-    return new Uint8Array(readFileSync(join(dir, 'out.pdf')));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 async function fixtures(): Promise<Record<string, Uint8Array>> {
   const classic = await basePdf(3, false);

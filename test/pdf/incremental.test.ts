@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { basePdf, qpdf } from '../helpers/base-pdfs.js';
 import { describe, expect, it } from 'vitest';
 import {
   appendPageAnnotation,
@@ -19,24 +20,8 @@ import { testPki } from '../helpers/pki.js';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
 
-async function basePdf(pages: number, objectStreams: boolean): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) {
-    doc.addPage([595, 842]).drawText(`Page ${i + 1} of the contract`, { x: 50, y: 780, size: 14, font });
-  }
-  return doc.save({ useObjectStreams: objectStreams });
-}
-
 function qpdfObjectStreams(pdf: Uint8Array, extra: readonly string[] = []): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), 'paraph-inc-'));
-  try {
-    writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', ['--object-streams=generate', ...extra, join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
-    return new Uint8Array(readFileSync(join(dir, 'out.pdf')));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return qpdf(pdf, ['--object-streams=generate', ...extra]);
 }
 
 /**
