@@ -195,7 +195,7 @@ export const CONFIG_KEYS = {
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
   databaseUrl: { env: 'PARAPH_DATABASE_URL', file: 'databaseUrl', help: 'postgres:// URL: keep all state in PostgreSQL, shared by many processes (default: SQLite in the data directory)' },
   migrateOnStart: { env: 'PARAPH_MIGRATE', file: 'migrate', help: '1: apply missing PostgreSQL migrations on start (default: refuse an old schema; run paraph migrate)' },
-  outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000)' },
+  outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000; with PostgreSQL: how long a silent process keeps its jobs, default 60000)' },
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },

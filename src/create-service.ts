@@ -191,18 +191,32 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
-      healthy: () => !runWorkers || (worker.running && events?.running === true),
+      healthy: () => !runWorkers || workersRunning(),
       accountRequestsPerMinute: security.accountRequestsPerMinute,
       logVerificationCodes: security.logVerificationCodes,
     };
     const worker = new TimerWorker(context, { intervalMs: config.workerIntervalMs, log });
+    const mailDeps = { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` };
     events = new EventWorker(context, {
-      mail: { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` },
+      mail: mailDeps,
       log,
       ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),
     });
     const eventWorker = events;
+    // With PostgreSQL the jobs run on graphile-worker, shared by every process (loaded only in that mode).
+    const jobs =
+      runWorkers && config.databaseUrl !== undefined
+        ? new (await import('./events/postgres-job-runner.js')).PostgresJobRunner(context, {
+            databaseUrl: config.databaseUrl,
+            timerIntervalMs: config.workerIntervalMs,
+            mail: mailDeps,
+            log,
+            ...(config.outboxLeaseMs !== undefined ? { nodeTimeoutMs: config.outboxLeaseMs } : {}),
+          })
+        : undefined;
+    const workersRunning = (): boolean => (jobs ? jobs.running : worker.running && eventWorker.running);
     const stopWorkers = async (): Promise<void> => {
+      await jobs?.stop();
       await worker.stop();
       await eventWorker.stop();
     };
@@ -224,11 +238,16 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       worker,
       events: eventWorker,
       get workersRunning() {
-        return worker.running && eventWorker.running;
+        return workersRunning();
       },
       startWorkers(target) {
         log.target = target;
-        if (!runWorkers || worker.running) return;
+        if (!runWorkers) return;
+        if (jobs) {
+          void jobs.start();
+          return;
+        }
+        if (worker.running) return;
         worker.start();
         eventWorker.start();
       },

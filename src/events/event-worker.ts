@@ -8,20 +8,12 @@
  * just before a crash is delivered again after the restart.
  */
 import type { ServiceContext } from '../service/context.js';
-import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
-import { nextRetryAt } from './backoff.js';
-import type { DeliveryOutcome } from './delivery.js';
-import { parseMailPayload } from '../service/mail-payload.js';
-import { recordMailFailure } from '../service/record-mail-delivery.js';
-import { recordPostbackFailure } from '../service/record-postback-delivery.js';
-import { deliverMail, type MailDeps } from './deliver-mail.js';
-import { deliverPostback, parsePostbackPayload } from './deliver-postback.js';
+import type { OutboxMessage } from '../store/store.js';
+import type { MailDeps } from './deliver-mail.js';
+import { deliverAndJudge, settleDeliveries, type DeliveryLog, type Settled } from './outbox-delivery.js';
 
 /** Where the worker reports. */
-export interface EventWorkerLog {
-  info(data: object, message: string): void;
-  error(data: object, message: string): void;
-}
+export type EventWorkerLog = DeliveryLog;
 
 /** Options of {@link EventWorker}. */
 export interface EventWorkerOptions {
@@ -44,8 +36,6 @@ export interface EventRound {
   readonly retried: number;
   readonly failed: number;
 }
-
-type Settled = { message: OutboxMessage; settlement: OutboxSettlement; outcome: DeliveryOutcome };
 
 /** The outbox worker of one process. Several processes may run one each against a shared store. */
 export class EventWorker {
@@ -179,70 +169,16 @@ export class EventWorker {
       });
   }
 
-  async #deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
-    try {
-      if (message.kind === 'postback') {
-        return await deliverPostback(this.ctx, message, this.options.postbackTimeoutMs !== undefined ? { timeoutMs: this.options.postbackTimeoutMs } : {});
-      }
-      if (message.kind === 'mail') return await deliverMail(this.ctx, this.options.mail, message);
-      return { ok: true, detail: 'timer rows need no delivery' };
-    } catch (error) {
-      return { ok: false, permanent: false, error: (error as Error).message ?? String(error) };
-    }
+  #deliverAndJudge(message: OutboxMessage): Promise<Settled> {
+    return deliverAndJudge(this.ctx, this.options, message);
   }
 
-  async #deliverAndJudge(message: OutboxMessage): Promise<Settled> {
-    const outcome = await this.#deliver(message);
-    const at = this.ctx.clock();
-    const base = { outboxId: message.id, attempt: message.attempts, at, ...(outcome.responseCode !== undefined ? { responseCode: outcome.responseCode } : {}) };
-    if (outcome.ok) {
-      return { message, outcome, settlement: { attempt: { ...base, outcome: 'delivered', ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) } } };
-    }
-    const retryAt = outcome.permanent ? undefined : nextRetryAt(at, message.firstDueAt, message.attempts, this.options.random ?? Math.random);
-    return {
-      message,
-      outcome,
-      settlement: { attempt: { ...base, outcome: retryAt ? 'retry' : 'failed', detail: outcome.error }, ...(retryAt ? { retryAt } : {}) },
-    };
-  }
-
-  async #settle(batch: readonly Settled[]): Promise<void> {
-    await this.ctx.store.settleOutbox(batch.map((s) => s.settlement));
-    for (const { message, outcome, settlement } of batch) {
-      if (settlement.attempt.outcome !== 'failed' || outcome.ok) continue;
-      this.options.log.error({ outboxId: message.id, kind: message.kind, error: outcome.error, url: urlOf(message) }, 'outbox row given up');
-      try {
-        await this.#recordGivenUp(message, outcome.error, outcome.responseCode);
-      } catch (error) {
-        this.options.log.error({ err: error, outboxId: message.id }, 'recording a given-up row failed');
-      }
-    }
-  }
-
-  async #recordGivenUp(message: OutboxMessage, error: string, responseCode: number | undefined): Promise<void> {
-    if (message.kind === 'mail') {
-      const payload = parseMailPayload(message.payload);
-      if (payload !== undefined) await recordMailFailure(this.ctx, payload, error);
-    }
-    if (message.kind === 'postback') {
-      const payload = parsePostbackPayload(message.payload);
-      if (payload === undefined) return;
-      await recordPostbackFailure(this.ctx, {
-        transactionId: payload.transactionId,
-        url: payload.url,
-        attempt: message.attempts,
-        error,
-        ...(responseCode !== undefined ? { httpStatus: responseCode } : {}),
-      });
-    }
+  #settle(batch: readonly Settled[]): Promise<void> {
+    return settleDeliveries(this.ctx, this.options, batch);
   }
 }
 
 function count(settled: readonly Settled[]): EventRound {
   const by = (o: string) => settled.filter((s) => s.settlement.attempt.outcome === o).length;
   return { delivered: by('delivered'), retried: by('retry'), failed: by('failed') };
-}
-
-function urlOf(message: OutboxMessage): string | undefined {
-  return message.kind === 'postback' ? parsePostbackPayload(message.payload)?.url : undefined;
 }

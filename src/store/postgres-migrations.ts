@@ -5,7 +5,7 @@
  * migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON is stored as text
  * exactly as written (the audit entries' canonical text must stay byte-exact).
  */
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
 export interface PostgresMigration {
   readonly version: number;
@@ -128,6 +128,45 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX transactions_account_storage ON transactions(account_id, storage_bytes);
     `,
   },
+  {
+    version: 4,
+    // Jobs run on graphile-worker (its schema is installed first, see installJobSchema). Every outbox row becomes a
+    // job in the same transaction that writes it: one job per postback URL (its named queue runs one at a time, so
+    // the URL's rows go out in order) and one per other row. `preserve_run_at` keeps a URL that is backing off
+    // waiting: a new row must not overtake the one being retried. The nodes table lets the surviving processes give
+    // a killed process's jobs back (job-nodes.ts). Rows pending from an earlier schema get their jobs here.
+    sql: `
+      CREATE FUNCTION paraph_enqueue_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        key TEXT := CASE WHEN NEW.order_key IS NULL THEN 'row:' || NEW.id ELSE 'key:' || NEW.order_key END;
+      BEGIN
+        PERFORM graphile_worker.add_job(
+          'paraph_outbox',
+          json_build_object('key', key),
+          queue_name => CASE WHEN NEW.order_key IS NULL THEN NULL ELSE 'paraph:' || key END,
+          run_at => to_timestamp(NEW.due_at / 1000.0),
+          job_key => 'paraph:' || key,
+          job_key_mode => 'preserve_run_at');
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER outbox_enqueue AFTER INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION paraph_enqueue_outbox();
+      SELECT graphile_worker.add_job(
+        'paraph_outbox',
+        json_build_object('key', key),
+        queue_name => CASE WHEN order_key IS NULL THEN NULL ELSE 'paraph:' || key END,
+        run_at => to_timestamp(due_at / 1000.0),
+        job_key => 'paraph:' || key,
+        job_key_mode => 'preserve_run_at')
+      FROM (
+        SELECT CASE WHEN order_key IS NULL THEN 'row:' || id ELSE 'key:' || order_key END AS key, order_key, min(due_at) AS due_at
+        FROM outbox WHERE status = 'pending' GROUP BY 1, 2
+      ) pending;
+      CREATE TABLE job_nodes (
+        pool_id TEXT PRIMARY KEY,
+        heartbeat_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code reads and writes. */
@@ -164,4 +203,14 @@ export async function applyPostgresMigrations(client: PoolClient, migrations: re
     throw error;
   }
   return applied;
+}
+
+/**
+ * Installs or upgrades graphile-worker's own schema (`graphile_worker`), which migration 4 builds on. graphile-worker
+ * serialises its migrations itself; it is loaded only here and by the job runner, never by the embedded default.
+ */
+export async function installJobSchema(pool: Pool): Promise<void> {
+  const { Logger, runMigrations } = await import('graphile-worker');
+  // Its failures reach the caller as exceptions; its progress lines are not the operator's business.
+  await runMigrations({ pgPool: pool, logger: new Logger(() => () => undefined) });
 }

@@ -12,8 +12,9 @@ import type { AuditEntry } from '../receipt/audit-log.js';
 import { referencedBlobs, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { chainStoredAudit } from './audit-chain.js';
-import { applyPostgresMigrations, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
+import { applyPostgresMigrations, installJobSchema, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
 import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
+import { outboxMessage, type OutboxRow } from './postgres-job-tables.js';
 import type { MasterKey } from './master-key.js';
 import { openSignTokens, readAccount, sealAccount, sealSignTokens } from './sealed-secrets.js';
 import {
@@ -55,6 +56,7 @@ export interface PostgresStoreOptions {
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const pool = openPool(options.url, options.maxConnections ?? 10);
   try {
+    if (options.migrate === true) await installJobSchema(pool);
     const client = await pool.connect();
     try {
       if (options.migrate === true) await applyPostgresMigrations(client);
@@ -79,13 +81,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 }
 
 /**
- * A pool whose idle connections may be dropped by the server without crashing the process. pg-pool's `end()` resolves
+ * A pool whose connections may be dropped by the server without crashing the process. pg-pool's `end()` resolves
  * before its connections have closed, and keeps their idle error listener, which re-emits on the pool: a server that
  * terminates such a connection (a restart, `DROP DATABASE … WITH (FORCE)`) would otherwise raise an unhandled 'error'.
  */
-function openPool(url: string, max: number): pg.Pool {
+export function openPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on('error', () => undefined);
+  // The same for a connection in use: its query fails with the error, which is what its caller sees.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -93,6 +97,7 @@ function openPool(url: string, max: number): pg.Pool {
 export async function migratePostgres(url: string): Promise<number[]> {
   const pool = openPool(url, 1);
   try {
+    await installJobSchema(pool);
     const client = await pool.connect();
     try {
       return await applyPostgresMigrations(client);
@@ -104,17 +109,6 @@ export async function migratePostgres(url: string): Promise<number[]> {
   }
 }
 
-interface OutboxRow {
-  id: string;
-  transaction_id: string;
-  kind: OutboxKind;
-  payload: string;
-  order_key: string | null;
-  due_at: string;
-  first_due_at: string;
-  attempts: number;
-  last_error: string | null;
-}
 
 export class PostgresStore implements Store {
   readonly kind = 'postgresql';
@@ -350,20 +344,7 @@ export class PostgresStore implements Store {
       [nowMs, limit, leaseMs],
     );
     return rows
-      .map((row) => {
-        const message: OutboxMessage = {
-          id: Number(row.id),
-          transactionId: row.transaction_id,
-          kind: row.kind,
-          payload: JSON.parse(row.payload) as JsonValue,
-          dueAt: new Date(Number(row.due_at)),
-          attempts: row.attempts + 1,
-          firstDueAt: new Date(Number(row.first_due_at)),
-        };
-        if (row.order_key !== null) message.orderKey = row.order_key;
-        if (row.last_error !== null) message.lastError = row.last_error;
-        return message;
-      })
+      .map(outboxMessage)
       .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id);
   }
 

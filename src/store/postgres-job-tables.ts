@@ -1,0 +1,105 @@
+/**
+ * paraph's side of the PostgreSQL job engine (issue 17, decisions.md §11). graphile-worker decides when and where a
+ * job runs; the outbox rows stay the record of what is to be delivered and of every attempt. A job names an outbox
+ * key — `key:<orderKey>` for the rows of one postback URL, delivered one at a time in order, or `row:<id>` for a row
+ * of its own — and works through the key's pending rows oldest first. The nodes table holds a heartbeat per running
+ * worker pool, so that the survivors can hand a killed process's locked jobs back.
+ */
+import type pg from 'pg';
+import type { JsonValue } from '../domain/transaction.js';
+import type { OutboxKind, OutboxMessage } from './store.js';
+
+/** The columns an outbox row is read with. */
+export interface OutboxRow {
+  id: string;
+  transaction_id: string;
+  kind: OutboxKind;
+  payload: string;
+  order_key: string | null;
+  due_at: string;
+  first_due_at: string;
+  /** Attempts before the one this read starts. */
+  attempts: number;
+  last_error: string | null;
+}
+
+/** An outbox row as a worker handles it; `attempts` counts the attempt about to be made. */
+export function outboxMessage(row: OutboxRow): OutboxMessage {
+  const message: OutboxMessage = {
+    id: Number(row.id),
+    transactionId: row.transaction_id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload) as JsonValue,
+    dueAt: new Date(Number(row.due_at)),
+    attempts: row.attempts + 1,
+    firstDueAt: new Date(Number(row.first_due_at)),
+  };
+  if (row.order_key !== null) message.orderKey = row.order_key;
+  if (row.last_error !== null) message.lastError = row.last_error;
+  return message;
+}
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/** Which rows a job key names; undefined for a key paraph did not write. */
+function rowsOf(key: string): { column: 'id' | 'order_key'; value: string } | undefined {
+  if (key.startsWith('key:')) return { column: 'order_key', value: key.slice(4) };
+  if (key.startsWith('row:') && /^\d+$/.test(key.slice(4))) return { column: 'id', value: key.slice(4) };
+  return undefined;
+}
+
+/** The outbox rows of one job key. */
+export class OutboxKeyRows {
+  constructor(private readonly db: Queryable) {}
+
+  /** The oldest pending row of `key`, with when it is due. */
+  async head(key: string): Promise<{ id: number; dueAt: Date } | undefined> {
+    const rows = rowsOf(key);
+    if (rows === undefined) return undefined;
+    const { rows: found } = await this.db.query<{ id: string; due_at: string }>(
+      `SELECT id, due_at FROM outbox WHERE ${rows.column} = $1 AND status = 'pending' ORDER BY id LIMIT 1`,
+      [rows.value],
+    );
+    const row = found[0];
+    return row === undefined ? undefined : { id: Number(row.id), dueAt: new Date(Number(row.due_at)) };
+  }
+
+  /** Counts an attempt of the pending row `id` and returns it; undefined when it is no longer pending. */
+  async beginAttempt(id: number): Promise<OutboxMessage | undefined> {
+    const { rows } = await this.db.query<OutboxRow>(
+      `UPDATE outbox SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending'
+       RETURNING id, transaction_id, kind, payload, order_key, due_at, first_due_at, attempts - 1 AS attempts, last_error`,
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : outboxMessage(row);
+  }
+}
+
+/** The heartbeats of running worker pools. Times are the database's, so clocks of different machines do not matter. */
+export class JobNodes {
+  constructor(private readonly db: Queryable) {}
+
+  /** Records that the pool `poolId` is alive now. */
+  async beat(poolId: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO job_nodes (pool_id, heartbeat_at) VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+       ON CONFLICT (pool_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+      [poolId],
+    );
+  }
+
+  /** Forgets `poolId` (a pool that stopped cleanly has handed its jobs back). */
+  async leave(poolId: string): Promise<void> {
+    await this.db.query('DELETE FROM job_nodes WHERE pool_id = $1', [poolId]);
+  }
+
+  /** Removes and returns the pools silent for longer than `silentMs`: their processes are gone. */
+  async takeDead(silentMs: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ pool_id: string }>(
+      `DELETE FROM job_nodes WHERE heartbeat_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $1::bigint RETURNING pool_id`,
+      [silentMs],
+    );
+    return rows.map((row) => row.pool_id);
+  }
+}
