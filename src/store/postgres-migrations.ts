@@ -128,6 +128,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX transactions_account_storage ON transactions(account_id, storage_bytes);
     `,
   },
+  {
+    version: 4,
+    // The account rate quota (issue 13) shared by every process: a token bucket per account that processes lease
+    // tokens from in batches (src/store/postgres-rate-buckets.ts). Times are the database's, in fractional ms.
+    sql: `
+      CREATE TABLE account_rate_buckets (
+        account_id TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        at_ms DOUBLE PRECISION NOT NULL,
+        taken INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code reads and writes. */

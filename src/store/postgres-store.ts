@@ -14,6 +14,7 @@ import { transactionTimers } from '../domain/transaction-timers.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { applyPostgresMigrations, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
 import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
+import { PostgresRateBuckets } from './postgres-rate-buckets.js';
 import type { MasterKey } from './master-key.js';
 import { openSignTokens, readAccount, sealAccount, sealSignTokens } from './sealed-secrets.js';
 import {
@@ -143,6 +144,7 @@ export class PostgresStore implements Store {
       );
     },
   };
+  readonly rateBuckets = new PostgresRateBuckets((text, values) => this.query(text, values));
   private closed = false;
 
   /** @internal use {@link openPostgresStore}. */
