@@ -4,12 +4,11 @@
  * postback secret exist, and builds the outbox and timer workers. It does not listen: `startServer` (standalone) or
  * `paraphPlugin` (inside a host's fastify app) serve it.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { mailDirectory, securitySettings, type ServiceConfig } from './config.js';
-import { formatTime } from './domain/transaction.js';
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
@@ -21,12 +20,13 @@ import { openPkcs11Signer, type Pkcs11Signer } from './pades/keys/pkcs11.js';
 import type { KeyKind } from './pades/keys/software.js';
 import { createHttpTimestamper } from './pades/timestamp.js';
 import type { Signer, Timestamper } from './pades/types.js';
-import { createServiceContext, sha256Hex } from './service/context.js';
+import { createServiceContext } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
 import { TimerWorker } from './events/timer-worker.js';
+import { ensureBootstrapAccount } from './service/bootstrap-account.js';
 import { openServiceStore } from './store/open-store.js';
-import { StoreError, type Store } from './store/store.js';
+import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 import { setDefaultTextEngine } from './pdf/text-index.js';
@@ -157,7 +157,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // the top of its own chain, not the service's (then unused) seal CA.
     const topOfChain = qualified?.certificateChain.at(-1);
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
-    const account = await ensureAccount(store, config, clock);
+    const account = await ensureBootstrapAccount(store, config, clock);
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
     const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir });
     const log = forwardingLog();
@@ -315,58 +315,3 @@ async function openCaToken(config: ServiceConfig): Promise<{ signingCa: Pkcs11Si
   }
 }
 
-/** A new random postback secret (192 bits, base64url). */
-function newPostbackSecret(): string {
-  return randomBytes(24).toString('base64url');
-}
-
-interface EnsuredAccount {
-  readonly created?: CreatedCredentials;
-  readonly generatedSecret?: string;
-  readonly rotated: boolean;
-}
-
-/**
- * The bootstrap account of decisions.md §9: the one named by PARAPH_USER_TOKEN / PARAPH_APP_KEY (created when its
- * keys are new), else the oldest account, else a new one with random keys. Its postback secret is never empty:
- * PARAPH_POSTBACK_SECRET when given (also replacing a stored one: that is how it is rotated), else the stored one,
- * else a generated one that is returned to be printed.
- */
-async function ensureAccount(store: Store, config: ServiceConfig, clock: () => Date): Promise<EnsuredAccount> {
-  const boot = config.bootstrapAccount;
-  const wantedSecret = config.postbackSecret;
-  const existing =
-    boot !== undefined ? await store.findAccountByCredentials(sha256Hex(boot.userToken), sha256Hex(boot.appKey)) : (await store.listAccounts())[0];
-  if (existing === undefined) {
-    const userToken = boot?.userToken ?? randomBytes(24).toString('base64url');
-    const appKey = boot?.appKey ?? randomBytes(24).toString('base64url');
-    const postbackSecret = wantedSecret ?? newPostbackSecret();
-    try {
-      await store.createAccount({
-        Id: randomUUID(),
-        Name: 'bootstrap',
-        UserTokenHash: sha256Hex(userToken),
-        AppKeyHash: sha256Hex(appKey),
-        PostbackSecret: postbackSecret,
-        ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
-        CreatedDateTime: formatTime(clock()),
-      });
-    } catch (error) {
-      // Another process sharing the database created the configured account at the same moment: use theirs.
-      if (boot !== undefined && error instanceof StoreError && error.code === 'ACCOUNT_EXISTS') return ensureAccount(store, config, clock);
-      throw error;
-    }
-    // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
-    if (boot === undefined) return { created: { userToken, appKey, postbackSecret }, rotated: false };
-    return wantedSecret === undefined ? { generatedSecret: postbackSecret, rotated: false } : { rotated: false };
-  }
-  if (wantedSecret !== undefined) {
-    if (existing.PostbackSecret === wantedSecret) return { rotated: false };
-    await store.setPostbackSecret(existing.Id, wantedSecret);
-    return { rotated: existing.PostbackSecret !== undefined && existing.PostbackSecret !== '' };
-  }
-  if (existing.PostbackSecret !== undefined && existing.PostbackSecret !== '') return { rotated: false };
-  const generatedSecret = newPostbackSecret();
-  await store.setPostbackSecret(existing.Id, generatedSecret);
-  return { generatedSecret, rotated: false };
-}

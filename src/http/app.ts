@@ -15,6 +15,7 @@ import { createServiceContext, type ServiceContext, type ServiceContextDeps } fr
 import { TransactionCleanedError } from '../service/transaction-guards.js';
 import { authenticate } from './auth.js';
 import { limitAccountRate } from './account-rate-limit.js';
+import { accountRateQuota } from '../service/account-rate-quota.js';
 import { handleError } from './error-map.js';
 import { fileRoutes } from './file.routes.js';
 import { registerOpenApi } from './openapi.js';
@@ -134,7 +135,9 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown> }));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
-    if (deps.accountRequestsPerMinute !== undefined) api.addHook('onRequest', limitAccountRate(deps.accountRequestsPerMinute));
+    const perMinute = deps.accountRequestsPerMinute;
+    // Shared across processes when the store is (PostgreSQL); in memory otherwise.
+    if (perMinute !== undefined) api.addHook('onRequest', limitAccountRate(accountRateQuota(perMinute, ctx.store.rateBuckets), perMinute));
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });

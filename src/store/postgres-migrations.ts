@@ -134,7 +134,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // job in the same transaction that writes it: one job per postback URL (its named queue runs one at a time, so
     // the URL's rows go out in order) and one per other row. `preserve_run_at` keeps a URL that is backing off
     // waiting: a new row must not overtake the one being retried. The nodes table lets the surviving processes give
-    // a killed process's jobs back (job-nodes.ts). Rows pending from an earlier schema get their jobs here.
+    // a killed process's jobs back (postgres-job-runner.ts). Rows pending from an earlier schema get their jobs here.
     sql: `
       CREATE FUNCTION paraph_enqueue_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
@@ -164,6 +164,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TABLE job_nodes (
         pool_id TEXT PRIMARY KEY,
         heartbeat_at BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
+    // The account rate quota (issue 13) shared by every process: a token bucket per account that processes lease
+    // tokens from in batches (src/store/postgres-rate-buckets.ts). Times are the database's, in fractional ms.
+    sql: `
+      CREATE TABLE account_rate_buckets (
+        account_id TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        at_ms DOUBLE PRECISION NOT NULL,
+        taken INTEGER NOT NULL
       );
     `,
   },

@@ -15,6 +15,7 @@ import { chainStoredAudit } from './audit-chain.js';
 import { applyPostgresMigrations, installJobSchema, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
 import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
 import { outboxMessage, type OutboxRow } from './postgres-job-tables.js';
+import { PostgresRateBuckets } from './postgres-rate-buckets.js';
 import type { MasterKey } from './master-key.js';
 import { openSignTokens, readAccount, sealAccount, sealSignTokens } from './sealed-secrets.js';
 import {
@@ -137,6 +138,7 @@ export class PostgresStore implements Store {
       );
     },
   };
+  readonly rateBuckets = new PostgresRateBuckets((text, values) => this.query(text, values));
   private closed = false;
 
   /** @internal use {@link openPostgresStore}. */

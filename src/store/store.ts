@@ -144,6 +144,24 @@ export interface UploadSlots {
   release(slot: UploadSlot, claim: string, accepted: boolean, atMs: number): Promise<void>;
 }
 
+/** What {@link RateBuckets.take} leased: whole tokens taken, and the fraction of tokens left in the shared bucket. */
+export interface RateLease {
+  readonly taken: number;
+  readonly left: number;
+}
+
+/**
+ * The per-account request rate quota (issue 13) kept in the store, for a store that many processes share: one token
+ * bucket per account, refilled continuously by the database's clock (so processes with skewed clocks agree).
+ */
+export interface RateBuckets {
+  /**
+   * Refills the account's bucket (capacity and refill `perMinute` tokens a minute; a new bucket starts full) and
+   * takes up to `want` whole tokens, atomically. `taken` is 0 when less than one token is left.
+   */
+  take(accountId: string, want: number, perMinute: number): Promise<RateLease>;
+}
+
 /** The store. All methods are async; implementations are safe for concurrent callers in one process. */
 export interface Store {
   findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined>;
@@ -226,6 +244,8 @@ export interface Store {
    * which one process owns: the service then keeps the guard in memory.
    */
   readonly uploadSlots?: UploadSlots;
+  /** The shared account rate quota of a store that several processes use (PostgreSQL); absent: kept in memory. */
+  readonly rateBuckets?: RateBuckets;
   close(): Promise<void>;
 }
 
