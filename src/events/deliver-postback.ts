@@ -33,7 +33,7 @@ export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefi
 export async function deliverPostback(
   ctx: ServiceContext,
   message: OutboxMessage,
-  options: { timeoutMs?: number; resolve?: ResolveHost } = {},
+  options: { timeoutMs?: number; resolve?: ResolveHost; signal?: AbortSignal } = {},
 ): Promise<DeliveryOutcome> {
   const payload = parsePostbackPayload(message.payload);
   if (payload === undefined) return { ok: false, permanent: true, error: 'not a postback payload' };
@@ -50,6 +50,7 @@ export async function deliverPostback(
   // The row id lets a receiver drop the duplicates at-least-once delivery can produce (it is not part of the body).
   const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
     lookup: pinnedLookup(target),
   });
   if (result.ok) return { ok: true, ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}) };
@@ -65,5 +66,6 @@ export async function deliverPostback(
 export function describeFailure(result: PostbackResult): string {
   if (result.httpStatus !== undefined && result.httpStatus !== 0) return `HTTP ${result.httpStatus}`;
   if (result.error !== undefined && /^no answer within/.test(result.error)) return 'no answer in time';
+  if (result.error !== undefined && /^interrupted:/.test(result.error)) return 'interrupted: the sending process was stopping';
   return 'could not connect or the connection failed';
 }

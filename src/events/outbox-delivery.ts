@@ -36,9 +36,9 @@ export interface Settled {
   readonly outcome: DeliveryOutcome;
 }
 
-/** Delivers `message` once and judges the outcome; never throws. */
-export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, message: OutboxMessage): Promise<Settled> {
-  const outcome = await deliver(ctx, deps, message);
+/** Delivers `message` once and judges the outcome; never throws. `signal` interrupts a postback (shutdown). */
+export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, message: OutboxMessage, signal?: AbortSignal): Promise<Settled> {
+  const outcome = await deliver(ctx, deps, message, signal);
   const at = ctx.clock();
   const base = { outboxId: message.id, attempt: message.attempts, at, ...(outcome.responseCode !== undefined ? { responseCode: outcome.responseCode } : {}) };
   if (outcome.ok) {
@@ -66,10 +66,13 @@ export async function settleDeliveries(ctx: ServiceContext, deps: DeliveryDeps, 
   }
 }
 
-async function deliver(ctx: ServiceContext, deps: DeliveryDeps, message: OutboxMessage): Promise<DeliveryOutcome> {
+async function deliver(ctx: ServiceContext, deps: DeliveryDeps, message: OutboxMessage, signal: AbortSignal | undefined): Promise<DeliveryOutcome> {
   try {
     if (message.kind === 'postback') {
-      return await deliverPostback(ctx, message, deps.postbackTimeoutMs !== undefined ? { timeoutMs: deps.postbackTimeoutMs } : {});
+      return await deliverPostback(ctx, message, {
+        ...(deps.postbackTimeoutMs !== undefined ? { timeoutMs: deps.postbackTimeoutMs } : {}),
+        ...(signal !== undefined ? { signal } : {}),
+      });
     }
     if (message.kind === 'mail') return await deliverMail(ctx, deps.mail, message);
     return { ok: true, detail: 'timer rows need no delivery' };

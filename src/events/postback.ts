@@ -87,7 +87,8 @@ export async function sendPostback(
   url: string,
   request: PostbackRequest,
   // `lookup`: connect to an address checked beforehand (service/postback-target.ts), not to a second DNS answer.
-  options: { timeoutMs?: number; lookup?: LookupFunction } = {},
+  // `signal`: the process is stopping; the attempt ends as a failure and is retried (by another process).
+  options: { timeoutMs?: number; lookup?: LookupFunction; signal?: AbortSignal } = {},
 ): Promise<PostbackResult> {
   if (!isPostbackUrl(url)) return { ok: false, error: `PostbackUrl ${url} is not an http(s) URL.` };
   const target = new URL(url);
@@ -100,6 +101,7 @@ export async function sendPostback(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', interrupt);
       resolve(result);
     };
     const req = send(
@@ -124,6 +126,12 @@ export async function sendPostback(
       finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
     }, timeoutMs);
     req.on('error', (error) => finish({ ok: false, error: error.message }));
+    const interrupt = (): void => {
+      req.destroy();
+      finish({ ok: false, error: 'interrupted: the service was stopping' });
+    };
+    if (options.signal?.aborted === true) interrupt();
+    else options.signal?.addEventListener('abort', interrupt, { once: true });
     req.end(body);
   });
 }

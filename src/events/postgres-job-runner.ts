@@ -149,13 +149,15 @@ export class PostgresJobRunner {
     const key = typeof payload === 'object' && payload !== null && 'key' in payload && typeof payload.key === 'string' ? payload.key : undefined;
     if (key === undefined) return;
     const rows = new OutboxKeyRows(this.#livePool());
-    for (let delivered = 0; delivered < ROWS_PER_JOB; delivered++) {
+    for (let delivered = 0; delivered < ROWS_PER_JOB && !helpers.abortSignal.aborted; delivered++) {
       const head = await rows.head(key);
       if (head === undefined) return;
       if (head.dueAt.getTime() > this.ctx.clock().getTime()) return this.#requeue(helpers, key, head.dueAt);
       const message = await rows.beginAttempt(head.id);
       if (message === undefined) continue;
-      const settled = await deliverAndJudge(this.ctx, this.options, message);
+      // graphile-worker aborts the signal when a stopping process's grace time is over: the postback in flight ends
+      // as a failed attempt and the key's job is handed back, to run on a process that stays.
+      const settled = await deliverAndJudge(this.ctx, this.options, message, helpers.abortSignal);
       await settleDeliveries(this.ctx, this.options, [settled]);
       if (settled.settlement.retryAt !== undefined) return this.#requeue(helpers, key, settled.settlement.retryAt);
     }

@@ -35,6 +35,8 @@ let receiverUrl: string;
 const received: Received[] = [];
 /** Paths whose next request is answered 500 (once each). */
 const failNext = new Set<string>();
+/** Paths whose next request is never answered. */
+const hangNext = new Set<string>();
 
 beforeAll(async () => {
   cluster = await startPgCluster();
@@ -44,6 +46,7 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const path = request.url ?? '/';
+      if (hangNext.delete(path)) return; // never answered: the sender's connection stays open until it gives up
       const answered = failNext.delete(path) ? 500 : 200;
       const parsed = JSON.parse(body) as { Id: string; Status: number };
       const deliveryId = request.headers['x-paraph-delivery-id'];
@@ -200,6 +203,43 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
         const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM job_nodes WHERE pool_id = 'pool-dead'");
         expect(Number(rows[0]?.n)).toBe(0);
       });
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
+
+  it('a stopping server interrupts the postback it is waiting for and hands the job back to the other server', async () => {
+    const url = await cluster.createDatabase();
+    const pdf = await onePagePdf();
+    const admin = openPool(url, 1);
+    try {
+      const first = await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256' });
+      let second: RunningServer | undefined;
+      try {
+        await until('the first job runner', () => first.service.workersRunning);
+        hangNext.add('/hang');
+        const id = await sealOnly([first], '/hang', pdf);
+        await until('the postback in flight', async () => {
+          const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE attempts > 0 AND status = 'pending'");
+          return Number(rows[0]?.n) === 1;
+        });
+        second = await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256' });
+        const stopping = Date.now();
+        await first.close();
+        // graphile-worker's grace time is 5 s; the postback timeout (30 s) is not waited for.
+        expect(Date.now() - stopping).toBeLessThan(15_000);
+        const attempts = await admin.query<{ outcome: string; detail: string }>(
+          "SELECT a.outcome, a.detail FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id WHERE o.kind = 'postback' ORDER BY a.id",
+        );
+        expect(attempts.rows).toEqual([{ outcome: 'retry', detail: expect.stringMatching(/interrupted/) as unknown as string }]);
+        // The retry is due in 15–30 s: bring it forward, as the clock would.
+        await admin.query("UPDATE outbox SET due_at = 0 WHERE status = 'pending'");
+        await admin.query("UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key LIKE 'paraph:key:%'");
+        await until('the postback from the other server', () => received.some((r) => r.id === id && r.status === 30 && r.answered === 200));
+      } finally {
+        await first.close();
+        await second?.close();
+      }
     } finally {
       await admin.end();
     }
