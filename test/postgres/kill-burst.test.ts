@@ -301,9 +301,15 @@ async function burst(): Promise<{ flows: Flow[]; kills: number; ms: number }> {
   let finished = 0;
   let done = false;
   const worker = async () => {
-    while (next < TRANSACTIONS) {
+    // After one flow failed the others stop too (else they would still be sending while afterAll stops the processes).
+    while (next < TRANSACTIONS && !done) {
       const index = next++;
-      flows.push(await runFlow(index));
+      try {
+        flows.push(await runFlow(index));
+      } catch (error) {
+        done = true;
+        throw error;
+      }
       finished++;
     }
   };
