@@ -183,7 +183,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let resent = 0;
 /** Requests answered 503 (and sent again to another process). */
 const unavailable: string[] = [];
-/** Uploads sent again that met the guard slot of the first copy. */
+/** Uploads sent again that met the guard of a first copy that was stored (fine), or of one that was not (stalled). */
+let guardAfterStored = 0;
 let guardStalls = 0;
 
 /**
@@ -241,9 +242,12 @@ async function uploadFile(index: number, id: string, pdf: Uint8Array): Promise<{
     resent ||= upload.retried;
     if (upload.response.status === 201) return { fileId, resent };
     expectStatus(`upload ${index}`, upload, 201, ['UPLOAD_CONFLICT']);
-    guardStalls++;
     const files = (await send('GET', `/api/transaction/${id}`)).response.json.Files as Record<string, unknown>;
-    if (fileId in files) return { fileId, resent };
+    if (fileId in files) {
+      guardAfterStored++;
+      return { fileId, resent };
+    }
+    guardStalls++;
   }
   throw new Error(`upload ${index}: refused five times`);
 }
@@ -483,6 +487,7 @@ describe('kill -9 during a burst of 200 transactions on three processes sharing 
         catchUpMs,
         kills,
         resent,
+        guardAfterStored,
         guardStalls,
         postbackRequests: received.length,
         refused: received.filter((r) => !twoHundred(r)).length,
