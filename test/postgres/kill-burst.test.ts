@@ -4,14 +4,16 @@
  * every transaction is at its end state, every postback was delivered (at least once, in order, duplicates only with
  * the same delivery id), no document or audit entry is lost, and every receipt's audit chain verifies.
  *
- * Two choices keep this within a few minutes; both follow from the service's own timings, not from its guarantees:
+ * Three choices keep this within a few minutes; they follow from the service's own timings, not from its guarantees:
  * - A refused postback is retried 15–30 s later, 30–60 s after a second refusal (decisions.md §7), and holds the
- *   queue of its URL meanwhile. A receiver refusing every request at random 30% of the time makes the slowest of 40
- *   URL queues take 5 to 40 minutes. So the receiver refuses a new delivery with probability 0.43 and accepts its
- *   retries: 30% of the requests it gets are refused, and each refusal costs one backoff.
+ *   queue of its URL meanwhile. With a receiver refusing every request at random 30% of the time the slowest URL
+ *   queue takes many minutes. So the receiver refuses a new delivery with probability 0.43 and accepts its retries
+ *   (30% of the requests it gets are refused, each refusal costs one backoff), and 100 URLs carry two transactions each.
  * - A process killed while it applies a signature leaves the signing hold, which goes stale after 5 minutes
- *   (SIGNING_HOLD_STALE_MS; tested in the service suite). So a process with a sign request of this test in flight is
- *   not chosen as a victim; every other request is fair game.
+ *   (SIGNING_HOLD_STALE_MS; test/service/stale-signing-hold.test.ts). So a process with a sign request of this test
+ *   in flight is not chosen as a victim; every other request is fair game.
+ * - A process killed while it receives an upload leaves that fileId's re-upload guard slot taken for 10 minutes
+ *   (SHARED_LEASE_MS in src/service/upload-guard.ts): the client then uploads the PDF under another fileId.
  */
 import { createHash } from 'node:crypto';
 import { type ChildProcess } from 'node:child_process';
@@ -255,8 +257,8 @@ async function uploadFile(index: number, id: string, pdf: Uint8Array): Promise<{
 /** One transaction from create to its end state (30), each request on a random live process. */
 async function runFlow(index: number): Promise<Flow> {
   const signer = index % SIGNER_EVERY === SIGNER_EVERY - 1;
-  // Five consecutive transactions share a URL (created at nearly the same time, so their postbacks interleave), and
-  // no URL gets two signer flows (their postbacks are many more).
+  // Two consecutive transactions share a URL (created at nearly the same time, so their postbacks interleave), and
+  // no URL gets two signer flows (theirs are four postbacks each).
   const url = `${receiverBase}/hook/${Math.floor(index / (TRANSACTIONS / URLS)) % URLS}`;
   const created = await send('POST', '/api/transaction', {
     json: {
