@@ -4,36 +4,27 @@
  * processes within the re-upload guard window (exactly one 409), and a signer's sign replayed on another process
  * (the same answer, one signature). The processes start one after the other (the first creates the account and keys).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
-import { APP_KEY, USER_TOKEN, call, freePort, makePdf, type ApiResponse } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, call, makePdf, type ApiResponse } from '../e2e/service-harness.js';
 import { checkSignedPdf, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
-import { TSX_LOADER } from '../helpers/tsx.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { runCli, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 // Long enough that two uploads sent together on a loaded machine are surely within it.
 const GUARD_MS = 10_000;
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly base: string;
-  output(): string;
-}
-
 let cluster: PgCluster;
 let dataDir: string;
 let databaseUrl: string;
-const served: Served[] = [];
+const served: ServeProcess[] = [];
 const random = seededRandom(171717);
 
 function env(port: number): Record<string, string> {
@@ -53,54 +44,29 @@ function env(port: number): Record<string, string> {
   };
 }
 
-async function runCli(args: string[], extraEnv: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], { cwd: dataDir, env: extraEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, out };
-}
-
-async function serve(): Promise<Served> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { cwd: dataDir, env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  const one: Served = { child, base, output: () => out };
+async function serve(): Promise<ServeProcess> {
+  const one = await startServe(dataDir, env);
   served.push(one);
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`paraph serve exited: ${out}`);
-    try {
-      if ((await fetch(`${base}/health`)).status === 200) return one;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`paraph serve did not become healthy: ${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return one;
 }
 
 /** A random process's base URL. */
 function any(): string {
-  return (served[Math.floor(random() * served.length)] as Served).base;
+  return (served[Math.floor(random() * served.length)] as ServeProcess).base;
 }
 
 /** Two different processes, in random order. */
 function twoDifferent(): [string, string] {
   const first = Math.floor(random() * served.length);
   const second = (first + 1 + Math.floor(random() * (served.length - 1))) % served.length;
-  return [(served[first] as Served).base, (served[second] as Served).base];
+  return [(served[first] as ServeProcess).base, (served[second] as ServeProcess).base];
 }
 
 beforeAll(async () => {
   cluster = await startPgCluster();
   dataDir = mkdtempSync(join(tmpdir(), 'paraph-three-'));
   databaseUrl = await cluster.createDatabase();
-  const migrated = await runCli(['migrate', '--database-url', databaseUrl], { PATH: process.env.PATH ?? '' });
+  const migrated = await runCli(['migrate', '--database-url', databaseUrl], dataDir, { PATH: process.env.PATH ?? '' });
   expect(migrated.code, migrated.out).toBe(0);
   await serve();
   await serve();
@@ -108,15 +74,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all(
-    served.map(async ({ child }) => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }),
-  );
+  await stopServe(served);
   await cluster?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
