@@ -235,7 +235,7 @@ async function main(): Promise<void> {
     rows.map((r, i) => [
       r.label,
       fmt(r.txPerSecond),
-      `${fmt(r.txPerSecond / sqlite.txPerSecond, 2)}×`,
+      fmt(r.txPerSecond / sqlite.txPerSecond, 2),
       fmt(r.get.requests.average, 0),
       fmt(r.get.latency.p50),
       fmt(r.get.latency.p99),
