@@ -4,23 +4,27 @@
  * processes, a fresh database each), all on this machine; the client sends each request to the next process in turn.
  * - Seal-only transactions (create with Seal: true and no signers + upload a 1-page PDF + start, which seals and builds
  *   the receipt, as in service.bench.ts; then a GET that must show Status 30), completed per second by 8 clients in
- *   parallel for a fixed time (SCALEOUT_BENCH_SECONDS, default 25), next to the SQLite process measured in this run.
+ *   parallel for a fixed time (SCALEOUT_BENCH_SECONDS, default 8), next to the SQLite process measured in this run.
  * - GET /api/transaction/{id}: requests/s and p50/p99 latency, one autocannon with 12 connections spread evenly over
- *   the processes (SERVICE_BENCH_SECONDS, default 10). Any non-2xx answer or error fails the run.
- * - Peak RSS (VmHWM) of every serve process, read just before it is stopped.
+ *   the processes (SERVICE_BENCH_SECONDS, default 5). Any non-2xx answer or error fails the run.
+ * - Peak RSS (VmHWM) of every serve process, read at the end.
+ * - CPU ms per seal-only transaction (/proc/<pid>/stat) of the serve processes, of the PostgreSQL backends of their
+ *   database and of this client: what the throughput can be at most on this machine's cores.
+ * Every configuration runs from the start; they take turns for SCALEOUT_BENCH_ROUNDS rounds (default 3) and the table
+ * shows the medians.
  * Goal (issue 17, 2 cores, reported, not asserted): PostgreSQL × 2 ≥ 1.5 × SQLite × 1 seal-only, GET p99 < 20 ms.
  * The client (fetch, autocannon) and PostgreSQL run on the same cores as the processes they measure.
  * `npx tsx bench/scaleout.bench.ts [--quick]`; needs PostgreSQL's initdb/pg_ctl (see test/postgres/pg-cluster.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPgCluster, type PgCluster } from '../test/postgres/pg-cluster.js';
 import { benchPdf, compileSrc } from './gen-pdf.js';
-import { fmt, printTable } from './lib.js';
+import { fmt, printTable, summarize } from './lib.js';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -34,8 +38,9 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-const SEAL_SECONDS = Number(process.env.SCALEOUT_BENCH_SECONDS ?? (quick ? 5 : 25));
-const GET_SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.SCALEOUT_BENCH_ROUNDS ?? (quick ? 1 : 3));
+const SEAL_SECONDS = Number(process.env.SCALEOUT_BENCH_SECONDS ?? (quick ? 5 : 8));
+const GET_SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 5);
 const SEAL_CLIENTS = 8;
 const GET_CONNECTIONS = 12; // a multiple of 1, 2 and 3: every process gets the same share
 
@@ -104,6 +109,60 @@ function peakRssMb(pid: number): number {
   return Number(kb) / 1024;
 }
 
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** CPU time (user + system, every thread) a process used so far, ms; undefined once it is gone. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    // Fields after the parenthesised command name: state is the 1st, utime the 12th, stime the 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PostgreSQL backends serving `database` (their command line is `postgres: <user> <database> <client> …`). */
+function backendsOf(database: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`postgres: postgres ${database} `);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** CPU ms used so far by the serve processes, by each PostgreSQL backend of their database, and by this client. */
+interface CpuSample {
+  readonly serve: number;
+  readonly backends: ReadonlyMap<number, number>;
+  readonly client: number;
+}
+
+function sampleCpu(running: readonly Serve[], database: string | undefined): CpuSample {
+  const backends = new Map<number, number>();
+  for (const pid of database === undefined ? [] : backendsOf(database)) {
+    const ms = processCpuMs(pid);
+    if (ms !== undefined) backends.set(pid, ms);
+  }
+  const { user, system } = process.cpuUsage();
+  return { serve: running.reduce((sum, s) => sum + (processCpuMs(s.child.pid as number) ?? Number.NaN), 0), backends, client: (user + system) / 1000 };
+}
+
+/**
+ * CPU ms used between two samples. A backend that ended in between is missed (the pools keep their connections
+ * while they are busy); the cluster's own background processes are not counted.
+ */
+function cpuBetween(before: CpuSample, after: CpuSample): { serve: number; postgres: number; client: number } {
+  let postgres = 0;
+  for (const [pid, ms] of after.backends) postgres += ms - (before.backends.get(pid) ?? 0);
+  return { serve: after.serve - before.serve, postgres, client: after.client - before.client };
+}
+
 async function stop(one: Serve): Promise<void> {
   if (one.child.exitCode !== null) return;
   const exited = new Promise((resolve) => one.child.once('exit', resolve));
@@ -168,20 +227,29 @@ async function sealOnlyRate(next: () => string, pdf: Uint8Array, seconds: number
   return { perSecond: (count / (performance.now() - started)) * 1000, count };
 }
 
-interface Measured {
+interface Configuration {
   readonly label: string;
-  readonly txPerSecond: number;
-  readonly transactions: number;
-  readonly get: AutocannonResult;
-  readonly peakRssMb: readonly number[];
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly running: Serve[];
+  /** The transaction every GET reads: two signers and a document, as in service.bench.ts. */
+  getId: string;
+  readonly sealRounds: number[];
+  /** CPU ms per seal-only transaction, per round: the serve processes, the PostgreSQL backends, this client. */
+  readonly sealCpuRounds: { serve: number; postgres: number; client: number }[];
+  readonly getRounds: AutocannonResult[];
 }
 
-async function measure(label: string, urls: readonly string[], pdf: Uint8Array): Promise<Omit<Measured, 'peakRssMb'>> {
+/** Starts `processes` serve processes (one after the other: the first creates the account and keys) and warms them up. */
+async function startConfiguration(label: string, processes: number, pdf: Uint8Array, cluster: PgCluster | undefined): Promise<Configuration> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'paraph-scaleout-'));
+  const databaseUrl = cluster === undefined ? undefined : await cluster.createDatabase();
+  const config: Configuration = { label, dataDir, databaseUrl, running: [], getId: '', sealRounds: [], sealCpuRounds: [], getRounds: [] };
+  if (databaseUrl !== undefined) await migrate(databaseUrl, dataDir);
+  for (let i = 0; i < processes; i++) config.running.push(await serve(dataDir, databaseUrl));
+  const urls = config.running.map((s) => s.url);
   // Warm up every process (JIT, caches, the PDF worker threads).
-  await sealOnlyRate(roundRobin(urls), pdf, quick ? 1 : 3, urls.length * 2);
-  const seal = await sealOnlyRate(roundRobin(urls), pdf, SEAL_SECONDS, SEAL_CLIENTS);
-
-  // The GET of service.bench.ts: a transaction with two signers and a document.
+  await sealOnlyRate(roundRobin(urls), pdf, quick ? 1 : 3, processes * 2);
   const next = roundRobin(urls);
   const created = await fetch(`${next()}/api/transaction`, {
     method: 'POST',
@@ -189,58 +257,84 @@ async function measure(label: string, urls: readonly string[], pdf: Uint8Array):
     body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com' }, { Email: 'b@example.com' }] }),
   });
   await expectStatus(created, 200, 'create');
-  const { Id } = (await created.json()) as { Id: string };
-  await expectStatus(await fetch(`${next()}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: pdf }), 201, 'upload');
-  const get = await autocannon({ url: urls.map((u) => `${u}/api/transaction/${Id}`), connections: GET_CONNECTIONS, duration: GET_SECONDS, headers: HEADERS });
-  if (get.non2xx > 0 || get.errors > 0 || get.timeouts > 0) {
-    throw new Error(`${label}: GET answered ${get.non2xx} non-2xx (${JSON.stringify(get.statusCodeStats)}), ${get.errors} errors, ${get.timeouts} timeouts: the table would measure refusals, not the service`);
-  }
-  return { label, txPerSecond: seal.perSecond, transactions: seal.count, get };
+  config.getId = ((await created.json()) as { Id: string }).Id;
+  await expectStatus(await fetch(`${next()}/api/transaction/${config.getId}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: pdf }), 201, 'upload');
+  return config;
 }
 
-/** Starts `processes` serve processes (one after the other: the first creates the account and keys), measures, stops them. */
-async function configuration(label: string, processes: number, pdf: Uint8Array, cluster: PgCluster | undefined): Promise<Measured> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'paraph-scaleout-'));
-  const databaseUrl = cluster === undefined ? undefined : await cluster.createDatabase();
-  const running: Serve[] = [];
-  try {
-    if (databaseUrl !== undefined) await migrate(databaseUrl, dataDir);
-    for (let i = 0; i < processes; i++) running.push(await serve(dataDir, databaseUrl));
-    const result = await measure(label, running.map((s) => s.url), pdf);
-    for (const s of running) if (s.child.exitCode !== null) throw new Error(`${label}: a serve process exited during the run: ${s.output()}`);
-    const rss = running.map((s) => peakRssMb(s.child.pid as number));
-    process.stderr.write(`${label}: ${fmt(result.txPerSecond)} tx/s (${result.transactions}), GET ${fmt(result.get.requests.average, 0)} req/s p99 ${result.get.latency.p99} ms\n`);
-    return { ...result, peakRssMb: rss };
-  } finally {
-    await Promise.all(running.map(stop));
-    if (databaseUrl !== undefined) await cluster?.dropDatabase(databaseUrl);
-    rmSync(dataDir, { recursive: true, force: true });
+async function measureGet(config: Configuration): Promise<AutocannonResult> {
+  const urls = config.running.map((s) => `${s.url}/api/transaction/${config.getId}`);
+  const get = await autocannon({ url: urls, connections: GET_CONNECTIONS, duration: GET_SECONDS, headers: HEADERS });
+  if (get.non2xx > 0 || get.errors > 0 || get.timeouts > 0) {
+    throw new Error(`${config.label}: GET answered ${get.non2xx} non-2xx (${JSON.stringify(get.statusCodeStats)}), ${get.errors} errors, ${get.timeouts} timeouts: the table would measure refusals, not the service`);
   }
+  return get;
 }
+
+function checkAlive(config: Configuration): void {
+  for (const s of config.running) if (s.child.exitCode !== null) throw new Error(`${config.label}: a serve process exited during the run: ${s.output()}`);
+}
+
+async function stopConfiguration(config: Configuration, cluster: PgCluster | undefined): Promise<void> {
+  await Promise.all(config.running.map(stop));
+  if (config.databaseUrl !== undefined) await cluster?.dropDatabase(config.databaseUrl);
+  rmSync(config.dataDir, { recursive: true, force: true });
+}
+
+const median = (values: readonly number[]): number => summarize(values).median;
 
 async function main(): Promise<void> {
   const pdf = new Uint8Array(readFileSync(await benchPdf(1)));
   const cluster = await startPgCluster();
-  const rows: Measured[] = [];
+  const configs: Configuration[] = [];
+  const peakRss = new Map<Configuration, number[]>();
   try {
-    rows.push(await configuration('SQLite × 1', 1, pdf, undefined));
-    for (const n of [1, 2, 3]) rows.push(await configuration(`PostgreSQL × ${n}`, n, pdf, cluster));
+    configs.push(await startConfiguration('SQLite × 1', 1, pdf, undefined));
+    for (const n of [1, 2, 3]) configs.push(await startConfiguration(`PostgreSQL × ${n}`, n, pdf, cluster));
+    // The machine is shared: the configurations take turns, round after round (each round in another order), so a
+    // burst of outside load spreads over all of them instead of falling on one; the table shows each one's median.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < configs.length; i++) {
+        const config = configs[(round + i) % configs.length] as Configuration;
+        const database = config.databaseUrl === undefined ? undefined : new URL(config.databaseUrl).pathname.slice(1);
+        const beforeSeal = sampleCpu(config.running, database);
+        const seal = await sealOnlyRate(roundRobin(config.running.map((s) => s.url)), pdf, SEAL_SECONDS, SEAL_CLIENTS);
+        const afterSeal = sampleCpu(config.running, database);
+        const sealCpu = cpuBetween(beforeSeal, afterSeal);
+        const perTx = { serve: sealCpu.serve / seal.count, postgres: sealCpu.postgres / seal.count, client: sealCpu.client / seal.count };
+        config.sealRounds.push(seal.perSecond);
+        config.sealCpuRounds.push(perTx);
+        const get = await measureGet(config);
+        const getCpu = cpuBetween(afterSeal, sampleCpu(config.running, database));
+        config.getRounds.push(get);
+        checkAlive(config);
+        const perGet = (ms: number): string => fmt((ms / get.requests.total) * 1000, 0);
+        process.stderr.write(
+          `round ${round + 1} ${config.label}: ${fmt(seal.perSecond)} tx/s (CPU ms/tx serve ${fmt(perTx.serve)} + PostgreSQL ${fmt(perTx.postgres)} + client ${fmt(perTx.client)}), ` +
+            `GET ${fmt(get.requests.average, 0)} req/s p99 ${get.latency.p99} ms (CPU µs/req serve ${perGet(getCpu.serve)} + PostgreSQL ${perGet(getCpu.postgres)} + client ${perGet(getCpu.client)})\n`,
+        );
+      }
+    }
+    for (const config of configs) peakRss.set(config, config.running.map((s) => peakRssMb(s.child.pid as number)));
   } finally {
+    await Promise.all(configs.map((c) => stopConfiguration(c, cluster)));
     await cluster.stop();
   }
-  const sqlite = rows[0] as Measured;
+  const sqlite = median((configs[0] as Configuration).sealRounds);
   printTable(
-    `Scale-out: seal-only transactions (${SEAL_CLIENTS} clients, ${SEAL_SECONDS} s, 1-page PDF) and GET /api/transaction/{id} (autocannon, ${GET_CONNECTIONS} connections, ${GET_SECONDS} s), requests round-robin over \`paraph serve\` processes on one machine with the client and PostgreSQL`,
-    ['store × processes', 'seal-only transactions/s', 'ratio to SQLite × 1 (ref)', 'GET req/s', 'GET p50 ms', 'GET p99 ms', 'peak RSS MB per process', 'target'],
-    rows.map((r, i) => [
-      r.label,
-      fmt(r.txPerSecond),
-      fmt(r.txPerSecond / sqlite.txPerSecond, 2),
-      fmt(r.get.requests.average, 0),
-      fmt(r.get.latency.p50),
-      fmt(r.get.latency.p99),
-      r.peakRssMb.map((mb) => fmt(mb, 0)).join(' / '),
-      i === 2 ? '≥ 1.5× SQLite × 1, GET p99 < 20 ms' : 'GET p99 < 20 ms',
+    `Scale-out: seal-only transactions (${SEAL_CLIENTS} clients, ${SEAL_SECONDS} s, 1-page PDF) and GET /api/transaction/{id} (autocannon, ${GET_CONNECTIONS} connections, ${GET_SECONDS} s), requests round-robin over \`paraph serve\` processes on one machine with the client and PostgreSQL; median of ${ROUNDS} interleaved rounds`,
+    ['store × processes', 'seal-only transactions/s', 'ratio to SQLite × 1 (ref)', 'transactions/s per round', 'CPU ms per transaction: serve + PostgreSQL + client', 'GET req/s', 'GET p50 ms', 'GET p99 ms', 'peak RSS MB per process', 'target'],
+    configs.map((c) => [
+      c.label,
+      fmt(median(c.sealRounds)),
+      fmt(median(c.sealRounds) / sqlite, 2),
+      c.sealRounds.map((r) => fmt(r)).join(' / '),
+      `${fmt(median(c.sealCpuRounds.map((r) => r.serve)), 0)} + ${fmt(median(c.sealCpuRounds.map((r) => r.postgres)), 0)} + ${fmt(median(c.sealCpuRounds.map((r) => r.client)), 0)}`,
+      fmt(median(c.getRounds.map((g) => g.requests.average)), 0),
+      fmt(median(c.getRounds.map((g) => g.latency.p50))),
+      fmt(median(c.getRounds.map((g) => g.latency.p99))),
+      (peakRss.get(c) ?? []).map((mb) => fmt(mb, 0)).join(' / '),
+      c.label === 'PostgreSQL × 2' ? '≥ 1.5× SQLite × 1, GET p99 < 20 ms' : 'GET p99 < 20 ms',
     ]),
   );
 }
