@@ -240,11 +240,15 @@ interface Configuration {
   readonly getRounds: AutocannonResult[];
 }
 
-/** Starts `processes` serve processes (one after the other: the first creates the account and keys) and warms them up. */
-async function startConfiguration(label: string, processes: number, pdf: Uint8Array, cluster: PgCluster | undefined): Promise<Configuration> {
+/**
+ * Starts `processes` serve processes (one after the other: the first creates the account and keys) and warms them up.
+ * The configuration joins `started` before its first process starts, so a failure still stops what did start.
+ */
+async function startConfiguration(label: string, processes: number, pdf: Uint8Array, cluster: PgCluster | undefined, started: Configuration[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paraph-scaleout-'));
   const databaseUrl = cluster === undefined ? undefined : await cluster.createDatabase();
   const config: Configuration = { label, dataDir, databaseUrl, running: [], getId: '', sealRounds: [], sealCpuRounds: [], getRounds: [] };
+  started.push(config);
   if (databaseUrl !== undefined) await migrate(databaseUrl, dataDir);
   for (let i = 0; i < processes; i++) config.running.push(await serve(dataDir, databaseUrl));
   const urls = config.running.map((s) => s.url);
@@ -259,7 +263,6 @@ async function startConfiguration(label: string, processes: number, pdf: Uint8Ar
   await expectStatus(created, 200, 'create');
   config.getId = ((await created.json()) as { Id: string }).Id;
   await expectStatus(await fetch(`${next()}/api/transaction/${config.getId}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: pdf }), 201, 'upload');
-  return config;
 }
 
 async function measureGet(config: Configuration): Promise<AutocannonResult> {
@@ -289,8 +292,8 @@ async function main(): Promise<void> {
   const configs: Configuration[] = [];
   const peakRss = new Map<Configuration, number[]>();
   try {
-    configs.push(await startConfiguration('SQLite × 1', 1, pdf, undefined));
-    for (const n of [1, 2, 3]) configs.push(await startConfiguration(`PostgreSQL × ${n}`, n, pdf, cluster));
+    await startConfiguration('SQLite × 1', 1, pdf, undefined, configs);
+    for (const n of [1, 2, 3]) await startConfiguration(`PostgreSQL × ${n}`, n, pdf, cluster, configs);
     // The machine is shared: the configurations take turns, round after round (each round in another order), so a
     // burst of outside load spreads over all of them instead of falling on one; the table shows each one's median.
     for (let round = 0; round < ROUNDS; round++) {
