@@ -10,8 +10,8 @@
  * - Peak RSS (VmHWM) of every serve process, read at the end.
  * - CPU ms per seal-only transaction (/proc/<pid>/stat) of the serve processes, of the PostgreSQL backends of their
  *   database and of this client: what the throughput can be at most on this machine's cores.
- * Every configuration runs from the start; they take turns for SCALEOUT_BENCH_ROUNDS rounds (default 3) and the table
- * shows the medians.
+ * Every configuration runs from the start; they take turns for SCALEOUT_BENCH_ROUNDS rounds (default 3), each turn
+ * after 3 s of unmeasured load, and the table shows the medians.
  * Goal (issue 17, 2 cores, reported, not asserted): PostgreSQL × 2 ≥ 1.5 × SQLite × 1 seal-only, GET p99 < 20 ms.
  * The client (fetch, autocannon) and PostgreSQL run on the same cores as the processes they measure.
  * `npx tsx bench/scaleout.bench.ts [--quick]`; needs PostgreSQL's initdb/pg_ctl (see test/postgres/pg-cluster.ts).
@@ -40,6 +40,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.SCALEOUT_BENCH_ROUNDS ?? (quick ? 1 : 3));
 const SEAL_SECONDS = Number(process.env.SCALEOUT_BENCH_SECONDS ?? (quick ? 5 : 8));
+const WARM_UP_SECONDS = quick ? 1 : 3;
 const GET_SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 5);
 const SEAL_CLIENTS = 8;
 const GET_CONNECTIONS = 12; // a multiple of 1, 2 and 3: every process gets the same share
@@ -241,7 +242,7 @@ interface Configuration {
 }
 
 /**
- * Starts `processes` serve processes (one after the other: the first creates the account and keys) and warms them up.
+ * Starts `processes` serve processes (one after the other: the first creates the account and keys).
  * The configuration joins `started` before its first process starts, so a failure still stops what did start.
  */
 async function startConfiguration(label: string, processes: number, pdf: Uint8Array, cluster: PgCluster | undefined, started: Configuration[]): Promise<void> {
@@ -251,10 +252,7 @@ async function startConfiguration(label: string, processes: number, pdf: Uint8Ar
   started.push(config);
   if (databaseUrl !== undefined) await migrate(databaseUrl, dataDir);
   for (let i = 0; i < processes; i++) config.running.push(await serve(dataDir, databaseUrl));
-  const urls = config.running.map((s) => s.url);
-  // Warm up every process (JIT, caches, the PDF worker threads).
-  await sealOnlyRate(roundRobin(urls), pdf, quick ? 1 : 3, processes * 2);
-  const next = roundRobin(urls);
+  const next = roundRobin(config.running.map((s) => s.url));
   const created = await fetch(`${next()}/api/transaction`, {
     method: 'POST',
     headers: { ...HEADERS, 'content-type': 'application/json' },
@@ -300,6 +298,9 @@ async function main(): Promise<void> {
       for (let i = 0; i < configs.length; i++) {
         const config = configs[(round + i) % configs.length] as Configuration;
         const database = config.databaseUrl === undefined ? undefined : new URL(config.databaseUrl).pathname.slice(1);
+        // Idle while the others took their turn, the processes ended their spare PDF worker threads (10 s) and database
+        // connections: bring them back under the same load first, unmeasured, as a busy deployment would have them.
+        await sealOnlyRate(roundRobin(config.running.map((s) => s.url)), pdf, WARM_UP_SECONDS, SEAL_CLIENTS);
         const beforeSeal = sampleCpu(config.running, database);
         const seal = await sealOnlyRate(roundRobin(config.running.map((s) => s.url)), pdf, SEAL_SECONDS, SEAL_CLIENTS);
         const afterSeal = sampleCpu(config.running, database);
