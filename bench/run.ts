@@ -46,6 +46,7 @@ const ESTIMATE_SECONDS: Readonly<Record<string, { full: number; quick: number }>
   package: { full: 90, quick: 0 },
   'pdfium-probe': { full: 60, quick: 0 },
   receipt: { full: 60, quick: 10 },
+  scaleout: { full: 270, quick: 60 },
   scaling: { full: 300, quick: 30 },
   service: { full: 150, quick: 20 },
   'sign-page': { full: 60, quick: 20 },
