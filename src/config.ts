@@ -81,6 +81,8 @@ export interface ServiceConfig {
   readonly workerIntervalMs: number;
   /** Lease of a claimed outbox row: after a crash its postback or mail is retried this long after the claim (default 120 s). */
   readonly outboxLeaseMs?: number;
+  /** Delay before the first retry of a postback or mail, doubled for each later one (default 30 s). */
+  readonly retryBaseMs?: number;
   /** `postgres://…`: all state in PostgreSQL (decisions.md §11) instead of SQLite under `dataDir`. */
   readonly databaseUrl?: string;
   /** Apply missing PostgreSQL migrations on start (`PARAPH_MIGRATE=1`); otherwise run `paraph migrate` first. */
@@ -195,6 +197,7 @@ export const CONFIG_KEYS = {
   workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
   databaseUrl: { env: 'PARAPH_DATABASE_URL', file: 'databaseUrl', help: 'postgres:// URL: keep all state in PostgreSQL, shared by many processes (default: SQLite in the data directory)' },
   migrateOnStart: { env: 'PARAPH_MIGRATE', file: 'migrate', help: '1: apply missing PostgreSQL migrations on start (default: refuse an old schema; run paraph migrate)' },
+  retryBaseMs: { env: 'PARAPH_RETRY_BASE_MS', file: 'retryBaseMs', help: 'first retry of a failed postback or mail after 50–100 % of this, doubling up to an hour (default 30000)' },
   outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000; with PostgreSQL: how long a silent process keeps its jobs, default 60000)' },
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
@@ -328,6 +331,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
   const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
   const outboxLeaseMs = str('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs', 120_000, 1000, 3_600_000);
+  const retryBaseMs = str('retryBaseMs') === undefined ? undefined : int('retryBaseMs', 30_000, 100, 3_600_000);
   const mailFrom = str('mailFrom');
   const databaseUrl = str('databaseUrl');
   // The URL may hold a password: never echoed in a message.
@@ -417,6 +421,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(mailDir !== undefined ? { mailDir } : {}),
     workerIntervalMs,
     ...(outboxLeaseMs !== undefined ? { outboxLeaseMs } : {}),
+    ...(retryBaseMs !== undefined ? { retryBaseMs } : {}),
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     ...(migrateOnStart ? { migrateOnStart } : {}),
     ...(mailFrom !== undefined ? { mailFrom } : {}),

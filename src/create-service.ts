@@ -201,6 +201,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       mail: mailDeps,
       log,
       ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}),
+      ...(config.retryBaseMs !== undefined ? { retryBaseMs: config.retryBaseMs } : {}),
     });
     const eventWorker = events;
     // With PostgreSQL the jobs run on graphile-worker, shared by every process (loaded only in that mode).
@@ -212,6 +213,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
             mail: mailDeps,
             log,
             ...(config.outboxLeaseMs !== undefined ? { nodeTimeoutMs: config.outboxLeaseMs } : {}),
+            ...(config.retryBaseMs !== undefined ? { retryBaseMs: config.retryBaseMs } : {}),
           })
         : undefined;
     const workersRunning = (): boolean => (jobs ? jobs.running : worker.running && eventWorker.running);

@@ -28,6 +28,8 @@ export interface EventWorkerOptions {
   /** Poll interval when idle (default 250 ms); {@link EventWorker.wake} cuts it short. */
   readonly idleMs?: number;
   readonly postbackTimeoutMs?: number;
+  /** Delay before the first retry (default 30 s, backoff.ts). */
+  readonly retryBaseMs?: number;
 }
 
 /** Counts of {@link EventWorker.runOnce} / {@link EventWorker.drain}. */

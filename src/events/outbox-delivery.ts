@@ -27,6 +27,8 @@ export interface DeliveryDeps {
   /** Jitter source in [0, 1) (default Math.random; tests pass a fixed one). */
   readonly random?: () => number;
   readonly postbackTimeoutMs?: number;
+  /** Delay before the first retry (default 30 s, backoff.ts). */
+  readonly retryBaseMs?: number;
 }
 
 /** A delivered (or failed) row with the settlement to record. */
@@ -44,7 +46,7 @@ export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, m
   if (outcome.ok) {
     return { message, outcome, settlement: { attempt: { ...base, outcome: 'delivered', ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) } } };
   }
-  const retryAt = outcome.permanent ? undefined : nextRetryAt(at, message.firstDueAt, message.attempts, deps.random ?? Math.random);
+  const retryAt = outcome.permanent ? undefined : nextRetryAt(at, message.firstDueAt, message.attempts, deps.random ?? Math.random, deps.retryBaseMs);
   return {
     message,
     outcome,

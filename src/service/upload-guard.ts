@@ -56,10 +56,10 @@ export class UploadGuard implements UploadGuards {
 }
 
 /**
- * How long a slot stays taken by an upload whose process died while receiving it: long enough for a large upload on
- * a slow line, short enough that the file can be uploaded again the same day.
+ * How long a slot stays taken by an upload whose process died while receiving it. A live upload renews its lease
+ * every third of it, however long it takes, so the lease only needs to outlast a renewal that is late.
  */
-const SHARED_LEASE_MS = 10 * 60_000;
+const SHARED_LEASE_MS = 30_000;
 
 /** The guard in the store that every process of a deployment shares (decisions.md §11). */
 export class SharedUploadGuard implements UploadGuards {
@@ -67,14 +67,24 @@ export class SharedUploadGuard implements UploadGuards {
     private readonly slots: UploadSlots,
     private readonly windowMs: number,
     private readonly newClaim: () => string,
+    private readonly leaseMs = SHARED_LEASE_MS,
   ) {}
 
   async begin(transactionId: string, fileId: string, kind: UploadKind, nowMs: number): Promise<ReleaseUpload> {
     const slot = { transactionId, fileId, kind };
     const claim = this.newClaim();
-    if (!(await this.slots.claim(slot, claim, nowMs, this.windowMs, SHARED_LEASE_MS))) throw conflict(fileId, kind);
+    if (!(await this.slots.claim(slot, claim, nowMs, this.windowMs, this.leaseMs))) throw conflict(fileId, kind);
+    // Renewals count real time from the claim: the service clock given here may be a frozen one.
+    const claimedAt = performance.now();
+    const renewal = setInterval(() => {
+      this.slots.renew(slot, claim, nowMs + Math.round(performance.now() - claimedAt), this.leaseMs).catch(() => undefined);
+    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    renewal.unref();
     // Awaited before the answer, so that the next upload, on any process, sees it; a failed release leaves the slot
     // taken until the lease ends (a 409 too many, never one too few).
-    return (accepted, atMs) => this.slots.release(slot, claim, accepted, atMs).catch(() => undefined);
+    return (accepted, atMs) => {
+      clearInterval(renewal);
+      return this.slots.release(slot, claim, accepted, atMs).catch(() => undefined);
+    };
   }
 }

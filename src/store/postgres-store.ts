@@ -126,6 +126,13 @@ export class PostgresStore implements Store {
       );
       return rowCount === 1;
     },
+    renew: async (slot, claim, nowMs, leaseMs) => {
+      const { rowCount } = await this.query(
+        'UPDATE upload_slots SET busy_until = $5::bigint + $6::bigint WHERE transaction_id = $1 AND file_id = $2 AND kind = $3 AND claim = $4',
+        [...slotKey(slot), claim, nowMs, leaseMs],
+      );
+      return rowCount === 1;
+    },
     release: async (slot, claim, accepted, atMs) => {
       // Only the holder's claim is cleared (after an expired lease another upload may hold the slot now).
       await this.query(

@@ -140,6 +140,8 @@ export interface UploadSlots {
    * before. Returns whether it was taken.
    */
   claim(slot: UploadSlot, claim: string, nowMs: number, windowMs: number, leaseMs: number): Promise<boolean>;
+  /** Extends the lease of the upload `claim` still holding the slot to `nowMs + leaseMs`; false when it no longer holds it. */
+  renew(slot: UploadSlot, claim: string, nowMs: number, leaseMs: number): Promise<boolean>;
   /** Ends the upload `claim`; `accepted` records `atMs` as the slot's last accepted upload. */
   release(slot: UploadSlot, claim: string, accepted: boolean, atMs: number): Promise<void>;
 }

@@ -133,6 +133,17 @@ describe('retry schedule', () => {
     expect(retryDelayMs(10, () => 0.99)).toBeGreaterThan(1_800_000);
   });
 
+  it('starts from the configured base (PARAPH_RETRY_BASE_MS): the first retry after 50–100 % of it, doubling, capped at an hour', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 3_600_000 }), fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (base, attempts, r) => {
+        const delay = retryDelayMs(attempts, () => r, base);
+        const expected = Math.min(3_600_000, base * 2 ** (attempts - 1));
+        expect(delay).toBeGreaterThanOrEqual(Math.floor(expected / 2));
+        expect(delay).toBeLessThanOrEqual(Math.ceil(expected));
+      }),
+    );
+  });
+
   it('gives up 72 hours after the row was first due', () => {
     const first = new Date('2026-11-21T10:00:00Z');
     let now = first;

@@ -2,6 +2,7 @@
  * The store-agnostic behaviour suite on the PostgreSQL store, plus what only PostgreSQL has: migrations from an
  * empty database, refusal of an unknown schema version, commits from two stores (two processes' pools) at once.
  */
+import { SharedUploadGuard } from '../../src/service/upload-guard.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openPostgresStore, migratePostgres, type PostgresStore } from '../../src/store/postgres-store.js';
@@ -173,6 +174,33 @@ describe('PostgreSQL store specifics', () => {
       expect(await a.uploadSlots.claim(pdf, 'six', 1201, 1000, 60_000)).toBe(true);
       expect(await b.uploadSlots.claim(pdf, 'seven', 61_200, 1000, 60_000)).toBe(false);
       expect(await b.uploadSlots.claim(pdf, 'eight', 61_201, 1000, 60_000)).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await cluster.dropDatabase(url);
+    }
+  });
+
+  it('a live upload keeps its slot past the lease by renewing it; a dead one loses it when the lease ends', async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);
+    try {
+      await a.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
+      const tx = await a.commit({ transaction: makeTransaction(), expectedVersion: 0 });
+      let claims = 0;
+      const onA = new SharedUploadGuard(a.uploadSlots, 0, () => `a${claims++}`, 300);
+      const onB = new SharedUploadGuard(b.uploadSlots, 0, () => `b${claims++}`, 300);
+      // A slow upload on A: three lease times later, B is still refused.
+      const now = () => Date.now();
+      const release = await onA.begin(tx.Id, 'slow.pdf', 'pdf', now());
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      await expect(onB.begin(tx.Id, 'slow.pdf', 'pdf', now())).rejects.toMatchObject({ code: 'UPLOAD_CONFLICT' });
+      await release(true, now());
+      await (await onB.begin(tx.Id, 'slow.pdf', 'pdf', now()))(true, now());
+      // A process that died while receiving: its claim is never renewed nor released.
+      expect(await a.uploadSlots.claim({ transactionId: tx.Id, fileId: 'dead.pdf', kind: 'pdf' }, 'dead', now(), 0, 300)).toBe(true);
+      await expect(onB.begin(tx.Id, 'dead.pdf', 'pdf', now())).rejects.toMatchObject({ code: 'UPLOAD_CONFLICT' });
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      await (await onB.begin(tx.Id, 'dead.pdf', 'pdf', now()))(true, now());
     } finally {
       await Promise.all([a.close(), b.close()]);
       await cluster.dropDatabase(url);
