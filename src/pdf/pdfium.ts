@@ -64,6 +64,10 @@ export interface RawTextExports {
   FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
   FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
+  FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): number;
+  FPDFText_GetTextObject(textPage: number, index: number): number;
+  FPDFTextObj_GetFont(textObject: number): number;
+  FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): number;
 }
 
 /** `FPDF_GetLastError` codes (fpdfview.h). */
