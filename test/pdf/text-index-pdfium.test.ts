@@ -4,44 +4,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { degrees, PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import type { ReaderRect } from '../../src/pdf/page-geometry.js';
+import { cachingFontkit, loadBundledFont } from '../../src/pdf/fonts.js';
 import { findText, indexText, type TextIndex } from '../../src/pdf/text-index.js';
+import { boxDistance, compareIndexes } from '../helpers/engine-parity.js';
 import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
 
 const corpus = (file: string): Uint8Array => readFileSync(join(import.meta.dirname, '../../fixtures/corpus', file));
 
-function distance(a: ReaderRect, b: ReaderRect): number {
-  return Math.max(Math.abs(a.left - b.left), Math.abs(a.top - b.top), Math.abs(a.width - b.width), Math.abs(a.height - b.height));
-}
+const distance = boxDistance;
 
-/** Words (3+ characters) that occur once on the page, with their index, at most `cap` of them. */
-function uniqueWords(text: string, cap: number): Array<[string, number]> {
-  const seen = new Map<string, number>();
-  for (const m of text.matchAll(/\S{3,}/g)) seen.set(m[0], seen.has(m[0]) ? -1 : m.index);
-  return [...seen].filter(([, at]) => at >= 0).slice(0, cap);
-}
-
-/** Compares the two indexes on every page's unique words: those missing from PDFium's text, and the worst box gap. */
+/** Compares the two indexes on every page's unique words (30 a page): those missing from PDFium's text, and the worst box gap. */
 function compare(pdfjs: TextIndex, pdfium: TextIndex): { anchors: number; missing: string[]; worst: number } {
-  let anchors = 0;
-  let worst = 0;
-  const missing: string[] = [];
-  for (let n = 1; n <= pdfjs.pageCount; n++) {
-    const a = pdfjs.text(n)!;
-    const b = pdfium.text(n)!;
-    const other = new Map(uniqueWords(b.text, Infinity));
-    for (const [word, at] of uniqueWords(a.text, 30)) {
-      const there = other.get(word);
-      if (there === undefined) {
-        missing.push(`page ${n}: ${word}`);
-        continue;
-      }
-      anchors++;
-      worst = Math.max(worst, distance(a.rangeBox(at, at + word.length)!, b.rangeBox(there, there + word.length)!));
-    }
-  }
-  return { anchors, missing, worst };
+  const { anchors, missingInB, worst } = compareIndexes(pdfjs, pdfium);
+  return { anchors, missing: missingInB, worst };
 }
 
 describe('the PDFium engine on generated documents', () => {
@@ -125,5 +102,44 @@ describe('the PDFium engine on fixtures/corpus', () => {
 
   it('honours the page count limit', async () => {
     await expect(indexText(corpus('book.pdf'), { engine: 'pdfium', limits: { maxPages: 10 } })).rejects.toMatchObject({ code: 'PDF_TOO_COMPLEX', message: expect.stringMatching(/120 pages/) as unknown });
+  });
+});
+
+describe('the PDFium engine where the loose box is not the advance (issue 14: freeculture.pdf)', () => {
+  // PDFium's loose character box is the advance box united with the glyph's ink: wider than the advance where the ink
+  // overhangs it (DejaVu Sans: J and ƒ reach left of the origin, f and ƒ past the advance) and where text is slanted.
+  const SIZE = 48;
+  const WORDS = ['Jof', 'ƒjord', 'chef', 'Jump'];
+
+  async function overhangs(): Promise<{ bytes: Uint8Array; widths: number[] }> {
+    const doc = await PDFDocument.create();
+    doc.registerFontkit(cachingFontkit);
+    const font = await doc.embedFont(await loadBundledFont('regular'), { subset: true });
+    const page = doc.addPage([600, 700]);
+    // One word a line: PDFium rounds the fractional widths pdf-lib writes, so positions drift apart along a line.
+    WORDS.forEach((word, i) => page.drawText(word, { x: 40, y: 620 - 70 * i, size: SIZE, font }));
+    // pdf-lib writes "ff" with DejaVu Sans's ligature glyph, whose ink also reaches its far end.
+    page.drawText('staff', { x: 40, y: 300, size: SIZE, font });
+    page.drawText('Slanted Culture of', { x: 40, y: 200, size: 36, font, xSkew: degrees(14) });
+    page.drawText('Helvetica gulf itself', { x: 40, y: 80, size: 36, font: await doc.embedFont(StandardFonts.HelveticaOblique) });
+    return { bytes: await doc.save(), widths: WORDS.map((w) => font.widthOfTextAtSize(w, SIZE)) };
+  }
+
+  it('a word whose glyphs overhang their advance is as wide as its advances, as pdf.js has it; slanted text agrees too', async () => {
+    const { bytes, widths } = await overhangs();
+    const pdfjs = await indexText(bytes, { workers: 0 });
+    const pdfium = await indexText(bytes, { engine: 'pdfium', workers: 0 });
+    WORDS.forEach((word, i) => {
+      const [found, ...more] = findText(pdfium, word);
+      expect(more, word).toHaveLength(0);
+      expect(Math.abs(found!.box.width - widths[i]!), word).toBeLessThanOrEqual(0.25);
+      expect(distance(found!.box, findText(pdfjs, word)[0]!.box), word).toBeLessThanOrEqual(0.25);
+    });
+    for (const word of ['staff', 'Slanted', 'Culture', 'Helvetica', 'gulf', 'itself']) {
+      const [b] = findText(pdfium, word);
+      expect(b, word).toBeDefined();
+      // A ligature's advance is the sum of its letters' (PDFium gives widths by Unicode only): within 1 pt.
+      expect(distance(findText(pdfjs, word)[0]!.box, b!.box), word).toBeLessThanOrEqual(word === 'staff' ? 1 : 0.25);
+    }
   });
 });
