@@ -47,6 +47,12 @@ export interface Pdfium {
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): boolean;
   FPDFText_GetTextObject(textPage: number, index: number): number;
   FPDFTextObj_GetFont(textObject: number): number;
+  FPDFPage_CountObjects(page: number): number;
+  FPDFPage_GetObject(page: number, index: number): number;
+  /** FPDF_PAGEOBJ_TEXT (1), …, FPDF_PAGEOBJ_FORM (5). */
+  FPDFPageObj_GetType(object: number): number;
+  FPDFFormObj_CountObjects(form: number): number;
+  FPDFFormObj_GetObject(form: number, index: number): number;
   /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
   FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): boolean;
   pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } & RawTextExports };

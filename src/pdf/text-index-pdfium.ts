@@ -85,7 +85,7 @@ export function extractPdfiumPage(
       throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
     }
     try {
-      return { geo, text: pageText(pdfium, textPage, scratch, geo) };
+      return { geo, text: pageText(pdfium, textPage, scratch, geo, contentOrder(pdfium, page)) };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
     }
@@ -123,6 +123,10 @@ function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber:
 /** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
 interface Item {
   text: string;
+  /** Where its text object is drawn in the page's content (see contentOrder). */
+  order: number;
+  /** Its origin along its baseline, which orders the glyphs of one text object. */
+  along: number;
   g: [number, number, number, number, number, number, number, number, number];
   /** When the advance came from the font's width: its scale to user space (a ligature's other pieces add theirs). */
   fontScale?: number;
@@ -132,11 +136,18 @@ interface Item {
 
 /**
  * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
- * (font size × the matrix's y scale), its origin the baseline start, and its advance (see {@link advanceOf}).
+ * (font size × the matrix's y scale), its origin the baseline start, and its advance along the baseline.
  * Ligatures come from PDFium already split into pieces that share one origin and box: they are joined again here so
  * that the builder splits the advance evenly, as it does for pdf.js.
+ *
+ * PDFium lists the characters in an order of its own: it groups text objects into lines by position, can put a line
+ * that crosses another between two text objects of that one (text turned against the page, split into blocks), and
+ * lists upside-down text backwards. pdf.js reads content order, and the builder places word and line breaks from
+ * the glyphs' geometry in that order. So the glyphs are put in content order (their text objects' order in the
+ * page's content, then along the baseline), PDFium's inferred spaces and line breaks are dropped, and the builder
+ * decides the breaks as it does for pdf.js.
  */
-function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
+function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry, order: Map<number, number>): ExtractedText {
   const items: Item[] = [];
   const count = pdfium.FPDFText_CountChars(textPage);
   const raw = pdfium.pdfium.wasmExports;
@@ -152,18 +163,30 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   let pLeft = 0;
   let pRight = 0;
   let last: Item | undefined;
+  let position = -1;
+  let object = 0;
   for (let i = 0; i < count; i++) {
     const code = raw.FPDFText_GetUnicode(textPage, i);
-    const generated = raw.FPDFText_IsGenerated(textPage, i) === 1;
-    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
-    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    if (generated || isWhitespace(unicode)) {
-      items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
+    if (raw.FPDFText_IsGenerated(textPage, i) === 1) {
       last = undefined;
       continue;
     }
+    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
+    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (unicode === '') continue;
+    const textObject = raw.FPDFText_GetTextObject(textPage, i);
+    if (textObject !== object) {
+      object = textObject;
+      // An object PDFium's text has but the page's objects do not (none known): it stays after the one before it.
+      position = order.get(textObject) ?? position;
+    }
     if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
+    if (isWhitespace(unicode)) {
+      const view = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 2);
+      items.push({ text: '', order: position, along: spaceAlong(items, position, view[0]!, view[1]!), g: NO_GLYPH });
+      last = undefined;
+      continue;
+    }
     const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
     const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
     const hasTight = raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
@@ -217,11 +240,12 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    last = { text: unicode, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size], fontScale, looseFar };
+    last = { text: unicode, order: position, along: x * ux + y * uy, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size], fontScale, looseFar };
     items.push(last);
   }
+  items.sort(inContentOrder);
   const builder = new PageTextBuilder(geo);
-  for (const item of inReadingOrder(items)) {
+  for (const item of items) {
     if (item.text === '') {
       builder.space();
       continue;
@@ -233,55 +257,46 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   return builder.finish(geo.pageNumber);
 }
 
-/** Relative tolerance (of the em) for a matrix to count as unturned and unslanted, and for box edges to meet. */
-const UPRIGHT = 1e-3;
+const NO_GLYPH: Item['g'] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
 
-const SPACE: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
-/** A line break PDFium inserted (generated CR or LF). */
-const BREAK: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+/** Content order: by text object, then along the baseline (Array.prototype.sort is stable: PDFium's order on ties). */
+function inContentOrder(p: Item, q: Item): number {
+  return p.order - q.order || p.along - q.along;
+}
+
+/** A space's place along the baseline of the glyphs of its text object before it (its own matrix is not read). */
+function spaceAlong(items: readonly Item[], order: number, x: number, y: number): number {
+  for (let k = items.length - 1; k >= 0; k--) {
+    const item = items[k]!;
+    if (item.order !== order) break;
+    if (item.text !== '') return x * item.g[0] + y * item.g[1];
+  }
+  return x;
+}
 
 /**
- * PDFium lists each line's text objects, and the glyphs of upside-down text, in an order of its own (visual, or
- * sorted by position); pdf.js gives content order, which for a line is the order along its baseline. Each of
- * PDFium's lines whose glyphs share one baseline is put in that order; the builder's gap rule then places the word
- * breaks, as PDFium's own spaces would no longer sit between the right glyphs.
+ * The position in the page's content of each of its text objects, drawn directly or inside form XObjects (whose
+ * objects PDFium keeps in the form object, in the form's content order), as text object handle → position.
  */
-function inReadingOrder(items: readonly Item[]): Item[] {
-  const out: Item[] = [];
-  let line: Item[] = [];
-  for (const item of items) {
-    if (item !== BREAK) {
-      line.push(item);
-      continue;
+function contentOrder(pdfium: Pdfium, page: number): Map<number, number> {
+  const order = new Map<number, number>();
+  const walk = (count: number, get: (index: number) => number): void => {
+    for (let i = 0; i < count; i++) {
+      const object = get(i);
+      const type = pdfium.FPDFPageObj_GetType(object);
+      if (type === FPDF_PAGEOBJ_TEXT) order.set(object, order.size);
+      else if (type === FPDF_PAGEOBJ_FORM) walk(pdfium.FPDFFormObj_CountObjects(object), (k) => pdfium.FPDFFormObj_GetObject(object, k));
     }
-    out.push(...alongBaseline(line), SPACE);
-    line = [];
-  }
-  out.push(...alongBaseline(line));
-  return out;
+  };
+  walk(pdfium.FPDFPage_CountObjects(page), (i) => pdfium.FPDFPage_GetObject(page, i));
+  return order;
 }
 
-function alongBaseline(line: Item[]): Item[] {
-  const first = line.find((i) => i.text !== '');
-  if (!first) return line;
-  const [ux, uy, c, d, x0, y0, , below, above] = first.g;
-  const em = Math.sqrt(c * c + d * d) * (above - below);
-  const keyed: Array<{ along: number; item: Item }> = [];
-  let sorted = true;
-  for (const item of line) {
-    if (item.text === '') continue;
-    const g = item.g;
-    if (g[0] * ux + g[1] * uy < 0.99) return line;
-    const dx = g[4] - x0;
-    const dy = g[5] - y0;
-    if (Math.abs(-dx * uy + dy * ux) > 0.5 * em) return line;
-    const along = dx * ux + dy * uy;
-    if (keyed.length > 0 && along < keyed[keyed.length - 1]!.along - 0.01 * em) sorted = false;
-    keyed.push({ along, item });
-  }
-  if (sorted) return line;
-  return keyed.sort((a, b) => a.along - b.along).map((k) => k.item);
-}
+const FPDF_PAGEOBJ_TEXT = 1;
+const FPDF_PAGEOBJ_FORM = 5;
+
+/** Relative tolerance (of the em) for a matrix to count as unturned and unslanted, and for box edges to meet. */
+const UPRIGHT = 1e-3;
 
 /**
  * The fonts' advances of characters at font size 1, in text space, per font and character (0 when PDFium cannot tell).

@@ -38,6 +38,8 @@ export interface EngineComparison {
   missingInB: string[];
   /** The same the other way round. */
   missingInA: string[];
+  /** Pages both extracted whose text differs (word breaks, order, characters). */
+  textDiffers: number[];
 }
 
 /**
@@ -45,11 +47,12 @@ export interface EngineComparison {
  * order; the parity tests use 30), `tolerance` is the box difference that counts as agreement.
  */
 export function compareIndexes(a: TextIndex, b: TextIndex, perPage = 30, tolerance = 1): EngineComparison {
-  const result: EngineComparison = { anchors: 0, worst: 0, over: [], missingInB: [], missingInA: [] };
+  const result: EngineComparison = { anchors: 0, worst: 0, over: [], missingInB: [], missingInA: [], textDiffers: [] };
   for (let n = 1; n <= Math.min(a.pageCount, b.pageCount); n++) {
     const pa = a.text(n);
     const pb = b.text(n);
     if (!pa || !pb) continue;
+    if (pa.text !== pb.text) result.textDiffers.push(n);
     const wa = uniqueWords(pa.text);
     const wb = uniqueWords(pb.text);
     for (const word of [...wb.keys()].slice(0, perPage)) if (!wa.has(word)) result.missingInA.push(`page ${n}: ${word}`);
