@@ -182,8 +182,13 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     }
     if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
     if (isWhitespace(unicode)) {
-      const view = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 2);
-      items.push({ text: '', order: position, along: spaceAlong(items, position, view[0]!, view[1]!), g: NO_GLYPH });
+      // A space only breaks words; it keeps its place along its text object's baseline.
+      const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+      const m = new Float32Array(pdfium.pdfium.HEAPU8.buffer, scratch + 32, 2);
+      const o = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 2);
+      const len = hasMatrix ? Math.sqrt(m[0]! * m[0]! + m[1]! * m[1]!) : 0;
+      const along = len > 0 ? (o[0]! * m[0]! + o[1]! * m[1]!) / len : o[0]!;
+      items.push({ text: '', order: position, along, g: NO_GLYPH });
       last = undefined;
       continue;
     }
@@ -262,16 +267,6 @@ const NO_GLYPH: Item['g'] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
 /** Content order: by text object, then along the baseline (Array.prototype.sort is stable: PDFium's order on ties). */
 function inContentOrder(p: Item, q: Item): number {
   return p.order - q.order || p.along - q.along;
-}
-
-/** A space's place along the baseline of the glyphs of its text object before it (its own matrix is not read). */
-function spaceAlong(items: readonly Item[], order: number, x: number, y: number): number {
-  for (let k = items.length - 1; k >= 0; k--) {
-    const item = items[k]!;
-    if (item.order !== order) break;
-    if (item.text !== '') return x * item.g[0] + y * item.g[1];
-  }
-  return x;
 }
 
 /**
