@@ -74,6 +74,9 @@ describe('the PDFium engine on fixtures/corpus', () => {
     60_000,
   );
 
+  // PDFium's content parser reads forms 40 deep at most (kMaxFormLevel in its cpdf_streamcontentparser.cpp, a build
+  // constant): the 41st of the file's 60 nested forms parses to no objects, without an error, so the text drawn by the
+  // 60th is not there. pdf.js has no such limit. Known difference, not fixed here.
   it('deep-nesting.pdf: PDFium stops at its form nesting limit, so the innermost text is missing, the rest agrees', async () => {
     const bytes = corpus('deep-nesting.pdf');
     const { missing, worst } = compare(await indexText(bytes), await indexText(bytes, { engine: 'pdfium' }));
