@@ -248,7 +248,13 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     last = { text: unicode, order: position, along: x * ux + y * uy, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size], fontScale, looseFar };
     items.push(last);
   }
-  items.sort(inContentOrder);
+  // Most pages come in content order already: sort only those that do not.
+  for (let k = 1; k < items.length; k++) {
+    if (inContentOrder(items[k - 1]!, items[k]!) > 0) {
+      items.sort(inContentOrder);
+      break;
+    }
+  }
   const builder = new PageTextBuilder(geo);
   for (const item of items) {
     if (item.text === '') {
@@ -274,16 +280,18 @@ function inContentOrder(p: Item, q: Item): number {
  * objects PDFium keeps in the form object, in the form's content order), as text object handle → position.
  */
 function contentOrder(pdfium: Pdfium, page: number): Map<number, number> {
+  const raw = pdfium.pdfium.wasmExports;
   const order = new Map<number, number>();
-  const walk = (count: number, get: (index: number) => number): void => {
+  const walk = (form: number): void => {
+    const count = form ? raw.FPDFFormObj_CountObjects(form) : raw.FPDFPage_CountObjects(page);
     for (let i = 0; i < count; i++) {
-      const object = get(i);
-      const type = pdfium.FPDFPageObj_GetType(object);
+      const object = form ? raw.FPDFFormObj_GetObject(form, i) : raw.FPDFPage_GetObject(page, i);
+      const type = raw.FPDFPageObj_GetType(object);
       if (type === FPDF_PAGEOBJ_TEXT) order.set(object, order.size);
-      else if (type === FPDF_PAGEOBJ_FORM) walk(pdfium.FPDFFormObj_CountObjects(object), (k) => pdfium.FPDFFormObj_GetObject(object, k));
+      else if (type === FPDF_PAGEOBJ_FORM) walk(object);
     }
   };
-  walk(pdfium.FPDFPage_CountObjects(page), (i) => pdfium.FPDFPage_GetObject(page, i));
+  walk(0);
   return order;
 }
 
