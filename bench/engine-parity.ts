@@ -1,9 +1,9 @@
 /**
  * Parity of the two text engines (issue 14): for each PDF named on the command line, both engines index it and every
  * page's words that occur once (up to 30 a page, as the parity tests take them) are compared by box. Prints per file
- * the anchors compared, the largest box difference, how many differ by more than 1 pt, and the anchors each engine
- * misses, and on how many pages the two texts differ at all; `--show=N` lists the N worst differences and missing anchors. Third-party files are read from their path,
- * never copied into the repository.
+ * the anchors compared, the largest box difference, how many differ by more than 1 pt, the anchors each engine misses,
+ * and on how many pages the two texts differ at all; `--show=N` lists the N worst differences and missing anchors per
+ * file. Third-party files (e.g. Mozilla pdf.js's test/pdfs) are read from their path, never copied into the repository.
  *
  * `npx tsx bench/engine-parity.ts [--per-page=30] [--tolerance=1] [--show=5] <pdf>...`
  */

@@ -47,9 +47,9 @@ export interface Pdfium {
 }
 
 /**
- * The text functions called per character (and per page object) as the module's raw WebAssembly exports: the same C functions without the
- * wrapper that converts arguments (booleans come back as 0/1). Called millions of times per document, where the
- * wrappers cost about 7× the call itself.
+ * The text functions called per character (and per page object) as the module's raw WebAssembly exports: the same
+ * C functions without the wrapper that converts arguments (booleans come back as 0/1). Called millions of times per
+ * document, where the wrappers cost about 7× the call itself.
  */
 export interface RawTextExports {
   FPDFText_GetUnicode(textPage: number, index: number): number;

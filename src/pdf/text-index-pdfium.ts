@@ -245,7 +245,8 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    last = { text: unicode, order: position, along: x * ux + y * uy, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size], fontScale, looseFar };
+    const g: Item['g'] = [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size];
+    last = { text: unicode, order: position, along: x * ux + y * uy, g, fontScale, looseFar };
     items.push(last);
   }
   // Most pages come in content order already: sort only those that do not.
