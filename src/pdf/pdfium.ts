@@ -58,6 +58,8 @@ export interface RawTextExports {
   FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
   FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
+  /** 1 for a hyphen that PDFium found ending a line (given as U+0002). */
+  FPDFText_IsHyphen(textPage: number, index: number): number;
   /** Tight glyph bounds in user space: left, right, bottom, top (doubles). */
   FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): number;
   FPDFText_GetTextObject(textPage: number, index: number): number;

@@ -171,8 +171,10 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
       last = undefined;
       continue;
     }
-    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
-    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'. A font
+    // without a Unicode map gives its codes as they are, 2 among them: those are no hyphen.
+    const hyphen = code === 2 && raw.FPDFText_IsHyphen(textPage, i) === 1;
+    const unicode = hyphen ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (unicode === '') continue;
     const textObject = raw.FPDFText_GetTextObject(textPage, i);
     if (textObject !== object) {
