@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { degrees, PDFDocument, StandardFonts } from 'pdf-lib';
+import { degrees, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { cachingFontkit, loadBundledFont } from '../../src/pdf/fonts.js';
 import { findText, indexText, type TextIndex } from '../../src/pdf/text-index.js';
@@ -145,5 +145,39 @@ describe('the PDFium engine where the loose box is not the advance (issue 14: fr
       // A ligature's advance is the sum of its letters' (PDFium gives widths by Unicode only): within 1 pt.
       expect(distance(findText(pdfjs, word)[0]!.box, b!.box), word).toBeLessThanOrEqual(word === 'staff' ? 1 : 0.25);
     }
+  });
+});
+
+describe('the PDFium engine on a font without a Unicode map', () => {
+  it('reads its code 2 as no character, as pdf.js does, not as the line-ending hyphen PDFium also gives as U+0002', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([400, 200]);
+    const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+    const procs = doc.context.obj({});
+    for (const name of ['x2', 'x3']) procs.set(PDFName.of(name), doc.context.register(doc.context.stream('500 0 0 0 500 700 d1 50 0 400 700 re f')));
+    const type3 = doc.context.register(
+      doc.context.obj({
+        Type: 'Font',
+        Subtype: 'Type3',
+        FontBBox: [0, 0, 1000, 1000],
+        FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+        CharProcs: procs,
+        // Glyph names that say nothing of Unicode, and no ToUnicode.
+        Encoding: doc.context.obj({ Type: 'Encoding', Differences: [2, PDFName.of('x2'), PDFName.of('x3')] }),
+        FirstChar: 2,
+        LastChar: 3,
+        Widths: [500, 500],
+      }),
+    );
+    page.node.setFontDictionary(PDFName.of('T3'), type3);
+    page.drawText('Total', { x: 40, y: 100, size: 20, font: helvetica });
+    const content = doc.context.stream('BT /T3 20 Tf 100 100 Td <0203020302> Tj ET');
+    page.node.addContentStream(doc.context.register(content));
+    page.drawText('due', { x: 200, y: 100, size: 20, font: helvetica });
+    const bytes = await doc.save();
+    const pdfjs = (await indexText(bytes, { workers: 0 })).text(1)!.text;
+    const pdfium = (await indexText(bytes, { engine: 'pdfium', workers: 0 })).text(1)!.text;
+    expect(pdfium).not.toContain('-');
+    expect(pdfium).toBe(pdfjs);
   });
 });
