@@ -183,20 +183,10 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
       position = order.get(textObject) ?? position;
     }
     if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
-    if (isWhitespace(unicode)) {
-      // A space only breaks words; it keeps its place along its text object's baseline.
-      const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
-      const m = new Float32Array(pdfium.pdfium.HEAPU8.buffer, scratch + 32, 2);
-      const o = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 2);
-      const len = hasMatrix ? Math.sqrt(m[0]! * m[0]! + m[1]! * m[1]!) : 0;
-      const along = len > 0 ? (o[0]! * m[0]! + o[1]! * m[1]!) / len : o[0]!;
-      items.push({ text: '', order: position, along, g: NO_GLYPH });
-      last = undefined;
-      continue;
-    }
-    const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const space = isWhitespace(unicode);
     const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
-    const hasTight = raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
+    const hasLoose = !space && raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const hasTight = !space && raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
     if (pdfium.pdfium.HEAPU8.buffer !== heap) {
       heap = pdfium.pdfium.HEAPU8.buffer;
       f64 = new Float64Array(heap, scratch, 12);
@@ -204,6 +194,13 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     }
     const x = f64[0]!;
     const y = f64[1]!;
+    if (space) {
+      // A space only breaks words; it keeps its place along its text object's baseline.
+      const len = hasMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
+      items.push({ text: '', order: position, along: len > 0 ? (x * f32[4]! + y * f32[5]!) / len : x, g: NO_GLYPH });
+      last = undefined;
+      continue;
+    }
     const looseLeft = hasLoose ? f32[0]! : 0;
     const looseRight = hasLoose ? f32[2]! : 0;
     if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
