@@ -41,21 +41,15 @@ export interface Pdfium {
   FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): boolean;
   /** FS_RECTF: left, top, right, bottom (floats). */
   FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): boolean;
-  /** Tight glyph bounds in user space: left, right, bottom, top (doubles). */
-  FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): boolean;
   /** FS_MATRIX (a, b, c, d, e, f floats): the character's text matrix with the CTM applied. */
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): boolean;
-  FPDFText_GetTextObject(textPage: number, index: number): number;
-  FPDFTextObj_GetFont(textObject: number): number;
-  /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
-  FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): boolean;
   pdfium: { HEAPU8: Uint8Array; wasmExports: { malloc(size: number): number; free(ptr: number): void } & RawTextExports };
 }
 
 /**
- * The per-character text functions as the module's raw WebAssembly exports: the same C functions without the
- * wrapper that converts arguments (booleans come back as 0/1). Called millions of times per document, where the
- * wrappers cost about 7× the call itself.
+ * The text functions called per character (and per page object) as the module's raw WebAssembly exports: the same
+ * C functions without the wrapper that converts arguments (booleans come back as 0/1). Called millions of times per
+ * document, where the wrappers cost about 7× the call itself.
  */
 export interface RawTextExports {
   FPDFText_GetUnicode(textPage: number, index: number): number;
@@ -64,6 +58,21 @@ export interface RawTextExports {
   FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
   FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
+  /** 1 for a hyphen that PDFium found ending a line (given as U+0002). */
+  FPDFText_IsHyphen(textPage: number, index: number): number;
+  /** Tight glyph bounds in user space: left, right, bottom, top (doubles). */
+  FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): number;
+  FPDFText_GetTextObject(textPage: number, index: number): number;
+  FPDFTextObj_GetFont(textObject: number): number;
+  /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
+  FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): number;
+  /** The page's objects in content order (a form's: FPDFFormObj_*). */
+  FPDFPage_CountObjects(page: number): number;
+  FPDFPage_GetObject(page: number, index: number): number;
+  /** FPDF_PAGEOBJ_TEXT (1), …, FPDF_PAGEOBJ_FORM (5). */
+  FPDFPageObj_GetType(object: number): number;
+  FPDFFormObj_CountObjects(form: number): number;
+  FPDFFormObj_GetObject(form: number, index: number): number;
 }
 
 /** `FPDF_GetLastError` codes (fpdfview.h). */

@@ -20,7 +20,7 @@ export interface PdfiumDocument {
 }
 
 /** Scratch memory for the out-parameters of the calls on one character. */
-const SCRATCH_BYTES = 64;
+const SCRATCH_BYTES = 128;
 
 /** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
 export function openPdfiumDocument(pdfium: Pdfium, pdf: Uint8Array): PdfiumDocument {
@@ -85,7 +85,7 @@ export function extractPdfiumPage(
       throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
     }
     try {
-      return { geo, text: pageText(pdfium, textPage, scratch, geo) };
+      return { geo, text: pageText(pdfium, textPage, scratch, geo, contentOrder(pdfium, page)) };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
     }
@@ -123,54 +123,89 @@ function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber:
 /** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
 interface Item {
   text: string;
+  /** Where its text object is drawn in the page's content (see contentOrder). */
+  order: number;
+  /** Its origin along its baseline, which orders the glyphs of one text object. */
+  along: number;
   g: [number, number, number, number, number, number, number, number, number];
+  /** When the advance came from the font's width: its scale to user space (a ligature's other pieces add theirs). */
+  fontScale?: number;
+  /** The loose box's far end along the baseline from the origin (user space): the most a ligature's advance can be. */
+  looseFar?: number;
 }
 
 /**
  * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
- * (font size × the matrix's y scale), its origin the baseline start, and the font's width of its character the
- * advance. Ligatures come from PDFium already split into pieces that share one origin and box: they are joined again
- * here so that the builder splits the advance evenly, as it does for pdf.js.
+ * (font size × the matrix's y scale), its origin the baseline start, and its advance along the baseline.
+ * Ligatures come from PDFium already split into pieces that share one origin and box: they are joined again here so
+ * that the builder splits the advance evenly, as it does for pdf.js.
+ *
+ * PDFium lists the characters in an order of its own: it groups text objects into lines by position, can put a line
+ * that crosses another between two text objects of that one (text turned against the page, split into blocks), and
+ * lists upside-down text backwards. pdf.js reads content order, and the builder places word and line breaks from
+ * the glyphs' geometry in that order. So the glyphs are put in content order (their text objects' order in the
+ * page's content, then along the baseline), PDFium's inferred spaces and line breaks are dropped, and the builder
+ * decides the breaks as it does for pdf.js.
  */
-function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry): ExtractedText {
+function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry, order: Map<number, number>): ExtractedText {
   const items: Item[] = [];
   const count = pdfium.FPDFText_CountChars(textPage);
   const raw = pdfium.pdfium.wasmExports;
+  const widths = new FontWidths(pdfium, scratch + 56);
   // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
+  // Layout: origin x, y (f64) at +0; loose FS_RECTF at +16; FS_MATRIX at +32; a width (f32) at +56; tight box
+  // left, right, bottom, top (f64) at +64.
   let heap = pdfium.pdfium.HEAPU8.buffer;
-  let f64 = new Float64Array(heap, scratch, 2);
+  let f64 = new Float64Array(heap, scratch, 12);
   let f32 = new Float32Array(heap, scratch + 16, 10);
   let px = Number.NaN;
   let py = Number.NaN;
   let pLeft = 0;
   let pRight = 0;
   let last: Item | undefined;
+  let position = -1;
+  let object = 0;
   for (let i = 0; i < count; i++) {
     const code = raw.FPDFText_GetUnicode(textPage, i);
-    const generated = raw.FPDFText_IsGenerated(textPage, i) === 1;
-    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'.
-    const unicode = code === 2 ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    if (generated || isWhitespace(unicode)) {
-      items.push(generated && (code === 13 || code === 10) ? BREAK : SPACE);
+    if (raw.FPDFText_IsGenerated(textPage, i) === 1) {
       last = undefined;
       continue;
     }
+    // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'. A font
+    // without a Unicode map gives its codes as they are, 2 among them: those are no hyphen.
+    const hyphen = code === 2 && raw.FPDFText_IsHyphen(textPage, i) === 1;
+    const unicode = hyphen ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (unicode === '') continue;
+    const textObject = raw.FPDFText_GetTextObject(textPage, i);
+    if (textObject !== object) {
+      object = textObject;
+      // An object PDFium's text has but the page's objects do not (none known): it stays after the one before it.
+      position = order.get(textObject) ?? position;
+    }
     if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
-    const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const space = isWhitespace(unicode);
     const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+    const hasLoose = !space && raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const hasTight = !space && raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
     if (pdfium.pdfium.HEAPU8.buffer !== heap) {
       heap = pdfium.pdfium.HEAPU8.buffer;
-      f64 = new Float64Array(heap, scratch, 2);
+      f64 = new Float64Array(heap, scratch, 12);
       f32 = new Float32Array(heap, scratch + 16, 10);
     }
     const x = f64[0]!;
     const y = f64[1]!;
-    // FS_RECTF at +16: left, top, right, bottom; FS_MATRIX at +32: a, b, c, d, e, f.
+    if (space) {
+      // A space only breaks words; it keeps its place along its text object's baseline.
+      const len = hasMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
+      items.push({ text: '', order: position, along: len > 0 ? (x * f32[4]! + y * f32[5]!) / len : x, g: NO_GLYPH });
+      last = undefined;
+      continue;
+    }
     const looseLeft = hasLoose ? f32[0]! : 0;
     const looseRight = hasLoose ? f32[2]! : 0;
     if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
       last.text += unicode; // the next piece of a ligature
+      if (last.fontScale) last.g[6] = Math.min(last.g[6] + widths.advance(textPage, i, code) * last.fontScale, last.looseFar!);
       continue;
     }
     if (!hasMatrix) continue;
@@ -182,22 +217,46 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     const len = Math.sqrt(a * a + b * b);
     const ux = len > 0 ? a / len : 1;
     const uy = len > 0 ? b / len : 0;
-    let advance: number;
-    if (hasLoose && Math.abs(a) > 0.5 * len) {
-      // Loose width = a × (width in text space): the advance in user space is that width times the matrix's x scale.
-      advance = Math.abs(((looseRight - looseLeft) / a) * len);
+    let advance = 0;
+    let fontScale = 0;
+    let looseFar = Infinity;
+    const upright = Math.abs(b) <= UPRIGHT * len && Math.abs(c) <= UPRIGHT * len && len > 0;
+    if (hasLoose && upright) {
+      // Loose box = the advance box (origin to origin + advance, font descent to ascent) united with the tight ink
+      // box. Where the ink stops short of its far end, that end is the advance's; where the ink reaches it (an italic
+      // or an f whose hook overhangs the next glyph) the advance is hidden, and the font's width gives it.
+      looseFar = a > 0 ? looseRight - x : x - looseLeft;
+      const inkFar = hasTight ? (a > 0 ? f64[9]! - x : x - f64[8]!) : looseFar;
+      if (inkFar < looseFar - UPRIGHT * len) {
+        advance = looseFar;
+      } else {
+        advance = widths.advance(textPage, i, code) * size * len;
+        if (advance > 0 && advance <= looseFar + UPRIGHT * len) fontScale = size * len;
+        else advance = looseFar;
+      }
     } else {
-      advance = glyphAdvance(pdfium, textPage, i, code, size, scratch + 56) * len || tightAdvance(pdfium, textPage, i, scratch, ux, uy, x, y);
+      // Turned or slanted: the loose box is the axis-aligned box of a turned or sheared one, its width not the advance.
+      advance = widths.advance(textPage, i, code) * size * len;
+      if (!(advance > 0) && hasLoose && Math.abs(a) > 0.5 * len) advance = Math.abs(((looseRight - looseLeft) / a) * len);
+      if (!(advance > 0) && hasTight) advance = tightAdvance(f64, ux, uy, x, y);
     }
     px = x;
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    last = { text: unicode, g: [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size] };
+    const g: Item['g'] = [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size];
+    last = { text: unicode, order: position, along: x * ux + y * uy, g, fontScale, looseFar };
     items.push(last);
   }
+  // Most pages come in content order already: sort only those that do not.
+  for (let k = 1; k < items.length; k++) {
+    if (inContentOrder(items[k - 1]!, items[k]!) > 0) {
+      items.sort(inContentOrder);
+      break;
+    }
+  }
   const builder = new PageTextBuilder(geo);
-  for (const item of inReadingOrder(items)) {
+  for (const item of items) {
     if (item.text === '') {
       builder.space();
       continue;
@@ -209,70 +268,76 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   return builder.finish(geo.pageNumber);
 }
 
-const SPACE: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
-/** A line break PDFium inserted (generated CR or LF). */
-const BREAK: Item = { text: '', g: [0, 0, 0, 0, 0, 0, 0, 0, 0] };
+const NO_GLYPH: Item['g'] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/** Content order: by text object, then along the baseline (Array.prototype.sort is stable: PDFium's order on ties). */
+function inContentOrder(p: Item, q: Item): number {
+  return p.order - q.order || p.along - q.along;
+}
 
 /**
- * PDFium lists each line's text objects, and the glyphs of upside-down text, in an order of its own (visual, or
- * sorted by position); pdf.js gives content order, which for a line is the order along its baseline. Each of
- * PDFium's lines whose glyphs share one baseline is put in that order; the builder's gap rule then places the word
- * breaks, as PDFium's own spaces would no longer sit between the right glyphs.
+ * The position in the page's content of each of its text objects, drawn directly or inside form XObjects (whose
+ * objects PDFium keeps in the form object, in the form's content order), as text object handle → position.
  */
-function inReadingOrder(items: readonly Item[]): Item[] {
-  const out: Item[] = [];
-  let line: Item[] = [];
-  for (const item of items) {
-    if (item !== BREAK) {
-      line.push(item);
-      continue;
+function contentOrder(pdfium: Pdfium, page: number): Map<number, number> {
+  const raw = pdfium.pdfium.wasmExports;
+  const order = new Map<number, number>();
+  const walk = (form: number): void => {
+    const count = form ? raw.FPDFFormObj_CountObjects(form) : raw.FPDFPage_CountObjects(page);
+    for (let i = 0; i < count; i++) {
+      const object = form ? raw.FPDFFormObj_GetObject(form, i) : raw.FPDFPage_GetObject(page, i);
+      const type = raw.FPDFPageObj_GetType(object);
+      if (type === FPDF_PAGEOBJ_TEXT) order.set(object, order.size);
+      else if (type === FPDF_PAGEOBJ_FORM) walk(object);
     }
-    out.push(...alongBaseline(line), SPACE);
-    line = [];
+  };
+  walk(0);
+  return order;
+}
+
+const FPDF_PAGEOBJ_TEXT = 1;
+const FPDF_PAGEOBJ_FORM = 5;
+
+/** Relative tolerance (of the em) for a matrix to count as unturned and unslanted, and for box edges to meet. */
+const UPRIGHT = 1e-3;
+
+/**
+ * The fonts' advances of characters at font size 1, in text space, per font and character (0 when PDFium cannot tell).
+ * PDFium gives a font's width by Unicode (it maps the character back to the font's code).
+ */
+class FontWidths {
+  private readonly cache = new Map<number, number>();
+
+  constructor(
+    private readonly pdfium: Pdfium,
+    private readonly at: number,
+  ) {}
+
+  advance(textPage: number, i: number, unicode: number): number {
+    const raw = this.pdfium.pdfium.wasmExports;
+    const object = raw.FPDFText_GetTextObject(textPage, i);
+    const font = object ? raw.FPDFTextObj_GetFont(object) : 0;
+    if (!font) return 0;
+    const key = font * 0x110000 + unicode;
+    let width = this.cache.get(key);
+    if (width === undefined) {
+      width = 0;
+      if (raw.FPDFFont_GetGlyphWidth(font, unicode, 1, this.at)) {
+        const w = new Float32Array(this.pdfium.pdfium.HEAPU8.buffer, this.at, 1)[0]!;
+        if (Number.isFinite(w) && w > 0) width = w;
+      }
+      this.cache.set(key, width);
+    }
+    return width;
   }
-  out.push(...alongBaseline(line));
-  return out;
 }
 
-function alongBaseline(line: Item[]): Item[] {
-  const first = line.find((i) => i.text !== '');
-  if (!first) return line;
-  const [ux, uy, c, d, x0, y0, , below, above] = first.g;
-  const em = Math.sqrt(c * c + d * d) * (above - below);
-  const keyed: Array<{ along: number; item: Item }> = [];
-  let sorted = true;
-  for (const item of line) {
-    if (item.text === '') continue;
-    const g = item.g;
-    if (g[0] * ux + g[1] * uy < 0.99) return line;
-    const dx = g[4] - x0;
-    const dy = g[5] - y0;
-    if (Math.abs(-dx * uy + dy * ux) > 0.5 * em) return line;
-    const along = dx * ux + dy * uy;
-    if (keyed.length > 0 && along < keyed[keyed.length - 1]!.along - 0.01 * em) sorted = false;
-    keyed.push({ along, item });
-  }
-  if (sorted) return line;
-  return keyed.sort((a, b) => a.along - b.along).map((k) => k.item);
-}
-
-/** The font's advance of the character that maps to `unicode`, in text space (0 when PDFium cannot tell). */
-function glyphAdvance(pdfium: Pdfium, textPage: number, i: number, unicode: number, size: number, at: number): number {
-  const object = pdfium.FPDFText_GetTextObject(textPage, i);
-  const font = object ? pdfium.FPDFTextObj_GetFont(object) : 0;
-  if (!font || !pdfium.FPDFFont_GetGlyphWidth(font, unicode, size, at)) return 0;
-  const width = memory(pdfium).getFloat32(at, true);
-  return Number.isFinite(width) && width > 0 ? width : 0;
-}
-
-/** Last resort for the advance: the far end of the glyph's ink along the baseline (tight box, user space). */
-function tightAdvance(pdfium: Pdfium, textPage: number, i: number, base: number, ux: number, uy: number, x: number, y: number): number {
-  if (!pdfium.FPDFText_GetCharBox(textPage, i, base, base + 8, base + 16, base + 24)) return 0;
-  const m = memory(pdfium);
-  const l = m.getFloat64(base, true);
-  const r = m.getFloat64(base + 8, true);
-  const bottom = m.getFloat64(base + 16, true);
-  const top = m.getFloat64(base + 24, true);
+/** Last resort for the advance: the far end of the glyph's ink along the baseline (tight box at f64[8…11], user space). */
+function tightAdvance(f64: Float64Array, ux: number, uy: number, x: number, y: number): number {
+  const l = f64[8]!;
+  const r = f64[9]!;
+  const bottom = f64[10]!;
+  const top = f64[11]!;
   let far = 0;
   for (const [cx, cy] of [
     [l, bottom],
