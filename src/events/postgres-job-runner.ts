@@ -13,12 +13,11 @@
 import { EventEmitter } from 'node:events';
 import type { JobHelpers, Runner, Task, WorkerEvents, WorkerUtils } from 'graphile-worker';
 import type pg from 'pg';
-import { collectUnreferencedBlobs } from '../service/collect-garbage.js';
 import type { ServiceContext } from '../service/context.js';
 import { JobNodes, OutboxKeyRows } from '../store/postgres-job-tables.js';
 import { openPool } from '../store/postgres-store.js';
 import { deliverAndJudge, settleDeliveries, type DeliveryDeps } from './outbox-delivery.js';
-import { runDueTimers } from './run-timers.js';
+import { runTimerTick } from './timer-worker.js';
 
 /** Options of {@link PostgresJobRunner}. */
 export interface PostgresJobRunnerOptions extends DeliveryDeps {
@@ -38,7 +37,6 @@ const TIMERS_TASK = 'paraph_timers';
 const TIMERS_KEY = 'paraph:timers';
 /** Rows one job delivers before it makes room for other keys. */
 const ROWS_PER_JOB = 50;
-const GARBAGE_EVERY_TICKS = 60;
 const QUEUE_GC_EVERY_TICKS = 3600;
 
 /** The job runner of one process. */
@@ -183,17 +181,7 @@ export class PostgresJobRunner {
       runAt: new Date(Date.now() + this.options.timerIntervalMs),
       jobKeyMode: 'replace',
     });
-    const run = await runDueTimers(this.ctx);
-    for (const failure of run.failures) {
-      this.options.log.error({ err: failure.error, transactionId: failure.timer.transactionId, timer: failure.timer.kind }, 'timer failed');
-    }
-    if (run.expired + run.cleaned + run.released > 0) {
-      this.options.log.info({ expired: run.expired, cleaned: run.cleaned, released: run.released }, 'timers ran');
-    }
-    if (tick % GARBAGE_EVERY_TICKS === 0) {
-      const removed = await collectUnreferencedBlobs(this.ctx, new Date(Date.now() - (this.options.garbageAgeMs ?? 3_600_000)));
-      if (removed > 0) this.options.log.info({ removed }, 'unreferenced blobs removed');
-    }
+    await runTimerTick(this.ctx, this.options, tick);
     // Each postback URL leaves a named queue behind in graphile-worker; empty ones are removed now and then.
     if (tick % QUEUE_GC_EVERY_TICKS === 0) await this.#utils?.cleanup({ tasks: ['GC_JOB_QUEUES'] });
   }

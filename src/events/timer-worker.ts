@@ -24,6 +24,31 @@ export interface TimerWorkerOptions {
   readonly log: WorkerLog;
 }
 
+/**
+ * Tick number `tick` of a timer loop (this worker's, or the PostgreSQL job runner's recurring job): the due timers,
+ * logged, and every `garbageEveryTicks`-th tick (the first included) the blobs no transaction references.
+ */
+export async function runTimerTick(
+  ctx: ServiceContext,
+  options: Pick<TimerWorkerOptions, 'log' | 'garbageAgeMs' | 'garbageEveryTicks'>,
+  tick: number,
+): Promise<TimerRun> {
+  const run = await runDueTimers(ctx);
+  for (const failure of run.failures) {
+    options.log.error({ err: failure.error, transactionId: failure.timer.transactionId, timer: failure.timer.kind }, 'timer failed');
+  }
+  if (run.expired + run.cleaned + run.released > 0) {
+    options.log.info({ expired: run.expired, cleaned: run.cleaned, released: run.released }, 'timers ran');
+  }
+  if (tick % (options.garbageEveryTicks ?? 60) === 0) {
+    // Blob ages are file times on the disk, so the wall clock (not the injected one) judges them.
+    const olderThan = new Date(Date.now() - (options.garbageAgeMs ?? 3_600_000));
+    const removed = await collectUnreferencedBlobs(ctx, olderThan);
+    if (removed > 0) options.log.info({ removed }, 'unreferenced blobs removed');
+  }
+  return run;
+}
+
 /** Runs the timers periodically. */
 export class TimerWorker {
   #timer: NodeJS.Timeout | undefined;
@@ -56,21 +81,8 @@ export class TimerWorker {
   }
 
   /** One tick, also callable by tests: timers, then garbage every few ticks. */
-  async tick(): Promise<TimerRun> {
-    const run = await runDueTimers(this.ctx);
-    for (const failure of run.failures) {
-      this.options.log.error({ err: failure.error, transactionId: failure.timer.transactionId, timer: failure.timer.kind }, 'timer failed');
-    }
-    if (run.expired + run.cleaned + run.released > 0) {
-      this.options.log.info({ expired: run.expired, cleaned: run.cleaned, released: run.released }, 'timers ran');
-    }
-    if (this.#ticks++ % (this.options.garbageEveryTicks ?? 60) === 0) {
-      // Blob ages are file times on the disk, so the wall clock (not the injected one) judges them.
-      const olderThan = new Date(Date.now() - (this.options.garbageAgeMs ?? 3_600_000));
-      const removed = await collectUnreferencedBlobs(this.ctx, olderThan);
-      if (removed > 0) this.options.log.info({ removed }, 'unreferenced blobs removed');
-    }
-    return run;
+  tick(): Promise<TimerRun> {
+    return runTimerTick(this.ctx, this.options, this.#ticks++);
   }
 
   #schedule(delay: number): void {

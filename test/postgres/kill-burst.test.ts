@@ -30,7 +30,7 @@ import { checkSignedPdf } from '../helpers/external-tools.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
-import { runCli, startServe, stopServe, type ServeProcess } from './serve-process.js';
+import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
 const TRANSACTIONS = 200;
 /** Every SIGNER_EVERY-th transaction has one signer (signed through the signer API); the others are seal-only. */
@@ -88,17 +88,8 @@ const random = seededRandom(SEED);
 
 function env(port: number): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PARAPH_LOG_LEVEL: 'warn',
-    PARAPH_DATA_DIR: dataDir,
-    PARAPH_DATABASE_URL: databaseUrl,
-    PARAPH_MASTER_KEY: MASTER_KEY,
-    PARAPH_USER_TOKEN: USER_TOKEN,
-    PARAPH_APP_KEY: APP_KEY,
+    ...serveEnv(port, { dataDir, databaseUrl, masterKey: MASTER_KEY, userToken: USER_TOKEN, appKey: APP_KEY }),
     PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
-    PARAPH_MAIL_DIR: join(dataDir, 'mail'),
     PARAPH_POSTBACK_ALLOW_HTTP: 'true',
     PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.1/32',
     // Jobs locked by a killed process run elsewhere once it has been silent for 3 s.

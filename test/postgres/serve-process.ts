@@ -4,6 +4,7 @@
  * after a grace period).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../e2e/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
@@ -16,6 +17,28 @@ export interface ServeProcess {
   readonly base: string;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
+}
+
+/**
+ * The environment of a `paraph serve` on port `port` sharing the database `databaseUrl`, under the tests' fixed
+ * credentials; mails go to `<dataDir>/mail` (PostgreSQL mode needs SMTP or a mail directory named on purpose).
+ */
+export function serveEnv(
+  port: number,
+  shared: { readonly dataDir: string; readonly databaseUrl: string; readonly masterKey: string; readonly userToken: string; readonly appKey: string },
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PARAPH_LOG_LEVEL: 'warn',
+    PARAPH_DATA_DIR: shared.dataDir,
+    PARAPH_DATABASE_URL: shared.databaseUrl,
+    PARAPH_MASTER_KEY: shared.masterKey,
+    PARAPH_USER_TOKEN: shared.userToken,
+    PARAPH_APP_KEY: shared.appKey,
+    PARAPH_MAIL_DIR: join(shared.dataDir, 'mail'),
+  };
 }
 
 function spawnCli(args: readonly string[], cwd: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {

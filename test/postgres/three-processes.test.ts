@@ -15,7 +15,7 @@ import { checkSignedPdf, pdfsigCheck, qpdfCheck } from '../helpers/external-tool
 import { seededRandom } from '../helpers/pdf-gen.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
-import { runCli, startServe, stopServe, type ServeProcess } from './serve-process.js';
+import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
 const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 // Long enough that two uploads sent together on a loaded machine are surely within it.
@@ -29,18 +29,8 @@ const random = seededRandom(171717);
 
 function env(port: number): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PARAPH_LOG_LEVEL: 'warn',
-    PARAPH_DATA_DIR: dataDir,
-    PARAPH_DATABASE_URL: databaseUrl,
-    PARAPH_MASTER_KEY: MASTER_KEY,
-    PARAPH_USER_TOKEN: USER_TOKEN,
-    PARAPH_APP_KEY: APP_KEY,
+    ...serveEnv(port, { dataDir, databaseUrl, masterKey: MASTER_KEY, userToken: USER_TOKEN, appKey: APP_KEY }),
     PARAPH_FILE_REPLACE_GUARD_MS: String(GUARD_MS),
-    // PostgreSQL mode needs SMTP or a mail directory named on purpose; these flows' mails go to a folder.
-    PARAPH_MAIL_DIR: join(dataDir, 'mail'),
   };
 }
 
