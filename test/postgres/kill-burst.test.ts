@@ -358,6 +358,33 @@ async function diagnose(deliveryIds: readonly string[]): Promise<string> {
   return lines.join('\n');
 }
 
+/** The outbox rows of a transaction and the job-engine jobs of their keys, for a failure message. */
+async function diagnoseTransaction(transactionId: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    const rows = await client.query('SELECT id, kind, order_key, status, attempts, due_at, last_error FROM outbox WHERE transaction_id = $1 ORDER BY id', [
+      transactionId,
+    ]);
+    const keys = rows.rows.map((r: { id: string; order_key: string | null }) => `paraph:${r.order_key === null ? `row:${r.id}` : `key:${r.order_key}`}`);
+    const jobs = await client.query(
+      'SELECT key, queue_name, run_at, attempts, last_error, locked_by, locked_at FROM graphile_worker.jobs WHERE key = ANY($1)',
+      [keys],
+    );
+    const nodes = await client.query('SELECT pool_id, heartbeat_at FROM job_nodes');
+    return [
+      `now ${Date.now()}`,
+      ...rows.rows.map((r) => `outbox ${JSON.stringify(r)}`),
+      ...jobs.rows.map((r) => `job ${JSON.stringify(r)}`),
+      ...nodes.rows.map((r) => `node ${JSON.stringify(r)}`),
+    ].join('\n');
+  } catch (error) {
+    return `no diagnosis: ${(error as Error).message}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function inPool<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -456,7 +483,7 @@ describe('kill -9 during a burst of 200 transactions on three processes sharing 
       expect(ids, `delivery order of ${flow.id}`).toEqual([...ids].sort((a, b) => a - b));
       const statuses = sequence.map((r) => r.status);
       expect(statuses, `status order of ${flow.id}`).toEqual([...statuses].sort((a, b) => a - b));
-      expect(statuses.at(-1), `last postback of ${flow.id}`).toBe(30);
+      if (statuses.at(-1) !== 30) expect.fail(`last postback of ${flow.id}: ${statuses.join(', ') || 'none'}\n${await diagnoseTransaction(flow.id)}`);
       if (flow.signer) expect([...new Set(statuses)], `statuses of ${flow.id}`).toEqual([10, 20, 30]);
       // A seal-only transaction has exactly one postback (its 30): every copy received carries one delivery id.
       else expect(new Set(received.filter((r) => r.id === flow.id).map((r) => r.deliveryId)).size, `deliveries of ${flow.id}`).toBe(1);
