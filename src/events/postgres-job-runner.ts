@@ -129,7 +129,7 @@ export class PostgresJobRunner {
     const timeoutMs = this.options.nodeTimeoutMs ?? 60_000;
     const round = async (): Promise<void> => {
       await nodes.beat(poolId);
-      const dead = await nodes.takeDead(timeoutMs);
+      const dead = [...(await nodes.takeDead(timeoutMs)), ...(await nodes.unknownLockHolders(timeoutMs))];
       if (dead.length > 0 && this.#utils) {
         await this.#utils.forceUnlockWorkers(dead);
         this.options.log.info({ pools: dead }, 'jobs of stopped processes handed back');

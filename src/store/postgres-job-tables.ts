@@ -102,4 +102,21 @@ export class JobNodes {
     );
     return rows.map((row) => row.pool_id);
   }
+
+  /**
+   * Pools that hold jobs or queues locked for longer than `silentMs` without ever having beaten: a process killed
+   * between graphile-worker's first fetch and its first heartbeat. (Reads graphile-worker 0.17's own tables.)
+   */
+  async unknownLockHolders(silentMs: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ locked_by: string }>(
+      `SELECT DISTINCT locked_by FROM (
+         SELECT locked_by, locked_at FROM graphile_worker._private_jobs WHERE locked_by IS NOT NULL
+         UNION ALL SELECT locked_by, locked_at FROM graphile_worker._private_job_queues WHERE locked_by IS NOT NULL
+       ) locks
+       WHERE locked_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000)
+         AND NOT EXISTS (SELECT 1 FROM job_nodes n WHERE n.pool_id = locks.locked_by)`,
+      [silentMs],
+    );
+    return rows.map((row) => row.locked_by);
+  }
 }

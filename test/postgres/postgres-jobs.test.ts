@@ -208,6 +208,26 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     }
   }, 120_000);
 
+  it('jobs locked by a process that died before its first heartbeat run elsewhere once the lock is older than the lease', async () => {
+    const url = await cluster.createDatabase();
+    const pdf = await onePagePdf();
+    const admin = openPool(url, 1);
+    try {
+      let id = '';
+      await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async (servers) => {
+        await (servers[0] as RunningServer).service.stopWorkers();
+        id = await sealOnly(servers, '/unbeaten', pdf);
+      });
+      // Locked by a pool that never wrote a heartbeat.
+      await admin.query("UPDATE graphile_worker._private_jobs SET locked_by = 'pool-unbeaten', locked_at = now()");
+      await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async () => {
+        await until("the unbeaten process's postbacks", () => received.some((r) => r.id === id && r.status === 30 && r.answered === 200), 20_000);
+      });
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
+
   it('a stopping server interrupts the postback it is waiting for and hands the job back to the other server', async () => {
     const url = await cluster.createDatabase();
     const pdf = await onePagePdf();
