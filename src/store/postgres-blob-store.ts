@@ -19,22 +19,31 @@ export class PostgresBlobStore implements BlobStore {
   ) {}
 
   async write(source: AsyncIterable<Uint8Array> | Uint8Array, options: BlobWriteOptions = {}): Promise<BlobInfo> {
-    const client = await this.pool.connect();
-    const uploadKey = `upload:${randomUUID()}`;
     const sha256 = createHash('sha256');
     const sha512 = createHash('sha512');
     let size = 0;
-    let n = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
+    // Opened with the first full chunk: content of one chunk (most documents, every receipt) is stored by one statement.
+    let chunked: { client: PoolClient; uploadKey: string; n: number } | undefined;
     const flush = async (): Promise<void> => {
       if (pendingBytes === 0) return;
-      await client.query('INSERT INTO blob_chunks (blob_key, n, bytes) VALUES ($1, $2, $3)', [uploadKey, n++, Buffer.concat(pending)]);
+      if (chunked === undefined) {
+        const client = await this.pool.connect();
+        chunked = { client, uploadKey: `upload:${randomUUID()}`, n: 0 };
+        try {
+          await client.query('BEGIN');
+        } catch (error) {
+          client.release();
+          chunked = undefined;
+          throw error;
+        }
+      }
+      await chunked.client.query('INSERT INTO blob_chunks (blob_key, n, bytes) VALUES ($1, $2, $3)', [chunked.uploadKey, chunked.n++, Buffer.concat(pending)]);
       pending = [];
       pendingBytes = 0;
     };
     try {
-      await client.query('BEGIN');
       const chunks: AsyncIterable<Uint8Array> | Uint8Array[] = source instanceof Uint8Array ? [source] : source;
       for await (const chunk of chunks) {
         size += chunk.byteLength;
@@ -45,35 +54,46 @@ export class PostgresBlobStore implements BlobStore {
         sha512.update(chunk);
         pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         pendingBytes += chunk.byteLength;
-        if (pendingBytes >= CHUNK_BYTES) await flush();
+        if (pendingBytes > CHUNK_BYTES) await flush();
       }
-      await flush();
       const info: BlobInfo = { sha256: sha256.digest('hex'), sha512: sha512.digest('hex'), size };
       if (options.expectSha256 !== undefined && options.expectSha256 !== info.sha256) throw new StoreError('DIGEST_MISMATCH', 'SHA-256 digest mismatch');
       if (options.expectSha512 !== undefined && options.expectSha512 !== info.sha512) throw new StoreError('DIGEST_MISMATCH', 'SHA-512 digest mismatch');
-      const inserted = await client.query(
-        'INSERT INTO blobs (sha256, sha512, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING',
-        [info.sha256, info.sha512, info.size, this.clock().getTime()],
-      );
+      const blobRow = [info.sha256, info.sha512, info.size, this.clock().getTime()];
+      if (chunked === undefined) {
+        // One statement, so atomic: the chunk is stored only with a new blob row (an existing blob keeps its chunks).
+        await this.pool.query(
+          `WITH blob AS (INSERT INTO blobs (sha256, sha512, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
+           INSERT INTO blob_chunks (blob_key, n, bytes) SELECT sha256, 0, $5 FROM blob WHERE $3::bigint > 0`,
+          [...blobRow, Buffer.concat(pending)],
+        );
+        return info;
+      }
+      await flush();
+      const { client, uploadKey } = chunked;
+      const inserted = await client.query('INSERT INTO blobs (sha256, sha512, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING', blobRow);
       if (inserted.rowCount === 1) await client.query('UPDATE blob_chunks SET blob_key = $1 WHERE blob_key = $2', [info.sha256, uploadKey]);
       else await client.query('DELETE FROM blob_chunks WHERE blob_key = $1', [uploadKey]);
       await client.query('COMMIT');
       return info;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await chunked?.client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      chunked?.client.release();
     }
   }
 
   async read(sha256: string): Promise<Uint8Array> {
     checkId(sha256);
-    const result = await this.pool.query<{ bytes: Buffer }>('SELECT bytes FROM blob_chunks WHERE blob_key = $1 ORDER BY n', [sha256]);
-    const meta = await this.pool.query<{ size: string }>('SELECT size FROM blobs WHERE sha256 = $1', [sha256]);
-    if (meta.rows.length === 0) throw new StoreError('BLOB_NOT_FOUND', `Blob ${sha256} does not exist.`, { origin: 'internal' });
-    const bytes = Buffer.concat(result.rows.map((row) => row.bytes));
-    if (bytes.length !== Number(meta.rows[0]?.size) || createHash('sha256').update(bytes).digest('hex') !== sha256) {
+    // One statement, one snapshot: the blob row and its chunks as of the same moment.
+    const { rows } = await this.pool.query<{ size: string; bytes: Buffer | null }>(
+      'SELECT b.size, c.bytes FROM blobs b LEFT JOIN blob_chunks c ON c.blob_key = b.sha256 WHERE b.sha256 = $1 ORDER BY c.n',
+      [sha256],
+    );
+    if (rows.length === 0) throw new StoreError('BLOB_NOT_FOUND', `Blob ${sha256} does not exist.`, { origin: 'internal' });
+    const bytes = Buffer.concat(rows.flatMap((row) => (row.bytes === null ? [] : [row.bytes])));
+    if (bytes.length !== Number(rows[0]?.size) || createHash('sha256').update(bytes).digest('hex') !== sha256) {
       throw new StoreError('BLOB_CORRUPT', `Blob ${sha256} does not match its digest: the stored chunks were changed or lost.`, { origin: 'internal' });
     }
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

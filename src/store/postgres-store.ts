@@ -146,6 +146,7 @@ export class PostgresStore implements Store {
     },
   };
   readonly rateBuckets = new PostgresRateBuckets((text, values) => this.query(text, values));
+  private readonly lastAudit = new LastAuditEntries();
   private closed = false;
 
   /** @internal use {@link openPostgresStore}. */
@@ -214,12 +215,16 @@ export class PostgresStore implements Store {
   }
 
   async getTransaction(id: string): Promise<Transaction | undefined> {
-    const { rows } = await this.query<{ data: string; version: number }>('SELECT data, version FROM transactions WHERE id = $1', [id]);
+    const { rows } = await this.query<{ data: string; version: number; last_audit: string | null }>(
+      `SELECT data, version, (SELECT entry FROM audit_entries a WHERE a.transaction_id = t.id ORDER BY seq DESC LIMIT 1) AS last_audit
+       FROM transactions t WHERE id = $1`,
+      [id],
+    );
     const row = rows[0];
-    return row === undefined ? undefined : { ...openSignTokens(JSON.parse(row.data) as Transaction, this.masterKey), version: row.version };
+    if (row === undefined) return undefined;
+    this.lastAudit.remember(id, row.version, row.last_audit);
+    return { ...openSignTokens(JSON.parse(row.data) as Transaction, this.masterKey), version: row.version };
   }
-
-
 
   async findSignerByTokenHash(tokenHash: string): Promise<{ transaction: Transaction; signerId: string } | undefined> {
     const { rows } = await this.query<{ transaction_id: string; signer_id: string }>(
@@ -243,6 +248,14 @@ export class PostgresStore implements Store {
     const txId = stored.Id;
     const dates = [ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt)];
     const storageBytes = uploadedBytes(stored);
+    // A new transaction has no entries yet (if its Id existed, the insert finds it and fails).
+    const lastAudit =
+      change.purgeAudit === true ? undefined : change.expectedVersion === 0 ? null : this.lastAudit.recall(txId, change.expectedVersion);
+    if (lastAudit !== undefined) {
+      const row: TransactionRow = { id: txId, accountId: stored.AccountId, version, status: stored.Status, data, dates, storageBytes };
+      await this.commitInOneStatement(row, change, blobs, lastAudit === null ? undefined : (JSON.parse(lastAudit) as AuditEntry));
+      return stored;
+    }
     await inTransaction(this.pool, async (client) => {
       if (change.expectedVersion === 0) {
         const inserted = await client.query(
@@ -303,6 +316,71 @@ export class PostgresStore implements Store {
       }
     });
     return stored;
+  }
+
+  /**
+   * A commit whose last audit entry is known from the read it builds on ({@link LastAuditEntries}), as one statement:
+   * one round trip instead of ten, atomic without BEGIN/COMMIT. Every part depends on the row `version = expected`
+   * matched; if it did, no commit came between the read and this one (each bumps the version), so the remembered
+   * entry is still the last. Blob references are checked by their foreign key (which also makes a concurrent discard
+   * of the blob wait for this statement, as `FOR KEY SHARE` does in the transactional path).
+   */
+  private async commitInOneStatement(row: TransactionRow, change: TransactionChange, blobs: string[], last: AuditEntry | undefined): Promise<void> {
+    const { transaction, expectedVersion } = change;
+    const entries = chainStoredAudit(last, change.audit ?? []);
+    const tokens = transaction.cleanedAt === undefined ? transaction.Signers.filter((s) => s.SignToken !== undefined) : undefined;
+    const outbox = change.outbox ?? [];
+    const defaultDue = Date.parse(transaction.ModifiedDateTime);
+    const written =
+      expectedVersion === 0
+        ? `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`
+        : `UPDATE transactions SET version = $3, status = $4, data = $5, expire_at = $6, remind_at = $7, ended_at = $8, release_at = $9, storage_bytes = $10
+           WHERE id = $1 AND account_id = $2 AND version = $3 - 1 RETURNING id`;
+    try {
+      const { rows } = await this.query<{ written: number }>(
+        `WITH written AS (${written}),
+         old_refs AS (DELETE FROM blob_refs WHERE transaction_id = (SELECT id FROM written) AND sha256 <> ALL($11::text[])),
+         new_refs AS (INSERT INTO blob_refs (transaction_id, sha256) SELECT w.id, b FROM written w, unnest($11::text[]) b ON CONFLICT DO NOTHING),
+         old_tokens AS (DELETE FROM sign_tokens WHERE transaction_id = (SELECT id FROM written) AND $12::boolean AND token_hash <> ALL($13::text[])),
+         new_tokens AS (INSERT INTO sign_tokens (token_hash, transaction_id, signer_id)
+           SELECT t.hash, w.id, t.signer FROM written w, unnest($13::text[], $14::text[]) t(hash, signer) WHERE $12::boolean ON CONFLICT DO NOTHING),
+         audit AS (INSERT INTO audit_entries (transaction_id, seq, entry) SELECT w.id, e.seq, e.entry FROM written w, unnest($15::int[], $16::text[]) e(seq, entry)),
+         outbox_rows AS (INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at)
+           SELECT w.id, o.kind, o.payload, o.order_key, o.due, o.due FROM written w, unnest($17::text[], $18::text[], $19::text[], $20::bigint[]) WITH ORDINALITY o(kind, payload, order_key, due, n) ORDER BY o.n)
+         SELECT count(*)::int AS written FROM written`,
+        [
+          row.id,
+          row.accountId,
+          row.version,
+          row.status,
+          row.data,
+          ...row.dates,
+          row.storageBytes,
+          blobs,
+          tokens !== undefined,
+          (tokens ?? []).map((s) => hashSignToken(s.SignToken as string)),
+          (tokens ?? []).map((s) => s.Id),
+          entries.map((entry) => entry.seq),
+          entries.map((entry) => canonicalJson(entry)),
+          outbox.map((o) => o.kind),
+          outbox.map((o) => JSON.stringify(o.payload)),
+          outbox.map((o) => o.orderKey ?? null),
+          outbox.map((o) => o.dueAt?.getTime() ?? defaultDue),
+        ],
+      );
+      if (rows[0]?.written !== 1) {
+        const actual = await this.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [row.id]);
+        throw new ConcurrencyError(row.id, expectedVersion, actual.rows[0]?.version ?? (expectedVersion === 0 ? 1 : undefined));
+      }
+    } catch (error) {
+      const { code, constraint, detail } = error as { code?: string; constraint?: string; detail?: string };
+      if (code === '23503' && constraint === 'blob_refs_sha256_fkey') {
+        throw new StoreError('BLOB_NOT_FOUND', `Transaction ${row.id} references a blob that was never stored (${detail ?? 'no detail'}).`, { origin: 'internal' });
+      }
+      throw error;
+    }
+    this.lastAudit.remember(row.id, row.version, entries.length > 0 ? canonicalJson(entries[entries.length - 1]) : last === undefined ? null : canonicalJson(last));
   }
 
   // Chains onto the last stored entry with the one chain rule; the transaction row's lock keeps the chain linear.
@@ -369,23 +447,36 @@ export class PostgresStore implements Store {
   async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {
     if (settlements.length === 0) return;
     this.live();
-    await inTransaction(this.pool, async (client) => {
-      for (const { attempt, retryAt } of settlements) {
-        await client.query('INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail) VALUES ($1, $2, $3, $4, $5, $6)', [
-          attempt.outboxId,
-          attempt.attempt,
-          attempt.at.getTime(),
-          attempt.outcome,
-          attempt.responseCode ?? null,
-          attempt.detail ?? null,
-        ]);
-        const error = attempt.detail ?? null;
-        if (attempt.outcome === 'delivered') await client.query("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = $1", [attempt.outboxId]);
-        else if (attempt.outcome === 'retry' && retryAt !== undefined) {
-          await client.query('UPDATE outbox SET due_at = $1, lease_until = NULL, last_error = $2 WHERE id = $3', [retryAt.getTime(), error, attempt.outboxId]);
-        } else await client.query("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = $1 WHERE id = $2", [error, attempt.outboxId]);
-      }
-    });
+    const ids = settlements.map(({ attempt }) => attempt.outboxId);
+    if (new Set(ids).size !== ids.length) {
+      // A row settled twice in one batch: one at a time, in order, the last outcome standing.
+      for (const settlement of settlements) await this.settleOutbox([settlement]);
+      return;
+    }
+    // One statement (atomic, one round trip): every attempt recorded, each row done, waiting for its retry, or failed.
+    await this.query(
+      `WITH s AS (
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::bigint[]) WITH ORDINALITY
+           AS s(outbox_id, attempt, at, outcome, response_code, detail, retry_at, n)),
+       recorded AS (
+         INSERT INTO outbox_attempts (outbox_id, attempt, at, outcome, response_code, detail)
+         SELECT outbox_id, attempt, at, outcome, response_code, detail FROM s ORDER BY n)
+       UPDATE outbox o SET
+         status = CASE WHEN s.outcome = 'delivered' THEN 'done' WHEN s.outcome = 'retry' AND s.retry_at IS NOT NULL THEN 'pending' ELSE 'failed' END,
+         due_at = CASE WHEN s.outcome = 'retry' AND s.retry_at IS NOT NULL THEN s.retry_at ELSE o.due_at END,
+         last_error = CASE WHEN s.outcome = 'delivered' THEN o.last_error ELSE s.detail END,
+         lease_until = NULL
+       FROM s WHERE o.id = s.outbox_id`,
+      [
+        ids,
+        settlements.map(({ attempt }) => attempt.attempt),
+        settlements.map(({ attempt }) => attempt.at.getTime()),
+        settlements.map(({ attempt }) => attempt.outcome),
+        settlements.map(({ attempt }) => attempt.responseCode ?? null),
+        settlements.map(({ attempt }) => attempt.detail ?? null),
+        settlements.map(({ retryAt }) => retryAt?.getTime() ?? null),
+      ],
+    );
   }
 
   async listAttempts(outboxId: number): Promise<OutboxAttempt[]> {
@@ -451,6 +542,39 @@ export class PostgresStore implements Store {
 
   private live(): void {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
+  }
+}
+
+/** The columns of a transaction row a commit writes. */
+interface TransactionRow {
+  readonly id: string;
+  readonly accountId: string;
+  readonly version: number;
+  readonly status: number;
+  readonly data: string;
+  readonly dates: (number | null)[];
+  readonly storageBytes: number;
+}
+
+/**
+ * The last audit entry of recently read transactions, by version (`null`: none yet), so that a commit building on a
+ * read of this process need not read it again. Bounded: the oldest are forgotten, a forgotten one costs a read.
+ */
+class LastAuditEntries {
+  private readonly entries = new Map<string, { readonly version: number; readonly entry: string | null }>();
+
+  constructor(private readonly capacity = 2048) {}
+
+  remember(transactionId: string, version: number, entry: string | null): void {
+    this.entries.delete(transactionId);
+    this.entries.set(transactionId, { version, entry });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** The entry (JSON) remembered for this version, null when it had none, undefined when not remembered. */
+  recall(transactionId: string, version: number): string | null | undefined {
+    const remembered = this.entries.get(transactionId);
+    return remembered?.version === version ? remembered.entry : undefined;
   }
 }
 

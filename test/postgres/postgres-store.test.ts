@@ -7,8 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openPostgresStore, migratePostgres, type PostgresStore } from '../../src/store/postgres-store.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
+import { CHUNK_BYTES } from '../../src/store/postgres-blob-store.js';
+import { createHash } from 'node:crypto';
 import { verifyAuditLog } from '../../src/receipt/audit-log.js';
-import { ConcurrencyError, type Store } from '../../src/store/store.js';
+import { ConcurrencyError, type Store, type TransactionChange } from '../../src/store/store.js';
 import { describeStore } from '../store/store-suite.js';
 import { makeTransaction, T0 } from '../store/transaction-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
@@ -35,6 +37,46 @@ describeStore('postgres', async () => {
       return store;
     },
     // No local disk state in PostgreSQL mode: there is no area for stray files.
+    strayFiles: () => [],
+    async cleanup() {
+      await store.close();
+      await cluster.dropDatabase(url);
+    },
+  };
+});
+
+/**
+ * A commit that builds on a read of the same store knows the last audit entry and is written by one statement; the
+ * others take the transactional path. The suite runs once more with every commit preceded by a read, so each of its
+ * behaviours holds on both paths.
+ */
+function readingFirst(store: PostgresStore): Store {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'commit') {
+        return async (change: TransactionChange) => {
+          if (change.expectedVersion > 0) await target.getTransaction(change.transaction.Id);
+          return target.commit(change);
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describeStore('postgres, every commit after a read (one statement)', async () => {
+  const url = await cluster.createDatabase();
+  let store = await openPostgresStore({ url, migrate: true });
+  return {
+    get store() {
+      return readingFirst(store);
+    },
+    async reopen() {
+      await store.close();
+      store = await openPostgresStore({ url });
+      return readingFirst(store);
+    },
     strayFiles: () => [],
     async cleanup() {
       await store.close();
@@ -144,6 +186,82 @@ describe('PostgreSQL store specifics', () => {
       expect(claimed).toEqual(Array.from({ length: 20 }, (_, i) => i));
     } finally {
       await Promise.all([a.close(), b.close()]);
+      await cluster.dropDatabase(url);
+    }
+  });
+
+  it('two stores committing after reading the same version (one statement each): one wins, the chain stays linear', async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);
+    try {
+      await a.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
+      let tx = await a.commit({ transaction: makeTransaction(), expectedVersion: 0, audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: 'first' } }] });
+      for (let round = 0; round < 10; round++) {
+        const stores: PostgresStore[] = [a, b, a, b];
+        // Every writer reads first, so each knows the last entry; the losers' statements must write nothing at all.
+        const read = await Promise.all(stores.map((store) => store.getTransaction(tx.Id)));
+        expect(read.map((r) => r?.version)).toEqual(stores.map(() => tx.version));
+        const results = await Promise.allSettled(
+          stores.map((store, i) =>
+            store.commit({
+              transaction: { ...tx, Reference: `r${round}-${i}` },
+              expectedVersion: tx.version,
+              audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: `r${round}-${i}` } }],
+              outbox: [{ kind: 'mail', payload: `r${round}-${i}`, dueAt: T0 }],
+            }),
+          ),
+        );
+        const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<Store['commit']>>> => r.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyError);
+        tx = won[0]!.value;
+      }
+      const entries = await b.listAuditEntries(tx.Id);
+      expect(verifyAuditLog(entries)).toMatchObject({ ok: true, count: 11 });
+      // Exactly the winners' outbox rows, one per round, in round order.
+      const claimed = await a.claimDue(T0, 100, 60_000);
+      const reasons = entries.slice(1).map((e) => (e.data as { reason: string }).reason);
+      expect(claimed.map((m) => m.payload)).toEqual(reasons);
+      expect((await a.getTransaction(tx.Id))?.Reference).toBe(reasons.at(-1));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await cluster.dropDatabase(url);
+    }
+  });
+
+  it('stores content larger than one chunk in chunks, and nothing of a stream that fails after its first chunk', async () => {
+    const url = await cluster.createDatabase();
+    const store = await openPostgresStore({ url, migrate: true });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const whole = Buffer.alloc(3 * CHUNK_BYTES + 1);
+      for (let i = 0; i < whole.length; i++) whole[i] = (i * 31) % 251;
+      async function* pieces(failAfter?: number) {
+        for (let at = 0, n = 0; at < whole.length; at += 100_003, n++) {
+          if (n === failAfter) throw new Error('connection reset');
+          yield whole.subarray(at, at + 100_003);
+        }
+      }
+      const sha256 = createHash('sha256').update(whole).digest('hex');
+      await expect(store.blobs.write(pieces(5))).rejects.toThrow('connection reset');
+      expect((await client.query('SELECT count(*)::int AS n FROM blob_chunks')).rows[0].n).toBe(0);
+      const info = await store.blobs.write(pieces());
+      expect(info).toMatchObject({ sha256, size: whole.length });
+      const chunks = await client.query<{ n: number; size: number }>('SELECT n, length(bytes) AS size FROM blob_chunks WHERE blob_key = $1 ORDER BY n', [sha256]);
+      expect(chunks.rows.length).toBe(3);
+      expect(chunks.rows.reduce((sum, row) => sum + row.size, 0)).toBe(whole.length);
+      expect(Buffer.from(await store.blobs.read(sha256)).equals(whole)).toBe(true);
+      // The same content again: nothing new is stored, and no upload's chunks are left behind.
+      expect(await store.blobs.write(whole)).toEqual(info);
+      expect(await store.blobs.write(pieces())).toEqual(info);
+      expect((await client.query('SELECT count(*)::int AS n FROM blob_chunks')).rows[0].n).toBe(3);
+      // A chunk changed behind the store's back is detected on read.
+      await client.query("UPDATE blob_chunks SET bytes = '\\x00' WHERE blob_key = $1 AND n = 2", [sha256]);
+      await expect(store.blobs.read(sha256)).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    } finally {
+      await client.end();
+      await store.close();
       await cluster.dropDatabase(url);
     }
   });
