@@ -19,7 +19,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPgCluster, type PgCluster } from '../test/postgres/pg-cluster.js';
@@ -123,6 +123,16 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU time the main thread of a process (where its event loop runs) used so far, ms. */
+function mainThreadCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The PostgreSQL backends serving `database` (their command line is `postgres: <user> <database> <client> …`). */
 function backendsOf(database: string): number[] {
   return readdirSync('/proc')
@@ -140,6 +150,8 @@ function backendsOf(database: string): number[] {
 /** CPU ms used so far by the serve processes, by each PostgreSQL backend of their database, and by this client. */
 interface CpuSample {
   readonly serve: number;
+  /** Per serve process, its main thread's CPU ms. */
+  readonly mainThreads: readonly number[];
   readonly backends: ReadonlyMap<number, number>;
   readonly client: number;
 }
@@ -151,17 +163,23 @@ function sampleCpu(running: readonly Serve[], database: string | undefined): Cpu
     if (ms !== undefined) backends.set(pid, ms);
   }
   const { user, system } = process.cpuUsage();
-  return { serve: running.reduce((sum, s) => sum + (processCpuMs(s.child.pid as number) ?? Number.NaN), 0), backends, client: (user + system) / 1000 };
+  return {
+    serve: running.reduce((sum, s) => sum + (processCpuMs(s.child.pid as number) ?? Number.NaN), 0),
+    mainThreads: running.map((s) => mainThreadCpuMs(s.child.pid as number) ?? Number.NaN),
+    backends,
+    client: (user + system) / 1000,
+  };
 }
 
 /**
  * CPU ms used between two samples. A backend that ended in between is missed (the pools keep their connections
  * while they are busy); the cluster's own background processes are not counted.
  */
-function cpuBetween(before: CpuSample, after: CpuSample): { serve: number; postgres: number; client: number } {
+function cpuBetween(before: CpuSample, after: CpuSample): { serve: number; postgres: number; client: number; mainThreads: number[] } {
   let postgres = 0;
   for (const [pid, ms] of after.backends) postgres += ms - (before.backends.get(pid) ?? 0);
-  return { serve: after.serve - before.serve, postgres, client: after.client - before.client };
+  const mainThreads = after.mainThreads.map((ms, i) => ms - (before.mainThreads[i] ?? Number.NaN));
+  return { serve: after.serve - before.serve, postgres, client: after.client - before.client, mainThreads };
 }
 
 async function stop(one: Serve): Promise<void> {
@@ -236,8 +254,11 @@ interface Configuration {
   /** The transaction every GET reads: two signers and a document, as in service.bench.ts. */
   getId: string;
   readonly sealRounds: number[];
-  /** CPU ms per seal-only transaction, per round: the serve processes, the PostgreSQL backends, this client. */
-  readonly sealCpuRounds: { serve: number; postgres: number; client: number }[];
+  /**
+   * Per round: CPU ms per seal-only transaction of the serve processes, the PostgreSQL backends and this client; of
+   * that, the serve processes' main threads; and the busiest main thread's share of one core.
+   */
+  readonly sealCpuRounds: { serve: number; postgres: number; client: number; mainThread: number; busiestMainThread: number }[];
   readonly getRounds: AutocannonResult[];
 }
 
@@ -284,6 +305,19 @@ async function stopConfiguration(config: Configuration, cluster: PgCluster | und
 
 const median = (values: readonly number[]): number => summarize(values).median;
 
+const CORES = availableParallelism();
+
+/**
+ * The most seal-only transactions per second the machine's CPU allows this configuration: all cores shared by the
+ * serve processes, PostgreSQL and the client, and each process's event loop on one core (what a single process
+ * cannot exceed, whatever the cores).
+ */
+function ceiling(c: Configuration): number {
+  const total = median(c.sealCpuRounds.map((r) => r.serve + r.postgres + r.client));
+  const mainThreads = median(c.sealCpuRounds.map((r) => r.mainThread));
+  return Math.min((CORES * 1000) / total, (c.running.length * 1000) / mainThreads);
+}
+
 async function main(): Promise<void> {
   const pdf = new Uint8Array(readFileSync(await benchPdf(1)));
   const cluster = await startPgCluster();
@@ -305,7 +339,14 @@ async function main(): Promise<void> {
         const seal = await sealOnlyRate(roundRobin(config.running.map((s) => s.url)), pdf, SEAL_SECONDS, SEAL_CLIENTS);
         const afterSeal = sampleCpu(config.running, database);
         const sealCpu = cpuBetween(beforeSeal, afterSeal);
-        const perTx = { serve: sealCpu.serve / seal.count, postgres: sealCpu.postgres / seal.count, client: sealCpu.client / seal.count };
+        const wallMs = (seal.count / seal.perSecond) * 1000;
+        const perTx = {
+          serve: sealCpu.serve / seal.count,
+          postgres: sealCpu.postgres / seal.count,
+          client: sealCpu.client / seal.count,
+          mainThread: sealCpu.mainThreads.reduce((a, b) => a + b, 0) / seal.count,
+          busiestMainThread: Math.max(...sealCpu.mainThreads) / wallMs,
+        };
         config.sealRounds.push(seal.perSecond);
         config.sealCpuRounds.push(perTx);
         const get = await measureGet(config);
@@ -314,7 +355,7 @@ async function main(): Promise<void> {
         checkAlive(config);
         const perGet = (ms: number): string => fmt((ms / get.requests.total) * 1000, 0);
         process.stderr.write(
-          `round ${round + 1} ${config.label}: ${fmt(seal.perSecond)} tx/s (CPU ms/tx serve ${fmt(perTx.serve)} + PostgreSQL ${fmt(perTx.postgres)} + client ${fmt(perTx.client)}), ` +
+          `round ${round + 1} ${config.label}: ${fmt(seal.perSecond)} tx/s (CPU ms/tx serve ${fmt(perTx.serve)} (main threads ${fmt(perTx.mainThread)}, busiest ${fmt(perTx.busiestMainThread * 100, 0)} % of a core) + PostgreSQL ${fmt(perTx.postgres)} + client ${fmt(perTx.client)}), ` +
             `GET ${fmt(get.requests.average, 0)} req/s p99 ${get.latency.p99} ms (CPU µs/req serve ${perGet(getCpu.serve)} + PostgreSQL ${perGet(getCpu.postgres)} + client ${perGet(getCpu.client)})\n`,
         );
       }
@@ -327,13 +368,30 @@ async function main(): Promise<void> {
   const sqlite = median((configs[0] as Configuration).sealRounds);
   printTable(
     `Scale-out: seal-only transactions (${SEAL_CLIENTS} clients, ${SEAL_SECONDS} s, 1-page PDF) and GET /api/transaction/{id} (autocannon, ${GET_CONNECTIONS} connections, ${GET_SECONDS} s), requests round-robin over \`paraph serve\` processes on one machine with the client and PostgreSQL; median of ${ROUNDS} interleaved rounds`,
-    ['store × processes', 'seal-only transactions/s', 'ratio to SQLite × 1 (ref)', 'transactions/s per round', 'CPU ms per transaction: serve + PostgreSQL + client', 'GET req/s', 'GET p50 ms', 'GET p99 ms', 'peak RSS MB per process', 'target'],
+    [
+      'store × processes',
+      'seal-only transactions/s',
+      'ratio to SQLite × 1 (ref)',
+      'transactions/s per round',
+      'CPU ms per transaction: serve + PostgreSQL + client',
+      'of serve: main threads ms/tx',
+      'busiest main thread, % of a core',
+      `CPU ceiling on ${CORES} cores, tx/s`,
+      'GET req/s',
+      'GET p50 ms',
+      'GET p99 ms',
+      'peak RSS MB per process',
+      'target',
+    ],
     configs.map((c) => [
       c.label,
       fmt(median(c.sealRounds)),
       fmt(median(c.sealRounds) / sqlite, 2),
       c.sealRounds.map((r) => fmt(r)).join(' / '),
       `${fmt(median(c.sealCpuRounds.map((r) => r.serve)), 0)} + ${fmt(median(c.sealCpuRounds.map((r) => r.postgres)), 0)} + ${fmt(median(c.sealCpuRounds.map((r) => r.client)), 0)}`,
+      fmt(median(c.sealCpuRounds.map((r) => r.mainThread)), 0),
+      fmt(median(c.sealCpuRounds.map((r) => r.busiestMainThread)) * 100, 0),
+      fmt(ceiling(c), 0),
       fmt(median(c.getRounds.map((g) => g.requests.average)), 0),
       fmt(median(c.getRounds.map((g) => g.latency.p50))),
       fmt(median(c.getRounds.map((g) => g.latency.p99))),
