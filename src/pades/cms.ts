@@ -5,7 +5,7 @@
  * and optionally the signature-time-stamp unsigned attribute (B-T) over the signature value.
  */
 import './crypto-engine.js';
-import { constants, createHash, verify as cryptoVerify, X509Certificate } from 'node:crypto';
+import { constants, createHash, verify as cryptoVerify, X509Certificate, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
@@ -238,7 +238,7 @@ function checkSignatureValue(signer: Signer, hash: HashAlgorithm, toBeSigned: Ui
   const certificate = signer.certificateChain[0]!;
   let ok: boolean;
   try {
-    const key = new X509Certificate(certificate).publicKey;
+    const key = publicKeyOf(certificate);
     const name = nodeHashName(hash);
     if (signer.scheme === 'RSA-PSS') {
       const declared = (signer as Partial<{ pssParameters(h: HashAlgorithm): { saltLength: number } }>).pssParameters;
@@ -256,6 +256,15 @@ function checkSignatureValue(signer: Signer, hash: HashAlgorithm, toBeSigned: Ui
       { origin: 'internal' },
     );
   }
+}
+
+// Every signature checks its value against the signer's certificate: parse each certificate object once.
+const publicKeys = new WeakMap<Uint8Array, KeyObject>();
+
+function publicKeyOf(certificate: Uint8Array): KeyObject {
+  let key = publicKeys.get(certificate);
+  if (key === undefined) publicKeys.set(certificate, (key = new X509Certificate(certificate).publicKey));
+  return key;
 }
 
 function certificateLabel(der: Uint8Array): string {

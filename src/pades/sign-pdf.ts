@@ -57,6 +57,17 @@ export interface SignPdfResult {
  * name, then organization, by default), else the first attribute.
  */
 export function certificateSubjectName(der: Uint8Array, prefer: readonly string[] = ['2.5.4.3', '2.5.4.10']): string | undefined {
+  // A signer's certificate is parsed for every signature it makes: remember the answer per certificate object.
+  let names = subjectNames.get(der);
+  if (names === undefined) subjectNames.set(der, (names = new Map()));
+  const key = prefer.join(' ');
+  if (!names.has(key)) names.set(key, parseSubjectName(der, prefer));
+  return names.get(key);
+}
+
+const subjectNames = new WeakMap<Uint8Array, Map<string, string | undefined>>();
+
+function parseSubjectName(der: Uint8Array, prefer: readonly string[]): string | undefined {
   try {
     const certificate = pkijs.Certificate.fromBER(der.buffer.slice(der.byteOffset, der.byteOffset + der.byteLength) as ArrayBuffer);
     const attributes = certificate.subject.typesAndValues;

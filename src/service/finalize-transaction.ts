@@ -20,10 +20,18 @@ import { signerEvidence } from './signer/signer-evidence.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
 export function describeCertificate(der: Uint8Array): AuditCertificate {
-  const cert = new X509Certificate(der);
-  const line = (name: string): string => name.split('\n').filter(Boolean).join(', ');
-  return { subject: line(cert.subject), serial: cert.serialNumber.toLowerCase(), issuer: line(cert.issuer) };
+  // The seal certificate is the same object for every transaction: parse it once.
+  let described = describedCertificates.get(der);
+  if (described === undefined) {
+    const cert = new X509Certificate(der);
+    const line = (name: string): string => name.split('\n').filter(Boolean).join(', ');
+    described = { subject: line(cert.subject), serial: cert.serialNumber.toLowerCase(), issuer: line(cert.issuer) };
+    describedCertificates.set(der, described);
+  }
+  return { ...described };
 }
+
+const describedCertificates = new WeakMap<Uint8Array, AuditCertificate>();
 
 /** What an earlier step of the same commit already did (a seal-only start: status 5 → 20 → 30 in one commit). */
 export interface PriorChange {
