@@ -56,13 +56,32 @@ interface Glyph {
   readonly width: number;
 }
 
+/**
+ * What a font program answers the same for every document: the characters it has and their advances. Keyed by the
+ * font's character set, one array per parsed font (fonts.ts parses each bundled face once).
+ */
+interface FontMetrics {
+  readonly supported: Set<number>;
+  readonly widths: Map<string, number>;
+}
+
+const fontMetrics = new WeakMap<readonly number[], FontMetrics>();
+
+function metricsOf(font: PDFFont): FontMetrics {
+  const characterSet = font.getCharacterSet();
+  let metrics = fontMetrics.get(characterSet);
+  if (metrics === undefined) fontMetrics.set(characterSet, (metrics = { supported: new Set(characterSet), widths: new Map() }));
+  return metrics;
+}
+
 /** Measures and encodes text of one font, one character at a time, with a cache. */
 class GlyphCache {
   private readonly glyphs = new Map<string, Glyph>();
   private readonly supported: Set<number>;
+  private readonly widths: Map<string, number>;
 
   constructor(readonly font: PDFFont) {
-    this.supported = new Set(font.getCharacterSet());
+    ({ supported: this.supported, widths: this.widths } = metricsOf(font));
   }
 
   /**
@@ -85,7 +104,10 @@ class GlyphCache {
     if (glyph === undefined) {
       try {
         // encodeText also registers the glyph (and its Unicode value) with the font subset.
-        glyph = { hex: this.font.encodeText(ch).asString(), width: this.font.widthOfTextAtSize(ch, 1) };
+        const hex = this.font.encodeText(ch).asString();
+        let width = this.widths.get(ch);
+        if (width === undefined) this.widths.set(ch, (width = this.font.widthOfTextAtSize(ch, 1)));
+        glyph = { hex, width };
       } catch (error) {
         // fontkit's universal shaper (Tifinagh, …) needs a global regeneratorRuntime we must not install.
         if (ch === REPLACEMENT) throw error;

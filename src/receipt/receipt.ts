@@ -7,7 +7,7 @@
  * Pure apart from the sealer: no clock (the caller hands in `generatedAt`), no disk but the bundled fonts.
  */
 import { deflateSync } from 'node:zlib';
-import { PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, PDFString, typedArrayFor } from 'pdf-lib';
 import { verifyAuditLog, type AuditEntry } from './audit-log.js';
 import { A4, ReceiptLayout } from './receipt-layout.js';
 import { receiptTextFor, type ReceiptText } from './receipt-text.js';
@@ -100,6 +100,7 @@ export async function renderReceipt(options: RenderReceiptOptions): Promise<Uint
   const t = receiptTextFor(options.language ?? transaction.language);
 
   const doc = await PDFDocument.create({ updateMetadata: false });
+  compressNatively(doc);
   doc.registerFontkit(cachingFontkit);
   const [regular, bold] = await Promise.all([loadBundledFont('regular'), loadBundledFont('bold')]);
   const fonts = {
@@ -397,4 +398,13 @@ function describeData(data: object): string {
   };
   walk(data, '');
   return lines.join('\n');
+}
+
+/**
+ * pdf-lib compresses the streams it embeds (the font subsets, the attached audit log) with pako; Node's zlib makes
+ * the same FlateDecode stream natively, several times faster (a third of a short receipt's time went to pako).
+ */
+function compressNatively(doc: PDFDocument): void {
+  const context = doc.context;
+  context.flateStream = (contents, dict = {}) => context.stream(deflateSync(typedArrayFor(contents)), { ...dict, Filter: 'FlateDecode' });
 }
