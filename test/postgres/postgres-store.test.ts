@@ -13,6 +13,7 @@ import { verifyAuditLog } from '../../src/receipt/audit-log.js';
 import { ConcurrencyError, type Store, type TransactionChange } from '../../src/store/store.js';
 import { describeStore } from '../store/store-suite.js';
 import { makeTransaction, T0 } from '../store/transaction-fixtures.js';
+import type { Transaction } from '../../src/domain/transaction.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { migrateCommand } from '../../src/cli/migrate.js';
 
@@ -84,6 +85,35 @@ describeStore('postgres, every commit after a read (one statement)', async () =>
     },
   };
 });
+
+/**
+ * Ten rounds of `stores` committing the same version at once, each with an audit entry (and, with `readFirst`, an
+ * outbox row, after reading the transaction); checks that exactly one wins each round and returns the last winner.
+ */
+async function racingRounds(stores: readonly PostgresStore[], start: Transaction, options: { readFirst: boolean }): Promise<Transaction> {
+  let tx = start;
+  for (let round = 0; round < 10; round++) {
+    if (options.readFirst) {
+      const read = await Promise.all(stores.map((store) => store.getTransaction(tx.Id)));
+      expect(read.map((r) => r?.version)).toEqual(stores.map(() => tx.version));
+    }
+    const results = await Promise.allSettled(
+      stores.map((store, i) =>
+        store.commit({
+          transaction: { ...tx, Reference: `r${round}-${i}` },
+          expectedVersion: tx.version,
+          audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: `r${round}-${i}` } }],
+          ...(options.readFirst ? { outbox: [{ kind: 'mail' as const, payload: `r${round}-${i}`, dueAt: T0 }] } : {}),
+        }),
+      ),
+    );
+    const won = results.filter((r): r is PromiseFulfilledResult<Transaction> => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyError);
+    tx = won[0]!.value;
+  }
+  return tx;
+}
 
 describe('PostgreSQL store specifics', () => {
   it('migrates an empty database once, and refuses to open an unmigrated or newer schema with a clear message', async () => {
@@ -157,23 +187,7 @@ describe('PostgreSQL store specifics', () => {
     const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);
     try {
       await a.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
-      let tx = await a.commit({ transaction: makeTransaction(), expectedVersion: 0 });
-      for (let round = 0; round < 10; round++) {
-        const stores: PostgresStore[] = [a, b, a, b];
-        const results = await Promise.allSettled(
-          stores.map((store, i) =>
-            store.commit({
-              transaction: { ...tx, Reference: `r${round}-${i}` },
-              expectedVersion: tx.version,
-              audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: `r${round}-${i}` } }],
-            }),
-          ),
-        );
-        const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<Store['commit']>>> => r.status === 'fulfilled');
-        expect(won).toHaveLength(1);
-        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyError);
-        tx = won[0]!.value;
-      }
+      const tx = await racingRounds([a, b, a, b], await a.commit({ transaction: makeTransaction(), expectedVersion: 0 }), { readFirst: false });
       expect(verifyAuditLog(await b.listAuditEntries(tx.Id))).toMatchObject({ ok: true, count: 10 });
       const outboxTx = await a.commit({
         transaction: tx,
@@ -195,27 +209,9 @@ describe('PostgreSQL store specifics', () => {
     const [a, b] = await Promise.all([openPostgresStore({ url, migrate: true }), openPostgresStore({ url, migrate: true })]);
     try {
       await a.createAccount({ Id: 'acc-1', Name: 'Acme', UserTokenHash: 'u'.repeat(64), AppKeyHash: 'k'.repeat(64), CreatedDateTime: '2026-11-21T10:00:00.000+00:00' });
-      let tx = await a.commit({ transaction: makeTransaction(), expectedVersion: 0, audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: 'first' } }] });
-      for (let round = 0; round < 10; round++) {
-        const stores: PostgresStore[] = [a, b, a, b];
-        // Every writer reads first, so each knows the last entry; the losers' statements must write nothing at all.
-        const read = await Promise.all(stores.map((store) => store.getTransaction(tx.Id)));
-        expect(read.map((r) => r?.version)).toEqual(stores.map(() => tx.version));
-        const results = await Promise.allSettled(
-          stores.map((store, i) =>
-            store.commit({
-              transaction: { ...tx, Reference: `r${round}-${i}` },
-              expectedVersion: tx.version,
-              audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: `r${round}-${i}` } }],
-              outbox: [{ kind: 'mail', payload: `r${round}-${i}`, dueAt: T0 }],
-            }),
-          ),
-        );
-        const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<Store['commit']>>> => r.status === 'fulfilled');
-        expect(won).toHaveLength(1);
-        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyError);
-        tx = won[0]!.value;
-      }
+      const first = await a.commit({ transaction: makeTransaction(), expectedVersion: 0, audit: [{ at: T0, type: 'transaction.cancelled', actor: 'api', data: { reason: 'first' } }] });
+      // Every writer reads first, so each knows the last entry; the losers' statements must write nothing at all.
+      const tx = await racingRounds([a, b, a, b], first, { readFirst: true });
       const entries = await b.listAuditEntries(tx.Id);
       expect(verifyAuditLog(entries)).toMatchObject({ ok: true, count: 11 });
       // Exactly the winners' outbox rows, one per round, in round order.
