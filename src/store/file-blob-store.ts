@@ -6,7 +6,7 @@
  * mid-write never leaves anything that could be mistaken for a blob.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobInfo, BlobStore, BlobWriteOptions } from './store.js';
@@ -78,7 +78,7 @@ export class FileBlobStore implements BlobStore {
       const shard = join(this.dir, info.sha256.slice(0, 2));
       await mkdir(shard, { recursive: true, mode: 0o700 });
       await rename(tmp, target);
-      fsyncDirectory(shard);
+      await fsyncDirectory(shard);
       return info;
     } catch (error) {
       if (!closed) await handle.close().catch(() => undefined);
@@ -165,12 +165,12 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-// The rename is only durable once the directory entry is on disk.
-function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+// The rename is only durable once the directory entry is on disk. Off the event loop: an fsync waits for the disk.
+async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
