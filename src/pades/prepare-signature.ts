@@ -6,7 +6,7 @@
  * the update is written, never searched for.
  */
 import { createHash } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from '../pdf/pdf-lib.js';
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
 import { normalizeRotation, pageGeometry, readerRectToUser } from '../pdf/page-geometry.js';

@@ -5,7 +5,7 @@
  * password and file-select fields and signed signature fields are left out: nobody fills them. Pure: reads a parsed
  * document, changes nothing.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from './pdf-lib.js';
 import { pageGeometry, userRectToReader, type ReaderRect } from './page-geometry.js';
 
 /** A widget of an existing field, in reader coordinates. */

@@ -1,7 +1,7 @@
 /**
  * Opening untrusted PDF bytes with pdf-lib, with every failure turned into a PdfParseError that says what is wrong.
  */
-import { ParseSpeeds, PDFDocument } from 'pdf-lib';
+import { ParseSpeeds, PDFDocument } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
 import { withPdfLibQuiet } from './silence-pdf-lib.js';
 

@@ -3,7 +3,7 @@
  * measured inside the page's visible area (CropBox ∩ MediaBox, ISO 32000-2 §14.11.2), with the page's /Rotate
  * (§7.7.3.3, clockwise, inherited through the page tree) applied, origin at the top-left, y growing downwards.
  */
-import { PDFArray, PDFNumber, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFNumber, type PDFPage } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
 
 /** A page's /Rotate normalized to one of the four values readers honour. */

@@ -28,7 +28,7 @@ import {
   type PDFDocument,
   type PDFFont,
   type PDFObject,
-} from 'pdf-lib';
+} from './pdf-lib.js';
 import type { FieldType } from './file-metadata.js';
 import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
