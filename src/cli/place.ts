@@ -9,7 +9,7 @@ import { ParaphError } from '../errors.js';
 import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
-const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfjs|pdfium]
+const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfium|pdfjs]
 
 Places the fields of a FileMetaData JSON (Signature, Seal, Check, SingleLine, Date, Number) on a PDF
 as AcroForm fields, in one incremental update.
@@ -17,7 +17,7 @@ as AcroForm fields, in one incremental update.
   -o, --output <file>  where to write the PDF with the fields (required)
       --json           print every widget as JSON: field, type, page, left, top, width, height
                        (points, from the page's top-left corner as a reader sees it)
-      --engine <name>  text engine for Search locations: pdfjs (default) or pdfium
+      --engine <name>  text engine for Search locations: pdfium (default) or pdfjs
   -h, --help           show this help
 `;
 
@@ -42,7 +42,7 @@ export const placeCommand: CliCommand = async (args, io) => {
     options: {
       output: { type: 'string', short: 'o' },
       json: { type: 'boolean', default: false },
-      engine: { type: 'string', default: 'pdfjs' },
+      engine: { type: 'string', default: 'pdfium' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,

@@ -71,7 +71,7 @@ export function extractPdfiumPage(
   opened: PdfiumDocument,
   pageNumber: number,
   withText: boolean,
-): { geo: PageGeometry; text?: ExtractedText } {
+): { geo: PageGeometry; text?: ExtractedText; tooDeep?: true } {
   const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
   if (!page) {
     throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
@@ -85,7 +85,9 @@ export function extractPdfiumPage(
       throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
     }
     try {
-      return { geo, text: pageText(pdfium, textPage, scratch, geo, contentOrder(pdfium, page)) };
+      const order = contentOrder(pdfium, page);
+      if (order === TOO_DEEP) return { geo, tooDeep: true };
+      return { geo, text: pageText(pdfium, textPage, scratch, geo, order) };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
     }
@@ -277,23 +279,33 @@ function inContentOrder(p: Item, q: Item): number {
 
 /**
  * The position in the page's content of each of its text objects, drawn directly or inside form XObjects (whose
- * objects PDFium keeps in the form object, in the form's content order), as text object handle → position.
+ * objects PDFium keeps in the form object, in the form's content order), as text object handle → position; or
+ * TOO_DEEP when forms nest deeper than PDFium reads: its parser leaves a form at nesting level 41 empty, silently
+ * (kMaxFormLevel), so the page's text may be incomplete.
  */
-function contentOrder(pdfium: Pdfium, page: number): Map<number, number> {
+function contentOrder(pdfium: Pdfium, page: number): Map<number, number> | typeof TOO_DEEP {
   const raw = pdfium.pdfium.wasmExports;
   const order = new Map<number, number>();
-  const walk = (form: number): void => {
+  let tooDeep = false;
+  const walk = (form: number, depth: number): void => {
     const count = form ? raw.FPDFFormObj_CountObjects(form) : raw.FPDFPage_CountObjects(page);
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count && !tooDeep; i++) {
       const object = form ? raw.FPDFFormObj_GetObject(form, i) : raw.FPDFPage_GetObject(page, i);
       const type = raw.FPDFPageObj_GetType(object);
       if (type === FPDF_PAGEOBJ_TEXT) order.set(object, order.size);
-      else if (type === FPDF_PAGEOBJ_FORM) walk(object);
+      else if (type === FPDF_PAGEOBJ_FORM) {
+        if (depth + 1 > PDFIUM_MAX_FORM_LEVEL) tooDeep = true;
+        else walk(object, depth + 1);
+      }
     }
   };
-  walk(0);
-  return order;
+  walk(0, 0);
+  return tooDeep ? TOO_DEEP : order;
 }
+
+/** The deepest nesting of form XObjects whose content PDFium reads (kMaxFormLevel in cpdf_streamcontentparser.cpp). */
+const PDFIUM_MAX_FORM_LEVEL = 40;
+const TOO_DEEP = Symbol('too deep');
 
 const FPDF_PAGEOBJ_TEXT = 1;
 const FPDF_PAGEOBJ_FORM = 5;
@@ -354,8 +366,11 @@ function tightAdvance(f64: Float64Array, ux: number, uy: number, x: number, y: n
 export interface PdfiumSink {
   /** The document is open and has this many pages; return false to stop (too many pages). */
   opened(pageCount: number): boolean;
-  /** A page's geometry, with its text when it was wanted. */
-  page(geo: PageGeometry, text: ExtractedText | undefined): void;
+  /**
+   * A page's geometry, with its text when it was wanted; `tooDeep` instead of the text when its forms nest deeper than
+   * PDFium reads (the page is to be read by the other engine).
+   */
+  page(geo: PageGeometry, text: ExtractedText | undefined, tooDeep?: true): void;
 }
 
 /**
@@ -376,8 +391,8 @@ export function extractPdfiumDocument(
     if (!sink.opened(opened.pageCount)) return;
     for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
       if (signal?.aborted) return;
-      const { geo, text } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
-      sink.page(geo, text);
+      const { geo, text, tooDeep } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text, tooDeep);
     }
   } finally {
     closePdfiumDocument(pdfium, opened);

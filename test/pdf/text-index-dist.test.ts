@@ -16,6 +16,7 @@ const root = join(import.meta.dirname, '../..');
 const MODULES = [
   'src/errors.ts',
   'src/pdf/load-pdf.ts',
+  'src/pdf/pdf-lib.ts',
   'src/pdf/silence-pdf-lib.ts',
   'src/pdf/page-geometry.ts',
   'src/pdf/text-index.ts',
