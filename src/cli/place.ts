@@ -21,8 +21,11 @@ as AcroForm fields, in one incremental update.
   -h, --help           show this help
 `;
 
-/** Up to this many pages, text is extracted in the CLI's own thread. */
-const SMALL_DOCUMENT_PAGES = 50;
+/**
+ * Up to this size, text is extracted in the CLI's own thread (~50 pages of dense text; judged by size, as counting the
+ * pages would parse the document once more: ~150 ms for a 350-page book).
+ */
+const SMALL_DOCUMENT_BYTES = 128 * 1024;
 
 /** One widget as `--json` prints it. */
 export interface PlaceJsonEntry {
@@ -60,9 +63,8 @@ export const placeCommand: CliCommand = async (args, io) => {
   const [pdfPath, metadataPath] = positionals as [string, string];
   // Loaded once the arguments are known to be usable: pdf-lib and the text index take ~200 ms to load, which
   // `--help` and usage errors need not wait for.
-  const [{ parseFileMetaData }, { loadPdf }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
+  const [{ parseFileMetaData }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
     import('../pdf/file-metadata.js'),
-    import('../pdf/load-pdf.js'),
     import('../pdf/place-fields-from-metadata.js'),
     import('../pdf/text-index.js'),
   ]);
@@ -71,10 +73,9 @@ export const placeCommand: CliCommand = async (args, io) => {
 
   const pdf = await readInput(pdfPath, 'PDF');
   const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
-  // A CLI run is its own process, so pdf.js may run in this thread: for small documents that saves the start-up of
-  // worker threads (seconds); large ones still spread over the cores.
-  const pageCount = (await loadPdf(pdf)).getPageCount();
-  const inThread = pageCount <= SMALL_DOCUMENT_PAGES;
+  // A CLI run is its own process, so the text engine may run in this thread: for small documents that saves the
+  // start-up of worker threads; large ones still spread over the cores.
+  const inThread = pdf.length <= SMALL_DOCUMENT_BYTES;
   const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, inThread ? { workers: 0, engine } : { engine });
   await writeAtomically(output, bytes);
 
