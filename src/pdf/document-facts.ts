@@ -5,7 +5,8 @@
  */
 import type { PDFDocument } from './pdf-lib.js';
 import { readFormFields, type ExistingField } from './form-fields.js';
-import { pageGeometry, type PageGeometry } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { type PageGeometry } from './page-geometry.js';
 
 /** The facts of one document. */
 export interface DocumentFacts {

@@ -6,7 +6,8 @@
  * document, changes nothing.
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from './pdf-lib.js';
-import { pageGeometry, userRectToReader, type ReaderRect } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { userRectToReader, type ReaderRect } from './page-geometry.js';
 
 /** A widget of an existing field, in reader coordinates. */
 export interface ExistingWidget extends ReaderRect {

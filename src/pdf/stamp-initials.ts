@@ -7,7 +7,8 @@
 import { PDFHexString, type PDFFont } from './pdf-lib.js';
 import { num, rotationMatrix } from './field-appearance.js';
 import { appendPageAnnotation, type PdfUpdateSession } from './incremental.js';
-import { pageGeometry, readerRectToUser, type ReaderRect, type PageGeometry } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { readerRectToUser, type ReaderRect, type PageGeometry } from './page-geometry.js';
 
 /** Initials to stamp. */
 export interface InitialsStamp {

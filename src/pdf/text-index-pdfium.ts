@@ -7,8 +7,8 @@
  * thread (text-index-pdfium-worker.ts) to bound its time and memory.
  */
 import { PdfParseError } from '../errors.js';
-import { hasPdfHeader } from './load-pdf.js';
-import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
+import { hasPdfHeader } from './pdf-header.js';
+import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from './page-geometry.js';
 import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from './pdfium.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
 
@@ -110,16 +110,24 @@ function shortest(value: number): number {
 }
 
 function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
-  let box = { x: 0, y: 0, width: 612, height: 792 };
+  let box: UserRect | undefined;
   if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
     const m = memory(pdfium);
-    const left = shortest(m.getFloat32(scratch, true));
-    const top = shortest(m.getFloat32(scratch + 4, true));
-    const right = shortest(m.getFloat32(scratch + 8, true));
-    const bottom = shortest(m.getFloat32(scratch + 12, true));
-    box = { x: Math.min(left, right), y: Math.min(top, bottom), width: Math.abs(right - left), height: Math.abs(top - bottom) };
+    box = rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 4, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 12, true));
   }
-  return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+  // PDFium intersects a CropBox that lies outside the MediaBox to nothing; pdf.js and pdf-lib (visibleBox) then use
+  // the MediaBox.
+  if (box && !(box.width > 0 && box.height > 0) && pdfium.FPDFPage_GetMediaBox(page, scratch, scratch + 4, scratch + 8, scratch + 12)) {
+    const m = memory(pdfium);
+    box = visibleBox(rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 12, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 4, true)), undefined);
+  }
+  return pageGeometryFromBoxes(box ?? visibleBox(undefined, undefined), pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+}
+
+/** The rectangle between two opposite corners (left, top, right, bottom as PDFium's FS_RECTF has them). */
+function rect(left: number, top: number, right: number, bottom: number): UserRect {
+  const [l, t, r, b] = [shortest(left), shortest(top), shortest(right), shortest(bottom)];
+  return { x: Math.min(l, r), y: Math.min(t, b), width: Math.abs(r - l), height: Math.abs(t - b) };
 }
 
 /** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */

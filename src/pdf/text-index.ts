@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
-import { hasPdfHeader } from './load-pdf.js';
+import { hasPdfHeader } from './pdf-header.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { mergeFound, normalizeSearchText, PageBoxes, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';

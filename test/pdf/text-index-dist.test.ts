@@ -19,6 +19,8 @@ const MODULES = [
   'src/pdf/pdf-lib.ts',
   'src/pdf/silence-pdf-lib.ts',
   'src/pdf/page-geometry.ts',
+  'src/pdf/page-boxes.ts',
+  'src/pdf/pdf-header.ts',
   'src/pdf/text-index.ts',
   'src/pdf/text-index-extract.ts',
   'src/pdf/text-index-builder.ts',
