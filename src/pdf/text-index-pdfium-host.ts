@@ -27,8 +27,8 @@ export interface PdfiumCollector {
   text(text: ExtractedText): void;
   /** The matches a worker found on its pages. */
   foundInWorker(found: readonly PageFound[]): void;
-  /** A page whose text PDFium cannot read whole (forms nested too deep): the caller reads it with pdf.js. */
-  tooDeep(pageNumber: number): void;
+  /** A page PDFium cannot read as pdf.js does (forms nested too deep, no visible area): the caller reads it with pdf.js. */
+  needsPdfjs(pageNumber: number): void;
 }
 
 let here: Promise<Pdfium> | undefined;
@@ -54,9 +54,9 @@ export async function extractPdfiumInThread(
         sink.pageCount = pageCount;
         return true;
       },
-      page: (geo, text, tooDeep) => {
+      page: (geo, text, needsPdfjs) => {
         sink.geometry(geo);
-        if (tooDeep) sink.tooDeep(geo.pageNumber);
+        if (needsPdfjs) sink.needsPdfjs(geo.pageNumber);
         else if (text) sink.text(text);
       },
     },
@@ -68,7 +68,7 @@ export async function extractPdfiumInThread(
 type WorkerMessage = { job?: number } & (
   | { type: 'ready' }
   | { type: 'opened'; numPages: number }
-  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[]; tooDeep?: true }
+  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[]; needsPdfjs?: true }
   | { type: 'done' }
   | { type: 'error'; failure: { code: string; message: string; internal: boolean } }
 );
@@ -185,7 +185,7 @@ export function extractPdfiumInWorker(
           }
           case 'page':
             sink.geometry(message.geo);
-            if (message.tooDeep) sink.tooDeep(message.geo.pageNumber);
+            if (message.needsPdfjs) sink.needsPdfjs(message.geo.pageNumber);
             if (message.found) sink.foundInWorker(message.found);
             if (message.text && sink.keepTexts) sink.texts.set(message.text.pageNumber, message.text);
             watchdog.working(pooled, message.geo.pageNumber + count);

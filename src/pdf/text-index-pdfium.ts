@@ -71,7 +71,7 @@ export function extractPdfiumPage(
   opened: PdfiumDocument,
   pageNumber: number,
   withText: boolean,
-): { geo: PageGeometry; text?: ExtractedText; tooDeep?: true } {
+): { geo: PageGeometry; text?: ExtractedText; needsPdfjs?: true } {
   const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
   if (!page) {
     throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
@@ -79,6 +79,7 @@ export function extractPdfiumPage(
   const scratch = pdfium.pdfium.wasmExports.malloc(SCRATCH_BYTES);
   try {
     const geo = pageGeometry(pdfium, page, scratch, pageNumber);
+    if (geo === undefined) return { geo: pageGeometryFromBoxes(visibleBox(undefined, undefined), 0, pageNumber), needsPdfjs: true };
     if (!withText) return { geo };
     const textPage = pdfium.FPDFText_LoadPage(page);
     if (!textPage) {
@@ -86,7 +87,7 @@ export function extractPdfiumPage(
     }
     try {
       const order = contentOrder(pdfium, page);
-      if (order === TOO_DEEP) return { geo, tooDeep: true };
+      if (order === TOO_DEEP) return { geo, needsPdfjs: true };
       return { geo, text: pageText(pdfium, textPage, scratch, geo, order) };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
@@ -109,15 +110,19 @@ function shortest(value: number): number {
   return value;
 }
 
-function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
+/**
+ * The page's geometry; undefined when PDFium cannot tell its visible area as pdf.js and pdf-lib (visibleBox) do: it
+ * intersects a CropBox that lies outside the MediaBox to nothing, where they use the MediaBox, which this reads only
+ * from the page itself (not inherited from the page tree).
+ */
+function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry | undefined {
   let box: UserRect | undefined;
   if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
     const m = memory(pdfium);
     box = rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 4, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 12, true));
   }
-  // PDFium intersects a CropBox that lies outside the MediaBox to nothing; pdf.js and pdf-lib (visibleBox) then use
-  // the MediaBox.
-  if (box && !(box.width > 0 && box.height > 0) && pdfium.FPDFPage_GetMediaBox(page, scratch, scratch + 4, scratch + 8, scratch + 12)) {
+  if (box && !(box.width > 0 && box.height > 0)) {
+    if (!pdfium.FPDFPage_GetMediaBox(page, scratch, scratch + 4, scratch + 8, scratch + 12)) return undefined;
     const m = memory(pdfium);
     box = visibleBox(rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 12, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 4, true)), undefined);
   }
@@ -375,10 +380,10 @@ export interface PdfiumSink {
   /** The document is open and has this many pages; return false to stop (too many pages). */
   opened(pageCount: number): boolean;
   /**
-   * A page's geometry, with its text when it was wanted; `tooDeep` instead of the text when its forms nest deeper than
-   * PDFium reads (the page is to be read by the other engine).
+   * A page's geometry, with its text when it was wanted; `needsPdfjs` instead when PDFium cannot read the page as pdf.js
+   * does (forms nested deeper than it reads; a visible area it cannot tell): the page is to be read by the other engine.
    */
-  page(geo: PageGeometry, text: ExtractedText | undefined, tooDeep?: true): void;
+  page(geo: PageGeometry, text: ExtractedText | undefined, needsPdfjs?: true): void;
 }
 
 /**
@@ -399,8 +404,8 @@ export function extractPdfiumDocument(
     if (!sink.opened(opened.pageCount)) return;
     for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
       if (signal?.aborted) return;
-      const { geo, text, tooDeep } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
-      sink.page(geo, text, tooDeep);
+      const { geo, text, needsPdfjs } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text, needsPdfjs);
     }
   } finally {
     closePdfiumDocument(pdfium, opened);

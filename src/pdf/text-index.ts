@@ -296,7 +296,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
     const host = await import('./text-index-pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
     else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers);
-    if (collected.tooDeepPages.size > 0) await rereadWithPdfjs(pdf, collected, maxWorkers, limits, options.signal);
+    if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
     return collected;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
@@ -305,27 +305,37 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
 }
 
 /**
- * Reads with pdf.js the pages PDFium could not read whole (forms nested deeper than it follows), replacing their text
- * and matches in `collected`; the pages' geometry stays PDFium's (the engines agree on it).
+ * Reads with pdf.js the pages PDFium could not read as pdf.js does (forms nested deeper than it follows, a visible area
+ * it cannot tell), replacing their geometry, and their text and matches where wanted, in `collected`.
  */
-async function rereadWithPdfjs(pdf: Uint8Array, collected: Collector, maxWorkers: number, limits: IndexLimits, signal: AbortSignal | undefined): Promise<void> {
-  const pages = collected.tooDeepPages;
+async function rereadWithPdfjs(
+  pdf: Uint8Array,
+  wanted: ReadonlySet<number> | undefined,
+  collected: Collector,
+  maxWorkers: number,
+  limits: IndexLimits,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const pages = collected.pdfjsPages;
+  const textPages = new Set([...pages].filter((n) => !wanted || wanted.has(n)));
   const again = new Collector(collected.queries, collected.keepTexts);
-  if (maxWorkers === 0) await extractInThread(pdf, pages, limits, again, signal);
-  else await extractInWorkers(pdf, pages, maxWorkers, limits, again, signal);
+  if (maxWorkers === 0) await extractInThread(pdf, textPages, limits, again, signal);
+  else await extractInWorkers(pdf, textPages, maxWorkers, limits, again, signal);
   for (const n of pages) {
+    const geo = again.geometries[n - 1];
+    if (geo) collected.geometry(geo);
     const text = again.texts.get(n);
     if (text) collected.texts.set(n, text);
   }
-  collected.found.push(...again.found.filter((f) => pages.has(f.pageNumber)));
+  collected.found.push(...again.found.filter((f) => textPages.has(f.pageNumber)));
 }
 
 class Collector implements ExtractSink {
   readonly geometries: PageGeometry[] = [];
   readonly texts = new Map<number, ExtractedText>();
   readonly found: PageFound[] = [];
-  /** Pages the PDFium engine could not read whole, to be read with pdf.js. */
-  readonly tooDeepPages = new Set<number>();
+  /** Pages the PDFium engine could not read as pdf.js does, to be read with pdf.js. */
+  readonly pdfjsPages = new Set<number>();
   pageCount = 0;
 
   /** `queries` are searched on each page as it comes in (in-thread extraction; workers search their own pages). */
@@ -348,8 +358,8 @@ class Collector implements ExtractSink {
     this.found.push(...found);
   }
 
-  tooDeep(pageNumber: number): void {
-    this.tooDeepPages.add(pageNumber);
+  needsPdfjs(pageNumber: number): void {
+    this.pdfjsPages.add(pageNumber);
   }
 
   allGeometries(): PageGeometry[] {
