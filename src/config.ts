@@ -102,7 +102,7 @@ export interface ServiceConfig {
    * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
-  /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`, issue 14); unset: pdf.js. */
+  /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`, issue 14); unset: PDFium. */
   readonly textEngine?: 'pdfjs' | 'pdfium';
   readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number; maxWidgetsPerLocation?: number };
   /** The security settings that were set (issue 13); {@link securitySettings} adds the defaults. */
@@ -209,7 +209,7 @@ export const CONFIG_KEYS = {
   textPageMs: { env: 'PARAPH_TEXT_PAGE_MS', file: 'textIndex.pageMs', help: 'time one page may take to read its text, ms (default 15000)' },
   textMaxHeapMb: { env: 'PARAPH_TEXT_MAX_HEAP_MB', file: 'textIndex.maxHeapMb', help: 'heap of a text extraction thread for a heavy page, MB (default 1024)' },
   textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
-  textEngine: { env: 'PARAPH_TEXT_ENGINE', file: 'textIndex.engine', help: 'text engine of Search locations: pdfjs or pdfium (default pdfjs)' },
+  textEngine: { env: 'PARAPH_TEXT_ENGINE', file: 'textIndex.engine', help: 'text engine of Search locations: pdfium or pdfjs (default pdfium)' },
   maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
   // Security (issue 13, SECURITY.md).

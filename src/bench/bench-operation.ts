@@ -31,7 +31,7 @@ export interface BenchOperationOptions {
   readonly trustRoots?: readonly (Uint8Array | string)[];
   /** How many times to run (default 5). */
   readonly runs?: number;
-  /** Untimed runs first (default 1: loads pdf.js and warms the JIT, which a long-running service has done). */
+  /** Untimed runs first (default 1: loads the text engine and warms the JIT, which a long-running service has done). */
   readonly warmup?: number;
   /** Signing time and certificate validity for `sign`; verification time for `verify`. */
   readonly now: Date;

@@ -19,7 +19,7 @@ Runs the operation several times on your file and prints min/median/max time, ms
 sign makes an invisible B-B signature with a throw-away ECDSA P-256 key; verify checks every signature.
 
       --runs <n>      how many times to run (default ${DEFAULT_RUNS})
-      --warmup <n>    untimed runs first (default 1: loads pdf.js, warms the JIT)
+      --warmup <n>    untimed runs first (default 1: loads the text engine, warms the JIT)
       --trust <pem>   trust root for verify (repeatable)
       --json          print the result as JSON
       --no-progress   no progress bar on stderr

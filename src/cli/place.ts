@@ -9,7 +9,7 @@ import { ParaphError } from '../errors.js';
 import { writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
-const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfjs|pdfium]
+const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfium|pdfjs]
 
 Places the fields of a FileMetaData JSON (Signature, Seal, Check, SingleLine, Date, Number) on a PDF
 as AcroForm fields, in one incremental update.
@@ -17,12 +17,15 @@ as AcroForm fields, in one incremental update.
   -o, --output <file>  where to write the PDF with the fields (required)
       --json           print every widget as JSON: field, type, page, left, top, width, height
                        (points, from the page's top-left corner as a reader sees it)
-      --engine <name>  text engine for Search locations: pdfjs (default) or pdfium
+      --engine <name>  text engine for Search locations: pdfium (default) or pdfjs
   -h, --help           show this help
 `;
 
-/** Up to this many pages, text is extracted in the CLI's own thread. */
-const SMALL_DOCUMENT_PAGES = 50;
+/**
+ * Up to this size, text is extracted in the CLI's own thread (~50 pages of dense text; judged by size, as counting the
+ * pages would parse the document once more: ~150 ms for a 350-page book).
+ */
+const SMALL_DOCUMENT_BYTES = 128 * 1024;
 
 /** One widget as `--json` prints it. */
 export interface PlaceJsonEntry {
@@ -42,7 +45,7 @@ export const placeCommand: CliCommand = async (args, io) => {
     options: {
       output: { type: 'string', short: 'o' },
       json: { type: 'boolean', default: false },
-      engine: { type: 'string', default: 'pdfjs' },
+      engine: { type: 'string', default: 'pdfium' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -60,9 +63,8 @@ export const placeCommand: CliCommand = async (args, io) => {
   const [pdfPath, metadataPath] = positionals as [string, string];
   // Loaded once the arguments are known to be usable: pdf-lib and the text index take ~200 ms to load, which
   // `--help` and usage errors need not wait for.
-  const [{ parseFileMetaData }, { loadPdf }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
+  const [{ parseFileMetaData }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
     import('../pdf/file-metadata.js'),
-    import('../pdf/load-pdf.js'),
     import('../pdf/place-fields-from-metadata.js'),
     import('../pdf/text-index.js'),
   ]);
@@ -71,10 +73,9 @@ export const placeCommand: CliCommand = async (args, io) => {
 
   const pdf = await readInput(pdfPath, 'PDF');
   const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
-  // A CLI run is its own process, so pdf.js may run in this thread: for small documents that saves the start-up of
-  // worker threads (seconds); large ones still spread over the cores.
-  const pageCount = (await loadPdf(pdf)).getPageCount();
-  const inThread = pageCount <= SMALL_DOCUMENT_PAGES;
+  // A CLI run is its own process, so the text engine may run in this thread: for small documents that saves the
+  // start-up of worker threads; large ones still spread over the cores.
+  const inThread = pdf.length <= SMALL_DOCUMENT_BYTES;
   const { bytes, placements } = await placeFieldsFromMetadata(pdf, metadata, inThread ? { workers: 0, engine } : { engine });
   await writeAtomically(output, bytes);
 

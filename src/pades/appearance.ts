@@ -4,7 +4,7 @@
  * shows the organization's name and "Sealed" with the date. The form XObject is drawn upright in the box the reader
  * sees; its /Matrix undoes the page's /Rotate.
  */
-import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from 'pdf-lib';
+import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from '../pdf/pdf-lib.js';
 import { SigningError } from '../errors.js';
 import { cachingFontkit, loadBundledFont, type BundledFontFace } from '../pdf/fonts.js';
 

@@ -2,7 +2,7 @@
  * Certification signatures (ISO 32000-2 §12.8.2.2 DocMDP, §12.8.4 /Perms): read the permission level a certified
  * document allows (1 no changes, 2 form fill and signing, 3 also annotations) and declare one on a first signature.
  */
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFContext, type PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFContext, type PDFDocument } from '../pdf/pdf-lib.js';
 import type { PdfUpdateSession } from '../pdf/incremental.js';
 
 /** DocMDP permission level P. */

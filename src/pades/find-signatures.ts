@@ -4,7 +4,7 @@
  * no field references any more (a field removed from the form, a dictionary deleted), so that a hidden signature
  * is still reported.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import type { RevisionSection } from '../pdf/revisions.js';
 import { resolveIn, type ObjectState } from './modification-check.js';
 

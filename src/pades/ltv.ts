@@ -9,7 +9,7 @@
 import './crypto-engine.js';
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, decodePDFRawStream, type PDFContext, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, decodePDFRawStream, type PDFContext, type PDFObject } from '../pdf/pdf-lib.js';
 import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../pdf/incremental.js';

@@ -9,7 +9,7 @@
  * them, and those are judged here. Each section is compared against the state before it (all earlier sections
  * merged), so the whole file is parsed once whatever the number of revisions.
  */
-import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFObject } from '../pdf/pdf-lib.js';
 import { changedKeys, samePdfValue } from './pdf-value-equality.js';
 import type { RevisionSection } from '../pdf/revisions.js';
 

@@ -3,7 +3,7 @@
  * product re-serialising an object it did not mean to change (a /TU text re-encoded as UTF-16BE instead of
  * PDFDocEncoding, `1.0` for `1`, keys in another order, a literal string written as hex) must not count as a change.
  */
-import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 
 function textOf(value: PDFString | PDFHexString): string {
   try {

@@ -6,10 +6,11 @@
  * the update is written, never searched for.
  */
 import { createHash } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from '../pdf/pdf-lib.js';
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
-import { normalizeRotation, pageGeometry, readerRectToUser } from '../pdf/page-geometry.js';
+import { pageGeometry } from '../pdf/page-boxes.js';
+import { normalizeRotation, readerRectToUser } from '../pdf/page-geometry.js';
 import { createSignatureAppearance, forgetAppearanceFonts, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
 import { addDocMdpReference, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';

@@ -3,7 +3,7 @@
  * qualified name, list the document's signature fields, and create a new one (visible at a placement or
  * invisible), marking every object it changes in the incremental update session.
  */
-import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from '../pdf/pdf-lib.js';
 import { appendPageAnnotation, type PdfUpdateSession } from '../pdf/incremental.js';
 
 /** A widget annotation of a field, with the page it sits on when known. */

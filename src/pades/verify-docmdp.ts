@@ -5,7 +5,7 @@
  * modification check already allows (form fields, signatures, /DSS, document time-stamps); P=1 only /DSS updates
  * and document time-stamps.
  */
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef } from '../pdf/pdf-lib.js';
 import { resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
 
 /** DocMDP permission level P: 1 no changes, 2 form fill and signing, 3 also annotations. */

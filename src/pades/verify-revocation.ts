@@ -10,7 +10,7 @@ import './crypto-engine.js';
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, decodePDFRawStream, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, decodePDFRawStream, type PDFObject } from '../pdf/pdf-lib.js';
 import { resolveIn, type ObjectState } from './modification-check.js';
 import type { CertificateParser } from './verify-chain.js';
 import { digestNameOf, verifySignatureValue } from './verify-cms.js';

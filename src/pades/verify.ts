@@ -6,7 +6,7 @@
  * It never throws for a bad document: an unreadable file is a report with `valid: false` and a problem.
  */
 import './crypto-engine.js';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
 import { findRevisions, readRevisionSections, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
 import { findOrphanSignatures, findSignatures, type FoundSignature } from './find-signatures.js';

@@ -3,9 +3,10 @@
  * fields), as plain cloneable data: a caller that opens the PDF elsewhere (the service, in a worker thread) computes
  * it there and hands it over, so that the resolver never parses the PDF itself.
  */
-import type { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from './pdf-lib.js';
 import { readFormFields, type ExistingField } from './form-fields.js';
-import { pageGeometry, type PageGeometry } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { type PageGeometry } from './page-geometry.js';
 
 /** The facts of one document. */
 export interface DocumentFacts {

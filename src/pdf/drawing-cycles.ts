@@ -7,7 +7,7 @@
  * Content streams are inflated with a size budget; only FlateDecode and unfiltered streams are read.
  */
 import { inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream } from './pdf-lib.js';
 
 /** Largest inflated content stream read, and most streams visited, per page. */
 const MAX_STREAM_BYTES = 16 * 1024 * 1024;

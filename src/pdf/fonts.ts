@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type fontkitModule from '@pdf-lib/fontkit';
-import type { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from './pdf-lib.js';
 
 /** Which bundled face to load. */
 export type BundledFontFace = 'regular' | 'bold';

@@ -5,8 +5,9 @@
  * password and file-select fields and signed signature fields are left out: nobody fills them. Pure: reads a parsed
  * document, changes nothing.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from 'pdf-lib';
-import { pageGeometry, userRectToReader, type ReaderRect } from './page-geometry.js';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from './pdf-lib.js';
+import { pageGeometry } from './page-boxes.js';
+import { userRectToReader, type ReaderRect } from './page-geometry.js';
 
 /** A widget of an existing field, in reader coordinates. */
 export interface ExistingWidget extends ReaderRect {

@@ -18,7 +18,7 @@ import {
   PDFTrailer,
   PDFTrailerDict,
   type PDFObject,
-} from 'pdf-lib';
+} from './pdf-lib.js';
 import { loadPdf } from './load-pdf.js';
 import { readPdfTail, type PdfTail } from './pdf-tail.js';
 

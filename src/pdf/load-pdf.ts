@@ -1,21 +1,12 @@
 /**
  * Opening untrusted PDF bytes with pdf-lib, with every failure turned into a PdfParseError that says what is wrong.
  */
-import { ParseSpeeds, PDFDocument } from 'pdf-lib';
+import { ParseSpeeds, PDFDocument } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
+import { hasPdfHeader } from './pdf-header.js';
 import { withPdfLibQuiet } from './silence-pdf-lib.js';
 
-const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
-
-/** True when `%PDF-` appears within the first 1024 bytes, as ISO 32000 readers accept. */
-export function hasPdfHeader(bytes: Uint8Array): boolean {
-  const limit = Math.min(bytes.length - HEADER.length, 1024);
-  outer: for (let i = 0; i <= limit; i++) {
-    for (let j = 0; j < HEADER.length; j++) if (bytes[i + j] !== HEADER[j]) continue outer;
-    return true;
-  }
-  return false;
-}
+export { hasPdfHeader };
 
 /**
  * Parses `bytes` with pdf-lib without touching them (no metadata update), refusing what paraph cannot work on:

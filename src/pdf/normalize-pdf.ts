@@ -5,7 +5,7 @@
  * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
  * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
-import { PDFName, PDFNumber, type PDFDocument } from 'pdf-lib';
+import { PDFName, PDFNumber, type PDFDocument } from './pdf-lib.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';

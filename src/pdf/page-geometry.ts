@@ -2,8 +2,8 @@
  * Page geometry and the one mapping between PDF user space and the reader coordinates of decisions.md §4: points,
  * measured inside the page's visible area (CropBox ∩ MediaBox, ISO 32000-2 §14.11.2), with the page's /Rotate
  * (§7.7.3.3, clockwise, inherited through the page tree) applied, origin at the top-left, y growing downwards.
+ * Free of pdf-lib, so that the text engines' worker threads need not load it (page-boxes.ts reads a pdf-lib page).
  */
-import { PDFArray, PDFNumber, type PDFPage } from 'pdf-lib';
 import { PdfParseError } from '../errors.js';
 
 /** A page's /Rotate normalized to one of the four values readers honour. */
@@ -48,19 +48,6 @@ export function normalizeRotation(rotation: number): PageRotation {
   return (((rotation % 360) + 360) % 360) as PageRotation;
 }
 
-function rectFromArray(array: PDFArray | undefined): UserRect | undefined {
-  if (!array || array.size() !== 4) return undefined;
-  const n: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    const value = array.lookup(i);
-    if (!(value instanceof PDFNumber)) return undefined;
-    n.push(value.asNumber());
-  }
-  const [x1, y1, x2, y2] = n as [number, number, number, number];
-  // Rectangles may name any two opposite corners (ISO 32000-2 §7.9.5).
-  return { x: Math.min(x1, x2), y: Math.min(y1, y2), width: Math.abs(x2 - x1), height: Math.abs(y2 - y1) };
-}
-
 function intersect(a: UserRect, b: UserRect): UserRect | undefined {
   const x = Math.max(a.x, b.x);
   const y = Math.max(a.y, b.y);
@@ -95,30 +82,6 @@ export function pageGeometryFromBoxes(cropBox: UserRect, rotation: number, pageN
     rotation: r,
     cropBox: { ...cropBox },
   };
-}
-
-/** Geometry of a pdf-lib page (boxes and /Rotate inherited through the page tree). `pageNumber` is 1-based. */
-export function pageGeometry(page: PDFPage, pageNumber: number): PageGeometry {
-  const node = page.node;
-  let media: UserRect | undefined;
-  let crop: UserRect | undefined;
-  try {
-    media = rectFromArray(node.MediaBox());
-  } catch {
-    media = undefined; // a missing or broken MediaBox falls back to Letter, as viewers do
-  }
-  try {
-    crop = rectFromArray(node.CropBox());
-  } catch {
-    crop = undefined;
-  }
-  let rotate = 0;
-  try {
-    rotate = node.Rotate()?.asNumber() ?? 0;
-  } catch {
-    rotate = 0;
-  }
-  return pageGeometryFromBoxes(visibleBox(media, crop), rotate, pageNumber);
 }
 
 /** Maps a point in PDF user space to reader coordinates (left, top) of the page. */

@@ -9,7 +9,7 @@
  * and `/Resources` (pdf.js `getInheritableProperty` follows `/Parent`) resolve exactly as before, and page order is
  * unchanged. The result is only ever handed to pdf.js for reading; it is never a document paraph outputs.
  */
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef } from './pdf-lib.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from './incremental.js';
 
 /** Flat `/Kids` arrays longer than this are balanced; shorter ones cost pdf.js little. */

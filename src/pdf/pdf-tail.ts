@@ -3,7 +3,7 @@
  * table with its trailer, or a cross-reference stream), as an incremental update needs them (ISO 32000-2 §7.5.4,
  * §7.5.5, §7.5.6, §7.5.8). pdf-lib parses a file front to back and forgets these, so they are read here.
  */
-import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFRawStream } from 'pdf-lib';
+import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFRawStream } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
 
 /** What the last cross-reference section of a PDF looks like. */

@@ -28,6 +28,8 @@ export interface Pdfium {
   FPDF_ClosePage(page: number): void;
   /** The page's CropBox clipped to its MediaBox, as an FS_RECTF (left, top, right, bottom floats). */
   FPDF_GetPageBoundingBox(page: number, rect: number): boolean;
+  /** The page's own /MediaBox as four floats (left, bottom, right, top); false when the page dictionary has none. */
+  FPDFPage_GetMediaBox(page: number, left: number, bottom: number, right: number, top: number): boolean;
   /** /Rotate in quarter turns clockwise (0–3). */
   FPDFPage_GetRotation(page: number): number;
   FPDFText_LoadPage(page: number): number;

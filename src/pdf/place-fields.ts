@@ -28,7 +28,7 @@ import {
   type PDFDocument,
   type PDFFont,
   type PDFObject,
-} from 'pdf-lib';
+} from './pdf-lib.js';
 import type { FieldType } from './file-metadata.js';
 import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
@@ -42,7 +42,8 @@ import {
 import { cachingFontkit, loadBundledFont } from './fonts.js';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from './incremental.js';
 import type { FieldPlacement } from './resolve-locations.js';
-import { assertSamePageGeometry, pageGeometry, readerRectToUser, type PageGeometry, type ReaderRect } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { assertSamePageGeometry, readerRectToUser, type PageGeometry, type ReaderRect } from './page-geometry.js';
 
 /** Options of {@link placeFields}. */
 export interface PlaceFieldsOptions {

@@ -13,7 +13,8 @@ import type { DocumentFacts } from './document-facts.js';
 import { readFormFields, type ExistingField } from './form-fields.js';
 import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
-import { pageGeometry, type PageGeometry } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { type PageGeometry } from './page-geometry.js';
 import { searchText, type IndexTextOptions, type TextQuery } from './text-index.js';
 import { resolveIndexLimits } from './text-index-limits.js';
 

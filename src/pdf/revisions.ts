@@ -7,7 +7,7 @@
  * (`xref` table or an `N G obj` xref stream) before it. That check skips `%%EOF` markers inside streams, e.g. an
  * embedded PDF attachment, whose `startxref` offsets are relative to the embedded file.
  */
-import { PDFName, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
+import { PDFName, PDFRef, PDFStream, type PDFObject } from './pdf-lib.js';
 import { ObjectStreamCache, XrefView, type XrefSection } from './xref.js';
 
 /** One revision of a PDF: the bytes `[0, end)` form the document as it was when this revision was written. */

@@ -4,10 +4,11 @@
  * (CropBox), upright on a page with /Rotate (the appearance's /Matrix undoes the rotation, as for widgets). Adds to
  * an open update session; the caller writes the update.
  */
-import { PDFHexString, type PDFFont } from 'pdf-lib';
+import { PDFHexString, type PDFFont } from './pdf-lib.js';
 import { num, rotationMatrix } from './field-appearance.js';
 import { appendPageAnnotation, type PdfUpdateSession } from './incremental.js';
-import { pageGeometry, readerRectToUser, type ReaderRect, type PageGeometry } from './page-geometry.js';
+import { pageGeometry } from './page-boxes.js';
+import { readerRectToUser, type ReaderRect, type PageGeometry } from './page-geometry.js';
 
 /** Initials to stamp. */
 export interface InitialsStamp {

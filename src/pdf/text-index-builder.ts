@@ -44,6 +44,10 @@ export function isWhitespace(text: string): boolean {
 
 /** Glyph text normalized the way search expects: ligatures expanded (ﬁ → fi), control characters dropped. */
 export function glyphText(unicode: string): string {
+  if (unicode.length === 1) {
+    const c = unicode.charCodeAt(0);
+    if (c >= 0x20 && c < 0x7f) return unicode; // printable ASCII, most glyphs: nothing to normalize
+  }
   let text = glyphTexts.get(unicode);
   if (text === undefined) {
     text = LIGATURES.test(unicode) ? unicode.normalize('NFKC') : unicode;

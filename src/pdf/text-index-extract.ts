@@ -9,7 +9,7 @@
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PdfParseError } from '../errors.js';
-import { hasPdfHeader } from './load-pdf.js';
+import { hasPdfHeader } from './pdf-header.js';
 import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
 

@@ -27,6 +27,8 @@ export interface PdfiumCollector {
   text(text: ExtractedText): void;
   /** The matches a worker found on its pages. */
   foundInWorker(found: readonly PageFound[]): void;
+  /** A page PDFium cannot read as pdf.js does (forms nested too deep, no visible area): the caller reads it with pdf.js. */
+  needsPdfjs(pageNumber: number): void;
 }
 
 let here: Promise<Pdfium> | undefined;
@@ -52,9 +54,10 @@ export async function extractPdfiumInThread(
         sink.pageCount = pageCount;
         return true;
       },
-      page: (geo, text) => {
+      page: (geo, text, needsPdfjs) => {
         sink.geometry(geo);
-        if (text) sink.text(text);
+        if (needsPdfjs) sink.needsPdfjs(geo.pageNumber);
+        else if (text) sink.text(text);
       },
     },
     signal,
@@ -65,7 +68,7 @@ export async function extractPdfiumInThread(
 type WorkerMessage = { job?: number } & (
   | { type: 'ready' }
   | { type: 'opened'; numPages: number }
-  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[] }
+  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[]; needsPdfjs?: true }
   | { type: 'done' }
   | { type: 'error'; failure: { code: string; message: string; internal: boolean } }
 );
@@ -129,6 +132,8 @@ export function extractPdfiumInWorker(
   signal: AbortSignal | undefined,
   threads = 1,
 ): Promise<void> {
+  // Aborted while the engine's module was being loaded: no thread is taken.
+  if (signal?.aborted) return Promise.reject(signal.reason);
   const textPages = wanted ? [...wanted].sort((a, b) => a - b) : null;
   const job = ++lastJob;
   const count = pdf.length >= SHARED_FROM_BYTES && (!textPages || textPages.length > 1) ? Math.max(1, Math.min(2, threads)) : 1;
@@ -180,6 +185,7 @@ export function extractPdfiumInWorker(
           }
           case 'page':
             sink.geometry(message.geo);
+            if (message.needsPdfjs) sink.needsPdfjs(message.geo.pageNumber);
             if (message.found) sink.foundInWorker(message.found);
             if (message.text && sink.keepTexts) sink.texts.set(message.text.pageNumber, message.text);
             watchdog.working(pooled, message.geo.pageNumber + count);

@@ -1,7 +1,8 @@
 /**
  * Worker thread of the PDFium text engine (text-index-pdfium-host.ts): loads PDFium once, then for each
  * `extract {bytes, job, textPages, queries, keepText, maxPages, share}` replies `opened {numPages}`, one `page` message
- * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it) and `done` | `error`. Every reply
+ * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it, or `needsPdfjs`
+ * when PDFium cannot read it as pdf.js does) and `done` | `error`. Every reply
  * carries the job's number. The host ends the thread when a budget is exceeded: PDFium cannot be interrupted.
  */
 import { parentPort } from 'node:worker_threads';
@@ -33,7 +34,11 @@ port.on('message', (message: ExtractMessage) => {
         port.postMessage({ type: 'opened', job, numPages });
         return numPages <= message.maxPages;
       },
-      page: (geo, text) => {
+      page: (geo, text, needsPdfjs) => {
+        if (needsPdfjs) {
+          port.postMessage({ type: 'page', job, geo, needsPdfjs });
+          return;
+        }
         const found: PageFound[] | undefined =
           text && queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, queries) : undefined;
         const kept: ExtractedText | undefined = keepText ? text : undefined;

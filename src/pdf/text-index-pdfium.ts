@@ -7,8 +7,8 @@
  * thread (text-index-pdfium-worker.ts) to bound its time and memory.
  */
 import { PdfParseError } from '../errors.js';
-import { hasPdfHeader } from './load-pdf.js';
-import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
+import { hasPdfHeader } from './pdf-header.js';
+import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from './page-geometry.js';
 import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from './pdfium.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
 
@@ -71,7 +71,7 @@ export function extractPdfiumPage(
   opened: PdfiumDocument,
   pageNumber: number,
   withText: boolean,
-): { geo: PageGeometry; text?: ExtractedText } {
+): { geo: PageGeometry; text?: ExtractedText; needsPdfjs?: true } {
   const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
   if (!page) {
     throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
@@ -79,13 +79,16 @@ export function extractPdfiumPage(
   const scratch = pdfium.pdfium.wasmExports.malloc(SCRATCH_BYTES);
   try {
     const geo = pageGeometry(pdfium, page, scratch, pageNumber);
+    if (geo === undefined) return { geo: pageGeometryFromBoxes(visibleBox(undefined, undefined), 0, pageNumber), needsPdfjs: true };
     if (!withText) return { geo };
     const textPage = pdfium.FPDFText_LoadPage(page);
     if (!textPage) {
       throw new PdfParseError('PDF_UNREADABLE', `The text of page ${pageNumber} cannot be read: the page may be damaged.`);
     }
     try {
-      return { geo, text: pageText(pdfium, textPage, scratch, geo, contentOrder(pdfium, page)) };
+      const order = contentOrder(pdfium, page);
+      if (order === TOO_DEEP) return { geo, needsPdfjs: true };
+      return { geo, text: pageText(pdfium, textPage, scratch, geo, order) };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
     }
@@ -107,17 +110,29 @@ function shortest(value: number): number {
   return value;
 }
 
-function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry {
-  let box = { x: 0, y: 0, width: 612, height: 792 };
+/**
+ * The page's geometry; undefined when PDFium cannot tell its visible area as pdf.js and pdf-lib (visibleBox) do: it
+ * intersects a CropBox that lies outside the MediaBox to nothing, where they use the MediaBox, which this reads only
+ * from the page itself (not inherited from the page tree).
+ */
+function pageGeometry(pdfium: Pdfium, page: number, scratch: number, pageNumber: number): PageGeometry | undefined {
+  let box: UserRect | undefined;
   if (pdfium.FPDF_GetPageBoundingBox(page, scratch)) {
     const m = memory(pdfium);
-    const left = shortest(m.getFloat32(scratch, true));
-    const top = shortest(m.getFloat32(scratch + 4, true));
-    const right = shortest(m.getFloat32(scratch + 8, true));
-    const bottom = shortest(m.getFloat32(scratch + 12, true));
-    box = { x: Math.min(left, right), y: Math.min(top, bottom), width: Math.abs(right - left), height: Math.abs(top - bottom) };
+    box = rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 4, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 12, true));
   }
-  return pageGeometryFromBoxes(box, pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+  if (box && !(box.width > 0 && box.height > 0)) {
+    if (!pdfium.FPDFPage_GetMediaBox(page, scratch, scratch + 4, scratch + 8, scratch + 12)) return undefined;
+    const m = memory(pdfium);
+    box = visibleBox(rect(m.getFloat32(scratch, true), m.getFloat32(scratch + 12, true), m.getFloat32(scratch + 8, true), m.getFloat32(scratch + 4, true)), undefined);
+  }
+  return pageGeometryFromBoxes(box ?? visibleBox(undefined, undefined), pdfium.FPDFPage_GetRotation(page) * 90, pageNumber);
+}
+
+/** The rectangle between two opposite corners (left, top, right, bottom as PDFium's FS_RECTF has them). */
+function rect(left: number, top: number, right: number, bottom: number): UserRect {
+  const [l, t, r, b] = [shortest(left), shortest(top), shortest(right), shortest(bottom)];
+  return { x: Math.min(l, r), y: Math.min(t, b), width: Math.abs(r - l), height: Math.abs(t - b) };
 }
 
 /** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
@@ -277,23 +292,33 @@ function inContentOrder(p: Item, q: Item): number {
 
 /**
  * The position in the page's content of each of its text objects, drawn directly or inside form XObjects (whose
- * objects PDFium keeps in the form object, in the form's content order), as text object handle → position.
+ * objects PDFium keeps in the form object, in the form's content order), as text object handle → position; or
+ * TOO_DEEP when forms nest deeper than PDFium reads: its parser leaves a form at nesting level 41 empty, silently
+ * (kMaxFormLevel), so the page's text may be incomplete.
  */
-function contentOrder(pdfium: Pdfium, page: number): Map<number, number> {
+function contentOrder(pdfium: Pdfium, page: number): Map<number, number> | typeof TOO_DEEP {
   const raw = pdfium.pdfium.wasmExports;
   const order = new Map<number, number>();
-  const walk = (form: number): void => {
+  let tooDeep = false;
+  const walk = (form: number, depth: number): void => {
     const count = form ? raw.FPDFFormObj_CountObjects(form) : raw.FPDFPage_CountObjects(page);
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count && !tooDeep; i++) {
       const object = form ? raw.FPDFFormObj_GetObject(form, i) : raw.FPDFPage_GetObject(page, i);
       const type = raw.FPDFPageObj_GetType(object);
       if (type === FPDF_PAGEOBJ_TEXT) order.set(object, order.size);
-      else if (type === FPDF_PAGEOBJ_FORM) walk(object);
+      else if (type === FPDF_PAGEOBJ_FORM) {
+        if (depth + 1 > PDFIUM_MAX_FORM_LEVEL) tooDeep = true;
+        else walk(object, depth + 1);
+      }
     }
   };
-  walk(0);
-  return order;
+  walk(0, 0);
+  return tooDeep ? TOO_DEEP : order;
 }
+
+/** The deepest nesting of form XObjects whose content PDFium reads (kMaxFormLevel in cpdf_streamcontentparser.cpp). */
+const PDFIUM_MAX_FORM_LEVEL = 40;
+const TOO_DEEP = Symbol('too deep');
 
 const FPDF_PAGEOBJ_TEXT = 1;
 const FPDF_PAGEOBJ_FORM = 5;
@@ -354,8 +379,11 @@ function tightAdvance(f64: Float64Array, ux: number, uy: number, x: number, y: n
 export interface PdfiumSink {
   /** The document is open and has this many pages; return false to stop (too many pages). */
   opened(pageCount: number): boolean;
-  /** A page's geometry, with its text when it was wanted. */
-  page(geo: PageGeometry, text: ExtractedText | undefined): void;
+  /**
+   * A page's geometry, with its text when it was wanted; `needsPdfjs` instead when PDFium cannot read the page as pdf.js
+   * does (forms nested deeper than it reads; a visible area it cannot tell): the page is to be read by the other engine.
+   */
+  page(geo: PageGeometry, text: ExtractedText | undefined, needsPdfjs?: true): void;
 }
 
 /**
@@ -376,8 +404,8 @@ export function extractPdfiumDocument(
     if (!sink.opened(opened.pageCount)) return;
     for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
       if (signal?.aborted) return;
-      const { geo, text } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
-      sink.page(geo, text);
+      const { geo, text, needsPdfjs } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text, needsPdfjs);
     }
   } finally {
     closePdfiumDocument(pdfium, opened);

@@ -8,8 +8,9 @@
  * below the baseline to 0.8 em above it (em = the font size as drawn), whatever the font's own ascent and descent,
  * so the box height of text at size s is s. Text drawn at an angle gets the axis-aligned box of its rotated box.
  *
- * Extraction runs in worker threads (text-index-worker.ts) over ranges of pages; threads are kept in a small pool
- * between documents (unref'd, ended after 10 idle seconds) because loading pdf.js costs a few hundred ms each.
+ * Two engines extract (issue 14): PDFium in WebAssembly by default (text-index-pdfium-host.ts), or pdf.js in worker
+ * threads (text-index-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents
+ * (unref'd, ended after 10 idle seconds) because loading an engine costs 0.1–0.5 s.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -17,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
-import { hasPdfHeader } from './load-pdf.js';
+import { hasPdfHeader } from './pdf-header.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { mergeFound, normalizeSearchText, PageBoxes, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
@@ -63,8 +64,9 @@ export interface IndexTextOptions {
    */
   limits?: Partial<IndexLimits>;
   /**
-   * The text engine: `pdfjs` (default, see `setDefaultTextEngine`) or `pdfium` (issue 14: PDFium in WebAssembly, one or two worker threads, same boxes and
-   * text). Both give the same per-page structure.
+   * The text engine: `pdfium` (default, see `setDefaultTextEngine`; issue 14: PDFium in WebAssembly, one or two worker
+   * threads; a page whose forms nest deeper than PDFium reads is read with pdf.js) or `pdfjs`. Both give the same
+   * per-page structure, boxes within 1 pt.
    */
   engine?: TextEngine;
 }
@@ -73,9 +75,9 @@ export interface IndexTextOptions {
 export const TEXT_ENGINES = ['pdfjs', 'pdfium'] as const;
 export type TextEngine = (typeof TEXT_ENGINES)[number];
 
-let defaultEngine: TextEngine = 'pdfjs';
+let defaultEngine: TextEngine = 'pdfium';
 
-/** The engine of every extraction that names none (the service's `PARAPH_TEXT_ENGINE`; initially pdf.js). */
+/** The engine of every extraction that names none (the service's `PARAPH_TEXT_ENGINE`; initially PDFium). */
 export function setDefaultTextEngine(engine: TextEngine): void {
   if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`setDefaultTextEngine: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
   defaultEngine = engine;
@@ -231,7 +233,8 @@ function searchPages(index: TextIndex, pageNumber: number | undefined): IndexedP
 
 /**
  * Extracts the geometry of every page and the text of every page (or of `options.pages`) of a PDF, with exact
- * per-character boxes. Runs pdf.js in worker threads over page ranges unless `workers: 0`. Does not modify `pdf`.
+ * per-character boxes. Runs the engine (PDFium unless `options.engine` or `setDefaultTextEngine` says pdf.js) in worker
+ * threads unless `workers: 0`. Does not modify `pdf`.
  *
  * @throws PdfParseError `PDF_EMPTY`, `PDF_NOT_A_PDF`, `PDF_UNREADABLE`, `PDF_ENCRYPTED` or `PDF_NO_PAGES`;
  *   `PDF_TOO_COMPLEX` (naming the page) past a limit of `options.limits`.
@@ -293,6 +296,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
     const host = await import('./text-index-pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
     else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers);
+    if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
     return collected;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
@@ -300,10 +304,38 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   return collected;
 }
 
+/**
+ * Reads with pdf.js the pages PDFium could not read as pdf.js does (forms nested deeper than it follows, a visible area
+ * it cannot tell), replacing their geometry, and their text and matches where wanted, in `collected`.
+ */
+async function rereadWithPdfjs(
+  pdf: Uint8Array,
+  wanted: ReadonlySet<number> | undefined,
+  collected: Collector,
+  maxWorkers: number,
+  limits: IndexLimits,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const pages = collected.pdfjsPages;
+  const textPages = new Set([...pages].filter((n) => !wanted || wanted.has(n)));
+  const again = new Collector(collected.queries, collected.keepTexts);
+  if (maxWorkers === 0) await extractInThread(pdf, textPages, limits, again, signal);
+  else await extractInWorkers(pdf, textPages, maxWorkers, limits, again, signal);
+  for (const n of pages) {
+    const geo = again.geometries[n - 1];
+    if (geo) collected.geometry(geo);
+    const text = again.texts.get(n);
+    if (text) collected.texts.set(n, text);
+  }
+  collected.found.push(...again.found.filter((f) => textPages.has(f.pageNumber)));
+}
+
 class Collector implements ExtractSink {
   readonly geometries: PageGeometry[] = [];
   readonly texts = new Map<number, ExtractedText>();
   readonly found: PageFound[] = [];
+  /** Pages the PDFium engine could not read as pdf.js does, to be read with pdf.js. */
+  readonly pdfjsPages = new Set<number>();
   pageCount = 0;
 
   /** `queries` are searched on each page as it comes in (in-thread extraction; workers search their own pages). */
@@ -324,6 +356,10 @@ class Collector implements ExtractSink {
   /** The pages' results of a worker's search. */
   foundInWorker(found: readonly PageFound[]): void {
     this.found.push(...found);
+  }
+
+  needsPdfjs(pageNumber: number): void {
+    this.pdfjsPages.add(pageNumber);
   }
 
   allGeometries(): PageGeometry[] {

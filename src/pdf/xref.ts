@@ -15,7 +15,7 @@ import {
   PDFRawStream,
   decodePDFRawStream,
   type PDFObject,
-} from 'pdf-lib';
+} from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
 
 /** Where a cross-reference entry says an object lives. */

@@ -8,7 +8,7 @@
  * there is no kerning and no ligatures; that keeps measured and drawn widths identical and extracted text literal.
  */
 import { deflateSync } from 'node:zlib';
-import { PDFName, type PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFName, type PDFDocument, type PDFFont, type PDFPage } from '../pdf/pdf-lib.js';
 
 /** A4 portrait, in points. */
 export const A4: readonly [number, number] = [595.28, 841.89];

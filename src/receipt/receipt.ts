@@ -7,7 +7,7 @@
  * Pure apart from the sealer: no clock (the caller hands in `generatedAt`), no disk but the bundled fonts.
  */
 import { deflateSync } from 'node:zlib';
-import { PDFDocument, PDFHexString, PDFName, PDFString, typedArrayFor } from 'pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, PDFString, typedArrayFor } from '../pdf/pdf-lib.js';
 import { verifyAuditLog, type AuditEntry } from './audit-log.js';
 import { A4, ReceiptLayout } from './receipt-layout.js';
 import { receiptTextFor, type ReceiptText } from './receipt-text.js';

@@ -5,7 +5,7 @@
  * log records (by SHA-256). The verdict is data.
  */
 import { createHash } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFString, decodePDFRawStream, type PDFDocument } from '../pdf/pdf-lib.js';
 import { verifyAuditLog, type AuditEntry, type AuditLogVerdict } from './audit-log.js';
 import { AUDIT_LOG_ATTACHMENT, AUDIT_LOG_FORMATS, type AuditLogAttachment } from './receipt.js';
 import { loadPdf } from '../pdf/load-pdf.js';

@@ -10,7 +10,7 @@
  * above the baseline, axis-aligned in reader coordinates).
  */
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, PDFName, type PDFFont, type PDFRef, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, type PDFFont, type PDFRef, StandardFonts } from '../pdf/pdf-lib.js';
 import { loadBundledFont } from '../pdf/fonts.js';
 import {
   type PageGeometry,

@@ -97,9 +97,9 @@ describe('paraph place', () => {
     expect(stdout).toBe(`placed 6 fields (6 widgets) in ${out}\n`);
   });
 
-  it('places the same widgets with --engine pdfium, within 1 pt; refuses an unknown engine', async () => {
-    const pdfjs = await place([contract, metadata, '-o', join(dir, 'pdfjs.pdf'), '--json']);
-    const pdfium = await place([contract, metadata, '-o', join(dir, 'pdfium.pdf'), '--json', '--engine', 'pdfium']);
+  it('places the same widgets with --engine pdfjs as with the default PDFium, within 1 pt; refuses an unknown engine', async () => {
+    const pdfjs = await place([contract, metadata, '-o', join(dir, 'pdfjs.pdf'), '--json', '--engine', 'pdfjs']);
+    const pdfium = await place([contract, metadata, '-o', join(dir, 'pdfium.pdf'), '--json']);
     expect(pdfium.stderr).toBe('');
     expect(pdfium.code).toBe(0);
     const a = JSON.parse(pdfjs.stdout) as PlaceJsonEntry[];

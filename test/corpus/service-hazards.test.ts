@@ -59,12 +59,11 @@ describe('hazardous uploads to a running service', () => {
     expect(await sealContract()).toBe(30); // warm: pdf.js threads, keys, store
     const baseline = rssMb();
 
-    // The cycle alone with ordinary transactions (it spends its whole time budget on a CPU shared with the others),
-    // then the other hazards with more ordinary transactions.
+    // The cycle alone with ordinary transactions, then the other hazards with more ordinary transactions. PDFium, the
+    // default engine, breaks the cycle itself and reads the page (as poppler does); pdf.js refuses it (corpus.test.ts).
     const [cycle, first] = await Promise.all([uploadHazard('form-pattern-cycle.pdf'), Promise.all([sealContract(), sealContract(), sealContract()])]);
     expect(first).toEqual([30, 30, 30]);
-    expect(cycle.status).toBe(400);
-    expect(cycle.message).toMatch(/Page 1 of the PDF is too complex to read its text/);
+    expect(cycle).toMatchObject({ status: 201 });
 
     const hazards = Promise.all([
       uploadHazard('type3-huge-image.pdf'),

@@ -5,7 +5,6 @@ import {
   type PageGeometry,
   type UserRect,
   normalizeRotation,
-  pageGeometry,
   pageGeometryFromBoxes,
   readerPointToUser,
   readerRectToUser,
@@ -13,6 +12,7 @@ import {
   userRectToReader,
   visibleBox,
 } from '../../src/pdf/page-geometry.js';
+import { pageGeometry } from '../../src/pdf/page-boxes.js';
 
 const A4: UserRect = { x: 0, y: 0, width: 595, height: 842 };
 

@@ -16,8 +16,11 @@ const root = join(import.meta.dirname, '../..');
 const MODULES = [
   'src/errors.ts',
   'src/pdf/load-pdf.ts',
+  'src/pdf/pdf-lib.ts',
   'src/pdf/silence-pdf-lib.ts',
   'src/pdf/page-geometry.ts',
+  'src/pdf/page-boxes.ts',
+  'src/pdf/pdf-header.ts',
   'src/pdf/text-index.ts',
   'src/pdf/text-index-extract.ts',
   'src/pdf/text-index-builder.ts',

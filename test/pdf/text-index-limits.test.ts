@@ -49,7 +49,7 @@ describe('cycle detection while extracting', () => {
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
     let refusal: unknown;
     try {
-      refusal = await indexText(readFileSync(join(CORPUS, 'form-pattern-cycle.pdf')), { limits: { pageMs: 300_000, baseMs: 300_000, maxHeapMb: 1024 } }).catch((e: unknown) => e);
+      refusal = await indexText(readFileSync(join(CORPUS, 'form-pattern-cycle.pdf')), { engine: 'pdfjs', limits: { pageMs: 300_000, baseMs: 300_000, maxHeapMb: 1024 } }).catch((e: unknown) => e);
     } finally {
       clearInterval(sampler);
     }

@@ -7,7 +7,7 @@
  * bytes out.
  */
 import fontkit from '@pdf-lib/fontkit';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFContext, type PDFFont, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFContext, type PDFFont, type PDFObject } from '../../pdf/pdf-lib.js';
 import { loadBundledFont } from '../../pdf/fonts.js';
 import { textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
 import { nameText } from '../../pdf/form-fields.js';
