@@ -97,4 +97,12 @@ describe('the layers of src/', () => {
     expect(isAllowed({ from: 'domain/a.ts', to: 'pdf/b.ts', fromFloor: 'domain', toFloor: 'pdf' })).toBe(true);
     expect(isAllowed({ from: 'http/a.ts', to: 'errors.ts', fromFloor: 'http', toFloor: 'base' })).toBe(true);
   });
+
+  it("loads pdf-lib's values only through src/pdf/pdf-lib.ts (an ES import of its CommonJS build costs every start ~100 ms)", () => {
+    const direct = sourceFiles(SRC)
+      .filter((file) => relative(SRC, file) !== join('pdf', 'pdf-lib.ts'))
+      .filter((file) => /^\s*(import|export)\s+(?!type\b)[^;]*?from\s+['"]pdf-lib['"]|import\(\s*['"]pdf-lib['"]\s*\)/m.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(direct).toEqual([]);
+  });
 });
