@@ -253,7 +253,7 @@ export class PostgresStore implements Store {
       change.purgeAudit === true ? undefined : change.expectedVersion === 0 ? null : this.lastAudit.recall(txId, change.expectedVersion);
     if (lastAudit !== undefined) {
       const row: TransactionRow = { id: txId, accountId: stored.AccountId, version, status: stored.Status, data, dates, storageBytes };
-      await this.commitInOneStatement(row, change, blobs, lastAudit === null ? undefined : (JSON.parse(lastAudit) as AuditEntry));
+      await this.commitInOneStatement(row, change, blobs, lastAudit);
       return stored;
     }
     await inTransaction(this.pool, async (client) => {
@@ -325,9 +325,9 @@ export class PostgresStore implements Store {
    * entry is still the last. Blob references are checked by their foreign key (which also makes a concurrent discard
    * of the blob wait for this statement, as `FOR KEY SHARE` does in the transactional path).
    */
-  private async commitInOneStatement(row: TransactionRow, change: TransactionChange, blobs: string[], last: AuditEntry | undefined): Promise<void> {
+  private async commitInOneStatement(row: TransactionRow, change: TransactionChange, blobs: string[], lastEntry: string | null): Promise<void> {
     const { transaction, expectedVersion } = change;
-    const entries = chainStoredAudit(last, change.audit ?? []);
+    const entries = chainStoredAudit(lastEntry === null ? undefined : (JSON.parse(lastEntry) as AuditEntry), change.audit ?? []);
     const tokens = transaction.cleanedAt === undefined ? transaction.Signers.filter((s) => s.SignToken !== undefined) : undefined;
     const outbox = change.outbox ?? [];
     const defaultDue = Date.parse(transaction.ModifiedDateTime);
@@ -380,7 +380,8 @@ export class PostgresStore implements Store {
       }
       throw error;
     }
-    this.lastAudit.remember(row.id, row.version, entries.length > 0 ? canonicalJson(entries[entries.length - 1]) : last === undefined ? null : canonicalJson(last));
+    const newest = entries.at(-1);
+    this.lastAudit.remember(row.id, row.version, newest === undefined ? lastEntry : canonicalJson(newest));
   }
 
   // Chains onto the last stored entry with the one chain rule; the transaction row's lock keeps the chain linear.
