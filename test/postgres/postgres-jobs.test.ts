@@ -185,16 +185,22 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     }
   }, 120_000);
 
+  /** A seal-only transaction committed by a server whose workers are stopped: its postback job waits, unlocked. */
+  async function sealOnlyUndelivered(url: string, path: string, pdf: Uint8Array): Promise<string> {
+    let id = '';
+    await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async (servers) => {
+      await (servers[0] as RunningServer).service.stopWorkers();
+      id = await sealOnly(servers, path, pdf);
+    });
+    return id;
+  }
+
   it('the jobs a dead process left locked run elsewhere once its heartbeat is older than the lease', async () => {
     const url = await cluster.createDatabase();
     const pdf = await onePagePdf();
     const admin = new pg.Pool({ connectionString: url, max: 1 });
     try {
-      let id = '';
-      await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async (servers) => {
-        await (servers[0] as RunningServer).service.stopWorkers();
-        id = await sealOnly(servers, '/dead', pdf);
-      });
+      const id = await sealOnlyUndelivered(url, '/dead', pdf);
       // A process that took the jobs, beat once and died.
       await admin.query("UPDATE graphile_worker._private_jobs SET locked_by = 'pool-dead', locked_at = now()");
       await admin.query("INSERT INTO job_nodes (pool_id, heartbeat_at) VALUES ('pool-dead', (extract(epoch FROM now()) * 1000)::bigint)");
@@ -213,11 +219,7 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     const pdf = await onePagePdf();
     const admin = openPool(url, 1);
     try {
-      let id = '';
-      await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async (servers) => {
-        await (servers[0] as RunningServer).service.stopWorkers();
-        id = await sealOnly(servers, '/unbeaten', pdf);
-      });
+      const id = await sealOnlyUndelivered(url, '/unbeaten', pdf);
       // Locked by a pool that never wrote a heartbeat.
       await admin.query("UPDATE graphile_worker._private_jobs SET locked_by = 'pool-unbeaten', locked_at = now()");
       await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async () => {
