@@ -14,7 +14,7 @@ import { EventEmitter } from 'node:events';
 import type { JobHelpers, Runner, Task, WorkerEvents, WorkerUtils } from 'graphile-worker';
 import type pg from 'pg';
 import type { ServiceContext } from '../service/context.js';
-import { JobNodes, OutboxKeyRows } from '../store/postgres-job-tables.js';
+import { addOutboxJob, collectEmptyOutboxQueues, JobNodes, OutboxKeyRows } from '../store/postgres-job-tables.js';
 import { openPool } from '../store/postgres-store.js';
 import { deliverAndJudge, settleDeliveries, type DeliveryDeps } from './outbox-delivery.js';
 import { runTimerTick } from './timer-worker.js';
@@ -164,12 +164,8 @@ export class PostgresJobRunner {
 
   /** Runs the key's job again at `at` of the service clock (the wait, not the date, is what graphile-worker gets). */
   async #requeue(helpers: JobHelpers, key: string, at: Date): Promise<void> {
-    await helpers.addJob(OUTBOX_TASK, { key }, {
-      jobKey: `paraph:${key}`,
-      ...(key.startsWith('key:') ? { queueName: `paraph:${key}` } : {}),
-      runAt: new Date(Date.now() + Math.max(0, at.getTime() - this.ctx.clock().getTime())),
-      jobKeyMode: 'replace',
-    });
+    const runAt = new Date(Date.now() + Math.max(0, at.getTime() - this.ctx.clock().getTime()));
+    await helpers.withPgClient((client) => addOutboxJob(client, key, runAt, 'replace'));
   }
 
   async #runTimers(payload: unknown, helpers: JobHelpers): Promise<void> {
@@ -183,7 +179,7 @@ export class PostgresJobRunner {
     });
     await runTimerTick(this.ctx, this.options, tick);
     // Each postback URL leaves a named queue behind in graphile-worker; empty ones are removed now and then.
-    if (tick % QUEUE_GC_EVERY_TICKS === 0) await this.#utils?.cleanup({ tasks: ['GC_JOB_QUEUES'] });
+    if (tick % QUEUE_GC_EVERY_TICKS === 0) await collectEmptyOutboxQueues(this.#livePool());
   }
 
   #livePool(): pg.Pool {

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { JsonValue } from '../domain/transaction.js';
+import { OUTBOX_QUEUE_LOCK } from './postgres-migrations.js';
 import type { OutboxKind, OutboxMessage } from './store.js';
 
 /** The columns an outbox row is read with. */
@@ -73,6 +74,40 @@ export class OutboxKeyRows {
     );
     const row = rows[0];
     return row === undefined ? undefined : outboxMessage(row);
+  }
+}
+
+/**
+ * Adds (or moves) the job of outbox key `key` to run at `runAt`, as the outbox trigger does for a new row; `mode` is
+ * graphile-worker's job_key_mode. graphile-worker compares `runAt` with the database's clock.
+ */
+export async function addOutboxJob(db: Queryable, key: string, runAt: Date, mode: 'replace' | 'preserve_run_at'): Promise<void> {
+  await db.query('SELECT paraph_add_outbox_job($1, $2, $3)', [key, runAt, mode]);
+}
+
+/**
+ * Deletes the named queues of postback URLs that have no job left (each URL leaves one behind in graphile-worker) and
+ * returns how many. It holds the lock every job addition takes shared, so that no commit can add a job to a queue
+ * while it is deleted: graphile-worker's own GC_JOB_QUEUES has that race, and a job whose queue is gone never runs.
+ */
+export async function collectEmptyOutboxQueues(pool: pg.Pool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [OUTBOX_QUEUE_LOCK]);
+    // A new statement after the lock: its snapshot sees every job whose commit held the lock before.
+    const { rowCount } = await client.query(
+      `DELETE FROM graphile_worker._private_job_queues q
+       WHERE q.queue_name LIKE 'paraph:key:%' AND q.locked_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,
+    );
+    await client.query('COMMIT');
+    return rowCount ?? 0;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
 }
 

@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { openPool } from '../../src/store/postgres-store.js';
 import { applyPostgresMigrations, installJobSchema, POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.js';
+import { collectEmptyOutboxQueues } from '../../src/store/postgres-job-tables.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const AUTH = { authorization: 'APIKey jobs-user-token-0123456789', application: 'APPKey jobs-app-key-0123456789' };
@@ -295,6 +296,55 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     );
   }, 120_000);
 
+  it('collecting empty queues waits for a commit adding a job to one, and leaves that queue (its job can run)', async () => {
+    const url = await cluster.createDatabase();
+    const pool = await migratedWithTransaction(url, POSTGRES_MIGRATIONS);
+    const key = 'postback:https://a.example/';
+    try {
+      // The URL's earlier postback was delivered: its job is gone, its queue stays behind, empty.
+      await insertOutboxRow(pool, key);
+      await pool.query('DELETE FROM graphile_worker._private_jobs');
+      const writer = await pool.connect();
+      try {
+        await writer.query('BEGIN');
+        await insertOutboxRow(writer, key);
+        const collecting = collectEmptyOutboxQueues(pool);
+        const early = await Promise.race([collecting.then(() => 'collected'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
+        expect(early).toBe('waiting');
+        await writer.query('COMMIT');
+        expect(await collecting).toBe(0);
+      } finally {
+        writer.release();
+      }
+      expect(await queueOfJob(pool, `paraph:key:${key}`)).toBe(`paraph:key:${key}`);
+      await pool.query('DELETE FROM graphile_worker._private_jobs');
+      expect(await collectEmptyOutboxQueues(pool)).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  }, 60_000);
+
+  it('migrating to schema 6 gives a job whose queue was collected under it its queue back', async () => {
+    const url = await cluster.createDatabase();
+    const pool = await migratedWithTransaction(url, POSTGRES_MIGRATIONS.filter((m) => m.version <= 5));
+    const key = 'postback:https://b.example/';
+    try {
+      await insertOutboxRow(pool, key);
+      // What graphile-worker's GC_JOB_QUEUES left when it raced a commit: a job naming a deleted queue.
+      await pool.query('DELETE FROM graphile_worker._private_job_queues');
+      expect(await queueOfJob(pool, `paraph:key:${key}`)).toBeNull();
+      const client = await pool.connect();
+      try {
+        await applyPostgresMigrations(client);
+      } finally {
+        client.release();
+      }
+      expect(await queueOfJob(pool, `paraph:key:${key}`)).toBe(`paraph:key:${key}`);
+    } finally {
+      await pool.end();
+    }
+  }, 60_000);
+
   it('migrating from schema 3 gives the rows pending then their jobs', async () => {
     const url = await cluster.createDatabase();
     const pool = openPool(url, 1);
@@ -329,3 +379,28 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     }
   }, 60_000);
 });
+
+/** A database with the job engine's schema, `migrations` applied, and an account with one transaction ('t'). */
+async function migratedWithTransaction(url: string, migrations: typeof POSTGRES_MIGRATIONS): Promise<pg.Pool> {
+  const pool = openPool(url, 3);
+  await installJobSchema(pool);
+  const client = await pool.connect();
+  try {
+    await applyPostgresMigrations(client, migrations);
+    await client.query("INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES ('a', 'u', 'k', '{}')");
+    await client.query("INSERT INTO transactions (id, account_id, version, status, data) VALUES ('t', 'a', 1, 10, '{}')");
+  } finally {
+    client.release();
+  }
+  return pool;
+}
+
+async function insertOutboxRow(db: Pick<pg.Pool, 'query'>, orderKey: string): Promise<void> {
+  await db.query("INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at) VALUES ('t', 'postback', '{}', $1, 1, 1)", [orderKey]);
+}
+
+/** The queue graphile-worker's view names for the job `jobKey` (null: none, or one that no longer exists). */
+async function queueOfJob(db: Pick<pg.Pool, 'query'>, jobKey: string): Promise<string | null | undefined> {
+  const { rows } = await db.query<{ queue_name: string | null }>('SELECT queue_name FROM graphile_worker.jobs WHERE key = $1', [jobKey]);
+  return rows[0]?.queue_name;
+}
