@@ -89,12 +89,17 @@ export async function addOutboxJob(db: Queryable, key: string, runAt: Date, mode
  * Deletes the named queues of postback URLs that have no job left (each URL leaves one behind in graphile-worker) and
  * returns how many. It holds the lock every job addition takes shared, so that no commit can add a job to a queue
  * while it is deleted: graphile-worker's own GC_JOB_QUEUES has that race, and a job whose queue is gone never runs.
+ * While a commit holds the lock, nothing is collected this time (0): commits never wait behind the collector.
  */
 export async function collectEmptyOutboxQueues(pool: pg.Pool): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [OUTBOX_QUEUE_LOCK]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [OUTBOX_QUEUE_LOCK]);
+    if (rows[0]?.locked !== true) {
+      await client.query('COMMIT');
+      return 0;
+    }
     // A new statement after the lock: its snapshot sees every job whose commit held the lock before.
     const { rowCount } = await client.query(
       `DELETE FROM graphile_worker._private_job_queues q

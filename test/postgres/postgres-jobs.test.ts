@@ -296,7 +296,7 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     );
   }, 120_000);
 
-  it('collecting empty queues waits for a commit adding a job to one, and leaves that queue (its job can run)', async () => {
+  it('collecting empty queues leaves them while a commit may be adding a job to one (that job keeps its queue and can run)', async () => {
     const url = await cluster.createDatabase();
     const pool = await migratedWithTransaction(url, POSTGRES_MIGRATIONS);
     const key = 'postback:https://a.example/';
@@ -308,11 +308,8 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
       try {
         await writer.query('BEGIN');
         await insertOutboxRow(writer, key);
-        const collecting = collectEmptyOutboxQueues(pool);
-        const early = await Promise.race([collecting.then(() => 'collected'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
-        expect(early).toBe('waiting');
+        expect(await collectEmptyOutboxQueues(pool)).toBe(0);
         await writer.query('COMMIT');
-        expect(await collecting).toBe(0);
       } finally {
         writer.release();
       }
