@@ -41,8 +41,10 @@ describe('runPdfJob', () => {
 
   it('refuses a job past its budget with PDF_TOO_COMPLEX, the budget growing with the page count; the next job runs', async () => {
     const pdf = await makePdf([['One']]);
-    // A budget no job can meet: the thread is ended and the refusal names the budget.
-    const late = await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 0 }).catch((e: unknown) => e);
+    // A budget no job can meet (1 ms for opening 3,000 pages, ~100 ms of work; a 1-page document can be opened by a
+    // warm thread within it): the thread is ended and the refusal names the budget.
+    const big = await makePdf(Array.from({ length: 3000 }, (_, i) => [`Page ${i + 1}`]));
+    const late = await runPdfJob({ kind: 'open', bytes: big, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 0 }).catch((e: unknown) => e);
     expect(late).toMatchObject({ code: 'PDF_TOO_COMPLEX', origin: 'input' });
     expect((late as Error).message).toMatch(/^The PDF is too complex to process \(processing it took more than 0 s\)/);
     // The same tiny base with 10 s a page: one page is enough time.
