@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fontkit from '@pdf-lib/fontkit';
-import { degrees, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { degrees, PDFDocument, PDFName, StandardFonts } from '../src/pdf/pdf-lib.js';
 import { loadBundledFont } from '../src/pdf/fonts.js';
 import { seededRandom } from '../src/testing/generate-pdf.js';
 import { BENCH_CACHE } from './lib.js';

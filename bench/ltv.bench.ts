@@ -12,7 +12,7 @@ import { createPrivateKey, sign as nodeSign, webcrypto } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../src/pdf/pdf-lib.js';
 import { addDocumentTimestamp } from '../src/pades/doc-timestamp.js';
 import { openPkcs11Signer } from '../src/pades/keys/pkcs11.js';
 import { createSoftwareSigner, generateKeyPair, type KeyKind } from '../src/pades/keys/software.js';

@@ -4,7 +4,7 @@
  * result. Reference in the same run: poppler's pdftotext reading the sealed receipt back. Target: 10,000 in < 5 s.
  */
 import { writeFileSync } from 'node:fs';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../src/pdf/pdf-lib.js';
 import { join } from 'node:path';
 import { BENCH_CACHE, fmt, hasCommand, peakRssMb, printTable, quantile, sampleMs, timeCommandMs } from './lib.js';
 import { buildReceipt, type ReceiptSealer } from '../src/receipt/receipt.js';

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../src/pdf/pdf-lib.js';
 import type { BenchResult } from '../src/bench/bench-operation.js';
 import { renderLineChart, type ChartSeries } from '../src/bench/svg-chart.js';
 import { signPdf } from '../src/pades/sign-pdf.js';

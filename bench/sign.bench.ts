@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../src/pdf/pdf-lib.js';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
 import { testPki } from '../src/testing/test-pki.js';

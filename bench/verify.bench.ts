@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../src/pdf/pdf-lib.js';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { signPdf } from '../src/pades/sign-pdf.js';
 import { verifyPdf } from '../src/pades/verify.js';

@@ -1,12 +1,15 @@
 /**
- * pdf-lib, as every module of src/ imports it. Loaded with `require`: importing its CommonJS build from an ES module
- * makes Node scan each of its ~300 files for export names first, which costs ~100 ms (a third of a short CLI run and of
- * the service's start). The objects are pdf-lib's own: code that imports 'pdf-lib' directly shares the classes.
+ * pdf-lib, as every module of src/ (and every test) imports it: its one-file build (`dist/pdf-lib.min.js`, with its
+ * source map for `node --enable-source-maps`), loaded with `require`. Importing pdf-lib's CommonJS build from an ES
+ * module makes Node scan its ~300 files for export names (~100 ms); requiring it still resolves and compiles the ~300
+ * files (~70 ms); the one file loads in ~30 ms — in every CLI run, service start and worker thread that needs pdf-lib.
+ * Its classes are not those of `import 'pdf-lib'`: code that hands pdf-lib objects to paraph's PDF modules must take
+ * them from here (paraph's public API takes and returns bytes).
  */
 import { createRequire } from 'node:module';
 import type * as PdfLib from 'pdf-lib';
 
-const lib = createRequire(import.meta.url)('pdf-lib') as typeof PdfLib;
+const lib = createRequire(import.meta.url)('pdf-lib/dist/pdf-lib.min.js') as typeof PdfLib;
 
 export const {
   PDFArray,
@@ -31,6 +34,8 @@ export const {
   ParseSpeeds,
   StandardFonts,
   decodePDFRawStream,
+  degrees,
+  rgb,
   typedArrayFor,
 } = lib;
 

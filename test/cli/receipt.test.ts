@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from '../../src/pdf/pdf-lib.js';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { receiptCommand } from '../../src/cli/receipt.js';
 import { createHash } from 'node:crypto';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { listSignatureFields } from '../../src/pades/signature-field.js';
-import { PDFName } from 'pdf-lib';
+import { PDFName } from '../../src/pdf/pdf-lib.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';

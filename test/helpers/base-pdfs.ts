@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 
 /** `pages` A4 pages with one line of text each; a classic xref table, or an xref stream with object streams. */
 export async function basePdf(pages: number, objectStreams: boolean): Promise<Uint8Array> {

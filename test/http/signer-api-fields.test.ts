@@ -5,7 +5,7 @@
  * signature field they sign; each signer's Context lists every file. Final PDFs checked with pdfsig, openssl and qpdf,
  * and read back with pdf-lib.
  */
-import { PDFDocument, PDFName, PDFRef } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFRef } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';

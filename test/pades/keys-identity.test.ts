@@ -1,4 +1,4 @@
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { derToPem } from '../../src/pades/keys/ca.js';
 import { createCertificateAuthority, issueSigningIdentity, loadCertificateAuthority } from '../../src/pades/keys/identity.js';

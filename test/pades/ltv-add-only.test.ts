@@ -5,7 +5,7 @@
  * the same bytes in every later revision, and the /Certs, /OCSPs and /CRLs arrays keep every earlier entry.
  */
 import { readFileSync } from 'node:fs';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';

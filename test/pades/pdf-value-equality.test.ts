@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFContext, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
+import { PDFContext, PDFHexString, PDFName, PDFNumber, PDFString } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { samePdfValue } from '../../src/pades/pdf-value-equality.js';
 import { verifyPdf } from '../../src/pades/verify.js';

@@ -8,7 +8,7 @@ import { webcrypto } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCertificate } from '../../src/pades/keys/ca.js';
 import { openPkcs11Signer } from '../../src/pades/keys/pkcs11.js';

@@ -3,7 +3,7 @@
  * the signer's certificate before embedding it, and fail with SigningError SIGNATURE_VALUE_INVALID otherwise.
  */
 import fc from 'fast-check';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SigningError } from '../../src/errors.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';

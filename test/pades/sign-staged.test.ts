@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { PDFBool, PDFDict, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { PDFBool, PDFDict, PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SigningError } from '../../src/errors.js';
 import { buildCmsSignature } from '../../src/pades/cms.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import fc from 'fast-check';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import * as pkijs from 'pkijs';
 import { describe, expect, it } from 'vitest';
 import { digestBytes } from '../../src/pades/cms.js';

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { verifyPdf } from '../../src/pades/verify.js';

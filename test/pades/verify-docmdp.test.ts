@@ -2,7 +2,7 @@
  * verifyPdf on certified documents (DocMDP): a P=1 certification tolerates a /DSS update and a document
  * time-stamp but not a new form field; P=2 tolerates the new field.
  */
-import { PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFString, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { digestPreparedSignature, embedSignature, prepareSignature } from '../../src/pades/prepare-signature.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { addValidationData } from '../../src/pades/ltv.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { addDocumentTimestamp as addDocumentTimestampWithTsa } from '../../src/pades/doc-timestamp.js';

@@ -3,7 +3,7 @@
  * B-T with the fake TSA, and tampering of signPdf output (byte flip, pdf-lib rewrite, content change in an
  * incremental update). Every valid file is also checked with pdfsig, openssl cms and qpdf.
  */
-import { PDFDocument, PDFName, PDFRef, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFRef, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';

@@ -3,7 +3,7 @@
  * (pre-filled "Delft"), check box `Agree` (direct /AP /N state dictionary), radio group `Plan` (Basic, Premium; export
  * values in /Opt, states named 0 and 1), a read-only `Office`, and an unsigned signature field `Signature1`.
  */
-import { PDFDocument, PDFString } from 'pdf-lib';
+import { PDFDocument, PDFString } from '../../src/pdf/pdf-lib.js';
 
 export async function fillablePdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

@@ -5,7 +5,7 @@
  * every signature must stay valid, whatever the kind of the file's cross-reference section.
  */
 import fc from 'fast-check';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber } from '../../src/pdf/pdf-lib.js';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { appendPageAnnotation, continueUpdates, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../src/pdf/incremental.js';

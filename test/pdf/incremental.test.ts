@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, PDFString } from '../../src/pdf/pdf-lib.js';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { basePdf, qpdf } from '../helpers/base-pdfs.js';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { PDFDocument, PDFName, degrees } from 'pdf-lib';
+import { PDFDocument, PDFName, degrees } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import {
   type PageGeometry,

@@ -3,7 +3,7 @@
  * pdf-lib (page geometry when nothing searches, the PDF's own fields of a fillable PDF) comes from `documentFacts`,
  * computed elsewhere; the resolver then never calls pdf-lib's `PDFDocument.load`, and resolves exactly as without.
  */
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it, vi } from 'vitest';
 import { documentFacts } from '../../src/pdf/document-facts.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';

@@ -4,7 +4,7 @@
  * output plus paraph's incremental writer).
  */
 import fc from 'fast-check';
-import { PDFDict, PDFDocument, PDFName, PDFNumber, StandardFonts } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';
 import { findRevisions, readRevisionSections } from '../../src/pdf/revisions.js';

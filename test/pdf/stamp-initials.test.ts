@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fontkit from '@pdf-lib/fontkit';
-import { degrees, PDFDocument } from 'pdf-lib';
+import { degrees, PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { loadBundledFont } from '../../src/pdf/fonts.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../../src/pdf/incremental.js';

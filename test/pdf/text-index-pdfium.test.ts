@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { degrees, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { degrees, PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { cachingFontkit, loadBundledFont } from '../../src/pdf/fonts.js';
 import { findText, indexText, searchText, type TextIndex } from '../../src/pdf/text-index.js';

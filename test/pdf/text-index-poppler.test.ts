@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, PDFName, PDFNumber, PDFDict, PDFArray } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFNumber, PDFDict, PDFArray } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { findText, indexText } from '../../src/pdf/text-index.js';
 import { pageGeometryFromBoxes, readerRectToUser, userRectToReader } from '../../src/pdf/page-geometry.js';

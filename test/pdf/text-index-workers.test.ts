@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { type TextIndex, findText, indexText } from '../../src/pdf/text-index.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { type TextIndex, findText, indexText, normalizeSearchText } from '../../src/pdf/text-index.js';
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';

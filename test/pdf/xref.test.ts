@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { PDFContext, PDFName } from 'pdf-lib';
+import { PDFContext, PDFName } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { findRevisions } from '../../src/pdf/revisions.js';
 import { ObjectStreamCache, XrefView, undoPredictor, type XrefSection } from '../../src/pdf/xref.js';

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream, type PDFRef } from '../../src/pdf/pdf-lib.js';
 import { GENESIS_HASH, type AuditEntry } from '../../src/receipt/audit-log.js';
 import { canonicalJson } from '../../src/receipt/canonical-json.js';
 import { buildReceipt } from '../../src/receipt/receipt.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { A4, ReceiptLayout } from '../../src/receipt/receipt-layout.js';
 import { loadBundledFont } from '../../src/pdf/fonts.js';

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFRef } from '../../src/pdf/pdf-lib.js';
 import { createHash } from 'node:crypto';
 import { appendAuditEntry, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/receipt/audit-log.js';
 import { AUDIT_LOG_ATTACHMENT, buildReceipt, type ReceiptSealer } from '../../src/receipt/receipt.js';

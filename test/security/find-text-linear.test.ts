@@ -4,7 +4,7 @@
  * decodes from the nearest box checkpoint (test/pdf/text-index-boxes.test.ts counts the bytes read). This test runs the
  * original attack end to end and checks every match and its box; before the fix it did not finish in the test's time.
  */
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { findText, indexText } from '../../src/pdf/text-index.js';

@@ -5,7 +5,7 @@
  * one of their own) and the serving thread never calls `PDFDocument.load` (spied here: a worker thread has its own
  * pdf-lib), from upload to start; the placements are those the library resolves by reading the PDF itself.
  */
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { createTransaction } from '../../src/service/create-transaction.js';

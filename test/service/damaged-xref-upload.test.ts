@@ -4,7 +4,7 @@
  * and then start succeeds: seal-only to 30 with a seal pdfsig, openssl and qpdf accept, with a signer to 10.
  */
 import fc from 'fast-check';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParaphError } from '../../src/errors.js';
 import { createTransaction } from '../../src/service/create-transaction.js';

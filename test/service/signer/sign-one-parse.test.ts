@@ -4,7 +4,7 @@
  * gets three signatures, each its own revision covering everything before it, that pdfsig, openssl, qpdf and
  * paraph's own verifier accept; and the request parses the document once.
  */
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '../../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPdf } from '../../../src/pades/verify.js';
 import { call, makePdf } from '../../e2e/service-harness.js';
