@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { JsonValue } from '../domain/transaction.js';
+import { inTransaction } from './postgres-blob-store.js';
 import { OUTBOX_QUEUE_LOCK } from './postgres-migrations.js';
 import type { OutboxKind, OutboxMessage } from './store.js';
 
@@ -91,29 +92,18 @@ export async function addOutboxJob(db: Queryable, key: string, runAt: Date, mode
  * while it is deleted: graphile-worker's own GC_JOB_QUEUES has that race, and a job whose queue is gone never runs.
  * While a commit holds the lock, nothing is collected this time (0): commits never wait behind the collector.
  */
-export async function collectEmptyOutboxQueues(pool: pg.Pool): Promise<number> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+export function collectEmptyOutboxQueues(pool: pg.Pool): Promise<number> {
+  return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [OUTBOX_QUEUE_LOCK]);
-    if (rows[0]?.locked !== true) {
-      await client.query('COMMIT');
-      return 0;
-    }
+    if (rows[0]?.locked !== true) return 0;
     // A new statement after the lock: its snapshot sees every job whose commit held the lock before.
     const { rowCount } = await client.query(
       `DELETE FROM graphile_worker._private_job_queues q
        WHERE q.queue_name LIKE 'paraph:key:%' AND q.locked_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,
     );
-    await client.query('COMMIT');
     return rowCount ?? 0;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The heartbeats of running worker pools. Times are the database's, so clocks of different machines do not matter. */
