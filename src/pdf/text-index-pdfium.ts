@@ -135,19 +135,79 @@ function rect(left: number, top: number, right: number, bottom: number): UserRec
   return { x: Math.min(l, r), y: Math.min(t, b), width: Math.abs(r - l), height: Math.abs(t - b) };
 }
 
-/** A glyph for the builder (see PageTextBuilder.glyph), or a word break when `text` is empty. */
-interface Item {
-  text: string;
-  /** Where its text object is drawn in the page's content (see contentOrder). */
-  order: number;
-  /** Its origin along its baseline, which orders the glyphs of one text object. */
-  along: number;
-  g: [number, number, number, number, number, number, number, number, number];
-  /** When the advance came from the font's width: its scale to user space (a ligature's other pieces add theirs). */
-  fontScale?: number;
-  /** The loose box's far end along the baseline from the origin (user space): the most a ligature's advance can be. */
-  looseFar?: number;
+/**
+ * The glyphs of one page as the builder wants them (see PageTextBuilder.glyph), kept in flat arrays rather than an
+ * object per glyph (a dense page has thousands): `texts[k]` is glyph k's text, empty for a word break, and
+ * `numbers[k * STRIDE …]` its position in the page's content (its text object's order, then its origin along the
+ * baseline) and the nine numbers the builder takes. One instance per thread, reused page after page.
+ */
+class GlyphList {
+  texts: string[] = [];
+  numbers = new Float64Array(1024 * STRIDE);
+  length = 0;
+  /** Whether the glyphs came in content order (most pages list them so). */
+  private ordered = true;
+
+  reset(): void {
+    this.texts.length = 0;
+    this.length = 0;
+    this.ordered = true;
+  }
+
+  /** Appends a glyph (or a word break, `text` empty) and returns its index. */
+  add(text: string, order: number, along: number, m0: number, m1: number, m2: number, m3: number, x: number, y: number, advance: number, size: number): number {
+    const k = this.length++;
+    if (this.length * STRIDE > this.numbers.length) {
+      const grown = new Float64Array(this.numbers.length * 2);
+      grown.set(this.numbers);
+      this.numbers = grown;
+    }
+    const n = this.numbers;
+    const o = k * STRIDE;
+    if (k > 0 && (order < n[o - STRIDE]! || (order === n[o - STRIDE]! && along < n[o - STRIDE + 1]!))) this.ordered = false;
+    n[o] = order;
+    n[o + 1] = along;
+    n[o + 2] = m0;
+    n[o + 3] = m1;
+    n[o + 4] = m2;
+    n[o + 5] = m3;
+    n[o + 6] = x;
+    n[o + 7] = y;
+    n[o + 8] = advance;
+    n[o + 9] = -EM_BELOW * size;
+    n[o + 10] = EM_ABOVE * size;
+    this.texts[k] = text;
+    return k;
+  }
+
+  /** Feeds every glyph to `builder` in content order: by text object, then along the baseline, then as PDFium listed them. */
+  buildAll(builder: PageTextBuilder): void {
+    if (this.ordered) {
+      for (let k = 0; k < this.length; k++) this.build(builder, k);
+      return;
+    }
+    const n = this.numbers;
+    const indexes: number[] = [];
+    for (let k = 0; k < this.length; k++) indexes.push(k);
+    indexes.sort((p, q) => n[p * STRIDE]! - n[q * STRIDE]! || n[p * STRIDE + 1]! - n[q * STRIDE + 1]! || p - q);
+    for (const k of indexes) this.build(builder, k);
+  }
+
+  private build(builder: PageTextBuilder, k: number): void {
+    const raw = this.texts[k]!;
+    if (raw === '') {
+      builder.space();
+      return;
+    }
+    const text = glyphText(raw);
+    const n = this.numbers;
+    const o = k * STRIDE;
+    if (text) builder.glyph(text, n[o + 2]!, n[o + 3]!, n[o + 4]!, n[o + 5]!, n[o + 6]!, n[o + 7]!, n[o + 8]!, n[o + 9]!, n[o + 10]!);
+  }
 }
+
+const STRIDE = 11;
+const glyphs = new GlyphList();
 
 /**
  * One PDFium character as the builder wants a glyph: its text matrix gives the baseline direction and the em
@@ -161,29 +221,50 @@ interface Item {
  * the glyphs' geometry in that order. So the glyphs are put in content order (their text objects' order in the
  * page's content, then along the baseline), PDFium's inferred spaces and line breaks are dropped, and the builder
  * decides the breaks as it does for pdf.js.
+ *
+ * Each call into PDFium costs about as much as the arithmetic around it, so this makes as few as it can: the text
+ * matrix and font size of a character are its text object's (PDFium gives every character of an object the same;
+ * only spaces it joins to an object may carry another matrix, so a space still asks), and only a space or line
+ * break can be one PDFium inserted (IsGenerated is asked only for those).
  */
 function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry, order: Map<number, number>): ExtractedText {
-  const items: Item[] = [];
   const count = pdfium.FPDFText_CountChars(textPage);
   const raw = pdfium.pdfium.wasmExports;
   const widths = new FontWidths(pdfium, scratch + 56);
   // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
   // Layout: origin x, y (f64) at +0; loose FS_RECTF at +16; FS_MATRIX at +32; a width (f32) at +56; tight box
   // left, right, bottom, top (f64) at +64.
-  let heap = pdfium.pdfium.HEAPU8.buffer;
-  let f64 = new Float64Array(heap, scratch, 12);
-  let f32 = new Float32Array(heap, scratch + 16, 10);
+  let f64 = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 12);
+  let f32 = new Float32Array(pdfium.pdfium.HEAPU8.buffer, scratch + 16, 10);
+  // Growing the memory detaches the old buffer, which empties the views on it: a cheaper test than reading HEAPU8.
+  const views = (): void => {
+    if (f64.length !== 0) return;
+    f64 = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 12);
+    f32 = new Float32Array(pdfium.pdfium.HEAPU8.buffer, scratch + 16, 10);
+  };
+  glyphs.reset();
   let px = Number.NaN;
   let py = Number.NaN;
   let pLeft = 0;
   let pRight = 0;
-  let last: Item | undefined;
+  // The glyph a next ligature piece joins (-1: none), with what its advance may grow by and up to.
+  let last = -1;
+  let lastFontScale = 0;
+  let lastLooseFar = 0;
   let position = -1;
   let object = 0;
+  // The current text object's matrix (a, b, c, d) and font size, read at its first visible character.
+  let objectRead = false;
+  let hasMatrix = false;
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let size = 1;
   for (let i = 0; i < count; i++) {
     const code = raw.FPDFText_GetUnicode(textPage, i);
-    if (raw.FPDFText_IsGenerated(textPage, i) === 1) {
-      last = undefined;
+    if (code <= 32 && raw.FPDFText_IsGenerated(textPage, i) === 1) {
+      last = -1;
       continue;
     }
     // PDFium gives a hyphen that ends a line as U+0002 (it joins the word for its own search); pdf.js keeps '-'. A font
@@ -192,43 +273,47 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     const unicode = hyphen ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (unicode === '') continue;
     const textObject = raw.FPDFText_GetTextObject(textPage, i);
-    if (textObject !== object) {
+    if (textObject !== object || textObject === 0) {
       object = textObject;
+      objectRead = false;
       // An object PDFium's text has but the page's objects do not (none known): it stays after the one before it.
       position = order.get(textObject) ?? position;
     }
     if (!raw.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
-    const space = isWhitespace(unicode);
-    const hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
-    const hasLoose = !space && raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
-    const hasTight = !space && raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
-    if (pdfium.pdfium.HEAPU8.buffer !== heap) {
-      heap = pdfium.pdfium.HEAPU8.buffer;
-      f64 = new Float64Array(heap, scratch, 12);
-      f32 = new Float32Array(heap, scratch + 16, 10);
-    }
-    const x = f64[0]!;
-    const y = f64[1]!;
-    if (space) {
+    if (isWhitespace(unicode)) {
       // A space only breaks words; it keeps its place along its text object's baseline.
-      const len = hasMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
-      items.push({ text: '', order: position, along: len > 0 ? (x * f32[4]! + y * f32[5]!) / len : x, g: NO_GLYPH });
-      last = undefined;
+      const spaceMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+      views();
+      const len = spaceMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
+      const x = f64[0]!;
+      glyphs.add('', position, len > 0 ? (x * f32[4]! + f64[1]! * f32[5]!) / len : x, 0, 0, 0, 0, 0, 0, 0, 0);
+      last = -1;
       continue;
     }
+    const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
+    const hasTight = raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
+    if (!objectRead) {
+      hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+      size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
+      views();
+      [a, b, c, d] = [f32[4]!, f32[5]!, f32[6]!, f32[7]!];
+      objectRead = true;
+    }
+    views();
+    const x = f64[0]!;
+    const y = f64[1]!;
     const looseLeft = hasLoose ? f32[0]! : 0;
     const looseRight = hasLoose ? f32[2]! : 0;
-    if (last && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
-      last.text += unicode; // the next piece of a ligature
-      if (last.fontScale) last.g[6] = Math.min(last.g[6] + widths.advance(textPage, i, code) * last.fontScale, last.looseFar!);
+    if (last !== -1 && x === px && y === py && looseLeft === pLeft && looseRight === pRight) {
+      // The next piece of a ligature.
+      glyphs.texts[last] += unicode;
+      if (lastFontScale) {
+        const o = last * STRIDE + 8;
+        glyphs.numbers[o] = Math.min(glyphs.numbers[o]! + widths.advance(textPage, i, code) * lastFontScale, lastLooseFar);
+      }
       continue;
     }
     if (!hasMatrix) continue;
-    const a = f32[4]!;
-    const b = f32[5]!;
-    const c = f32[6]!;
-    const d = f32[7]!;
-    const size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
     const len = Math.sqrt(a * a + b * b);
     const ux = len > 0 ? a / len : 1;
     const uy = len > 0 ? b / len : 0;
@@ -259,35 +344,13 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    const g: Item['g'] = [ux, uy, c, d, x, y, advance, -EM_BELOW * size, EM_ABOVE * size];
-    last = { text: unicode, order: position, along: x * ux + y * uy, g, fontScale, looseFar };
-    items.push(last);
-  }
-  // Most pages come in content order already: sort only those that do not.
-  for (let k = 1; k < items.length; k++) {
-    if (inContentOrder(items[k - 1]!, items[k]!) > 0) {
-      items.sort(inContentOrder);
-      break;
-    }
+    last = glyphs.add(unicode, position, x * ux + y * uy, ux, uy, c, d, x, y, advance, size);
+    lastFontScale = fontScale;
+    lastLooseFar = looseFar;
   }
   const builder = new PageTextBuilder(geo);
-  for (const item of items) {
-    if (item.text === '') {
-      builder.space();
-      continue;
-    }
-    const text = glyphText(item.text);
-    const g = item.g;
-    if (text) builder.glyph(text, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]);
-  }
+  glyphs.buildAll(builder);
   return builder.finish(geo.pageNumber);
-}
-
-const NO_GLYPH: Item['g'] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-
-/** Content order: by text object, then along the baseline (Array.prototype.sort is stable: PDFium's order on ties). */
-function inContentOrder(p: Item, q: Item): number {
-  return p.order - q.order || p.along - q.along;
 }
 
 /**
