@@ -91,6 +91,15 @@ export interface PlaceFieldsResult {
   fields: PlacedField[];
 }
 
+/**
+ * Loads fontkit and parses the font of field labels and text fields, as placing the fields would (cachingFontkit keeps
+ * it), so that a caller with idle time can take that cost out of the placement.
+ */
+export async function loadFieldFont(): Promise<void> {
+  // A short layout reads the tables (cmap, metrics, substitutions) every later one needs.
+  cachingFontkit.create(await loadBundledFont('regular')).layout('Sign here');
+}
+
 const FONT_KEY = 'PaDejaVu';
 const ZADB_KEY = 'ZaDb';
 /** Glyphs kept in the font subset whenever there is a text field, so a signer can type any Latin-1/Latin-A text. */
@@ -113,7 +122,20 @@ export async function placeFields(
   placements: readonly FieldPlacement[],
   options: PlaceFieldsOptions = {},
 ): Promise<PlaceFieldsResult> {
-  const session = await openPdfForUpdate(pdf);
+  return placeFieldsInSession(await openPdfForUpdate(pdf), placements, options);
+}
+
+/**
+ * {@link placeFields} on a document already opened with `openPdfForUpdate` and not changed since (placeFieldsFromMetadata
+ * opens it while worker threads extract the text). Also loads the bundled font, unless already loaded
+ * ({@link loadFieldFont}).
+ */
+export async function placeFieldsInSession(
+  session: PdfUpdateSession,
+  placements: readonly FieldPlacement[],
+  options: PlaceFieldsOptions = {},
+): Promise<PlaceFieldsResult> {
+  const pdf = session.original;
   const doc = session.doc;
   const pages = doc.getPages();
   assertPageCount(pages.length, options);

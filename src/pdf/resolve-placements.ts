@@ -22,8 +22,10 @@ import { resolveIndexLimits } from './text-index-limits.js';
 export interface ResolvePlacementsOptions {
   /** Worker threads for text extraction (see `indexText`); 0 extracts in the calling thread. */
   workers?: IndexTextOptions['workers'];
-  /** The text engine (see `indexText`; default pdf.js). */
+  /** The text engine (see `indexText`; default PDFium). */
   engine?: IndexTextOptions['engine'];
+  /** Called once the text is being extracted in worker threads (see `indexText`). */
+  whileExtracting?: IndexTextOptions['whileExtracting'];
   /** Aborts a long text extraction. */
   signal?: AbortSignal;
   /** Limits of the text extraction and of the widgets per Location (default: the process's, text-index-limits.ts). */
@@ -99,6 +101,7 @@ export async function resolvePlacements(
     if (options.engine) indexOptions.engine = options.engine;
     if (options.signal) indexOptions.signal = options.signal;
     if (options.limits) indexOptions.limits = options.limits;
+    if (options.whileExtracting) indexOptions.whileExtracting = options.whileExtracting;
     // Every search runs where the text is extracted (the index's worker threads, issue 13 point 2); only the boxes
     // of the matches a Location can use come back: its Occurence, or one past the widget cap to tell it is passed.
     const queries = new Queries();

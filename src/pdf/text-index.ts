@@ -69,6 +69,11 @@ export interface IndexTextOptions {
    * per-page structure, boxes within 1 pt.
    */
   engine?: TextEngine;
+  /**
+   * Called once the text is being extracted in worker threads (never with `workers: 0`): the calling thread is idle
+   * until the result comes, and may do other work meanwhile (placeFieldsFromMetadata opens the document then).
+   */
+  whileExtracting?: () => void;
 }
 
 /** The text engines of {@link IndexTextOptions.engine}. */
@@ -295,13 +300,24 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   if (engine === 'pdfium') {
     const host = await import('./text-index-pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
-    else await host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers);
+    else await started(host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers), options);
     if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
     return collected;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
-  else await extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal);
+  else await started(extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal), options);
   return collected;
+}
+
+/** `extraction`, once `options.whileExtracting` has been told that it runs in worker threads. */
+function started(extraction: Promise<void>, options: IndexTextOptions): Promise<void> {
+  try {
+    options.whileExtracting?.();
+  } catch (error) {
+    extraction.catch(() => undefined);
+    throw error;
+  }
+  return extraction;
 }
 
 /**

@@ -6,6 +6,7 @@ import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { type TextIndex, findText, indexText } from '../../src/pdf/text-index.js';
+import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { type GenTruth, generatePdf, randomPages } from '../helpers/pdf-gen.js';
 
 /** Every page's geometry, text and every character's box, as plain data. */
@@ -25,6 +26,26 @@ describe('worker threads', () => {
   let truth: GenTruth[];
   beforeAll(async () => {
     ({ bytes, truth } = await generatePdf(randomPages(2026, { pages: 70, anchorsPerPage: 3 })));
+  });
+
+  it('tell whileExtracting once they run, and extraction in the calling thread never', async () => {
+    for (const engine of ['pdfium', 'pdfjs'] as const) {
+      let calls = 0;
+      await indexText(bytes, { workers: 2, engine, whileExtracting: () => calls++ });
+      expect(calls, engine).toBe(1);
+      await indexText(bytes, { workers: 0, engine, whileExtracting: () => calls++ });
+      expect(calls, engine).toBe(1);
+    }
+  });
+
+  it('let placeFieldsFromMetadata open the document meanwhile: the same fields as placing after an in-thread search', async () => {
+    const metadata = { FormSets: { f: { sig: { Type: 'Signature', Location: { Search: truth[0]!.anchor } } } } };
+    let told = 0;
+    const meanwhile = await placeFieldsFromMetadata(bytes, metadata, { workers: 2, whileExtracting: () => told++ });
+    const after = await placeFieldsFromMetadata(bytes, metadata, { workers: 0 });
+    expect(told).toBe(1);
+    expect(Buffer.from(meanwhile.bytes).equals(Buffer.from(after.bytes))).toBe(true);
+    expect(meanwhile.placements).toEqual(after.placements);
   });
 
   it('give the same index as extraction in the calling thread', async () => {
