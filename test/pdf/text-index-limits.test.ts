@@ -5,6 +5,7 @@
  * took 38 s and a 512 MB heap before (budgets 120 s and 512 MB); now about 2 s.
  */
 import { readFileSync } from 'node:fs';
+import { MessageChannel } from 'node:worker_threads';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findText, indexText } from '../../src/pdf/text-index.js';
@@ -13,6 +14,31 @@ import { DEFAULT_INDEX_LIMITS, ExtractionWatchdog, PdfTooComplexError } from '..
 const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');
 
 describe('ExtractionWatchdog: slow pages', () => {
+  it('judges no page while this thread was busy: the progress the threads sent meanwhile is still queued', async () => {
+    let exceeded: unknown;
+    const limits = { ...DEFAULT_INDEX_LIMITS, pageMs: 100 };
+    const watchdog = new ExtractionWatchdog<string>(limits, () => performance.now(), (error) => (exceeded = error), () => 0, 20);
+    const { port1, port2 } = new MessageChannel();
+    try {
+      port2.on('message', () => watchdog.idle('thread'));
+      watchdog.working('thread', 1);
+      port1.postMessage('page 1 done'); // delivered only once this thread is free again, like a worker's message
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // busy, as when placeFieldsFromMetadata parses the document here
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(exceeded).toBeUndefined();
+      // A thread that really stays on a page is still reported.
+      watchdog.working('thread', 2);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(exceeded).toBeInstanceOf(PdfTooComplexError);
+    } finally {
+      watchdog.stop();
+      port2.close();
+    }
+  });
+
   it('reports each page once when a thread has worked on it longer than the threshold; never the opening', () => {
     let now = 0;
     const slow: number[] = [];
