@@ -152,6 +152,8 @@ class GlyphList {
     this.texts.length = 0;
     this.length = 0;
     this.ordered = true;
+    // A page of a million glyphs must not keep its ~90 MB in the thread for every page after it.
+    if (this.numbers.length > KEPT_GLYPHS * STRIDE) this.numbers = new Float64Array(1024 * STRIDE);
   }
 
   /** Appends a glyph (or a word break, `text` empty) and returns its index. */
@@ -207,6 +209,8 @@ class GlyphList {
 }
 
 const STRIDE = 11;
+/** Glyph capacity kept between pages (a dense page has ~5,000). */
+const KEPT_GLYPHS = 65_536;
 const glyphs = new GlyphList();
 
 /**
