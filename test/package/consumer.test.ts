@@ -4,14 +4,17 @@
  * There, a strict `nodenext` TypeScript consumer without the DOM lib type-checks against the published types
  * (`skipLibCheck: false`) and runs placement, signing with a software key, verification and a sealed receipt; the
  * features that need a missing addon or optional peer fail with an error naming the package; `require('paraph')`
- * works; and the tarball holds a LICENSE, no source maps and test keys only under `paraph/testing`'s folder.
+ * works; the installed `paraph` bin places fields (and on Node ≥ 22.1 shares Node's compile cache with its text threads);
+ * and the tarball holds a LICENSE, no source maps and test keys only under `paraph/testing`'s folder.
  * Runs on whichever Node runs the suite (CI runs it on 20, 22 and 24).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { installConsumer, packParaph, PROJECT_ROOT, runCommand, type ConsumerProject, type PackedTarball } from './consumer-project.js';
 import { CONSUMER_CJS, CONSUMER_TS, CONSUMER_TSCONFIG } from './consumer-sources.js';
@@ -112,6 +115,29 @@ describe('a consumer project', () => {
     expect(JSON.parse(run.stdout)).toEqual({ signPdf: 'function', paraphPlugin: 'function', generatePdf: 'function' });
   }, 60_000);
 
+  it('runs `paraph place` from the bin; on Node ≥ 22.1 the command and its text threads keep their compiled code in the compile cache', async () => {
+    // 400 pages (~200 KB) is over the size the CLI reads in its own thread: the text is extracted in worker threads.
+    const { bytes } = await generatePdf({ seed: 14, pages: 400, anchorsPerPage: 1 });
+    expect(bytes.length).toBeGreaterThan(128 * 1024);
+    await writeFile(join(work, 'many.pdf'), bytes);
+    await writeFile(join(work, 'many.json'), JSON.stringify({ FormSets: { f: { s: { Type: 'Signature', Location: { Search: '{{', Width: 2, Height: 2 } } } } }));
+    const home = join(work, 'tmp-home');
+    await mkdir(home);
+    const bin = join(consumer.dir, 'node_modules/paraph/dist/cli.js');
+    const env = { ...process.env, TMPDIR: home, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+    const run = await runCommand(process.execPath, [bin, 'place', join(work, 'many.pdf'), join(work, 'many.json'), '-o', join(work, 'many-out.pdf')], { cwd: consumer.dir, env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^placed 1 field \(\d+ widgets\)/);
+
+    const cached = await cachedModules(join(home, 'node-compile-cache'));
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache !== 'function') {
+      expect(cached).toEqual([]);
+      return;
+    }
+    expect(cached.some((text) => text.includes('dist/cli/place.js'))).toBe(true);
+    expect(cached.some((text) => text.includes('dist/pdf/text-index-pdfium-worker.js'))).toBe(true);
+  }, 120_000);
+
   it('is the package the repository describes', async () => {
     const installed = JSON.parse(await readFile(join(consumer.dir, 'node_modules/paraph/package.json'), 'utf8')) as { version: string; engines: { node: string } };
     const own = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
@@ -119,3 +145,9 @@ describe('a consumer project', () => {
     expect(semver.satisfies(process.version, installed.engines.node)).toBe(true);
   });
 });
+
+/** The contents of every entry of a Node compile cache folder (none when it does not exist). */
+async function cachedModules(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name), 'latin1')));
+}
