@@ -41,10 +41,10 @@ const passThrough = args.filter((arg) => arg.startsWith('-') && !OWN_FLAGS.some(
  */
 const ESTIMATE_SECONDS: Readonly<Record<string, { full: number; quick: number }>> = {
   corpus: { full: 120, quick: 15 },
+  engines: { full: 90, quick: 15 },
   events: { full: 40, quick: 10 },
   ltv: { full: 60, quick: 15 },
   package: { full: 90, quick: 0 },
-  'pdfium-probe': { full: 60, quick: 0 },
   receipt: { full: 60, quick: 10 },
   scaleout: { full: 270, quick: 60 },
   scaling: { full: 300, quick: 30 },
@@ -55,7 +55,7 @@ const ESTIMATE_SECONDS: Readonly<Record<string, { full: number; quick: number }>
   verify: { full: 120, quick: 10 },
 };
 /** Too slow for --quick and without a small size: skipped there (named explicitly they run). */
-const SKIPPED_IN_QUICK = new Set(['package', 'pdfium-probe']);
+const SKIPPED_IN_QUICK = new Set(['package']);
 /** What --quick gives each benchmark: arguments and environment. */
 const QUICK_ARGS = ['--quick', '--max=100', '--limit=3', '--no-generated'];
 const QUICK_ENV = { EVENTS_BENCH_ROWS: '500', SERVICE_BENCH_TX: '100', SERVICE_BENCH_SECONDS: '2', SIGN_PAGE_BENCH_RUNS: '1', BENCH_QUICK: '1' };
