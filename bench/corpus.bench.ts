@@ -8,7 +8,8 @@
  * `npm run bench -- corpus [--dir=<folder of PDFs>] [--limit=N] [--no-generated]`. Without --dir it reads the
  * committed hazard sample (fixtures/corpus). Third-party corpora (e.g. a checkout of Mozilla pdf.js's `test/pdfs`) are
  * read from their path, never copied into the repository. paraph's process does what an upload does: normalizePdf
- * (rewrite of empty-password / damaged files), then indexText with the default limits.
+ * (rewrite of empty-password / damaged files), then indexText with the default limits — in its own thread for a file
+ * of up to 128 KB, in worker threads for a larger one, as `paraph place` does.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -43,10 +44,12 @@ const child = `
   import { readFileSync } from 'node:fs';
   const { normalizePdf } = await import(${url('src/pdf/normalize-pdf.js')});
   const { indexText } = await import(${url('src/pdf/text-index.js')});
+  const { SMALL_DOCUMENT_BYTES } = await import(${url('src/cli/place.js')});
   let result;
   try {
     const { bytes, normalization } = await normalizePdf(new Uint8Array(readFileSync(process.argv[1])));
-    const index = await indexText(bytes);
+    // As 'paraph place' does: a small document is read in this thread, a larger one in worker threads.
+    const index = await indexText(bytes, bytes.length <= SMALL_DOCUMENT_BYTES ? { workers: 0 } : {});
     result = { pages: index.pageCount, outcome: normalization ? 'normalized: ' + normalization.reason : 'ok' };
   } catch (error) {
     result = { outcome: error?.code ?? 'CRASH ' + String(error?.message ?? error).slice(0, 60) };

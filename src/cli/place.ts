@@ -25,7 +25,7 @@ as AcroForm fields, in one incremental update.
  * Up to this size, text is extracted in the CLI's own thread (~50 pages of dense text; judged by size, as counting the
  * pages would parse the document once more: ~150 ms for a 350-page book).
  */
-const SMALL_DOCUMENT_BYTES = 128 * 1024;
+export const SMALL_DOCUMENT_BYTES = 128 * 1024;
 
 /** One widget as `--json` prints it. */
 export interface PlaceJsonEntry {
