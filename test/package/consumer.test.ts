@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMALL_DOCUMENT_BYTES } from '../../src/cli/place.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { installConsumer, packParaph, PROJECT_ROOT, runCommand, type ConsumerProject, type PackedTarball } from './consumer-project.js';
@@ -118,7 +119,7 @@ describe('a consumer project', () => {
   it('runs `paraph place` from the bin; on Node ≥ 22.1 the command and its text threads keep their compiled code in the compile cache', async () => {
     // 400 pages (~200 KB) is over the size the CLI reads in its own thread: the text is extracted in worker threads.
     const { bytes } = await generatePdf({ seed: 14, pages: 400, anchorsPerPage: 1 });
-    expect(bytes.length).toBeGreaterThan(128 * 1024);
+    expect(bytes.length).toBeGreaterThan(SMALL_DOCUMENT_BYTES);
     await writeFile(join(work, 'many.pdf'), bytes);
     await writeFile(join(work, 'many.json'), JSON.stringify({ FormSets: { f: { s: { Type: 'Signature', Location: { Search: '{{', Width: 2, Height: 2 } } } } }));
     const home = join(work, 'tmp-home');
