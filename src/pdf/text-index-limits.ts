@@ -118,13 +118,13 @@ export class ExtractionWatchdog<K> {
     checkEveryMs = 50,
   ) {
     this.totalMs = limits.baseMs;
-    let lastTick = performance.now();
+    let lastTick = now();
     let skipped = false;
     this.timer = setInterval(() => {
       // A tick this late means this thread was busy (placeFieldsFromMetadata parses the document meanwhile): the
       // threads' messages of that time are still queued behind it, so their progress is judged at the next tick.
       // Never two ticks in a row, so that a loop that is always late still gets its verdicts.
-      const tick = performance.now();
+      const tick = now();
       const late = tick - lastTick > 4 * checkEveryMs;
       lastTick = tick;
       if (late && !skipped) {

@@ -143,7 +143,7 @@ function rect(left: number, top: number, right: number, bottom: number): UserRec
  */
 class GlyphList {
   texts: string[] = [];
-  numbers = new Float64Array(1024 * STRIDE);
+  numbers = new Float64Array(INITIAL_GLYPHS * STRIDE);
   length = 0;
   /** Whether the glyphs came in content order (most pages list them so). */
   private ordered = true;
@@ -153,7 +153,7 @@ class GlyphList {
     this.length = 0;
     this.ordered = true;
     // A page of a million glyphs must not keep its ~90 MB in the thread for every page after it.
-    if (this.numbers.length > KEPT_GLYPHS * STRIDE) this.numbers = new Float64Array(1024 * STRIDE);
+    if (this.numbers.length > KEPT_GLYPHS * STRIDE) this.numbers = new Float64Array(INITIAL_GLYPHS * STRIDE);
   }
 
   /** Appends a glyph (or a word break, `text` empty) and returns its index. */
@@ -209,6 +209,8 @@ class GlyphList {
 }
 
 const STRIDE = 11;
+/** Glyph capacity a thread starts with, and returns to after a huge page. */
+const INITIAL_GLYPHS = 1024;
 /** Glyph capacity kept between pages (a dense page has ~5,000). */
 const KEPT_GLYPHS = 65_536;
 const glyphs = new GlyphList();
