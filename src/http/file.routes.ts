@@ -9,6 +9,7 @@ import type { ServiceContext } from '../service/context.js';
 import { downloadFile } from '../service/download-file.js';
 import { uploadFile } from '../service/upload-file.js';
 import { accountOf } from './auth.js';
+import { grantBodyBudget } from './connection-limits.js';
 import { parseDigestHeader } from './digest-header.js';
 import { JSON_CONTENT_TYPE } from './response-version.js';
 import { FileParamsSchema } from './transaction.schema.js';
@@ -29,6 +30,15 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.addContentTypeParser('*', (_request, payload, done) => {
       payload.resume();
       done(null, undefined);
+    });
+    // Only here, with the caller authenticated, does a body get more than the JSON budget: the time to upload what it
+    // declares (a PDF, FileMetaData) at the slowest accepted rate.
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      const length = request.headers['content-length'];
+      const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+      const json = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+      grantBodyBudget(request.raw, json ? Math.min(declared ?? METADATA_BODY_LIMIT, METADATA_BODY_LIMIT) : declared);
+      return payload;
     });
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -112,7 +112,7 @@ export async function startServe(options: StartServeOptions = {}): Promise<Serve
 }
 
 /** What a stalled client does after connecting. */
-export type StallKind = 'headers' | 'body' | 'silent';
+export type StallKind = 'headers' | 'body' | 'silent' | 'refusedUpload';
 
 /** A set of stalled connections and what happened to them. */
 export interface StalledConnections {
@@ -130,7 +130,8 @@ const STALL_WAVE_PAUSE_MS = 150;
 /**
  * Opens `count` connections to `port` spread over `addresses` loopback source addresses (127.0.0.2, 127.0.0.3, …)
  * and stalls each: `headers` sends an unfinished request head, `body` an unauthenticated POST to
- * `/api/signer/x/sign` announcing 1 MB and sending one byte, `silent` nothing at all.
+ * `/api/signer/x/sign` announcing 1 MB and sending one byte, `silent` nothing at all, `refusedUpload` an
+ * unauthenticated PDF upload announcing 50 MB and then one byte a second (it gets 401) until the server closes it.
  */
 export async function holdStalledConnections(port: number, count: number, addresses: number, kinds: readonly StallKind[]): Promise<StalledConnections> {
   const sockets: Socket[] = [];
@@ -148,6 +149,11 @@ export async function holdStalledConnections(port: number, count: number, addres
       socket.once('connect', () => {
         if (kind === 'headers') socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
         if (kind === 'body') socket.write('POST /api/signer/x/sign HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{');
+        if (kind === 'refusedUpload') {
+          socket.write('PUT /api/transaction/x/file/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/pdf\r\nContent-Length: 52428800\r\n\r\n%PDF');
+          const timer = setInterval(() => (socket.destroyed || socket.writableEnded ? clearInterval(timer) : socket.write('x')), 1000);
+          timer.unref();
+        }
         resolve();
       });
       socket.once('close', () => resolve());
