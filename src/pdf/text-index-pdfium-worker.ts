@@ -9,7 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import type { ExtractedText } from './text-index-builder.js';
 import { loadPdfium } from './pdfium.js';
 import { extractPdfiumDocument, pdfiumFailure } from './text-index-pdfium.js';
-import { type PageFound, searchPage, type TextQuery } from './text-index-search.js';
+import { type PageFound, SearchBudget, searchPage, type TextQuery } from './text-index-search.js';
 
 interface ExtractMessage {
   type: 'extract';
@@ -28,6 +28,8 @@ const pdfium = await loadPdfium();
 
 port.on('message', (message: ExtractMessage) => {
   const { job, queries, keepText } = message;
+  // This thread's pages come in page order: it keeps the boxes of at most `keep` matches per query in all of them.
+  const budget = new SearchBudget(queries);
   try {
     extractPdfiumDocument(pdfium, message.bytes, message.textPages ? new Set(message.textPages) : undefined, {
       opened: (numPages) => {
@@ -40,7 +42,7 @@ port.on('message', (message: ExtractMessage) => {
           return;
         }
         const found: PageFound[] | undefined =
-          text && queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, queries) : undefined;
+          text && queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, queries, budget) : undefined;
         const kept: ExtractedText | undefined = keepText ? text : undefined;
         const transfer = kept ? [kept.boxes.buffer as ArrayBuffer, kept.signature.buffer as ArrayBuffer, kept.compactSignature.buffer as ArrayBuffer] : [];
         port.postMessage({ type: 'page', job, geo, text: kept, found }, transfer);

@@ -92,10 +92,52 @@ export function withoutSpaces(text: string): { text: string; map: Int32Array } {
 }
 
 /**
- * Runs `queries` on one extracted page; returns an entry for each query found on it (normally or with white space
- * ignored). Linear in the page's length per query; boxes are decoded only for the kept matches.
+ * What one extraction has kept of each query's matches, so that a whole document (or one thread's share of its pages,
+ * searched in page order) keeps the boxes of at most `keep` matches per query however many pages match: a Search
+ * for `e` matches millions of times in a long document, and only the first `keep` can be used. Once a query has
+ * matched normally, its matches with white space ignored can never be used, so they are no longer looked for.
  */
-export function searchPage(pageNumber: number, text: string, boxes: Uint8Array, queries: readonly TextQuery[]): PageFound[] {
+export class SearchBudget {
+  private readonly kept: number[];
+  private readonly compactKept: number[];
+  private readonly matched: boolean[];
+
+  constructor(private readonly queries: readonly TextQuery[]) {
+    this.kept = queries.map(() => 0);
+    this.compactKept = queries.map(() => 0);
+    this.matched = queries.map(() => false);
+  }
+
+  /** Boxes query `index` may still keep (normal matches). */
+  left(index: number): number {
+    return Math.max(0, (this.queries[index]?.keep ?? 0) - (this.kept[index] ?? 0));
+  }
+
+  /** Boxes query `index` may still keep of its matches with white space ignored; 0 once it matched normally. */
+  compactLeft(index: number): number {
+    if (this.matched[index]) return 0;
+    return Math.max(0, (this.queries[index]?.keep ?? 0) - (this.compactKept[index] ?? 0));
+  }
+
+  /** Whether the matches with white space ignored of query `index` are still worth counting. */
+  wantsCompact(index: number): boolean {
+    return !this.matched[index];
+  }
+
+  /** Records what a page kept. */
+  spend(index: number, found: { count: number; boxes: number; compactBoxes: number }): void {
+    this.kept[index] = (this.kept[index] ?? 0) + found.boxes;
+    this.compactKept[index] = (this.compactKept[index] ?? 0) + found.compactBoxes;
+    if (found.count > 0) this.matched[index] = true;
+  }
+}
+
+/**
+ * Runs `queries` on one extracted page; returns an entry for each query found on it (normally or with white space
+ * ignored). Linear in the page's length per query; boxes are decoded only for the kept matches: each query's `keep`
+ * on this page, or what `budget` (shared by the pages of one extraction, searched in page order) has left.
+ */
+export function searchPage(pageNumber: number, text: string, boxes: Uint8Array, queries: readonly TextQuery[], budget?: SearchBudget): PageFound[] {
   const page = new PageBoxes(text, boxes);
   let compact: { text: string; map: Int32Array } | undefined;
   const out: PageFound[] = [];
@@ -103,11 +145,16 @@ export function searchPage(pageNumber: number, text: string, boxes: Uint8Array, 
     if (query.pageNumber !== undefined && query.pageNumber !== pageNumber) return;
     const needle = normalizeSearchText(query.needle);
     if (needle === '') return;
-    const normal = collect(text, needle, query.keep, (at) => page.rangeBox(at, at + needle.length));
-    compact ??= withoutSpaces(text);
-    const { map } = compact;
-    const compactNeedle = needle.replace(/ /g, '');
-    const loose = collect(compact.text, compactNeedle, query.keep, (at) => page.rangeBox(map[at]!, map[at + compactNeedle.length - 1]! + 1));
+    const normal = collect(text, needle, budget ? budget.left(index) : query.keep, (at) => page.rangeBox(at, at + needle.length));
+    let loose: { count: number; boxes: ReaderRect[] } = { count: 0, boxes: [] };
+    // Matches with white space ignored are used only when the document has no normal match at all.
+    if (normal.count === 0 && (budget === undefined || budget.wantsCompact(index))) {
+      compact ??= withoutSpaces(text);
+      const { map } = compact;
+      const compactNeedle = needle.replace(/ /g, '');
+      loose = collect(compact.text, compactNeedle, budget ? budget.compactLeft(index) : query.keep, (at) => page.rangeBox(map[at]!, map[at + compactNeedle.length - 1]! + 1));
+    }
+    budget?.spend(index, { count: normal.count, boxes: normal.boxes.length, compactBoxes: loose.boxes.length });
     if (normal.count === 0 && loose.count === 0) return;
     out.push({ query: index, pageNumber, count: normal.count, boxes: normal.boxes, compactCount: loose.count, compactBoxes: loose.boxes });
   });

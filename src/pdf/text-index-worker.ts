@@ -10,7 +10,7 @@
  * `open`). The host terminates the thread when it no longer needs it.
  */
 import { parentPort } from 'node:worker_threads';
-import type { TextQuery } from './text-index-search.js';
+import type { SearchBudget as Budget, TextQuery } from './text-index-search.js';
 
 // Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index.ts) loaded pdf.js first and
 // saved the native one here.
@@ -19,7 +19,7 @@ const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
 const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
 const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
 const { INDEX_BALANCE_MIN_PAGES, balancePageTree } = await import('./page-tree-balance.js');
-const { searchPage } = await import('./text-index-search.js');
+const { SearchBudget, searchPage } = await import('./text-index-search.js');
 // pdf.js's own worker code, loaded now rather than by the first getDocument: it brings a second copy of the
 // polyfills, which would replace `push` again after it was put back (pdf.js uses the loaded module, no new import).
 // A variable specifier, as the package ships no types for this module.
@@ -49,6 +49,11 @@ let bytes: Uint8Array | undefined;
 let job = 0;
 let doc: Doc | undefined;
 let pagesSinceOpen = 0;
+/**
+ * What this thread has kept of the current document's matches: the host hands out ranges in page order, so the
+ * thread keeps the boxes of at most `keep` matches per query in all of its pages.
+ */
+let budget: Budget | undefined;
 let queue = Promise.resolve();
 
 async function close(): Promise<void> {
@@ -64,6 +69,7 @@ async function handle(message: Message): Promise<void> {
       await close();
       job = message.job;
       bytes = message.bytes;
+      budget = undefined;
       doc = await openPdf(bytes);
       // A large flat page tree makes each getPage walk all kids: hand pdf.js a balanced copy, once per document
       // (page-tree-balance.ts). Opened first with the original bytes so its errors and page count are the file's own.
@@ -94,6 +100,8 @@ async function handle(message: Message): Promise<void> {
       }
       pagesSinceOpen += message.to - message.from + 1;
       const textPages = message.textPages ? new Set(message.textPages) : undefined;
+      budget ??= new SearchBudget(message.queries);
+      const searched = budget;
       let geometry: unknown;
       await extractRange(doc, message.from, message.to, textPages, {
         geometry: (geo) => {
@@ -102,7 +110,7 @@ async function handle(message: Message): Promise<void> {
         },
         text: (text) => {
           // Searched here, where the page's text is (issue 13 point 2): the page's time budget covers it.
-          const found = message.queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, message.queries) : undefined;
+          const found = message.queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, message.queries, searched) : undefined;
           if (!message.keepText) {
             port!.postMessage({ type: 'geometry', job, geo: geometry, found });
             return;

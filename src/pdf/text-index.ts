@@ -20,7 +20,7 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { hasPdfHeader } from './pdf-header.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
-import { mergeFound, normalizeSearchText, PageBoxes, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
+import { mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
 import { findDrawingCycle } from './drawing-cycles.js';
@@ -354,18 +354,23 @@ class Collector implements ExtractSink {
   readonly pdfjsPages = new Set<number>();
   pageCount = 0;
 
+  /** What the pages extracted in this thread kept of the matches (in page order, as they come). */
+  private readonly budget: SearchBudget;
+
   /** `queries` are searched on each page as it comes in (in-thread extraction; workers search their own pages). */
   constructor(
     readonly queries: readonly TextQuery[],
     readonly keepTexts: boolean,
-  ) {}
+  ) {
+    this.budget = new SearchBudget(queries);
+  }
 
   geometry(geo: PageGeometry): void {
     this.geometries[geo.pageNumber - 1] = geo;
   }
 
   text(text: ExtractedText): void {
-    if (this.queries.length > 0) this.found.push(...searchPage(text.pageNumber, text.text, text.boxes, this.queries));
+    if (this.queries.length > 0) this.found.push(...searchPage(text.pageNumber, text.text, text.boxes, this.queries, this.budget));
     if (this.keepTexts) this.texts.set(text.pageNumber, text);
   }
 
