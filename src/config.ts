@@ -104,7 +104,15 @@ export interface ServiceConfig {
    */
   /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`, issue 14); unset: PDFium. */
   readonly textEngine?: 'pdfjs' | 'pdfium';
-  readonly textIndexLimits?: { maxPages?: number; pageMs?: number; maxHeapMb?: number; maxRssMb?: number; maxWidgetsPerLocation?: number };
+  readonly textIndexLimits?: {
+    maxPages?: number;
+    pageMs?: number;
+    maxHeapMb?: number;
+    maxRssMb?: number;
+    maxWidgetsPerLocation?: number;
+    maxWidgetsPerDocument?: number;
+    maxSignaturesPerSigner?: number;
+  };
   /** The security settings that were set (issue 13); {@link securitySettings} adds the defaults. */
   readonly security?: Partial<SecuritySettings>;
 }
@@ -211,6 +219,8 @@ export const CONFIG_KEYS = {
   textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
   textEngine: { env: 'PARAPH_TEXT_ENGINE', file: 'textIndex.engine', help: 'text engine of Search locations: pdfium or pdfjs (default pdfium)' },
   maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
+  maxWidgetsPerDocument: { env: 'PARAPH_MAX_WIDGETS_PER_DOCUMENT', file: 'textIndex.maxWidgetsPerDocument', help: 'most widgets of all fields in one document, its own fields included (default 2000)' },
+  maxSignaturesPerSigner: { env: 'PARAPH_MAX_SIGNATURES_PER_SIGNER', file: 'textIndex.maxSignaturesPerSigner', help: 'most Signature fields one signer signs in one document (default 20)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
   // Security (issue 13, SECURITY.md).
   headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
@@ -356,6 +366,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
       maxHeapMb: limit('textMaxHeapMb', 64, 65_536),
       maxRssMb: limit('textMaxRssMb', 128, 1_048_576),
       maxWidgetsPerLocation: limit('maxWidgetsPerLocation', 1, 1_000_000),
+      maxWidgetsPerDocument: limit('maxWidgetsPerDocument', 1, 1_000_000),
+      maxSignaturesPerSigner: limit('maxSignaturesPerSigner', 1, 10_000),
     }).filter(([, v]) => v !== undefined),
   );
   const engineText = str('textEngine');

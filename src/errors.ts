@@ -154,6 +154,8 @@ export const ERROR_CODES = {
   LOCATION_EMPTY_BOX: row(400, 'Left and Right (or Top and Bottom) leave no room for the field.', 'Make the offsets smaller or give Width/Height.'),
   LOCATION_OUTSIDE_PAGE: row(400, 'The resolved field does not fit on the page.', 'Change its offsets or size.'),
   LOCATION_TOO_MANY_MATCHES: row(400, 'A Location without Occurence matches more often than the widget cap allows.', 'Give Occurence or a more specific Search, or raise PARAPH_MAX_WIDGETS_PER_LOCATION.'),
+  DOCUMENT_TOO_MANY_WIDGETS: row(400, 'The document would get more field widgets in all than the service allows.', 'Use fewer fields or Locations with Occurence, or raise PARAPH_MAX_WIDGETS_PER_DOCUMENT.'),
+  SIGNER_TOO_MANY_SIGNATURES: row(400, 'A signer has more Signature fields in one document than the service allows.', 'Give the signer fewer Signature fields (one signature covers the whole document), or raise PARAPH_MAX_SIGNATURES_PER_SIGNER.'),
   FIELD_NAME_TAKEN: row(400, 'A field of that name exists already (in the PDF or as a default signature field).', 'Rename the formset, or give the signer a Signature field in FileMetaData.'),
   FIELD_NOT_FOUND: row(400, 'The document has no field of that name.', 'Give the name of one of its fields, or a placement to create it.'),
   PAGE_OUT_OF_RANGE: row(400, 'A signature placement names a page the document does not have.', 'Use a page within the document.'),

@@ -87,7 +87,7 @@ export async function resolvePlacements(
   const needDefault = (options.signerIds ?? []).filter(
     (id) => !hasSignatureField(valid, id) && !existing.some((p) => p.type === 'Signature' && p.signerIds.includes(id)),
   );
-  const { maxWidgetsPerLocation } = resolveIndexLimits(options.limits);
+  const { maxWidgetsPerLocation, maxWidgetsPerDocument, maxSignaturesPerSigner } = resolveIndexLimits(options.limits);
   let source: LocateInput;
   let pages: PageGeometry[];
   if (searching.length > 0 || needDefault.length > 0) {
@@ -125,7 +125,47 @@ export async function resolvePlacements(
     assertNoNameClash(defaults, [...placements, ...existing]);
     placements.push(...defaults);
   }
-  return { metadata: valid, placements: [...placements, ...existing], pages };
+  const all = [...placements, ...existing];
+  assertFieldCounts(all, options.fileId, { maxWidgetsPerDocument, maxSignaturesPerSigner });
+  return { metadata: valid, placements: all, pages };
+}
+
+/**
+ * The bounds on the work a document's fields cause when placed and signed: widgets in all, and Signature fields per
+ * signer (each one a signature over the whole document).
+ *
+ * @throws PlacementError `DOCUMENT_TOO_MANY_WIDGETS`, `SIGNER_TOO_MANY_SIGNATURES`, naming the count and the limit.
+ */
+export function assertFieldCounts(
+  placements: readonly Pick<FieldPlacement, 'field' | 'type' | 'signerIds'>[],
+  fileId: string | undefined,
+  limits: { readonly maxWidgetsPerDocument: number; readonly maxSignaturesPerSigner: number },
+): void {
+  const document = fileId === undefined ? 'The document' : `Document ${fileId}`;
+  if (placements.length > limits.maxWidgetsPerDocument) {
+    throw new PlacementError(
+      'DOCUMENT_TOO_MANY_WIDGETS',
+      `${document} would get ${placements.length} field widgets (every widget of every field, its own fields included); at most ` +
+        `${limits.maxWidgetsPerDocument} are allowed: use fewer fields, or Locations with Occurence`,
+    );
+  }
+  const signatures = new Map<string, Set<string>>();
+  for (const p of placements) {
+    if (p.type !== 'Signature') continue;
+    for (const id of p.signerIds) {
+      const names = signatures.get(id) ?? new Set<string>();
+      names.add(p.field);
+      signatures.set(id, names);
+    }
+  }
+  for (const [signerId, names] of signatures) {
+    if (names.size <= limits.maxSignaturesPerSigner) continue;
+    throw new PlacementError(
+      'SIGNER_TOO_MANY_SIGNATURES',
+      `Signer ${signerId} has ${names.size} Signature fields in ${document.charAt(0).toLowerCase()}${document.slice(1)}; at most ` +
+        `${limits.maxSignaturesPerSigner} are allowed (each is a signature of its own over the whole document): give the signer fewer Signature fields`,
+    );
+  }
 }
 
 /** The distinct searches of a document, each with the most matches any of its Locations needs. */

@@ -27,6 +27,16 @@ export interface IndexLimits {
    * placement is refused naming the field and the count, before any box of the matches is decoded past the cap.
    */
   readonly maxWidgetsPerLocation: number;
+  /**
+   * Most widgets one document may get in all (every widget of every field: the metadata's, the default signature
+   * fields, a fillable PDF's own): past it the document is refused naming the count (resolve-placements.ts).
+   */
+  readonly maxWidgetsPerDocument: number;
+  /**
+   * Most Signature fields one signer signs in one document; each is a signature of its own, written over the whole
+   * document, so their cost grows faster than their number.
+   */
+  readonly maxSignaturesPerSigner: number;
 }
 
 /** Defaults: generous for real documents (the 5,000-page bench book takes ~1 ms a page, a heavy page well under 1 s). */
@@ -38,6 +48,8 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = {
   baseMs: 20_000,
   perPageMs: 100,
   maxWidgetsPerLocation: 1000,
+  maxWidgetsPerDocument: 2000,
+  maxSignaturesPerSigner: 20,
 };
 
 let processDefaults: IndexLimits = DEFAULT_INDEX_LIMITS;
