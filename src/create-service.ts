@@ -109,6 +109,11 @@ export interface ParaphService {
   useListenAddress(url: string): void;
   /** Stops both workers, waiting for the running tick. */
   stopWorkers(): Promise<void>;
+  /**
+   * Tells long work in progress (signing) that the process is stopping: it ends at its next step, releasing what it
+   * holds, so that in-flight requests finish promptly. `close` does it too.
+   */
+  beginShutdown(): void;
   /** Stops the workers and closes the mail transport, a qualified seal token and the store; safe to call twice. */
   close(): Promise<void>;
 }
@@ -123,6 +128,7 @@ export interface ParaphService {
  */
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<ParaphService> {
   const clock = options.clock ?? (() => new Date());
+  const stopping = new AbortController();
   if (config.textIndexLimits) setDefaultIndexLimits(config.textIndexLimits);
   if (config.textEngine) setDefaultTextEngine(config.textEngine);
   const security = securitySettings(config);
@@ -173,6 +179,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     };
     // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).
     const context = createServiceContext({
+      stopping: stopping.signal,
       store: notifyOnOutbox(store, () => events?.wake()),
       clock,
       keys,
@@ -260,8 +267,10 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       useListenAddress(url) {
         if (config.publicUrlFromListenAddress === true) settings.publicUrl = url;
       },
+      beginShutdown: () => stopping.abort(),
       close: () =>
         (closing ??= (async () => {
+          stopping.abort();
           await stopWorkers();
           mailTransport.close();
           await qualified?.close?.();

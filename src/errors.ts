@@ -120,6 +120,7 @@ export const ERROR_CODES = {
   SECURE_DOWNLOAD_REQUIRED: row(403, 'Downloading the signed documents needs a fresh identity confirmation.', 'Ask for a new code, enter it; it opens the downloads for 10 minutes.'),
   SIGNING_NOT_STARTED: row(409, 'The signing request has not been sent yet.', 'Try again later.'),
   SIGNING_IN_PROGRESS: row(409, 'The documents are being processed right now.', 'Try again in a moment.'),
+  SIGNING_ABORTED: row(503, 'The signature was not applied: the service is stopping, or signing took longer than the signing hold allows.', 'Sign again; nothing of the interrupted signing was kept.'),
   SIGNER_NOT_AT_TURN: row(409, 'Other signers must sign first.', 'Wait until it is your turn.'),
   SIGNER_ALREADY_SIGNED: row(409, 'The signer has already signed.', 'Nothing to do.'),
   SIGNER_ALREADY_REJECTED: row(410, 'The signer has already rejected.', 'Nothing to do.'),

@@ -76,6 +76,8 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
       masterKey: service.masterKey,
       close: () =>
         (closing ??= (async () => {
+          // Signing in progress stops at its next step, so the requests app.close() waits for end promptly.
+          service.beginShutdown();
           await app.close();
           await service.close();
         })()),

@@ -65,7 +65,7 @@ describe('the error-code table', () => {
 
   it('gives every code a status, a meaning and a fix', () => {
     for (const [code, info] of Object.entries(ERROR_CODES)) {
-      expect([400, 401, 403, 404, 409, 410, 413, 429, 500], code).toContain(info.status);
+      expect([400, 401, 403, 404, 409, 410, 413, 429, 500, 503], code).toContain(info.status);
       expect(info.meaning.length, code).toBeGreaterThan(10);
       expect(info.fix.length, code).toBeGreaterThan(5);
     }

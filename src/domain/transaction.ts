@@ -535,13 +535,18 @@ export function referencedBlobs(tx: Transaction): string[] {
 }
 
 /**
- * Bytes of the transaction's uploads (original PDFs, metadata JSON) that count against its account's storage quota;
- * 0 once the transaction is cleaned. The stores keep it beside the transaction so the quota check is one sum.
+ * Bytes of the transaction's documents that count against its account's storage quota: the uploads (original PDFs,
+ * metadata JSON) and what the service wrote from them (the prepared, signed and sealed PDFs, which can be far larger
+ * than the upload); 0 once the transaction is cleaned. The stores keep it beside the transaction so the quota check
+ * is one sum.
  */
 export function uploadedBytes(tx: Transaction): number {
   if (tx.cleanedAt !== undefined) return 0;
   let bytes = 0;
-  for (const file of tx.Files) bytes += (file.Original?.size ?? 0) + (file.MetadataBlob?.size ?? 0);
+  for (const file of tx.Files) {
+    bytes += (file.Original?.size ?? 0) + (file.MetadataBlob?.size ?? 0);
+    if (file.Current !== undefined && file.Current.sha256 !== file.Original?.sha256) bytes += file.Current.size;
+  }
   return bytes;
 }
 

@@ -91,7 +91,7 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
     );
     app.post(
       '/:token/sign',
-      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', ref('SignOutcome')) }, true) },
+      { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', ref('SignOutcome')), 503: error('The signature was not applied (the service is stopping, or signing ran past its hold): sign again') }, true) },
       async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
     );
     app.post(

@@ -73,6 +73,8 @@ export interface ServiceContext {
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
   /** Resolves PostbackUrl host names at creation and before each delivery (default: the system resolver). */
   readonly resolveHost?: ResolveHost;
+  /** Aborted when the process is shutting down: long work (signing) stops at its next step rather than holding it up. */
+  readonly stopping?: AbortSignal;
 }
 
 /** What a {@link ServiceContext} is built from (the composition root hands these over). */
@@ -85,6 +87,7 @@ export interface ServiceContextDeps {
   readonly settings: ServiceSettings;
   readonly identityProviders?: readonly IdentityProvider[];
   readonly resolveHost?: ResolveHost;
+  readonly stopping?: AbortSignal;
 }
 
 /**
@@ -104,6 +107,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     uploads: deps.store.uploadSlots ? new SharedUploadGuard(deps.store.uploadSlots, window, () => ids.id()) : new UploadGuard(window),
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    ...(deps.stopping ? { stopping: deps.stopping } : {}),
   };
 }
 

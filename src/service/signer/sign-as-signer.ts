@@ -9,7 +9,17 @@
  * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
+import {
+  formatTime,
+  recordActivity,
+  signingHoldStaleAt,
+  transition,
+  type JsonObject,
+  type JsonValue,
+  type Signer,
+  type StoredFile,
+  type Transaction,
+} from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signInSession } from '../../pades/sign-pdf.js';
@@ -130,6 +140,7 @@ async function applySignature(
   info: SignerRequestInfo,
   now: Date,
 ): Promise<SignResult> {
+  const checkpoint = signingCheckpoint(ctx, held);
   const at = new Date(Math.max(now.getTime(), Date.parse(held.ModifiedDateTime)));
   const tx = transition(held, { type: 'release' }, at);
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
@@ -154,6 +165,7 @@ async function applySignature(
     const fileValues = values.get(file.FileId) ?? [];
     const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
+    checkpoint();
     // One parse per document (issue 16): the form values, then each signature, as successive incremental updates.
     let { bytes, session } = await fillFormFieldsInSession(
       await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
@@ -161,6 +173,7 @@ async function applySignature(
       paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined,
     );
     for (const field of fields) {
+      checkpoint();
       ({ bytes, session } = await signInSession(session, {
         signer: identity.signer,
         signingTime: now,
@@ -211,6 +224,7 @@ async function applySignature(
       data: { signerId: signer.Id, ip: info.ip, userAgent: info.userAgent, fields: signedFields, certificate: describeCertificate(certificate) },
     },
   ];
+  checkpoint();
   // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
   // hold) or at 30, never signed by all and left at 20.
   const committed =
@@ -218,6 +232,20 @@ async function applySignature(
       ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
       : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
+}
+
+/**
+ * A check to call between the steps of signing: throws `SIGNING_ABORTED` (503) once the process is stopping or the
+ * signing hold has gone stale (the release timer may then hand the transaction back, so nothing of this signing
+ * could be committed anyway). The caller releases the hold.
+ */
+function signingCheckpoint(ctx: ServiceContext, held: Transaction): () => void {
+  const staleAt = signingHoldStaleAt(held);
+  const deadline = staleAt === undefined ? undefined : AbortSignal.timeout(Math.max(0, Date.parse(staleAt) - ctx.clock().getTime()));
+  return () => {
+    if (ctx.stopping?.aborted) throw new ServiceError('SIGNING_ABORTED', 'The service is stopping: your signature was not applied. Sign again in a moment.');
+    if (deadline?.aborted) throw new ServiceError('SIGNING_ABORTED', 'Applying your signature took longer than allowed, so it was not applied. Sign again.');
+  };
 }
 
 /** A replay: the signer has signed; finish a transaction left at 20 (e.g. by a crash) and answer the same result. */
