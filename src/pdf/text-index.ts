@@ -24,6 +24,7 @@ import { mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, w
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
 import { findDrawingCycle } from './drawing-cycles.js';
+import { extractionReserveBytes, pdfJobAdmission } from './memory-admission.js';
 import { ExtractionWatchdog, type IndexLimits, PdfTooComplexError, resolveIndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
 
 /** The extracted text of one page. */
@@ -297,16 +298,34 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   const collected = new Collector(queries, keepTexts);
   const engine = options.engine ?? defaultEngine;
   if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`indexText: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
+  // Extractions in worker threads start when memory allows (memory-admission.ts), not only as many as come.
+  const done = maxWorkers === 0 ? undefined : await pdfJobAdmission.admit(extractionReserveBytes(limits), options.signal);
+  try {
+    await extractWith(engine, pdf, wanted, maxWorkers, limits, collected, options);
+  } finally {
+    done?.();
+  }
+  return collected;
+}
+
+async function extractWith(
+  engine: TextEngine,
+  pdf: Uint8Array,
+  wanted: ReadonlySet<number> | undefined,
+  maxWorkers: number,
+  limits: IndexLimits,
+  collected: Collector,
+  options: IndexTextOptions,
+): Promise<void> {
   if (engine === 'pdfium') {
     const host = await import('./text-index-pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
     else await started(host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers), options);
     if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
-    return collected;
+    return;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
   else await started(extractInWorkers(pdf, wanted, maxWorkers, limits, collected, options.signal), options);
-  return collected;
 }
 
 /** `extraction`, once `options.whileExtracting` has been told that it runs in worker threads. */

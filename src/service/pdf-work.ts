@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../errors.js';
+import { pdfJobAdmission } from '../pdf/memory-admission.js';
 import type { PdfJob, PdfJobError, PdfJobReply, PdfJobResults } from './pdf-work-protocol.js';
 
 /** Heap and time of one job. */
@@ -64,13 +65,19 @@ export async function runPdfJob<K extends PdfJob['kind']>(
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
   pageCount = 0,
 ): Promise<PdfJobResults[K]> {
-  if (busy >= MAX_BUSY) await new Promise<void>((resolve) => waiting.push(resolve));
-  busy++;
+  // Admitted by memory (its thread's heap cap reserved, memory-admission.ts), then by count.
+  const done = await pdfJobAdmission.admit(limits.maxHeapMb * 1024 * 1024);
   try {
-    return (await runOnThread(job, limits, pageCount)) as PdfJobResults[K];
+    if (busy >= MAX_BUSY) await new Promise<void>((resolve) => waiting.push(resolve));
+    busy++;
+    try {
+      return (await runOnThread(job, limits, pageCount)) as PdfJobResults[K];
+    } finally {
+      busy--;
+      waiting.shift()?.();
+    }
   } finally {
-    busy--;
-    waiting.shift()?.();
+    done();
   }
 }
 
