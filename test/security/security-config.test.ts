@@ -52,6 +52,13 @@ describe('security settings', () => {
     expect(() => loadConfig({ env: { PARAPH_CA_PKCS11_MODULE: '/m.so', PARAPH_CA_PKCS11_PIN: '1' } })).toThrow(/PARAPH_CA_PKCS11_TOKEN: required/);
   });
 
+  it('the field caps per document and per signer are read and checked (PARAPH_MAX_WIDGETS_PER_DOCUMENT, PARAPH_MAX_SIGNATURES_PER_SIGNER)', () => {
+    expect(loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_DOCUMENT: '300', PARAPH_MAX_SIGNATURES_PER_SIGNER: '5' } }).textIndexLimits).toEqual({ maxWidgetsPerDocument: 300, maxSignaturesPerSigner: 5 });
+    expect(loadConfig({ env: {}, fileText: JSON.stringify({ textIndex: { maxSignaturesPerSigner: 7 } }) }).textIndexLimits).toEqual({ maxSignaturesPerSigner: 7 });
+    expect(() => loadConfig({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: '0' } })).toThrow(/PARAPH_MAX_SIGNATURES_PER_SIGNER/);
+    expect(() => loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_DOCUMENT: 'many' } })).toThrow(/PARAPH_MAX_WIDGETS_PER_DOCUMENT/);
+  });
+
   it('the widgets-per-Location cap is a text index limit (PARAPH_MAX_WIDGETS_PER_LOCATION)', () => {
     expect(loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_LOCATION: '25' } }).textIndexLimits).toEqual({ maxWidgetsPerLocation: 25 });
     expect(() => loadConfig({ env: { PARAPH_MAX_WIDGETS_PER_LOCATION: '0' } })).toThrow(/PARAPH_MAX_WIDGETS_PER_LOCATION/);
