@@ -8,7 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../src/testing/start-test-service.js';
 import { call, makePdf } from '../e2e/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
-import { startServe, type ServeProcess } from './harness.js';
+import { SIGNING_HOLD_STALE_MS } from '../../src/domain/transaction.js';
+import { startServe, type ApiResponse, type ServeProcess } from './harness.js';
+
+type Api = (method: string, path: string, options?: Parameters<typeof call>[3]) => Promise<ApiResponse>;
 
 const served: ServeProcess[] = [];
 const services: TestService[] = [];
@@ -20,8 +23,8 @@ afterAll(async () => {
 const SIGNATURES = 200;
 
 /** A started transaction whose one signer (Consent only) has {@link SIGNATURES} Signature fields in one document. */
-async function manySignatures(serve: ServeProcess): Promise<{ id: string; token: string }> {
-  const created = await serve.call('POST', '/api/transaction', { json: { Seal: false, Signers: [{ Email: 'a@example.com', ScribbleName: 'A', Verifications: [{ Type: 'Consent' }] }] } });
+async function manySignatures(api: Api): Promise<{ id: string; token: string }> {
+  const created = await api('POST', '/api/transaction', { json: { Seal: false, Signers: [{ Email: 'a@example.com', ScribbleName: 'A', Verifications: [{ Type: 'Consent' }] }] } });
   expect(created.status, created.text).toBe(200);
   const id = created.json.Id as string;
   const signerId = created.json.Signers[0].Id as string;
@@ -30,12 +33,12 @@ async function manySignatures(serve: ServeProcess): Promise<{ id: string; token:
   );
   const metadata = { Signers: { [signerId]: { FormSets: ['f'] } }, FormSets: { f: fields } };
   const pdf = await makePdf(Array.from({ length: 10 }, (_, i) => [`Page ${i + 1}`]));
-  expect((await serve.call('PUT', `/api/transaction/${id}/file/doc`, { json: metadata })).status).toBe(202);
-  const put = await serve.call('PUT', `/api/transaction/${id}/file/doc`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
+  expect((await api('PUT', `/api/transaction/${id}/file/doc`, { json: metadata })).status).toBe(202);
+  const put = await api('PUT', `/api/transaction/${id}/file/doc`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
   expect(put.status, put.text).toBe(201);
-  const start = await serve.call('PUT', `/api/transaction/${id}/start`);
+  const start = await api('PUT', `/api/transaction/${id}/start`);
   expect(start.status, start.text).toBe(204);
-  const got = await serve.call('GET', `/api/transaction/${id}`);
+  const got = await api('GET', `/api/transaction/${id}`);
   return { id, token: (got.json.Signers[0].SignUrl as string).split('/sign/')[1] as string };
 }
 
@@ -43,7 +46,7 @@ describe('signing work', () => {
   it('SIGTERM during a long signing stops the process; the hold is released and nothing of the signing is kept', async () => {
     const serve = await startServe({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
     served.push(serve);
-    const { id, token } = await manySignatures(serve);
+    const { id, token } = await manySignatures(serve.call);
     const signer = (path: string, json: unknown) => call(serve.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
     expect((await signer('/verification', { Type: 'Consent' })).status).toBe(200);
     const signing = signer('/sign', {}).catch(() => undefined);
@@ -58,6 +61,24 @@ describe('signing work', () => {
     const again = await startServe({ dataDir: serve.dataDir, env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
     served.push(again);
     const tx = await again.call('GET', `/api/transaction/${id}`);
+    expect(tx.json.Status).toBe(10);
+    expect(tx.json.Signers[0].SignedDateTime ?? undefined).toBeUndefined();
+  }, 240_000);
+
+  it('a signing that outlives its signing hold stops: 503, the hold released, nothing of the signing kept', async () => {
+    const service = await startTestService({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
+    services.push(service);
+    const api: Api = (method, path, options) => call(service.url, method, path, options);
+    const { id, token } = await manySignatures(api);
+    const signer = (path: string, json: unknown) => call(service.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+    expect((await signer('/verification', { Type: 'Consent' })).status).toBe(200);
+    const signing = signer('/sign', {});
+    const deadline = Date.now() + 30_000;
+    while ((await api('GET', `/api/transaction/${id}`)).json.Status !== 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    service.clock.advance(SIGNING_HOLD_STALE_MS);
+    const answer = await signing;
+    expect(answer.status).toBe(503);
+    const tx = await api('GET', `/api/transaction/${id}`);
     expect(tx.json.Status).toBe(10);
     expect(tx.json.Signers[0].SignedDateTime ?? undefined).toBeUndefined();
   }, 240_000);

@@ -241,10 +241,10 @@ async function applySignature(
  */
 function signingCheckpoint(ctx: ServiceContext, held: Transaction): () => void {
   const staleAt = signingHoldStaleAt(held);
-  const deadline = staleAt === undefined ? undefined : AbortSignal.timeout(Math.max(0, Date.parse(staleAt) - ctx.clock().getTime()));
+  const staleMs = staleAt === undefined ? Infinity : Date.parse(staleAt);
   return () => {
     if (ctx.stopping?.aborted) throw new ServiceError('SIGNING_ABORTED', 'The service is stopping: your signature was not applied. Sign again in a moment.');
-    if (deadline?.aborted) throw new ServiceError('SIGNING_ABORTED', 'Applying your signature took longer than allowed, so it was not applied. Sign again.');
+    if (ctx.clock().getTime() >= staleMs) throw new ServiceError('SIGNING_ABORTED', 'Applying your signature took longer than allowed, so it was not applied. Sign again.');
   };
 }
 
