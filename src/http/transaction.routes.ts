@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreateTransactionSchema } from '../domain/transaction-schema.js';
 import { dropNullProperties, nestingProblem } from '../domain/transaction-json.js';
 import { toTransactionView } from '../domain/transaction-view.js';
+import { hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
 import { ValidationError } from '../errors.js';
 import { cancelTransaction } from '../service/cancel-transaction.js';
 import type { ServiceContext } from '../service/context.js';
@@ -130,6 +131,8 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
+        const reason = request.body?.Reason;
+        if (reason !== undefined && hasForbiddenMultiLineCharacters(reason)) throw new ValidationError([`Reason: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
         const before = await cancelTransaction(ctx, accountOf(request), request.params.transactionId, request.body ?? {});
         return reply.type(JSON_CONTENT_TYPE).send(toTransactionView(before, view(request.headers.accept)));
       },
