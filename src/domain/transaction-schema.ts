@@ -194,7 +194,7 @@ export const SIGNER_WRITABLE = {
   RequireSurfnetVerification: opt(Type.Boolean()),
   SendSignRequest: opt(
     Type.Boolean({
-      default: true,
+      // Not as the `default` keyword: generators (openapi-typescript) would make a defaulted property required.
       description:
         'Whether the signer gets the sign request and reminders by e-mail (default true). When true is sent, SignRequestMessage is required; a signer sent without SendSignRequest gets the standard invitation text when it has no SignRequestMessage.',
     }),
@@ -205,7 +205,6 @@ export const SIGNER_WRITABLE = {
   DaysToRemind: opt(
     Type.Integer({
       minimum: -1,
-      default: 0,
       description: 'Days between reminders while the signer has not signed: -1 none, 0 (or absent) the account default (7), N every N days; must be lower than DaysToExpire.',
     }),
   ),
