@@ -186,6 +186,9 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
   if (signer.Expires !== undefined && !isTimestamp(signer.Expires)) {
     issues.push(`${path}.Expires: not an ISO 8601 date-time with offset (e.g. 2026-12-31T23:59:59+01:00)`);
   }
+  if (signer.AllowDelegation === true && (signer.Authentications ?? []).length > 0) {
+    issues.push('Signer cannot have AllowDelegation enabled when authentications are present.');
+  }
   checkVerifications(signer, path, issues);
   (signer.Authentications ?? []).forEach((auth, j) => checkAuthentication(auth, `${path}.Authentications[${j}]`, issues));
 }

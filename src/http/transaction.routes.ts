@@ -36,8 +36,10 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // Signhost clients send PUT start (and DELETE) with a JSON Content-Type and no body: an empty body is no body.
     const parseJson = app.getDefaultJsonParser('error', 'error');
-    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    // This scope's own parser replaces the app's (which only checks the nesting limit). Bodies are JSON only: a
+    // text/plain body is 415 like any other media type, not a string the schema then refuses.
     app.removeContentTypeParser('application/json');
+    app.removeContentTypeParser('text/plain');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') {

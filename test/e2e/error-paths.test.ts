@@ -116,7 +116,7 @@ describe('POST /api/transaction validation (decisions.md §2)', () => {
   it('400 for a body that is not JSON', async () => {
     const r = await call(service.url, 'POST', '/api/transaction', { body: '{"Seal": tru', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
-    expect(r.json.Message).toMatch(/not valid JSON/);
+    expect(r.json.Message).toBe('Invalid json structure provided.');
   });
 });
 
