@@ -179,14 +179,35 @@ function withComponentRefs<T>(document: T): T {
   } as T;
 }
 
-/** A DELETE may come without a body (the service reads none as `{}`). */
+/** What the service POSTs to a transaction's PostbackUrl (docs/postbacks.md), as an OpenAPI 3.1 webhook. */
+const WEBHOOKS = {
+  transactionPostback: {
+    post: {
+      summary: 'Postback: a status change or activity of a transaction with a PostbackUrl',
+      description:
+        'POSTed to the transaction’s PostbackUrl on every status change and signer or receiver activity, retried until the receiver answers 2xx. The body is in version 1 unless the account chose 2.',
+      operationId: 'transactionPostback',
+      tags: ['transaction'],
+      security: [],
+      parameters: [
+        { name: 'Checksum', in: 'header', required: true, schema: { type: 'string' }, description: 'Lowercase hex SHA-1 of `Id||Status|secret`, as Signhost clients check it' },
+        { name: 'X-Paraph-Signature', in: 'header', required: true, schema: { type: 'string' }, description: '`sha256=` + hex HMAC-SHA256 of the exact body bytes with the account’s postback secret' },
+        { name: 'X-Paraph-Delivery-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'The same for every retry of one postback' },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('PostbackV1'), ref('PostbackV2')] } } } },
+      responses: { '200': { description: 'Received (any 2xx ends the retries)' } },
+    },
+  },
+} as const;
+
+/** A DELETE may come without a body (the service reads none as `{}`); the postbacks are added as webhooks. */
 function withOptionalDeleteBodies<T>(document: T): T {
   const paths = (document as { paths?: Record<string, Record<string, { requestBody?: Record<string, unknown> }>> }).paths ?? {};
   for (const operations of Object.values(paths)) {
     const body = operations.delete?.requestBody;
     if (body !== undefined) body.required = false;
   }
-  return document;
+  return { ...document, webhooks: WEBHOOKS };
 }
 
 /** JSON with sorted keys: the same schema whatever order the generator wrote its keywords in. */

@@ -210,6 +210,15 @@ export function componentSchemas(): Record<string, JsonSchema> {
       description: `What a cleaned transaction answers with (410 once its documents were cleaned; docs/statuses.md). ${description}`,
     });
   }
+  for (const version of [1, 2] as const) {
+    const transaction = responses[`TransactionV${version}`] as { properties: Record<string, JsonSchema>; required: string[] };
+    responses[`PostbackV${version}`] = {
+      ...transaction,
+      description: `A postback body: the transaction as GET answers it in version ${version}, plus Checksum.`,
+      properties: { ...transaction.properties, Checksum: { type: 'string', pattern: '^[0-9a-f]{40}$', description: 'Lowercase hex SHA-1 of `Id||Status|secret` (also the Checksum header)' } },
+      required: [...transaction.required, 'Checksum'],
+    };
+  }
   return {
     Status: {
       type: 'integer',

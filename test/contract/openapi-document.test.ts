@@ -71,6 +71,17 @@ describe('the served OpenAPI document', () => {
     expect(JSON.stringify(document)).not.toContain('InlineVerification');
   });
 
+  it('documents the signer session with every property (Documents[].Fields included) and the postbacks as webhooks', () => {
+    const schemas = (document.components as { schemas: Record<string, { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }>; additionalProperties?: unknown }> }).schemas;
+    const session = schemas.SignerSession;
+    expect(session?.additionalProperties).toBe(false);
+    expect(Object.keys(session?.properties ?? {})).toEqual(expect.arrayContaining(['WaitingFor', 'Documents', 'Verifications', 'ReturnUrl', 'ScribbleName', 'SecureDownload']));
+    expect(Object.keys(session?.properties?.Documents?.items?.properties ?? {})).toContain('Fields');
+    const webhook = (document.webhooks as Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }>).transactionPostback;
+    expect(webhook?.post?.requestBody?.content?.['application/json']).toEqual({ schema: { oneOf: [{ $ref: '#/components/schemas/PostbackV1' }, { $ref: '#/components/schemas/PostbackV2' }] } });
+    expect(schemas.PostbackV1?.properties).toHaveProperty('Checksum');
+  });
+
   it('the response check refuses an undocumented status, a v1 body without its nulls and a wrong type', () => {
     const checker = contractChecker(document);
     const path = '/api/transaction/{transactionId}';
