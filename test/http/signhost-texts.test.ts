@@ -52,6 +52,16 @@ describe("Signhost's published texts (create)", () => {
   });
 });
 
+describe("Signhost's published texts (file upload)", () => {
+  it("FileMetaData naming a signer the transaction does not have: Signer '<id>' not found.", async () => {
+    const id = (await create({ Signers: [{ Email: 'a@example.com', SendSignRequest: false }] })).json.Id as string;
+    const metadata = { Signers: { signer1: { FormSets: ['f'] } }, FormSets: { f: { sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 10, Top: 10 } } } } };
+    const answer = await call(service.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { json: metadata });
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json).toEqual({ Message: "Signer 'signer1' not found." });
+  });
+});
+
 describe('smaller differences', () => {
   it('a text/plain body is 415 on the transaction routes, as any other media type', async () => {
     const plain = await createText('{"Seal":true}', 'text/plain');
