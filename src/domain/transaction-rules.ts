@@ -8,6 +8,7 @@
 import { ValidationError } from '../errors.js';
 import { isValidBsn } from './bsn.js';
 import { isBelgianE164, isE164 } from './e164.js';
+import { forbiddenCharacterPath, hasForbiddenCharacters, hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from './text-rules.js';
 import {
   addDays,
   formatTime,
@@ -59,17 +60,21 @@ export const DEFAULT_DAYS_TO_REMIND = 7;
 
 /** The types a signer's last verification may have (decisions.md §1). */
 export const FINAL_VERIFICATION_TYPES: readonly VerificationType[] = ['Scribble', 'Consent', 'PhoneNumber', 'Email', 'CSC Qualified'];
-/** Types the service adds itself; a client cannot send them. */
+/**
+ * Types the service adds itself (after signing): a client posting back a model it received may send them, and they
+ * are ignored like every other read-only property.
+ */
 const SERVICE_ADDED_TYPES: readonly string[] = ['IPAddress', 'SigningCertificate'];
+
+/** The verifications a client asked for: those the service adds itself dropped. */
+function requestedVerifications(signer: SignerRequest): VerificationRequest[] {
+  return (signer.Verifications ?? []).filter((v) => !SERVICE_ADDED_TYPES.includes(v.Type));
+}
 
 const SIGNER_ID = /^[A-Za-z0-9_-]{1,64}$/;
 // Deliberately simple: one @, no white space, a dot in the domain. Deliverability is the mailer's business.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// C0, DEL and C1 controls; also the Unicode line and paragraph separators, which break e-mail headers.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const INVALID_CHARACTERS = 'Input contains one or more invalid characters.';
 
 /**
  * Checks every business rule of a create request and returns the new transaction at status 5, version 0, with
@@ -125,6 +130,7 @@ export function validateCreateRequest(request: CreateTransactionRequest, default
   if (request.SignRequestMode !== undefined && ![0, 1, 2].includes(request.SignRequestMode)) {
     issues.push(`SignRequestMode: must be 1 (all at start) or 2 (each in turn; 0 means 2); got ${request.SignRequestMode}`);
   }
+  checkText(request.Reference, 'Reference', issues);
   checkLanguage(request.Language, 'Language', issues);
   checkUrl(request.PostbackUrl, 'PostbackUrl', issues);
   checkContext(request.Context, 'Context', issues);
@@ -148,12 +154,14 @@ export function validateCreateRequest(request: CreateTransactionRequest, default
 
 function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, issues: string[]): void {
   if (signer.Email === undefined) issues.push(`${path}.Email: is required`);
-  else if (!EMAIL.test(signer.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
+  else if (!EMAIL.test(signer.Email) || hasForbiddenCharacters(signer.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
   if (signer.Mobile !== undefined && !isE164(signer.Mobile)) {
     issues.push(`${path}.Mobile: not an E.164 phone number (+ and country code, digits only, e.g. +31612345678)`);
   }
   if (signer.BSN !== undefined && !isValidBsn(signer.BSN)) issues.push(`${path}.BSN: not a valid BSN (fails the 11-proef)`);
   if (signer.Iban !== undefined && !isValidIban(signer.Iban)) issues.push(`${path}.Iban: not a valid IBAN`);
+  // Required when the client asks for invitations; a signer sent without SendSignRequest is invited (the default)
+  // with the service's standard invitation text when it has no message of its own.
   if (signer.SendSignRequest === true && (signer.SignRequestMessage ?? '').trim() === '') {
     issues.push('The sign request message is null or empty.');
   }
@@ -165,38 +173,38 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
       issues.push('The days to remind must be lower than the days to expire.');
     }
   }
-  if (signer.SignRequestSubject !== undefined && CONTROL.test(signer.SignRequestSubject)) {
+  if (signer.SignRequestSubject !== undefined && hasForbiddenCharacters(signer.SignRequestSubject)) {
     issues.push(`Signer Subject: ${INVALID_CHARACTERS}`);
   }
-  if (signer.ScribbleName !== undefined && CONTROL.test(signer.ScribbleName)) {
-    issues.push(`${path}.ScribbleName: ${INVALID_CHARACTERS}`);
-  }
+  checkText(signer.ScribbleName, `${path}.ScribbleName`, issues);
+  checkText(signer.Reference, `${path}.Reference`, issues);
+  checkText(signer.SignRequestMessage, `${path}.SignRequestMessage`, issues, true);
+  checkText(signer.IntroText, `${path}.IntroText`, issues, true);
   checkLanguage(signer.Language, `${path}.Language`, issues);
   checkUrl(signer.ReturnUrl, `${path}.ReturnUrl`, issues);
   checkContext(signer.Context, `${path}.Context`, issues);
   if (signer.Expires !== undefined && !isTimestamp(signer.Expires)) {
     issues.push(`${path}.Expires: not an ISO 8601 date-time with offset (e.g. 2026-12-31T23:59:59+01:00)`);
   }
+  if (signer.AllowDelegation === true && (signer.Authentications ?? []).length > 0) {
+    issues.push('Signer cannot have AllowDelegation enabled when authentications are present.');
+  }
   checkVerifications(signer, path, issues);
   (signer.Authentications ?? []).forEach((auth, j) => checkAuthentication(auth, `${path}.Authentications[${j}]`, issues));
 }
 
 function checkVerifications(signer: SignerRequest, path: string, issues: string[]): void {
-  const verifications = signer.Verifications ?? [];
   let known = true;
-  verifications.forEach((v, j) => {
+  (signer.Verifications ?? []).forEach((v, j) => {
     const vPath = `${path}.Verifications[${j}]`;
     if (!(VERIFICATION_TYPES as readonly string[]).includes(v.Type)) {
       issues.push(`${vPath}.Type: unknown verification type ${JSON.stringify(v.Type)}`);
       known = false;
       return;
     }
-    if (SERVICE_ADDED_TYPES.includes(v.Type)) {
-      issues.push(`${vPath}.Type: ${v.Type} is added by the service and cannot be sent`);
-      return;
-    }
-    checkVerificationFields(v, vPath, signer, issues);
+    if (!SERVICE_ADDED_TYPES.includes(v.Type)) checkVerificationFields(v, vPath, signer, issues);
   });
+  const verifications = requestedVerifications(signer);
   if (!known || verifications.length === 0) return;
   const last = verifications[verifications.length - 1] as VerificationRequest;
   if (!(FINAL_VERIFICATION_TYPES as readonly string[]).includes(last.Type)) {
@@ -235,14 +243,10 @@ function checkVerificationFields(v: VerificationRequest, path: string, signer: S
     case 'iDeal':
       if (v.Iban !== undefined && (typeof v.Iban !== 'string' || !isValidIban(v.Iban))) issues.push(`${path}.Iban: not a valid IBAN`);
       break;
-    case 'Scribble':
-      if (v.ScribbleName !== undefined && typeof v.ScribbleName === 'string' && CONTROL.test(v.ScribbleName)) {
-        issues.push(`${path}.ScribbleName: ${INVALID_CHARACTERS}`);
-      }
-      break;
     default:
       break;
   }
+  for (const [key, field] of Object.entries(v)) if (typeof field === 'string') checkText(field, `${path}.${key}`, issues);
 }
 
 function checkAuthentication(auth: VerificationRequest, path: string, issues: string[]): void {
@@ -261,11 +265,19 @@ function checkAuthentication(auth: VerificationRequest, path: string, issues: st
 
 function checkReceiver(receiver: ReceiverRequest, path: string, issues: string[]): void {
   if (receiver.Email === undefined) issues.push(`${path}.Email: is required`);
-  else if (!EMAIL.test(receiver.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
-  if (receiver.Subject !== undefined && CONTROL.test(receiver.Subject)) issues.push(`Receiver Subject: ${INVALID_CHARACTERS}`);
-  if (receiver.Name !== undefined && CONTROL.test(receiver.Name)) issues.push(`${path}.Name: ${INVALID_CHARACTERS}`);
+  else if (!EMAIL.test(receiver.Email) || hasForbiddenCharacters(receiver.Email)) issues.push(`${path}.Email: not a valid e-mail address`);
+  if (receiver.Subject !== undefined && hasForbiddenCharacters(receiver.Subject)) issues.push(`Receiver Subject: ${INVALID_CHARACTERS}`);
+  checkText(receiver.Name, `${path}.Name`, issues);
+  checkText(receiver.Reference, `${path}.Reference`, issues);
+  checkText(receiver.Message, `${path}.Message`, issues, true);
   checkLanguage(receiver.Language, `${path}.Language`, issues);
   checkContext(receiver.Context, `${path}.Context`, issues);
+}
+
+/** Refuses control and bidirectional formatting characters (text-rules.ts); a multi-line text may keep line breaks. */
+function checkText(value: string | undefined, path: string, issues: string[], multiLine = false): void {
+  if (value === undefined) return;
+  if (multiLine ? hasForbiddenMultiLineCharacters(value) : hasForbiddenCharacters(value)) issues.push(`${path}: ${INVALID_CHARACTERS}`);
 }
 
 function checkLanguage(value: string | undefined, path: string, issues: string[]): void {
@@ -279,7 +291,8 @@ function checkUrl(value: string | undefined, path: string, issues: string[]): vo
   let ok = false;
   try {
     const url = new URL(value);
-    ok = url.protocol === 'http:' || url.protocol === 'https:';
+    // The URL parser silently drops tabs and line breaks: the text as sent must be clean too.
+    ok = (url.protocol === 'http:' || url.protocol === 'https:') && !hasForbiddenCharacters(value);
   } catch {
     ok = false;
   }
@@ -290,6 +303,8 @@ function checkContext(value: JsonObject | undefined, path: string, issues: strin
   if (value === undefined) return;
   const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
   if (bytes > MAX_CONTEXT_BYTES) issues.push(`${path}: at most 64 KiB of JSON; got ${bytes} bytes`);
+  const forbidden = forbiddenCharacterPath(value, path);
+  if (forbidden !== undefined) issues.push(`${forbidden}: ${INVALID_CHARACTERS}`);
 }
 
 function isIntegerIn(value: number, min: number, max: number): boolean {
@@ -339,8 +354,10 @@ const SIGNER_COPIED = (Object.keys(SIGNER_WRITABLE) as (keyof typeof SIGNER_WRIT
 const RECEIVER_COPIED = (Object.keys(RECEIVER_WRITABLE) as (keyof typeof RECEIVER_WRITABLE)[]).filter((key) => key !== 'Email');
 
 function buildSigner(request: SignerRequest, id: string, token: string, at: string): Signer {
-  const verifications = (request.Verifications ?? []).length === 0 ? [{ Type: 'Scribble' }] : (request.Verifications ?? []);
-  const sendSignRequest = request.SendSignRequest ?? false;
+  const requested = requestedVerifications(request);
+  const verifications = requested.length === 0 ? [{ Type: 'Scribble' }] : requested;
+  // Signhost's default: a signer is invited unless the client says SendSignRequest false.
+  const sendSignRequest = request.SendSignRequest ?? true;
   const signer: Signer = {
     Id: id,
     SignToken: token,

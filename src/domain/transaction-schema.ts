@@ -33,7 +33,7 @@ export const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Re
   Consent: {},
   PhoneNumber: { Number: opt(Str({ maxLength: 32 })), SecureDownload: opt(Type.Boolean()) },
   Email: { Email: opt(Str({ format: 'email', maxLength: 320 })) },
-  IPAddress: { IPAddress: opt(Str()) },
+  IPAddress: { IPAddress: readOnly(Str()) },
   SigningCertificate: { Issuer: readOnly(Str()), Subject: readOnly(Str()), Thumbprint: readOnly(Str()) },
   DigiD: { Bsn: opt(Str({ maxLength: 9 })), Betrouwbaarheidsniveau: readOnly(Str()), SecureDownload: opt(Type.Boolean()) },
   eHerkenning: { Uid: readOnly(Str()), EntityConcernIdKvkNr: opt(Str({ maxLength: 32 })) },
@@ -192,11 +192,22 @@ export const SIGNER_WRITABLE = {
   RequireIdealVerification: opt(Type.Boolean()),
   RequireDigidVerification: opt(Type.Boolean()),
   RequireSurfnetVerification: opt(Type.Boolean()),
-  SendSignRequest: opt(Type.Boolean({ description: 'Whether the signer gets sign requests and reminders (default false).' })),
+  SendSignRequest: opt(
+    Type.Boolean({
+      // Not as the `default` keyword: generators (openapi-typescript) would make a defaulted property required.
+      description:
+        'Whether the signer gets the sign request and reminders by e-mail (default true). When true is sent, SignRequestMessage is required; a signer sent without SendSignRequest gets the standard invitation text when it has no SignRequestMessage.',
+    }),
+  ),
   SendSignConfirmation: opt(Type.Boolean({ description: 'Default: the value of SendSignRequest.' })),
-  SignRequestMessage: opt(Str({ maxLength: 10_000 })),
-  SignRequestSubject: opt(Str({ maxLength: 255 })),
-  DaysToRemind: opt(Type.Integer()),
+  SignRequestMessage: opt(Str({ maxLength: 10_000, description: 'Plain text; `\\n` makes a new line. Required when SendSignRequest true is sent.' })),
+  SignRequestSubject: opt(Str({ maxLength: 64, description: 'Plain text, at most 64 characters; absent: the standard subject.' })),
+  DaysToRemind: opt(
+    Type.Integer({
+      minimum: -1,
+      description: 'Days between reminders while the signer has not signed: -1 none, 0 (or absent) the account default (7), N every N days; must be lower than DaysToExpire.',
+    }),
+  ),
   Language: opt(stringEnum(LANGUAGES)),
   ScribbleName: opt(Str({ maxLength: 255 })),
   ScribbleNameFixed: opt(Type.Boolean()),
@@ -217,7 +228,7 @@ export const RECEIVER_WRITABLE = {
   Email: Str({ format: 'email', maxLength: 320 }),
   Language: opt(stringEnum(LANGUAGES)),
   Message: opt(Str({ maxLength: 10_000 })),
-  Subject: opt(Str({ maxLength: 255 })),
+  Subject: opt(Str({ maxLength: 64, description: 'Plain text, at most 64 characters; absent: the standard subject.' })),
   Reference: opt(Str({ maxLength: 255 })),
   Context: opt(ContextSchema),
 };

@@ -381,9 +381,12 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
         ...base,
         Status: ended ? tx.Status : 60,
         EndedDateTime: tx.EndedDateTime ?? at,
-        CanceledDateTime: at,
+        // A second DELETE (within the grace period) keeps when and why the first one cancelled.
+        CanceledDateTime: tx.CanceledDateTime ?? at,
       };
-      if (event.reason !== undefined) cancelled.CancelationReason = event.reason;
+      if (tx.CanceledDateTime !== undefined) {
+        if (tx.CancelationReason !== undefined) cancelled.CancelationReason = tx.CancelationReason;
+      } else if (event.reason !== undefined) cancelled.CancelationReason = event.reason;
       else delete cancelled.CancelationReason;
       const graceMinutes = event.graceMinutes ?? 0;
       if (graceMinutes <= 0) return cleanTransaction(cancelled, now);

@@ -21,7 +21,7 @@ import { fileRoutes } from './file.routes.js';
 import { registerOpenApi } from './openapi.js';
 import { publicRoutes } from './public.routes.js';
 import { receiptRoutes } from './receipt.routes.js';
-import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
+import { versionedReply } from './response-version.js';
 import { transactionRoutes } from './transaction.routes.js';
 import { signerRoutes, redactSignToken } from './signer.routes.js';
 import { signPageRoutes } from './sign-page.routes.js';
@@ -121,10 +121,8 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   });
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof TransactionCleanedError) {
-      return reply
-        .code(410)
-        .type(JSON_CONTENT_TYPE)
-        .send(toPartialTransactionView(error.transaction, { version: responseVersion(request.headers.accept) }));
+      const version = versionedReply(reply, request.headers.accept);
+      return reply.code(410).send(toPartialTransactionView(error.transaction, { version }));
     }
     handleError(error, request, reply);
     return reply;

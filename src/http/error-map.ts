@@ -55,7 +55,8 @@ function messageOf(error: unknown, request: FastifyRequest): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'The request body is empty: send a JSON object.';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return `The request body is not valid JSON: ${fastifyError.message ?? ''}`.trim();
+      // Signhost's text for a body that is not JSON.
+      return 'Invalid json structure provided.';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.';
     default:

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { componentSchemas, InlineVerificationSchema, plain, ref, type JsonSchema } from './response.schema.js';
+import { requestComponentSchemas } from './request.schema.js';
 import { SIGNER_COMPONENTS } from './signer.schema.js';
 
 /** A response as a route documents it: a description and media type → schema (none for an empty body). */
@@ -37,27 +38,33 @@ export function errorResponse(description: string): ResponseDoc {
   return { description, content: { 'application/json': ref('ErrorModel') } };
 }
 
-/** A transaction in the version the Accept header asks for. */
+/** A transaction in the version the Accept header asks for: each version is its own media type. */
 export function transactionResponse(description: string): ResponseDoc {
-  return { description, content: { 'application/json': { anyOf: [ref('TransactionV1'), ref('TransactionV2')] } } };
+  return {
+    description,
+    content: {
+      'application/json': ref('TransactionV1'),
+      'application/vnd.signhost.v1+json': ref('TransactionV1'),
+      'application/vnd.signhost.v2+json': ref('TransactionV2'),
+    },
+  };
 }
 
-/** 410: a cleaned transaction's partial view, or `{Message}` when only the documents are gone. */
+/** 410: a cleaned transaction's partial view in the version asked for, or `{Message}` when only the documents are gone. */
 export function goneResponse(description: string): ResponseDoc {
-  return { description, content: { 'application/json': { anyOf: [ref('PartialTransactionV1'), ref('PartialTransactionV2'), ref('ErrorModel')] } } };
+  return {
+    description,
+    content: {
+      'application/json': { anyOf: [ref('PartialTransactionV1'), ref('ErrorModel')] },
+      'application/vnd.signhost.v1+json': ref('PartialTransactionV1'),
+      'application/vnd.signhost.v2+json': ref('PartialTransactionV2'),
+    },
+  };
 }
 
 /** A PDF body. */
 export const PDF_CONTENT: Readonly<Record<string, JsonSchema>> = { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } };
 
-/** The `Accept` header that selects the response version (decisions.md §2). */
-export const ACCEPT_VERSION_HEADER: Readonly<Record<string, JsonSchema & { description: string }>> = {
-  Accept: {
-    type: 'string',
-    enum: ['application/json', 'application/vnd.signhost.v1+json', 'application/vnd.signhost.v2+json'],
-    description: 'Response version: v2 omits absent properties; v1 (the default, also for plain JSON) writes null for them.',
-  },
-};
 
 const TAGS = [
   { name: 'transaction', description: 'Create, read, start and cancel signing transactions' },
@@ -76,7 +83,8 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       info: {
         title: 'paraph transaction API',
         version: info.version,
-        description: 'Signing transactions on PDFs, Signhost-compatible. Responses come in two versions chosen by the `Accept` header.',
+        description:
+          'Signing transactions on PDFs, Signhost-compatible. Transaction bodies come in two versions, each its own response media type chosen with the `Accept` header: `application/vnd.signhost.v2+json` omits absent properties; `application/vnd.signhost.v1+json` and `application/json` (also for `*/*` or no Accept) write null for them. The answer names the chosen media type and carries `Vary: Accept`.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: info.serverUrl }],
@@ -86,12 +94,12 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           APIKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`APIKey <user token>`' },
           APPKey: { type: 'apiKey', in: 'header', name: 'Application', description: '`APPKey <app key>`' },
         },
-        schemas: { ...componentSchemas(), ...SIGNER_COMPONENTS, [INLINE_VERIFICATION]: plain(InlineVerificationSchema) },
+        schemas: { ...componentSchemas(), ...requestComponentSchemas(), ...SIGNER_COMPONENTS, [INLINE_VERIFICATION]: plain(InlineVerificationSchema) },
       },
       security: [{ APIKey: [], APPKey: [] }],
     },
     transform: ({ schema, url, route }) => transformRoute(schema, url, route),
-    transformObject: (documentObject) => withComponentRefs('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject),
+    transformObject: (documentObject) => withOptionalDeleteBodies(withComponentRefs('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject)),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/api/docs',
@@ -169,6 +177,37 @@ function withComponentRefs<T>(document: T): T {
     paths: replace(doc.paths, undefined),
     components: { ...doc.components, schemas: Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, replace(s, name)])) },
   } as T;
+}
+
+/** What the service POSTs to a transaction's PostbackUrl (docs/postbacks.md), as an OpenAPI 3.1 webhook. */
+const WEBHOOKS = {
+  transactionPostback: {
+    post: {
+      summary: 'Postback: a status change or activity of a transaction with a PostbackUrl',
+      description:
+        'POSTed to the transaction’s PostbackUrl on every status change and signer or receiver activity, retried until the receiver answers 2xx. The body is in version 1 unless the account chose 2.',
+      operationId: 'transactionPostback',
+      tags: ['transaction'],
+      security: [],
+      parameters: [
+        { name: 'Checksum', in: 'header', required: true, schema: { type: 'string' }, description: 'Lowercase hex SHA-1 of `Id||Status|secret`, as Signhost clients check it' },
+        { name: 'X-Paraph-Signature', in: 'header', required: true, schema: { type: 'string' }, description: '`sha256=` + hex HMAC-SHA256 of the exact body bytes with the account’s postback secret' },
+        { name: 'X-Paraph-Delivery-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'The same for every retry of one postback' },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('PostbackV1'), ref('PostbackV2')] } } } },
+      responses: { '200': { description: 'Received (any 2xx ends the retries)' } },
+    },
+  },
+} as const;
+
+/** A DELETE may come without a body (the service reads none as `{}`); the postbacks are added as webhooks. */
+function withOptionalDeleteBodies<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: Record<string, unknown> }>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    const body = operations.delete?.requestBody;
+    if (body !== undefined) body.required = false;
+  }
+  return { ...document, webhooks: WEBHOOKS };
 }
 
 /** JSON with sorted keys: the same schema whatever order the generator wrote its keywords in. */

@@ -2,18 +2,12 @@
  * The named schemas of the OpenAPI document (`components.schemas`, issue 19): the transaction, signer, receiver,
  * activity and partial 410 view in both response versions, derived from the one list of keys the views render
  * (transaction-view.ts) so that version 1's nulls are stated exactly as served; one Verification schema per type
- * under a discriminator with a mapping; FileMetaData and its Location; ErrorModel; the request components.
+ * under a discriminator with a mapping; ErrorModel. The request bodies' components are request.schema.ts's.
  */
 import { ACTIVITY_KEYS, PARTIAL_TRANSACTION_KEYS, RECEIVER_KEYS, SIGNER_KEYS, TRANSACTION_KEYS } from '../domain/transaction-view.js';
 import { ActivityCode, LANGUAGES, TransactionStatus, VERIFICATION_TYPES, type VerificationType } from '../domain/transaction.js';
-import {
-  AuthenticationSchema,
-  ContextSchema,
-  ReceiverRequestSchema,
-  SignerRequestSchema,
-  VERIFICATION_FIELDS,
-} from '../domain/transaction-schema.js';
-import { ErrorModelSchema, FileMetaDataSchema, LocationSchema } from './transaction.schema.js';
+import { AuthenticationSchema, ContextSchema, VERIFICATION_FIELDS } from '../domain/transaction-schema.js';
+import { ErrorModelSchema } from './transaction.schema.js';
 
 /** A JSON Schema as it goes into the document. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -216,6 +210,15 @@ export function componentSchemas(): Record<string, JsonSchema> {
       description: `What a cleaned transaction answers with (410 once its documents were cleaned; docs/statuses.md). ${description}`,
     });
   }
+  for (const version of [1, 2] as const) {
+    const transaction = responses[`TransactionV${version}`] as { properties: Record<string, JsonSchema>; required: string[] };
+    responses[`PostbackV${version}`] = {
+      ...transaction,
+      description: `A postback body: the transaction as GET answers it in version ${version}, plus Checksum.`,
+      properties: { ...transaction.properties, Checksum: { type: 'string', pattern: '^[0-9a-f]{40}$', description: 'Lowercase hex SHA-1 of `Id||Status|secret` (also the Checksum header)' } },
+      required: [...transaction.required, 'Checksum'],
+    };
+  }
   return {
     Status: {
       type: 'integer',
@@ -244,10 +247,6 @@ export function componentSchemas(): Record<string, JsonSchema> {
     Authentication: plain(AuthenticationSchema),
     FileEntry: FILE_ENTRY,
     ...responses,
-    SignerRequest: plain(SignerRequestSchema),
-    ReceiverRequest: plain(ReceiverRequestSchema),
-    FileMetaData: plain(FileMetaDataSchema),
-    Location: plain(LocationSchema),
     ErrorModel: plain(ErrorModelSchema),
   };
 }

@@ -6,6 +6,8 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { hasForbiddenCharacters, hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
+import { ValidationError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
 import type { VerificationSenders } from '../service/verification-senders.js';
 import { downloadSignerFile } from '../service/signer/download-signer-file.js';
@@ -87,7 +89,10 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
         schema: { params: SignerParamsSchema, body: VerificationBodySchema },
         config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', ref('VerificationOutcome')) }, true),
       },
-      async (request) => performVerification(ctx, deps.senders, request.params.token, request.body),
+      async (request) => {
+        if (request.body.Name !== undefined && hasForbiddenCharacters(request.body.Name)) throw new ValidationError([`Name: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
+        return performVerification(ctx, deps.senders, request.params.token, request.body);
+      },
     );
     app.post(
       '/:token/sign',
@@ -97,7 +102,10 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
     app.post(
       '/:token/reject',
       { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: signerDoc('Reject', { 202: json('Rejected', ref('RejectOutcome')) }, true) },
-      async (request, reply) => reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request))),
+      async (request, reply) => {
+        if (hasForbiddenMultiLineCharacters(request.body.Reason)) throw new ValidationError([`Reason: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
+        return reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request)));
+      },
     );
   };
 }

@@ -44,20 +44,114 @@ export const SignBodySchema = Type.Object(
 /** POST /:token/reject. */
 export const RejectBodySchema = Type.Object({ Reason: Type.String({ maxLength: 1000 }) }, { additionalProperties: false });
 
-/** The signer's session (GET /:token): main properties; the signing page reads more. */
+const WIDGET = {
+  type: 'object',
+  description: 'Where a field is drawn: reader coordinates in points, top-left origin, 1-based page.',
+  properties: { pageNumber: { type: 'integer' }, left: { type: 'number' }, top: { type: 'number' }, width: { type: 'number' }, height: { type: 'number' } },
+  required: ['pageNumber', 'left', 'top', 'width', 'height'],
+  additionalProperties: false,
+} as const;
+
+/** A field the signer fills or signs in one document (signer-fields.ts `SignerField`). */
+const SESSION_FIELD = {
+  type: 'object',
+  description: 'A field of this signer. `key` is what the sign body and the Context use for it.',
+  properties: {
+    name: { type: 'string', description: 'Fully qualified name in the PDF (`<formset>.<key>`; a radio group: its group name)' },
+    key: { type: 'string', description: 'The key in the sign body `Fields.<fileId>` and in the Context: the field key, `<formset>.<key>` where ambiguous' },
+    type: { type: 'string', enum: ['Signature', 'Seal', 'Check', 'Radio', 'SingleLine', 'Date', 'Number'] },
+    value: { type: 'string', description: 'Check and Radio: the export value; text fields: the pre-filled value' },
+    checked: { type: 'boolean', description: 'Check: pre-checked' },
+    options: {
+      type: 'array',
+      description: 'Radio: the buttons; send the chosen one’s `value`',
+      items: { type: 'object', properties: { value: { type: 'string' }, key: { type: 'string' }, widgets: { type: 'array', items: WIDGET } }, required: ['value', 'key', 'widgets'], additionalProperties: false },
+    },
+    required: { type: 'boolean', description: 'Must hold a value when signing' },
+    widgets: { type: 'array', items: WIDGET },
+  },
+  required: ['name', 'key', 'type', 'required', 'widgets'],
+  additionalProperties: false,
+} as const;
+
+/** The signer's session (GET /:token, session-view.ts `SignerSessionView`): everything the signing page reads. */
 export const SignerSessionSchema = {
   type: 'object',
   properties: {
     TransactionId: { type: 'string' },
-    Reference: { type: 'string' },
-    TransactionStatus: { type: 'integer' },
-    Language: { type: 'string' },
-    State: { type: 'string', enum: ['not-started', 'waiting', 'authenticate', 'verify', 'sign', 'signed', 'rejected', 'ended', 'processing'] },
-    Signer: { type: 'object', properties: { Id: { type: 'string' }, Email: { type: 'string' } }, required: ['Id', 'Email'] },
-    Documents: { type: 'array', items: { type: 'object', properties: { FileId: { type: 'string' }, DisplayName: { type: 'string' }, Pages: { type: 'integer' } }, required: ['FileId', 'DisplayName', 'Pages'] } },
-    Verifications: { type: 'array', items: { type: 'object', properties: { Index: { type: 'integer' }, Type: { type: 'string' }, Done: { type: 'boolean' } }, required: ['Index', 'Type', 'Done'] } },
+    Reference: { type: 'string', description: 'The transaction’s Reference, when it has one' },
+    TransactionStatus: { $ref: '#/components/schemas/Status' },
+    Language: { $ref: '#/components/schemas/Language' },
+    State: {
+      type: 'string',
+      enum: ['not-started', 'waiting', 'authenticate', 'verify', 'sign', 'signed', 'rejected', 'ended', 'processing'],
+      description: 'Where the journey stands; `ended` (200) for an ended transaction, so the page can say why',
+    },
+    Signer: {
+      type: 'object',
+      properties: {
+        Id: { type: 'string' },
+        Email: { type: 'string' },
+        Name: { type: 'string', description: 'The name to show (the typed scribble name, else ScribbleName)' },
+        IntroText: { type: 'string' },
+        SignedDateTime: { type: 'string', format: 'date-time' },
+        RejectDateTime: { type: 'string', format: 'date-time' },
+      },
+      required: ['Id', 'Email'],
+      additionalProperties: false,
+    },
+    WaitingFor: {
+      type: 'array',
+      description: 'The signers who sign first (State waiting); by name when the transaction gives one, never by e-mail',
+      items: { type: 'object', properties: { Id: { type: 'string' }, Name: { type: 'string' } }, required: ['Id'], additionalProperties: false },
+    },
+    Documents: {
+      type: 'array',
+      description: 'The documents to read and sign (empty before authentication, after signing or rejecting, and when ended)',
+      items: {
+        type: 'object',
+        properties: {
+          FileId: { type: 'string' },
+          DisplayName: { type: 'string' },
+          Description: { type: 'string' },
+          Pages: { type: 'integer' },
+          Fields: { type: 'array', items: SESSION_FIELD },
+        },
+        required: ['FileId', 'DisplayName', 'Pages', 'Fields'],
+        additionalProperties: false,
+      },
+    },
+    Verifications: {
+      type: 'array',
+      description: 'The steps: authentications first, then verifications, in order',
+      items: {
+        type: 'object',
+        properties: {
+          Index: { type: 'integer' },
+          Type: { type: 'string' },
+          Phase: { type: 'string', enum: ['authentication', 'verification'] },
+          Done: { type: 'boolean' },
+          SentTo: { type: 'string', description: 'PhoneNumber: the number, all but the last two digits hidden; Email: the address' },
+          CodeSent: { type: 'boolean', description: 'A code is outstanding' },
+          RequireHandsignature: { type: 'boolean', description: 'Scribble: a drawn signature is required' },
+          ScribbleNameFixed: { type: 'boolean', description: 'Scribble: the name cannot be changed' },
+        },
+        required: ['Index', 'Type', 'Phase', 'Done'],
+        additionalProperties: false,
+      },
+    },
+    ReturnUrl: { type: 'string', description: 'After signing or rejecting: where to go, with sh_transactionid, sh_signerid, sh_signerstatus' },
+    ScribbleName: { type: 'string', description: 'The name to prefill' },
+    SecureDownload: {
+      type: 'object',
+      description: 'After signing with a SecureDownload authentication: downloads need a fresh code of `Type`',
+      properties: { Type: { type: 'string' }, CodeSent: { type: 'boolean' }, DownloadUntil: { type: 'string', format: 'date-time' } },
+      required: ['Type', 'CodeSent'],
+      additionalProperties: false,
+    },
   },
-  required: ['TransactionId', 'TransactionStatus', 'Language', 'State', 'Signer', 'Documents', 'Verifications'],
+  required: ['TransactionId', 'TransactionStatus', 'Language', 'State', 'Signer', 'WaitingFor', 'Documents', 'Verifications'],
+  additionalProperties: false,
 } as const;
 
 /** POST /:token/verification: the step's outcome and what is left (perform-verification.ts `VerificationOutcome`). */

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreateTransactionSchema } from '../domain/transaction-schema.js';
 import { dropNullProperties, nestingProblem } from '../domain/transaction-json.js';
 import { toTransactionView } from '../domain/transaction-view.js';
+import { hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
 import { ValidationError } from '../errors.js';
 import { cancelTransaction } from '../service/cancel-transaction.js';
 import type { ServiceContext } from '../service/context.js';
@@ -14,9 +15,10 @@ import { createTransaction } from '../service/create-transaction.js';
 import { getTransaction } from '../service/get-transaction.js';
 import { startTransaction } from '../service/start-transaction.js';
 import { accountOf } from './auth.js';
-import { JSON_CONTENT_TYPE, responseVersion } from './response-version.js';
+import { versionedReply } from './response-version.js';
 import { DeleteTransactionSchema, TransactionParamsSchema } from './transaction.schema.js';
-import { ACCEPT_VERSION_HEADER, errorResponse as error, goneResponse, transactionResponse, type RouteDoc } from './openapi.js';
+import { errorResponse as error, goneResponse, transactionResponse, type RouteDoc } from './openapi.js';
+import { ref } from './response.schema.js';
 
 /**
  * The tolerant reader (decisions.md §2) after the nesting limit (issue 13): null properties are absent.
@@ -34,8 +36,10 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     // Signhost clients send PUT start (and DELETE) with a JSON Content-Type and no body: an empty body is no body.
     const parseJson = app.getDefaultJsonParser('error', 'error');
-    // This scope's own parser replaces the app's (which only checks the nesting limit).
+    // This scope's own parser replaces the app's (which only checks the nesting limit). Bodies are JSON only: a
+    // text/plain body is 415 like any other media type, not a string the schema then refuses.
     app.removeContentTypeParser('application/json');
+    app.removeContentTypeParser('text/plain');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') {
@@ -58,7 +62,6 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
       });
     });
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
-    const view = (accept: string | undefined) => ({ version: responseVersion(accept), baseUrl: ctx.settings.publicUrl });
 
     api.post(
       '/',
@@ -68,7 +71,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Create a transaction',
             tags: ['transaction'],
-            headers: ACCEPT_VERSION_HEADER,
+            requestBody: { 'application/json': ref('CreateTransactionRequest') },
             responses: {
               200: transactionResponse('The created transaction (Status 5)'),
               400: error('Invalid request (the message names the property)'),
@@ -79,7 +82,8 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const tx = await createTransaction(ctx, accountOf(request), request.body);
-        return reply.code(200).type(JSON_CONTENT_TYPE).send(toTransactionView(tx, view(request.headers.accept)));
+        const version = versionedReply(reply, request.headers.accept);
+        return reply.code(200).send(toTransactionView(tx, { version, baseUrl: ctx.settings.publicUrl }));
       },
     );
 
@@ -91,7 +95,6 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Get a transaction',
             tags: ['transaction'],
-            headers: ACCEPT_VERSION_HEADER,
             responses: {
               200: transactionResponse('The transaction'),
               400: error('Invalid transaction id'),
@@ -102,7 +105,8 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const tx = await getTransaction(ctx, accountOf(request), request.params.transactionId);
-        return reply.type(JSON_CONTENT_TYPE).send(toTransactionView(tx, view(request.headers.accept)));
+        const version = versionedReply(reply, request.headers.accept);
+        return reply.send(toTransactionView(tx, { version, baseUrl: ctx.settings.publicUrl }));
       },
     );
 
@@ -118,7 +122,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
           openapi: {
             summary: 'Cancel a transaction (or clean an ended one)',
             tags: ['transaction'],
-            headers: ACCEPT_VERSION_HEADER,
+            requestBody: { 'application/json': ref('DeleteTransactionRequest') },
             responses: {
               200: transactionResponse('The cancelled transaction as it was before its data was deleted'),
               400: error('Could not be deleted'),
@@ -130,8 +134,11 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
+        const reason = request.body?.Reason;
+        if (reason !== undefined && hasForbiddenMultiLineCharacters(reason)) throw new ValidationError([`Reason: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
         const before = await cancelTransaction(ctx, accountOf(request), request.params.transactionId, request.body ?? {});
-        return reply.type(JSON_CONTENT_TYPE).send(toTransactionView(before, view(request.headers.accept)));
+        const version = versionedReply(reply, request.headers.accept);
+        return reply.send(toTransactionView(before, { version, baseUrl: ctx.settings.publicUrl }));
       },
     );
 

@@ -43,6 +43,10 @@ export function describeSchemaError(error: FastifySchemaValidationError & { data
       return `${join(path, String(params.additionalProperty), root)}: unknown property; only documented properties may be sent`;
     case 'type': {
       const type = String(params.type);
+      // Signhost's texts where it publishes one.
+      if (type === 'object' && /^\/Signers\/\d+$/.test(error.instancePath)) return 'Invalid signer structure provided.';
+      if (type === 'object' && /^\/Receivers\/\d+$/.test(error.instancePath)) return 'Invalid receiver structure provided.';
+      if (type === 'object' && /(^|\/)Context$/.test(error.instancePath)) return 'Only json objects are allowed in context properties';
       const article = /^[aeiou]/.test(type) ? 'an' : 'a';
       return `${path}: must be ${type === 'object' ? 'a JSON object' : type === 'array' ? 'a JSON array' : `${article} ${type}`}`;
     }

@@ -279,7 +279,8 @@ function checkSignerIds(tx: Transaction, metadata: FileMetaData): void {
   const unknown = Object.keys(metadata.Signers ?? {}).filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new ValidationError(
-      unknown.map((id) => `Signers.${id}: no signer with this Id in the transaction (its signers: ${[...known].join(', ') || 'none'})`),
+      // Signhost's text.
+      unknown.map((id) => `Signer '${id}' not found.`),
       'INVALID_FILE_METADATA',
     );
   }

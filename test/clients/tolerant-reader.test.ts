@@ -110,6 +110,14 @@ describe('documented properties (points 2 and 5)', () => {
     expect(tx.Receivers[0].Id).not.toBe('r');
   });
 
+  it('accepts a signer model posted back after signing, with the IPAddress verification the service added, and drops that', async () => {
+    const created = await create({
+      Signers: [{ Email: 'a@example.com', SendSignRequest: false, Verifications: [{ Type: 'Scribble' }, { Type: 'IPAddress', IPAddress: '192.0.2.1' }, { Type: 'SigningCertificate', Subject: 'CN=A' }] }],
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.json.Signers[0].Verifications).toEqual([{ Type: 'Scribble' }]);
+  });
+
   it('a property documented nowhere is still 400 naming it, at any level', async () => {
     for (const [body, message] of [
       [{ Seal: true, Singers: [] }, 'Singers: unknown property; only documented properties may be sent'],
@@ -134,27 +142,28 @@ describe('documented properties (points 2 and 5)', () => {
 });
 
 describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications (points 3 and 8)', () => {
-  it('0 or absent means 2, responses show 1 or 2; SendSignConfirmation follows SendSignRequest; SendEmailNotifications true', async () => {
+  it('0 or absent means 2, responses show 1 or 2; SendSignRequest true unless sent false, SendSignConfirmation follows it; SendEmailNotifications true', async () => {
     const signer = { Email: 'a@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' };
     for (const [mode, shown] of [[0, 2], [undefined, 2], [1, 1], [2, 2]] as const) {
-      const created = await create({ SignRequestMode: mode, Signers: [signer, { Email: 'b@example.com' }] });
+      const created = await create({ SignRequestMode: mode, Signers: [signer, { Email: 'b@example.com' }, { Email: 'c@example.com', SendSignRequest: false }] });
       expect(created.json.SignRequestMode).toBe(shown);
       expect(created.json.SendEmailNotifications).toBe(true);
-      expect(created.json.Signers.map((s: { SendSignConfirmation: boolean }) => s.SendSignConfirmation)).toEqual([true, false]);
+      const flags = created.json.Signers.map((s: { SendSignRequest: boolean; SendSignConfirmation: boolean }) => [s.SendSignRequest, s.SendSignConfirmation]);
+      expect(flags).toEqual([[true, true], [true, true], [false, false]]);
     }
     const explicit = await create({ SendEmailNotifications: false, Signers: [{ ...signer, SendSignConfirmation: false }] });
     expect(explicit.json).toMatchObject({ SendEmailNotifications: false, Signers: [{ SendSignRequest: true, SendSignConfirmation: false }] });
   });
 
-  it("SignRequestMode 0 invites the first signer at start (the .NET README flow), 1 every signer with SendSignRequest", async () => {
+  it("SignRequestMode 0 invites the first signer at start (the .NET README flow), 1 every signer not sent SendSignRequest false", async () => {
     const pdf = await makePdf([['Invitation test']]);
     const invited = async (mode: number): Promise<number[]> => {
       const created = await create({
         SignRequestMode: mode,
         Signers: [
           { Email: 'a@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' },
-          { Email: 'b@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' },
-          { Email: 'c@example.com' },
+          { Email: 'b@example.com' },
+          { Email: 'c@example.com', SendSignRequest: false },
         ],
       });
       const id = created.json.Id as string;

@@ -71,16 +71,30 @@ describe('the served OpenAPI document', () => {
     expect(JSON.stringify(document)).not.toContain('InlineVerification');
   });
 
+  it('documents the signer session with every property (Documents[].Fields included) and the postbacks as webhooks', () => {
+    const schemas = (document.components as { schemas: Record<string, { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }>; additionalProperties?: unknown }> }).schemas;
+    const session = schemas.SignerSession;
+    expect(session?.additionalProperties).toBe(false);
+    expect(Object.keys(session?.properties ?? {})).toEqual(expect.arrayContaining(['WaitingFor', 'Documents', 'Verifications', 'ReturnUrl', 'ScribbleName', 'SecureDownload']));
+    expect(Object.keys(session?.properties?.Documents?.items?.properties ?? {})).toContain('Fields');
+    const webhook = (document.webhooks as Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }>).transactionPostback;
+    expect(webhook?.post?.requestBody?.content?.['application/json']).toEqual({ schema: { oneOf: [{ $ref: '#/components/schemas/PostbackV1' }, { $ref: '#/components/schemas/PostbackV2' }] } });
+    expect(schemas.PostbackV1?.properties).toHaveProperty('Checksum');
+  });
+
   it('the response check refuses an undocumented status, a v1 body without its nulls and a wrong type', () => {
     const checker = contractChecker(document);
     const path = '/api/transaction/{transactionId}';
     const v2 = { Id: '0b6f6c2a-6d8e-4b5e-9a34-2f0c1f7f9e10', Status: 5, Files: {}, Seal: true, Signers: [], Receivers: [], SignRequestMode: 2, DaysToExpire: 30, Language: 'nl-NL', SendEmailNotifications: true, CreatedDateTime: '2026-11-21T10:00:00.000+00:00', ModifiedDateTime: '2026-11-21T10:00:00.000+00:00' };
     const json = 'application/json; charset=utf-8';
-    expect(checker.problem({ method: 'GET', path, status: 200, contentType: json, body: JSON.stringify(v2) })).toBeUndefined();
+    const v2Type = 'application/vnd.signhost.v2+json; charset=utf-8';
+    expect(checker.problem({ method: 'GET', path, status: 200, contentType: v2Type, body: JSON.stringify(v2) })).toBeUndefined();
+    // Plain JSON is version 1: a body without its nulls is not what that media type describes.
+    expect(checker.problem({ method: 'GET', path, status: 200, contentType: json, body: JSON.stringify(v2) })).toMatch(/does not match/);
     const v1 = { ...v2, Reference: null, PostbackUrl: null, CanceledDateTime: null, Context: null };
     expect(checker.problem({ method: 'GET', path, status: 200, contentType: json, body: JSON.stringify(v1) })).toBeUndefined();
     expect(checker.problem({ method: 'GET', path, status: 200, contentType: json, body: JSON.stringify({ ...v1, Seal: null }) })).toMatch(/does not match/);
-    expect(checker.problem({ method: 'GET', path, status: 200, contentType: json, body: JSON.stringify({ ...v2, Status: 7 }) })).toMatch(/does not match/);
+    expect(checker.problem({ method: 'GET', path, status: 200, contentType: v2Type, body: JSON.stringify({ ...v2, Status: 7 }) })).toMatch(/does not match/);
     expect(checker.problem({ method: 'GET', path, status: 418, contentType: json, body: '{"Message":"x"}' })).toMatch(/status not documented/);
     expect(checker.problem({ method: 'GET', path, status: 200, contentType: 'text/html', body: '<p>' })).toMatch(/media type/);
   });

@@ -91,7 +91,7 @@ export class ContractChecker {
     if (documented.content === undefined) return response.body ? `${where}: documented without a body, sent ${response.body.slice(0, 200)}` : undefined;
     const mediaType = response.contentType?.split(';')[0]?.trim().toLowerCase();
     if (mediaType === undefined || documented.content[mediaType] === undefined) return `${where}: media type ${mediaType} not documented`;
-    if (mediaType !== 'application/json' || response.body === undefined) return undefined;
+    if (!/^application\/(?:[a-z0-9.+-]+\+)?json$/.test(mediaType) || response.body === undefined) return undefined;
     const pointer = `openapi.json#/paths/${escape(response.path)}/${response.method.toLowerCase()}/responses/${response.status}/content/${escape(mediaType)}/schema`;
     let validate = this.#validators.get(pointer);
     if (validate === undefined) {

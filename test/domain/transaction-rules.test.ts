@@ -100,6 +100,16 @@ describe('create request rules', () => {
     expect(issuesOf({ Signers: [signer({ SendSignRequest: false })] })).toEqual([]);
   });
 
+  it("SendSignRequest defaults to true (Signhost's default); a signer sent without it nor a message is still valid", () => {
+    const tx = build({ Signers: [signer(), signer({ SendSignRequest: false }), signer({ SignRequestMessage: 'Please sign' })] });
+    expect(tx.Signers.map((s) => [s.SendSignRequest, s.SendSignConfirmation])).toEqual([
+      [true, true],
+      [false, false],
+      [true, true],
+    ]);
+    expect(tx.Signers[0]?.SignRequestMessage).toBeUndefined();
+  });
+
   it('refuses control characters in subjects and names', () => {
     expect(issuesOf({ Signers: [signer({ SignRequestSubject: 'Hi\nBcc: x' })] })).toEqual([
       'Signer Subject: Input contains one or more invalid characters.',
@@ -196,11 +206,13 @@ describe('verification rules', () => {
     ]);
   });
 
-  it('names unknown and service-added types', () => {
+  it('names unknown types; ignores the ones the service adds (a model posted back after signing)', () => {
     expect(withVerifications({ Type: 'scribble' })).toEqual(['Signers[0].Verifications[0].Type: unknown verification type "scribble"']);
-    expect(withVerifications({ Type: 'IPAddress' }, { Type: 'Scribble' })).toEqual([
-      'Signers[0].Verifications[0].Type: IPAddress is added by the service and cannot be sent',
-    ]);
+    expect(withVerifications({ Type: 'Scribble' }, { Type: 'IPAddress', IPAddress: '192.0.2.1' })).toEqual([]);
+    expect(withVerifications({ Type: 'IPAddress' }, { Type: 'Scribble' })).toEqual([]);
+    const tx = build({ Signers: [signer({ Verifications: [{ Type: 'Consent' }, { Type: 'IPAddress', IPAddress: '192.0.2.1' }, { Type: 'SigningCertificate', Subject: 'CN=x' }] })] });
+    expect(tx.Signers[0]?.Verifications).toEqual([{ Type: 'Consent' }]);
+    expect(build({ Signers: [signer({ Verifications: [{ Type: 'IPAddress', IPAddress: '192.0.2.1' }] })] }).Signers[0]?.Verifications).toEqual([{ Type: 'Scribble' }]);
   });
 
   it('checks the fields of each verification type', () => {

@@ -128,8 +128,8 @@ describe('transaction view', () => {
     expect(signers[0]?.ReceiptUrl).toBe(`https://sign.example.com/receipt/${tx.Signers[0]?.SignToken}`);
     // Defaults the client did not send are those Signhost returns (decisions.md §2), never null.
     expect(signers[0]).toMatchObject({
-      SendSignRequest: false,
-      SendSignConfirmation: false,
+      SendSignRequest: true,
+      SendSignConfirmation: true,
       AllowDelegation: false,
       ScribbleNameFixed: false,
       RequireScribble: true,

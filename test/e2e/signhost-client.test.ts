@@ -70,7 +70,7 @@ describe('a Signhost-shaped client', () => {
       body: JSON.stringify(request),
     });
     expect(created.status).toBe(200);
-    expect(created.headers.get('content-type')).toMatch(/^application\/json; charset=utf-8/);
+    expect(created.headers.get('content-type')).toBe('application/vnd.signhost.v1+json; charset=utf-8'); // the media type the client asked for
     const tx = (await created.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(tx).toMatchObject({ Status: 5, Seal: false, Reference: 'Contract #123', SignRequestMode: 2, DaysToExpire: 30, Language: 'en-US', Context: request.Context });
     expect(tx.Signers[0]).toMatchObject({

@@ -388,3 +388,23 @@ describe('signer API', () => {
     expect(statuses).toEqual([10, 20, 20, 30]);
   });
 });
+
+describe('a waiting signer', () => {
+  it('sees the signer before them by name, or not at all: never their e-mail address', async () => {
+    const tx = await createSigningTransaction(base, {
+      signers: [
+        { Email: 'first.private@example.com', SendSignRequest: false, Verifications: [{ Type: 'Consent' }] },
+        { Email: 'second@example.com', SendSignRequest: false, Verifications: [{ Type: 'Consent' }] },
+      ],
+    });
+    const [, two] = tx.signers;
+    if (two === undefined) throw new Error('two signers expected');
+    const waiting = await signer(two.token, 'GET', '');
+    expect(waiting.json.State).toBe('waiting');
+    expect(waiting.json.WaitingFor).toEqual([{ Id: 'Signer1' }]);
+    const early = await signer(two.token, 'POST', '/verification', { Type: 'Consent' });
+    expect(early.status).toBe(409);
+    expect(early.json.Message).toBe('It is not your turn yet: other signers must sign first.');
+    expect(JSON.stringify(waiting.json) + early.text).not.toContain('first.private');
+  });
+});

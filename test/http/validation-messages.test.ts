@@ -16,9 +16,11 @@ describe('fieldPath', () => {
 });
 
 describe('responseVersion', () => {
-  it('is 2 only for the v2 media type; v1, plain JSON and no Accept are 1', () => {
+  it('is 2 only for the v2 media type, when preferred; v1, plain JSON and no Accept are 1', () => {
     expect(responseVersion('application/vnd.signhost.v2+json')).toBe(2);
-    expect(responseVersion('application/json, application/vnd.signhost.v2+json;q=0.9')).toBe(2);
+    expect(responseVersion('application/json;q=0.9, application/vnd.signhost.v2+json')).toBe(2);
+    // q-values count: plain JSON at 1 beats version 2 at 0.9.
+    expect(responseVersion('application/json, application/vnd.signhost.v2+json;q=0.9')).toBe(1);
     expect(responseVersion('application/vnd.signhost.v1+json')).toBe(1);
     expect(responseVersion('application/json')).toBe(1);
     expect(responseVersion(undefined)).toBe(1);

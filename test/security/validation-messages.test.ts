@@ -18,8 +18,9 @@ describe('validation and messages', () => {
     const serve = await startServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
     served.push(serve);
     const wrongType = await serve.call('POST', '/api/transaction', { body: '{"Seal":true}', headers: { 'content-type': 'text/plain' } });
-    expect(wrongType.status).toBe(400);
+    expect(wrongType.status).toBe(415);
     expect(Object.keys(wrongType.json)).toEqual(['Message']);
+    expect(wrongType.json.Message).toContain('application/json');
     expect(wrongType.json.Message).not.toContain('application/pdf');
     const signerType = await serve.call('POST', '/api/signer/abcdefghijklmnopqrstuvwx/verification', { auth: false, body: 'x', headers: { 'content-type': 'text/plain' } });
     expect(signerType.json.Message).not.toContain('application/pdf');

@@ -123,8 +123,11 @@ async function load() {
     case 'signed':
     case 'rejected':
       return finish(s.State, s.ReturnUrl, s.TransactionStatus === 30);
-    case 'waiting':
-      return showMessage(T.waitingHeading, fmt(T.waitingText, { names: listFormat.format(s.WaitingFor.map((w) => w.Name)) }));
+    case 'waiting': {
+      // Signers before this one are named when the transaction gives their name; never by e-mail address.
+      const names = s.WaitingFor.map((w) => w.Name).filter((name) => typeof name === 'string' && name !== '');
+      return showMessage(T.waitingHeading, names.length > 0 ? fmt(T.waitingText, { names: listFormat.format(names) }) : '');
+    }
     case 'not-started':
       return showMessage(T.notStartedHeading, T.notStartedText);
     case 'ended':

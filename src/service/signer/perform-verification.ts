@@ -7,6 +7,7 @@
  * authentication has `SecureDownload: true` asks for a fresh code of that type the same way; the right code opens
  * their downloads for {@link SECURE_DOWNLOAD_WINDOW_MS} (decisions.md §6: "later downloads ask for it again").
  */
+import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
 import { formatTime, isEndStatus } from '../../domain/transaction.js';
@@ -255,7 +256,7 @@ async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonV
     name = preset;
   }
   if (name === '' && preset !== undefined) name = preset;
-  if (name === '' || name.length > 255 || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (name === '' || name.length > 255 || hasForbiddenCharacters(name)) {
     throw new ServiceError('SCRIBBLE_INVALID', 'Name: enter your full name (at most 255 characters).');
   }
   if (request.Image === undefined) {

@@ -52,7 +52,7 @@ export interface SignerSessionView {
   readonly Language: Language;
   readonly State: SignerState;
   readonly Signer: { Id: string; Email: string; Name?: string; IntroText?: string; SignedDateTime?: string; RejectDateTime?: string };
-  readonly WaitingFor: readonly { Id: string; Name: string }[];
+  readonly WaitingFor: readonly { Id: string; Name?: string }[];
   readonly Documents: readonly SessionDocument[];
   readonly Verifications: readonly SessionStep[];
   /** Where the page goes after signing or rejecting (with sh_transactionid, sh_signerid, sh_signerstatus). */
@@ -129,7 +129,11 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
       ...(signer.SignedDateTime !== undefined ? { SignedDateTime: signer.SignedDateTime } : {}),
       ...(signer.RejectDateTime !== undefined ? { RejectDateTime: signer.RejectDateTime } : {}),
     },
-    WaitingFor: waiting.map((s) => ({ Id: s.Id, Name: s.ScribbleName ?? s.Email })),
+    // Another signer's e-mail address is theirs: a waiting signer sees their name, when the transaction gives one.
+    WaitingFor: waiting.map((s) => {
+      const other = s.ScribbleName ?? scribbleNameOf(s);
+      return { Id: s.Id, ...(other !== undefined ? { Name: other } : {}) };
+    }),
     Documents: done || state === 'not-started' || state === 'ended' || state === 'authenticate' ? [] : documents,
     Verifications: steps,
     ...(done && signer.ReturnUrl !== undefined ? { ReturnUrl: returnUrl(tx, signer.Id, signer.ReturnUrl, state === 'signed' ? 'signed' : 'rejected') } : {}),

@@ -8,6 +8,7 @@
  * the audit entry. The last signer moves the transaction to 20 and it is finalized at once (seal when `Seal`,
  * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
  */
+import { withoutForbiddenCharacters } from '../../domain/text-rules.js';
 import { randomBytes } from 'node:crypto';
 import {
   formatTime,
@@ -145,12 +146,13 @@ async function applySignature(
   const tx = transition(held, { type: 'release' }, at);
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
   const session = readSignSession(signer);
-  const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
+  // Every way in refuses control and bidi characters; stored data from before that rule must not reach the certificate either.
+  const name = withoutForbiddenCharacters(session.scribble?.name ?? signer.ScribbleName ?? signer.Email);
   const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
 
   const identity = await issueSigningIdentity({
     issuer: ctx.keys.signingCa,
-    subject: { commonName: name, emailAddress: signer.Email },
+    subject: { commonName: name, emailAddress: withoutForbiddenCharacters(signer.Email) },
     serialNumber: randomSerialNumber(randomBytes),
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + CERTIFICATE_DAYS * 86_400_000),

@@ -143,9 +143,12 @@ export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
 export function assertTurn(tx: Transaction, signer: Signer): void {
   const before = waitingFor(tx, signer);
   if (before.length > 0) {
+    // Named by their name when the transaction gives one; another signer's e-mail address is not this signer's to see.
+    const names = before.map((s) => s.ScribbleName ?? s.Verifications.find((v) => v.Type === 'Scribble' && typeof v.ScribbleName === 'string')?.ScribbleName);
+    const named = names.filter((name): name is string => typeof name === 'string');
     throw new ServiceError(
       'SIGNER_NOT_AT_TURN',
-      `It is not your turn yet: ${before.map((s) => s.ScribbleName ?? s.Email).join(', ')} must sign first.`,
+      named.length === before.length ? `It is not your turn yet: ${named.join(', ')} must sign first.` : 'It is not your turn yet: other signers must sign first.',
     );
   }
 }

@@ -6,6 +6,7 @@
  * true/false or their export value; radio groups the chosen button's export value; text fields required where paraph
  * placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
  */
+import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { fieldValueText, type FieldType } from '../../pdf/file-metadata.js';
 import type { JsonObject, JsonValue, Signer, StoredFile, Transaction } from '../../domain/transaction.js';
 import { ValidationError } from '../../errors.js';
@@ -282,7 +283,7 @@ function checkValue(
           issues.push(`${where}: this field is required.`);
           return undefined;
         }
-        return { context: field.value ?? '' };
+        return { context: field.type === 'Number' ? contextNumber(field.value ?? '') : (field.value ?? '') };
       }
       const text = (typeof raw === 'number' ? fieldValueText(raw) : raw).trim();
       if (text === '') {
@@ -292,7 +293,7 @@ function checkValue(
         }
         return { write: { name: field.name, type: field.type, value: '' }, context: '' };
       }
-      if (text.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(text)) {
+      if (text.length > MAX_TEXT || hasForbiddenCharacters(text)) {
         issues.push(`${where}: at most ${MAX_TEXT} characters on one line.`);
         return undefined;
       }
@@ -304,7 +305,8 @@ function checkValue(
         issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
         return undefined;
       }
-      return { write: { name: field.name, type: field.type, value: text }, context: text };
+      // The PDF shows the text as typed; the Context carries a Number field's value as a JSON number.
+      return { write: { name: field.name, type: field.type, value: text }, context: field.type === 'Number' ? contextNumber(text) : text };
     }
     default:
       return undefined;
@@ -317,4 +319,12 @@ function isDate(text: string): boolean {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const date = new Date(Date.UTC(y, mo - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/** A Number field's value in the Context: a JSON number (`0,75` → 0.75); an empty or unreadable text stays as it is. */
+function contextNumber(text: string): number | string {
+  const trimmed = text.trim();
+  if (!NUMBER.test(trimmed)) return text;
+  const value = Number(trimmed.replace(',', '.'));
+  return Number.isFinite(value) ? value : text;
 }
