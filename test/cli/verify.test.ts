@@ -71,7 +71,7 @@ describe('paraph verify', () => {
     expect(tampered.stdout).toMatch(/digest BAD/);
     const changed = await run([files.changed, '--trust', root]);
     expect(changed.code).toBe(3);
-    expect(changed.stdout).toMatch(/disallowed change: revision 1: page content/);
+    expect(changed.stdout).toMatch(/disallowed change: revision 1: \[page-content\] page content/);
     const untrusted = await run([files.valid]);
     expect(untrusted.code).toBe(3);
     expect(untrusted.stderr).toMatch(/no --trust root/);
