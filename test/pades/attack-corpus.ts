@@ -281,7 +281,7 @@ export function buildAttackCorpus(pki: CorpusPki): AttackCase[] {
     const forgedContent = stream('BT /F1 14 Tf 20 150 Td (I agree to pay 1,000,000 EUR.) Tj ET');
     {
       // Object 4 listed twice in one table: first its signed definition, last a new one.
-      const parts = [Buffer.from(approval)];
+      const parts: Buffer[] = [Buffer.from(approval)];
       const newAt = approval.length;
       parts.push(objectBytes(4, forgedContent));
       const xrefAt = newAt + parts[1]!.length;
@@ -291,7 +291,7 @@ export function buildAttackCorpus(pki: CorpusPki): AttackCase[] {
     }
     {
       // 19-byte entries (no space before the end of line) and an unlisted redefinition of the page content.
-      const parts = [Buffer.from(approval)];
+      const parts: Buffer[] = [Buffer.from(approval)];
       const infoAt = approval.length;
       parts.push(objectBytes(11, '<< /Title (Contract) /Producer (hand-written) /ModDate (D:20261122100000Z) >>'));
       parts.push(objectBytes(4, forgedContent));
@@ -313,7 +313,7 @@ export function buildAttackCorpus(pki: CorpusPki): AttackCase[] {
     }
     {
       // A hybrid update: the table keeps the signed page, its /XRefStm points at a forged one.
-      const parts = [Buffer.from(approval)];
+      const parts: Buffer[] = [Buffer.from(approval)];
       let at = approval.length;
       const contentAt = at;
       parts.push(objectBytes(20, forgedContent));
