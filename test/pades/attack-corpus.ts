@@ -6,7 +6,7 @@
  * fixtures/attacks/ with a manifest of the verdicts a correct verifier gives; the tests read them from there.
  */
 import { deflateSync } from 'node:zlib';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -36,6 +36,22 @@ export interface AttackCase {
   readonly changesPixels?: boolean;
   readonly bytes: Uint8Array;
 }
+
+/** An entry of fixtures/attacks/manifest.json. */
+export interface ManifestEntry extends Omit<AttackCase, 'bytes'> {
+  /** pyHanko's verdict on the file, or `pending`. */
+  readonly pyhanko: string;
+}
+
+const CORPUS_DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'attacks');
+
+/** The manifest of the corpus in fixtures/attacks/. */
+export function readManifest(): { files: ManifestEntry[] } {
+  return JSON.parse(readFileSync(join(CORPUS_DIR, 'manifest.json'), 'utf8')) as { files: ManifestEntry[] };
+}
+
+/** A file of the corpus. */
+export const attackFile = (file: string): Uint8Array => readFileSync(join(CORPUS_DIR, file));
 
 /** The PKI files the corpus signs with. */
 export interface CorpusPki {

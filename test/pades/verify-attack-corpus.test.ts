@@ -2,27 +2,14 @@
  * The attack corpus in fixtures/attacks/ (made by scripts/generate-attack-corpus.ts): every attack is refused,
  * naming the rule its manifest gives, and every honest control is accepted.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPdf, type VerificationReport } from '../../src/pades/verify.js';
+import { attackFile, readManifest } from './attack-corpus.js';
 
-const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'attacks');
+const manifest = readManifest();
+
 const NOW = new Date('2026-11-21T10:00:00Z');
-
-export interface ManifestEntry {
-  readonly file: string;
-  readonly class: string;
-  readonly description: string;
-  readonly expected: 'valid' | 'invalid';
-  readonly rule?: string;
-  readonly changesPixels?: boolean;
-  readonly pyhanko: string;
-}
-
-export const manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as { files: ManifestEntry[] };
-export const attackFile = (file: string): Uint8Array => readFileSync(join(DIR, file));
-const root = readFileSync(join(DIR, 'root.pem'));
+const root = attackFile('root.pem');
 
 /** Every refusal the report gives, wherever it is. */
 function refusals(report: VerificationReport): string[] {
