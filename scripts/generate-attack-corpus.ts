@@ -1,6 +1,7 @@
 /**
  * Writes the attack corpus (test/pades/attack-corpus.ts) to fixtures/attacks/: one PDF per attack variant and per
- * honest control, a manifest.json with the verdict a correct verifier gives, and the trust root to verify with.
+ * honest control, a manifest.json with the verdict a correct verifier gives (and pyHanko's recorded verdicts, kept
+ * from the previous manifest), and the trust root to verify with.
  * Run: npx tsx scripts/generate-attack-corpus.ts
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ const cases = buildAttackCorpus({
 mkdirSync(OUT, { recursive: true });
 const previous = (() => {
   try {
-    return JSON.parse(readFileSync(join(OUT, 'manifest.json'), 'utf8')) as { files: { file: string; pyhanko?: string }[] };
+    return JSON.parse(readFileSync(join(OUT, 'manifest.json'), 'utf8')) as { pyhanko?: string; files: { file: string; pyhanko?: string }[] };
   } catch {
     return { files: [] };
   }
@@ -26,6 +27,8 @@ for (const c of cases) writeFileSync(join(OUT, c.file), c.bytes);
 copyFileSync(join(PKI, 'root-ca.pem'), join(OUT, 'root.pem'));
 const manifest = {
   about: 'PDF-signature attacks and honest controls; verify each with: paraph verify --trust root.pem --json <file>. Made by scripts/generate-attack-corpus.ts.',
+  // How pyHanko's verdicts below were obtained (kept from the previous manifest; the corpus is judged by hand with it).
+  pyhanko: previous.pyhanko ?? 'pending',
   files: cases.map(({ bytes: _bytes, ...c }) => ({ ...c, pyhanko: previous.files.find((p) => p.file === c.file)?.pyhanko ?? 'pending' })),
 };
 writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
