@@ -758,7 +758,10 @@ class SectionJudge {
       } else if (key === 'Rect' || key === 'P') {
         this.refuse('widget-moved', `${describe(n, after)}: /${key} changed (the widget moved)`);
       } else if (key === 'F') {
-        this.refuse('widget-flags', `${describe(n, after)}: /F changed (a hidden widget would be shown, or a shown one hidden)`);
+        // Signing or filling may set /Print or /Locked (Adobe Reader does); showing a hidden widget shows new content.
+        const flags = (d: PDFDict): number => { const f = resolveIn(this.after, d.get(PDFName.of('F'))); return f instanceof PDFNumber ? f.asNumber() : 0; };
+        if ((flags(before) & HIDING_FLAGS & ~flags(after)) !== 0) this.refuse('widget-flags', `${describe(n, after)}: /F changed from ${flags(before)} to ${flags(after)} (a hidden widget is shown)`);
+        else this.allow('fill', `${describe(n, after)}: /F changed`, field);
       } else if (key === 'A' || key === 'AA') {
         this.refuse('action-added', `${describe(n, after)}: /${key} changed`);
       } else this.refuse('field-changed', `${describe(n, after)}: /${key} changed`);

@@ -76,6 +76,8 @@ interface BaseOptions {
   readonly fieldExtra?: string;
   /** Certifies with this DocMDP level (adds /Perms and the DocMDP reference). */
   readonly certify?: 1 | 2 | 3;
+  /** The field Amount is a hidden widget over the signed text whose appearance already shows the forgery. */
+  readonly hiddenForgery?: boolean;
 }
 
 /** Objects of the signed document: Sig1 (signed, invisible), an empty text field Amount, an empty Sig2, /Info. */
@@ -98,14 +100,15 @@ function baseObjects(options: BaseOptions): ObjectSpec[] {
     { num: 5, body: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig1) /Rect [0 0 0 0] /P 3 0 R /F 132 /V 7 0 R${options.fieldExtra ?? ''} >>` },
     { num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
     { num: 7, body: sig },
-    { num: 8, body: amountField() },
+    { num: 8, body: options.hiddenForgery ? amountField('', OVER_TEXT).replace('/F 4', '/F 6').replace('/AP << /N 9 0 R >>', '/AP << /N 12 0 R >>') : amountField() },
     { num: 9, body: stream('', '/Type /XObject /Subtype /Form /BBox [0 0 180 20]') },
     { num: 10, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig2) /Rect [0 0 0 0] /P 3 0 R /F 132 >>' },
     { num: 11, body: '<< /Title (Contract) /Producer (hand-written) >>' },
+    ...(options.hiddenForgery ? [FORGED_AP(12)] : []),
   ];
 }
 
-const SIZE = 12;
+const SIZE = 13;
 const INFO = ' /Info 11 0 R';
 
 /** An incremental update with a classic xref table (the trailer keeps /Info). */
@@ -192,6 +195,10 @@ export function buildAttackCorpus(pki: CorpusPki): AttackCase[] {
     add(
       { file: 'moved-widget.pdf', class: 'new fields and widgets', description: 'the existing field Amount moved over the signed text and filled', expected: 'invalid', rule: 'widget-moved', changesPixels: true },
       update(approval, [{ num: 8, body: amountField(' /V (1,000,000 EUR)', OVER_TEXT).replace('/AP << /N 9 0 R >>', '/AP << /N 21 0 R >>') }, FORGED_AP(21)], 22),
+    );
+    add(
+      { file: 'hidden-widget-shown.pdf', class: 'new fields and widgets', description: 'a hidden widget signed with a forged appearance over the text is shown by clearing its Hidden flag', expected: 'invalid', rule: 'widget-flags', changesPixels: true },
+      update(signedBase({ hiddenForgery: true }), [{ num: 8, body: amountField('', OVER_TEXT).replace('/AP << /N 9 0 R >>', '/AP << /N 12 0 R >>') }], SIZE),
     );
     add(
       { file: 'field-javascript-action.pdf', class: 'new fields and widgets', description: 'an /AA JavaScript action added to the existing field Amount', expected: 'invalid', rule: 'action-added' },
