@@ -405,9 +405,11 @@ export class ObjectStreamCache {
         objects.push(undefined);
       }
     }
+    const firstIndex = new Map<number, number>();
     numbers.forEach((n, i) => {
-      const j = numbers.indexOf(n);
-      if (j !== i && String(objects[j]) !== String(objects[i])) {
+      const j = firstIndex.get(n) ?? i;
+      if (j === i) firstIndex.set(n, i);
+      else if (String(objects[j]) !== String(objects[i])) {
         this.ambiguities.push(`object ${n} is defined twice in object stream ${streamNumber} (indexes ${j} and ${i}, with different values): readers that look an object up by its number take different ones`);
       }
     });
