@@ -2,7 +2,9 @@
  * Verification benchmark (issue 3, verifyPdf): time to verify a document carrying four signatures (three signers
  * and a seal, each in its own incremental update) at 1–5,000 pages, next to pdf-lib's plain load of the same file,
  * poppler's `pdfsig` and `sha256sum` (the hashing floor); and how verification scales with the number of signatures
- * (revisions) on 1,000 pages. `npm run bench -- verify [--max=1000]`.
+ * (revisions) on 1,000 pages. `npm run bench -- verify [--max=1000]`. With PARAPH_BENCH_PYHANKO set to a command that
+ * runs pyHanko (e.g. `python3 -m pyhanko`; it is no dependency of paraph), pyHanko's `sign validate` with difference
+ * analysis on the same file is the reference column.
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,20 @@ const sizes = [1, 100, 1000, 5000].filter((n) => n <= max);
 const NOW = new Date('2026-11-21T10:00:00Z');
 const pki = await testPki();
 const rows: string[][] = [];
+const pyhanko = process.env.PARAPH_BENCH_PYHANKO?.split(' ').filter(Boolean);
+const rootPath = join(BENCH_CACHE, 'verify-root.pem');
+if (pyhanko) writeFileSync(rootPath, pki.rootPem);
+
+/** pyHanko's wall time on `path` (all signatures, difference analysis on, no revocation fetching), or NaN. */
+function pyhankoMs(path: string): number {
+  if (!pyhanko?.[0]) return Number.NaN;
+  const args = ['sign', 'validate', '--trust', rootPath, '--trust-replace', '--no-revocation-check', '--validation-time', NOW.toISOString(), '--executive-summary', path];
+  try {
+    return timeCommandMs(pyhanko[0], [...pyhanko.slice(1), ...args]);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 async function signedPdf(pages: number): Promise<string> {
   const path = join(BENCH_CACHE, `verify-${pages}.pdf`);
@@ -55,6 +71,7 @@ for (const pages of sizes) {
     fmt(median(load)),
     fmt(median(verify) / median(load), 2),
     fmt(pdfsig),
+    fmt(pyhankoMs(path)),
     fmt(sha),
     fmt(peakRssMb(), 0),
   ]);
@@ -77,7 +94,7 @@ if (max >= 1000) {
 
 printTable(
   'verifyPdf: 4 signatures (3 signers + seal), ms',
-  ['pages', 'MiB', 'verify p50', 'verify max', 'pdf-lib load p50', 'verify / load', 'pdfsig', 'sha256sum', 'peak RSS MB (process)'],
+  ['pages', 'MiB', 'verify p50', 'verify max', 'pdf-lib load p50', 'verify / load', 'pdfsig', 'pyHanko', 'sha256sum', 'peak RSS MB (process)'],
   rows,
 );
 if (revisionRows.length > 0) printTable('verifyPdf on 1,000 pages by number of signatures (one revision each), ms', ['signatures', 'verify p50', 'per signature', 'pdf-lib load p50'], revisionRows);

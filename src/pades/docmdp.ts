@@ -28,18 +28,49 @@ export function readDocMdpPermission(doc: PDFDocument): DocMdpPermission | undef
   return 2;
 }
 
+/** Appends a signature reference dictionary to `signature`'s /Reference array (creating the array). */
+function appendReference(context: PDFContext, signature: PDFDict, reference: PDFDict): void {
+  const held = signature.get(PDFName.of('Reference'));
+  if (held instanceof PDFArray) held.push(reference);
+  else signature.set(PDFName.of('Reference'), context.obj([reference]));
+}
+
 /** Adds the DocMDP signature reference (`/Reference [<< /Type /SigRef /TransformMethod /DocMDP … >>]`) to `signature`. */
 export function addDocMdpReference(context: PDFContext, signature: PDFDict, permission: DocMdpPermission): void {
-  signature.set(
-    PDFName.of('Reference'),
-    context.obj([
-      {
-        Type: 'SigRef',
-        TransformMethod: 'DocMDP',
-        TransformParams: { Type: 'TransformParams', P: permission, V: PDFName.of('1.2') },
-      },
-    ]),
+  appendReference(
+    context,
+    signature,
+    context.obj({
+      Type: 'SigRef',
+      TransformMethod: 'DocMDP',
+      TransformParams: { Type: 'TransformParams', P: permission, V: PDFName.of('1.2') },
+    }),
   );
+}
+
+/** The DocMDP level a field's /Lock asks for (ISO 32000-2 §12.7.5.5, /P in the lock dictionary), if any. */
+export function lockPermission(lock: PDFDict | undefined): DocMdpPermission | undefined {
+  const p = lock?.get(PDFName.of('P'));
+  const value = p instanceof PDFNumber ? p.asNumber() : undefined;
+  return value === 1 || value === 2 || value === 3 ? value : undefined;
+}
+
+/**
+ * Adds the FieldMDP signature reference (ISO 32000-2 §12.8.2.4) that a signature field's /Lock dictionary asks for:
+ * `/TransformParams << /Action … /Fields … >>` copied from the lock, and /Data pointing at the catalog (required by
+ * PDF 1.7 readers), so that verifiers know which fields the signature locks. A lock without a known /Action adds nothing.
+ */
+export function addFieldMdpReference(context: PDFContext, signature: PDFDict, lock: PDFDict, catalog: PDFRef | undefined): boolean {
+  const action = lock.get(PDFName.of('Action'));
+  if (!(action instanceof PDFName) || !['All', 'Include', 'Exclude'].includes(action.decodeText())) return false;
+  const params = context.obj({ Type: 'TransformParams', Action: action, V: PDFName.of('1.2') });
+  const fields = lock.get(PDFName.of('Fields'));
+  if (action.decodeText() !== 'All' && fields !== undefined) params.set(PDFName.of('Fields'), fields);
+  const reference = context.obj({ Type: 'SigRef', TransformMethod: 'FieldMDP' });
+  reference.set(PDFName.of('TransformParams'), params);
+  if (catalog) reference.set(PDFName.of('Data'), catalog);
+  appendReference(context, signature, reference);
+  return true;
 }
 
 /** Points the catalog's `/Perms /DocMDP` at the certification signature `signatureRef` and marks the catalog. */

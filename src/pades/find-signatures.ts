@@ -17,6 +17,10 @@ export interface FoundSignature {
   readonly objectNumber: number | undefined;
   /** Set for a signature dictionary no signature field references any more. */
   readonly orphan?: boolean;
+  /** The signature field (its /Lock names what the signature locks). */
+  readonly field?: PDFDict;
+  /** Object number of the signature field, when it is an indirect object. */
+  readonly fieldObject?: number;
 }
 
 function nameValue(dict: PDFDict, key: string): string | undefined {
@@ -52,7 +56,13 @@ export function findSignatures(state: ObjectState, broken: string[]): FoundSigna
     const value = resolveIn(state, dict.get(PDFName.of('V')));
     const valueRef = dict.get(PDFName.of('V'));
     if (ft === 'Sig' && value instanceof PDFDict) {
-      found.push({ fieldName: name, dict: value, objectNumber: valueRef instanceof PDFRef ? valueRef.objectNumber : undefined });
+      found.push({
+        fieldName: name,
+        dict: value,
+        objectNumber: valueRef instanceof PDFRef ? valueRef.objectNumber : undefined,
+        field: dict,
+        ...(node instanceof PDFRef ? { fieldObject: node.objectNumber } : {}),
+      });
     }
     else if (ft === 'Sig' && valueRef !== undefined) broken.push(`signature field ${name ?? '?'} has a /V that is not a signature dictionary`);
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));

@@ -9,9 +9,9 @@
  * them, and those are judged here. Each section is compared against the state before it (all earlier sections
  * merged), so the whole file is parsed once whatever the number of revisions.
  */
-import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFObject } from '../pdf/pdf-lib.js';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import { changedKeys, samePdfValue } from './pdf-value-equality.js';
-import type { RevisionSection } from '../pdf/revisions.js';
+import type { PdfRevision, RevisionSection } from '../pdf/revisions.js';
 
 /** Looks objects up by object number. */
 export interface ObjectLookup {
@@ -28,19 +28,52 @@ export interface ObjectState {
   readonly trailer?: PDFDict;
 }
 
-/** What one incremental update changed, sorted into allowed and disallowed changes. */
+/**
+ * Kinds of change that a signer's permissions may allow (ISO 32000-2 §12.8.2.2 DocMDP levels, ETSI EN 319 142-1
+ * §5.4 for /DSS and document time-stamps); the per-signature policy (change-policy.ts) decides which are allowed
+ * after which signature. Everything else an update does is refused outright (`disallowed`).
+ */
+export type ChangeKind =
+  /** /DSS entries, developer extensions, the catalog /Version. */
+  | 'dss'
+  /** /AcroForm bookkeeping a signature needs (/SigFlags, the /AcroForm itself). */
+  | 'form-bookkeeping'
+  /** /Info entries no viewer shows (/ModDate, /Producer). */
+  | 'info-bookkeeping'
+  /** XMP metadata and other /Info entries. */
+  | 'metadata'
+  /** Filling an existing form field: its /V, /AS, appearance and the like. */
+  | 'fill'
+  /** Signing an existing empty signature field. */
+  | 'sign'
+  /** A new signature field (with its widget). */
+  | 'new-signature-field'
+  /** A new annotation other than a widget. */
+  | 'annotation';
+
+/** One change of a kind a policy may allow, with what it touched. */
+export interface ClassifiedChange {
+  readonly kind: ChangeKind;
+  readonly message: string;
+  /** The object changed or added. */
+  readonly object?: number;
+  /** Fully qualified name of the form field the change touches. */
+  readonly field?: string;
+  /** For `new-signature-field`: whether some widget of it has an area and is not hidden. */
+  readonly visible?: boolean;
+  /** For `new-signature-field`: what signs it in this very revision (its /V's /ByteRange ends with the revision). */
+  readonly signedHere?: 'signature' | 'document-timestamp';
+}
+
+/** What one incremental update changed: changes a policy may allow, and changes refused whatever the policy. */
 export interface RevisionChanges {
   /** Index of the revision (1 = first incremental update). */
   readonly revision: number;
-  readonly allowed: readonly string[];
+  readonly changes: readonly ClassifiedChange[];
+  /** Refusals, each starting with the name of its rule in brackets, e.g. `[page-content] …`. */
   readonly disallowed: readonly string[];
   readonly warnings: readonly string[];
-  /** What kinds of allowed change the update made (a certification with P=1 only tolerates `dss`). */
-  readonly categories: readonly ChangeCategory[];
 }
-
-/** Kinds of allowed change: form fields (signing, filling, widgets, appearances), /DSS, metadata. */
-export type ChangeCategory = 'fields' | 'dss' | 'metadata';
 
 type Role =
   | 'catalog'
@@ -72,6 +105,12 @@ interface Roles {
   readonly otherBy: Map<number, string>;
   /** Unsigned fields' appearance streams and dictionaries: the widgets that use each. */
   readonly appearanceUsers: Map<number, Set<number>>;
+  /** Form fields and widgets: the fully qualified name of the field they belong to. */
+  readonly fieldName: Map<number, string>;
+  /** Widgets (and fields): the object of the terminal field they belong to (itself for a merged field-widget). */
+  readonly fieldOwner: Map<number, number>;
+  /** Form fields: their field type, inherited. */
+  readonly fieldType: Map<number, string>;
 }
 
 /** Resolves `value` (a reference or a direct object) in `state`. */
@@ -97,6 +136,19 @@ function text(value: PDFObject | undefined): string {
   if (value === undefined) return '';
   if (value instanceof PDFStream) return `${value.dict.toString()}stream:${Buffer.from(value.getContents()).toString('latin1')}`;
   return value.toString();
+}
+
+/** A field's partial name /T, decoded. */
+function partialName(dict: PDFDict): string | undefined {
+  const t = dict.get(PDFName.of('T'));
+  if (t instanceof PDFString || t instanceof PDFHexString) {
+    try {
+      return t.decodeText();
+    } catch {
+      return Buffer.from(t.asBytes()).toString('latin1');
+    }
+  }
+  return undefined;
 }
 
 function refNumber(value: PDFObject | undefined): number | undefined {
@@ -128,7 +180,10 @@ function computeRoles(state: ObjectState): Roles {
     set.add(role);
   };
   const otherBy = new Map<number, string>();
-  const roles: Roles = { byObject, renderedBy, otherBy, appearanceUsers };
+  const fieldName = new Map<number, string>();
+  const fieldOwner = new Map<number, number>();
+  const fieldType = new Map<number, string>();
+  const roles: Roles = { byObject, renderedBy, otherBy, appearanceUsers, fieldName, fieldOwner, fieldType };
   mark(state.root, 'catalog');
   mark(state.info, 'info');
   const catalog = dictOf(state, state.root);
@@ -242,13 +297,22 @@ function computeRoles(state: ObjectState): Roles {
   const acroDict = dictOf(state, acroForm);
   const seenFields = new Set<number>();
   // A signed signature field (and its widgets and their appearances) is part of what its signer signed.
-  const walkField = (node: PDFObject | undefined, depth: number, inheritedFt: string | undefined, signedAbove: boolean): void => {
+  const walkField = (node: PDFObject | undefined, depth: number, inheritedFt: string | undefined, signedAbove: boolean, parent?: { name: string; object: number | undefined }): void => {
     const n = refNumber(node);
     if (depth > 32 || (n !== undefined && seenFields.has(n))) return;
     if (n !== undefined) seenFields.add(n);
     const dict = dictOf(state, node);
     if (!dict) return;
     const ft = nameOf(dict, 'FT') ?? inheritedFt;
+    const partial = partialName(dict);
+    // A kid without /T is a widget of its parent field; with /T it is a field of its own.
+    const qualified = partial === undefined ? (parent?.name ?? '') : parent ? `${parent.name}.${partial}` : partial;
+    const owner = partial === undefined && parent ? parent.object : n;
+    if (n !== undefined) {
+      fieldName.set(n, qualified);
+      if (owner !== undefined) fieldOwner.set(n, owner);
+      if (ft !== undefined) fieldType.set(n, ft);
+    }
     const value = dict.get(PDFName.of('V'));
     const signed = signedAbove || (ft === 'Sig' && value !== undefined && !(value === PDFNull));
     const isWidget = nameOf(dict, 'Subtype') === 'Widget';
@@ -264,7 +328,7 @@ function computeRoles(state: ObjectState): Roles {
     }
     mark(dict.get(PDFName.of('Kids')), 'fields');
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walkField(kid, depth + 1, ft, signed);
+    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walkField(kid, depth + 1, ft, signed, { name: qualified, object: n });
   };
   if (acroDict) {
     mark(acroDict.get(PDFName.of('Fields')), 'fields');
@@ -299,22 +363,38 @@ function computeRoles(state: ObjectState): Roles {
 
 function describe(n: number, object: PDFObject | undefined): string {
   const dict = object instanceof PDFDict ? object : object instanceof PDFStream ? object.dict : undefined;
-  const type = nameOf(dict, 'Type') ?? nameOf(dict, 'Subtype');
-  const kind = object instanceof PDFStream ? 'stream' : object instanceof PDFArray ? 'array' : object instanceof PDFDict ? 'dictionary' : 'object';
+  const declared = nameOf(dict, 'Type');
+  const type = declared === undefined || declared === 'Annot' ? (nameOf(dict, 'Subtype') ?? declared) : declared;
+  const kind = object instanceof PDFStream ? 'stream' : object instanceof PDFArray ? 'array' : declared === 'Annot' || type === 'Widget' ? 'annotation' : object instanceof PDFDict ? 'dictionary' : 'object';
   const title = dict?.get(PDFName.of('T'));
   const name = title ? ` ${title.toString()}` : '';
   return `${type ? `/${type} ` : ''}${kind}${name} ${n} 0 R`;
 }
 
-const ACROFORM_BOOKKEEPING = new Set(['SigFlags', 'DR', 'DA', 'NeedAppearances', 'Q']);
 const DSS_ARRAYS = new Set(['Certs', 'OCSPs', 'CRLs']);
+/** /Info entries no viewer shows: a writer that only updates these changes nothing a reader sees. */
+const INFO_BOOKKEEPING = new Set(['ModDate', 'Producer']);
+/** Annotation flags that keep an annotation from being shown: Hidden (bit 2), NoView (bit 6). */
+const HIDING_FLAGS = 2 | 32;
+
+/** A refusal: the rule that refuses, and what it found. */
+interface Refusal {
+  readonly rule: string;
+  readonly message: string;
+}
+
+/** A classified change without its message (the caller words it). */
+type Classification = Omit<ClassifiedChange, 'message'>;
+
+type Verdict = Refusal | Classification;
+
+const isRefusal = (v: Verdict): v is Refusal => 'rule' in v;
 
 /** The judge of one update section, given the states before and after it. */
 class SectionJudge {
-  readonly allowed: string[] = [];
+  readonly changes: ClassifiedChange[] = [];
   readonly disallowed: string[] = [];
   readonly warnings: string[] = [];
-  readonly categories = new Set<ChangeCategory>();
   private rolesBefore: Roles | undefined;
   private rolesAfter: Roles | undefined;
 
@@ -322,13 +402,17 @@ class SectionJudge {
     private readonly before: ObjectState,
     private readonly after: ObjectState,
     rolesBefore: Roles | undefined,
+    private readonly revision: PdfRevision,
   ) {
     this.rolesBefore = rolesBefore;
   }
 
-  allow(category: ChangeCategory, message: string): void {
-    this.categories.add(category);
-    this.allowed.push(message);
+  allow(kind: ChangeKind, message: string, extra: Omit<Classification, 'kind'> = {}): void {
+    this.changes.push({ ...extra, kind, message });
+  }
+
+  refuse(rule: string, message: string): void {
+    this.disallowed.push(`[${rule}] ${message}`);
   }
 
   /** The roles in the state after this section, if they were needed (they are the next section's roles before). */
@@ -348,41 +432,131 @@ class SectionJudge {
     return new Set([...(this.beforeRoles.byObject.get(n) ?? []), ...(this.afterRoles.byObject.get(n) ?? [])]);
   }
 
-  /** Checks that array `after` keeps every entry of `before`; reports added entries failing `accept`. */
-  private checkGrowingArray(label: string, before: PDFObject | undefined, after: PDFObject | undefined, accept: (entry: PDFObject) => string | undefined, category: ChangeCategory = 'fields'): void {
+  private fieldNameOf(n: number): string | undefined {
+    return this.afterRoles.fieldName.get(n) ?? this.beforeRoles.fieldName.get(n);
+  }
+
+  /** Checks that array `after` keeps every entry of `before`; judges every added entry with `accept`. */
+  private checkGrowingArray(label: string, before: PDFObject | undefined, after: PDFObject | undefined, accept: (entry: PDFObject) => Verdict, removedRule = 'entries-removed'): void {
     const oldArray = resolveIn(this.before, before);
     const newArray = resolveIn(this.after, after);
     const oldItems = oldArray instanceof PDFArray ? oldArray.asArray() : [];
     const newItems = newArray instanceof PDFArray ? newArray.asArray() : [];
     const removed = oldItems.filter((o) => !newItems.some((n) => samePdfValue(o, n)));
-    if (removed.length > 0) this.disallowed.push(`${label}: entries removed (${removed.map(text).join(', ')})`);
+    if (removed.length > 0) this.refuse(removedRule, `${label}: entries removed (${removed.map(text).join(', ')})`);
     for (const entry of newItems) {
       if (oldItems.some((o) => samePdfValue(o, entry))) continue;
       const verdict = accept(entry);
-      if (verdict) this.disallowed.push(`${label}: ${verdict}`);
-      else this.allow(category, `${label}: added ${text(entry)}`);
+      if (isRefusal(verdict)) this.refuse(verdict.rule, `${label}: ${verdict.message}`);
+      else if (verdict.kind === 'annotation') this.allow('annotation', `${label}: a /${nameOf(dictOf(this.after, entry), 'Subtype') ?? 'unknown'} annotation was added (${text(entry)})`, verdict);
+      else this.allow(verdict.kind, `${label}: added ${text(entry)}${refNumber(entry) !== undefined ? ` (${describe(refNumber(entry)!, resolveIn(this.after, entry))})` : ''}`, verdict);
     }
   }
 
-  private acceptWidget = (entry: PDFObject): string | undefined => {
+  /** An action (/A, /AA) on an added dictionary: a link or script a signer never saw. */
+  private actionOf(dict: PDFDict | undefined, what: string): Refusal | undefined {
+    for (const key of ['A', 'AA']) {
+      const value = dictOf(this.after, dict?.get(PDFName.of(key)));
+      if (value === undefined) continue;
+      const type = key === 'A' ? (nameOf(value, 'S') ?? 'unknown') : 'additional';
+      return { rule: 'action-added', message: `${what} carries a /${key} (${type}) action` };
+    }
+    return undefined;
+  }
+
+  private isVisible(widget: PDFDict): boolean {
+    const flags = resolveIn(this.after, widget.get(PDFName.of('F')));
+    if (flags instanceof PDFNumber && (flags.asNumber() & HIDING_FLAGS) !== 0) return false;
+    const rect = resolveIn(this.after, widget.get(PDFName.of('Rect')));
+    const r = rect instanceof PDFArray ? rect.asArray().map((x) => { const v = resolveIn(this.after, x); return v instanceof PDFNumber ? v.asNumber() : 0; }) : [];
+    return r.length === 4 && Math.abs((r[2] ?? 0) - (r[0] ?? 0)) * Math.abs((r[3] ?? 0) - (r[1] ?? 0)) > 0;
+  }
+
+  /** The widgets of a field dictionary: itself when it is a merged field-widget, else its kids without /T. */
+  private widgetsOf(field: PDFDict): PDFDict[] {
+    const widgets: PDFDict[] = nameOf(field, 'Subtype') === 'Widget' ? [field] : [];
+    const kids = resolveIn(this.after, field.get(PDFName.of('Kids')));
+    for (const kid of kids instanceof PDFArray ? kids.asArray() : []) {
+      const d = dictOf(this.after, kid);
+      if (d && partialName(d) === undefined) widgets.push(d);
+    }
+    return widgets;
+  }
+
+  /** A signature field added by this update: classified by visibility and by whether this revision signs it. */
+  private classifyNewSignatureField(n: number | undefined, field: PDFDict): Verdict {
+    const name = n !== undefined ? this.fieldNameOf(n) : partialName(field);
+    for (const widget of this.widgetsOf(field)) {
+      const action = this.actionOf(widget, `the new signature field ${name ?? '?'}`);
+      if (action) return action;
+    }
+    const visible = this.widgetsOf(field).some((w) => this.isVisible(w));
+    let signedHere: ClassifiedChange['signedHere'];
+    const value = dictOf(this.after, field.get(PDFName.of('V')));
+    const range = resolveIn(this.after, value?.get(PDFName.of('ByteRange')));
+    if (value && range instanceof PDFArray && range.size() === 4) {
+      const [, , c, d] = range.asArray().map((x) => (x instanceof PDFNumber ? x.asNumber() : NaN));
+      const end = (c ?? NaN) + (d ?? NaN);
+      if (end >= this.revision.eofEnd && end <= this.revision.end) {
+        signedHere = nameOf(value, 'Type') === 'DocTimeStamp' || nameOf(value, 'SubFilter') === 'ETSI.RFC3161' ? 'document-timestamp' : 'signature';
+      }
+    }
+    return { kind: 'new-signature-field', ...(n !== undefined ? { object: n } : {}), ...(name !== undefined ? { field: name } : {}), visible, ...(signedHere ? { signedHere } : {}) };
+  }
+
+  /** A field dictionary added to /AcroForm /Fields or to a field's /Kids. */
+  private classifyNewField = (entry: PDFObject): Verdict => {
     const dict = dictOf(this.after, entry);
-    const subtype = nameOf(dict, 'Subtype');
-    if (subtype !== 'Widget') return `a /${subtype ?? 'unknown'} annotation was added (only form field widgets are allowed)`;
     const n = refNumber(entry);
-    const inForm = n !== undefined && (this.afterRoles.byObject.get(n)?.has('widget') ?? false);
-    return inForm ? undefined : `widget ${text(entry)} was added that belongs to no form field`;
+    if (!dict) return { rule: 'field-tree', message: `added entry ${text(entry)} is not a field dictionary` };
+    if (n !== undefined && this.beforeRoles.fieldName.has(n)) return { rule: 'field-tree', message: `the existing field ${describe(n, dict)} was moved in the field tree` };
+    const ft = (n !== undefined ? this.afterRoles.fieldType.get(n) : undefined) ?? nameOf(dict, 'FT');
+    const name = n !== undefined ? this.fieldNameOf(n) : partialName(dict);
+    if (partialName(dict) === undefined) {
+      return { rule: 'new-widget', message: `a new widget ${text(entry)} was added to the existing field ${name ?? '?'} (a new widget shows the field a second time, wherever it is placed)` };
+    }
+    if (ft === 'Sig') return this.classifyNewSignatureField(n, dict);
+    return { rule: 'new-form-field', message: `a new /${ft ?? 'untyped'} form field ${name ?? '?'} (${text(entry)}) was added (after signing, only existing fields may be filled)` };
   };
 
-  private acceptField = (entry: PDFObject): string | undefined => (dictOf(this.after, entry) ? undefined : `added entry ${text(entry)} is not a field dictionary`);
+  /** An annotation added to a page's /Annots. */
+  private classifyNewAnnotation = (entry: PDFObject): Verdict => {
+    const dict = dictOf(this.after, entry);
+    const n = refNumber(entry);
+    const subtype = nameOf(dict, 'Subtype');
+    if (!dict) return { rule: 'annots-entry', message: `added entry ${text(entry)} is not an annotation dictionary` };
+    if (subtype !== 'Widget') {
+      const action = this.actionOf(dict, `the new /${subtype ?? 'unknown'} annotation ${text(entry)}`);
+      if (action) return action;
+      if (n !== undefined && this.before.objects.has(n)) return { rule: 'annots-entry', message: `the existing object ${text(entry)} was added as an annotation` };
+      return { kind: 'annotation', ...(n !== undefined ? { object: n } : {}) };
+    }
+    const inForm = n !== undefined && (this.afterRoles.byObject.get(n)?.has('widget') ?? false);
+    if (!inForm) return { rule: 'widget-outside-form', message: `widget ${text(entry)} was added that belongs to no form field` };
+    const action = this.actionOf(dict, `the new widget ${text(entry)}`);
+    if (action) return action;
+    const owner = this.afterRoles.fieldOwner.get(n) ?? n;
+    const name = this.fieldNameOf(n);
+    if (this.beforeRoles.fieldName.has(owner)) {
+      if (this.beforeRoles.byObject.get(n)?.has('widget')) {
+        return { rule: 'widget-moved', message: `the widget ${n} 0 R of field ${name ?? '?'} was added to another page's annotations` };
+      }
+      return { rule: 'new-widget', message: `a new widget ${n} 0 R was added to the existing field ${name ?? '?'}` };
+    }
+    const ownerDict = dictOf(this.after, PDFRef.of(owner));
+    const ft = this.afterRoles.fieldType.get(owner);
+    if (ft === 'Sig' && ownerDict) return this.classifyNewSignatureField(owner, ownerDict);
+    return { rule: 'new-form-field', message: `a widget of the new /${ft ?? 'untyped'} form field ${name ?? '?'} (${n} 0 R) was added` };
+  };
 
   /** An entry added to a /DSS array must be a new stream (certificate, OCSP response, CRL), not an existing object. */
-  private acceptDssStream = (entry: PDFObject): string | undefined => {
+  private acceptDssStream = (entry: PDFObject): Verdict => {
     const n = refNumber(entry);
-    if (n === undefined) return `added entry ${text(entry)} is not a reference to a stream`;
+    if (n === undefined) return { rule: 'dss-structure', message: `added entry ${text(entry)} is not a reference to a stream` };
     if (this.before.objects.has(n) && this.rolesOf(n).size > 0 && !this.rolesOf(n).has('dss-entry')) {
-      return `added entry ${n} 0 R is an object the document already uses elsewhere`;
+      return { rule: 'dss-structure', message: `added entry ${n} 0 R is an object the document already uses elsewhere` };
     }
-    return resolveIn(this.after, entry) instanceof PDFStream ? undefined : `added entry ${n} 0 R is not a stream`;
+    return resolveIn(this.after, entry) instanceof PDFStream ? { kind: 'dss', object: n } : { rule: 'dss-structure', message: `added entry ${n} 0 R is not a stream` };
   };
 
   judge(n: number, before: PDFObject, after: PDFObject): void {
@@ -390,29 +564,29 @@ class SectionJudge {
     const what = describe(n, after);
     if (roles.has('rendered')) {
       const by = this.beforeRoles.renderedBy.get(n) ?? this.afterRoles.renderedBy.get(n) ?? 'a page';
-      this.disallowed.push(`page content or resources changed: ${what}, which ${by} draws`);
+      this.refuse('page-content', `page content or resources changed: ${what}, which ${by} draws`);
       return;
     }
     if (roles.has('signature')) {
-      this.disallowed.push(`an existing signature dictionary (or an object it references) was changed: ${what}`);
+      this.refuse('signature-changed', `an existing signature dictionary (or an object it references) was changed: ${what}`);
       return;
     }
     // Only the state before counts here: the field being signed in this very update is signed only after it.
     if (this.beforeRoles.byObject.get(n)?.has('signed-field')) {
-      this.disallowed.push(`a signed signature field, its widget or its appearance was changed: ${what}`);
+      this.refuse('signed-field-changed', `a signed signature field, its widget or its appearance was changed: ${what}`);
       return;
     }
     if (roles.has('dss-entry')) {
-      this.disallowed.push(`an existing /DSS entry was changed (the /DSS may only grow): ${what}`);
+      this.refuse('dss-structure', `an existing /DSS entry was changed (the /DSS may only grow): ${what}`);
       return;
     }
     if (roles.has('pages')) {
-      this.disallowed.push(`the page tree was changed: ${what}`);
+      this.refuse('page-tree', `the page tree was changed: ${what}`);
       return;
     }
     if (roles.has('other')) {
       const from = this.beforeRoles.otherBy.get(n) ?? this.afterRoles.otherBy.get(n) ?? 'another entry';
-      this.disallowed.push(`${what} was changed, and it is also reachable from ${from}, which no allowed change covers`);
+      this.refuse('unexplained-change', `${what} was changed, and it is also reachable from ${from}, which no allowed change covers`);
       return;
     }
     const beforeDict = before instanceof PDFDict ? before : undefined;
@@ -421,35 +595,44 @@ class SectionJudge {
     if (roles.has('page') && beforeDict && afterDict) {
       for (const key of changedKeys(beforeDict, afterDict)) {
         if (key === 'Annots') {
-          this.checkGrowingArray(`page ${n} 0 R /Annots`, beforeDict.get(PDFName.of(key)), afterDict.get(PDFName.of(key)), this.acceptWidget);
-        } else this.disallowed.push(`page ${n} 0 R: /${key} changed`);
+          this.checkGrowingArray(`page ${n} 0 R /Annots`, beforeDict.get(PDFName.of(key)), afterDict.get(PDFName.of(key)), this.classifyNewAnnotation, 'annotation-removed');
+        } else this.refuse(key === 'AA' ? 'action-added' : 'page-changed', `page ${n} 0 R: /${key} changed`);
       }
       return;
     }
-    if (roles.has('page-annots')) return this.checkGrowingArray(`annotations array ${n} 0 R`, before, after, this.acceptWidget);
+    if (roles.has('page-annots')) return this.checkGrowingArray(`annotations array ${n} 0 R`, before, after, this.classifyNewAnnotation, 'annotation-removed');
     if (roles.has('acroform') && beforeDict && afterDict) return this.judgeAcroForm(beforeDict, afterDict);
-    if (roles.has('fields')) return this.checkGrowingArray(`fields array ${n} 0 R`, before, after, this.acceptField);
+    if (roles.has('fields')) return this.checkGrowingArray(`fields array ${n} 0 R`, before, after, this.classifyNewField, 'field-removed');
     if ((roles.has('field') || roles.has('widget')) && beforeDict && afterDict) return this.judgeField(n, beforeDict, afterDict);
     if (roles.has('appearance')) {
       const users = this.beforeRoles.appearanceUsers.get(n);
       if (users && users.size > 1) {
-        this.disallowed.push(`${what} was changed in place, but it is the appearance of ${users.size} widgets (${[...users].map((u) => `${u} 0 R`).join(', ')}), not only of the field being filled`);
+        this.refuse('shared-appearance', `${what} was changed in place, but it is the appearance of ${users.size} widgets (${[...users].map((u) => `${u} 0 R`).join(', ')}), not only of the field being filled`);
         return;
       }
-      return void this.allow('fields', `appearance changed: ${what}`);
+      const widget = users ? [...users][0] : undefined;
+      const field = widget !== undefined ? this.fieldNameOf(widget) : undefined;
+      return void this.allow('fill', `appearance changed: ${what}`, { object: n, ...(field !== undefined ? { field } : {}) });
     }
     if (roles.has('dss') && beforeDict && afterDict) return this.judgeDss(`/DSS ${n} 0 R`, beforeDict, afterDict);
     if (roles.has('dss-container')) return this.judgeDssContainer(n, before, after);
-    if (roles.has('extensions')) return void this.allow('dss', `developer extensions changed: ${what}`);
+    if (roles.has('extensions')) return void this.allow('dss', `developer extensions changed: ${what}`, { object: n });
     if (roles.has('metadata')) {
       this.warnings.push(`the XMP metadata stream ${n} 0 R was changed after signing`);
-      return void this.allow('metadata', `metadata changed: ${what}`);
+      return void this.allow('metadata', `metadata changed: ${what}`, { object: n });
     }
-    if (roles.has('info')) {
-      this.warnings.push(`the document information dictionary ${n} 0 R was changed after signing`);
-      return void this.allow('metadata', `document information changed: ${what}`);
+    if (roles.has('info')) return this.judgeInfo(n, beforeDict, afterDict);
+    this.refuse('unexplained-change', `an existing object was changed that no allowed change explains: ${what}`);
+  }
+
+  /** /Info: entries no viewer shows are bookkeeping; anything else is a metadata change (with a warning). */
+  judgeInfo(n: number, before: PDFDict | undefined, after: PDFDict | undefined): void {
+    const keys = before && after ? changedKeys(before, after) : ['(whole dictionary)'];
+    if (keys.every((k) => INFO_BOOKKEEPING.has(k))) {
+      return void this.allow('info-bookkeeping', `document information ${n} 0 R: ${keys.map((k) => `/${k}`).join(', ')} changed`, { object: n });
     }
-    this.disallowed.push(`an existing object was changed that no allowed change explains: ${what}`);
+    this.warnings.push(`the document information dictionary ${n} 0 R was changed after signing (${keys.map((k) => `/${k}`).join(', ')})`);
+    this.allow('metadata', `document information changed: ${describe(n, after)}`, { object: n });
   }
 
   /** /DSS add-only (ETSI EN 319 142-1 §5.4.2, as pyHanko enforces it): arrays grow, VRI keys are only added. */
@@ -457,23 +640,23 @@ class SectionJudge {
     for (const key of changedKeys(before, after)) {
       const oldValue = before.get(PDFName.of(key));
       const newValue = after.get(PDFName.of(key));
-      if (DSS_ARRAYS.has(key)) this.checkGrowingArray(`${label} /${key}`, oldValue, newValue, this.acceptDssStream, 'dss');
+      if (DSS_ARRAYS.has(key)) this.checkGrowingArray(`${label} /${key}`, oldValue, newValue, this.acceptDssStream, 'dss-structure');
       else if (key === 'VRI') this.judgeVri(`${label} /VRI`, dictOf(this.before, oldValue), dictOf(this.after, newValue));
       else if (oldValue === undefined) this.allow('dss', `${label}: /${key} added`);
-      else this.disallowed.push(`${label}: /${key} changed (the /DSS may only grow)`);
+      else this.refuse('dss-structure', `${label}: /${key} changed (the /DSS may only grow)`);
     }
   }
 
   private judgeVri(label: string, before: PDFDict | undefined, after: PDFDict | undefined): void {
     if (!after) {
-      if (before) this.disallowed.push(`${label} was removed`);
+      if (before) this.refuse('dss-structure', `${label} was removed`);
       return;
     }
     for (const [key, value] of before?.entries() ?? []) {
       const now = after.get(key);
-      if (now === undefined) this.disallowed.push(`${label}: the entry ${key.decodeText()} was removed`);
+      if (now === undefined) this.refuse('dss-structure', `${label}: the entry ${key.decodeText()} was removed`);
       else if (!samePdfValue(value, now) || (value instanceof PDFRef && !samePdfValue(resolveIn(this.before, value), resolveIn(this.after, now)))) {
-        this.disallowed.push(`${label}: the existing entry ${key.decodeText()} was replaced (VRI entries may only be added)`);
+        this.refuse('dss-structure', `${label}: the existing entry ${key.decodeText()} was replaced (VRI entries may only be added)`);
       }
     }
     for (const [key] of after.entries()) if (!before?.has(key)) this.allow('dss', `${label}: entry ${key.decodeText()} added`);
@@ -481,18 +664,20 @@ class SectionJudge {
 
   private judgeDssContainer(n: number, before: PDFObject, after: PDFObject): void {
     if (before instanceof PDFArray || after instanceof PDFArray) {
-      return this.checkGrowingArray(`/DSS array ${n} 0 R`, before, after, this.acceptDssStream, 'dss');
+      return this.checkGrowingArray(`/DSS array ${n} 0 R`, before, after, this.acceptDssStream, 'dss-structure');
     }
     if (before instanceof PDFDict && after instanceof PDFDict) return this.judgeVri(`/DSS /VRI ${n} 0 R`, before, after);
-    this.disallowed.push(`/DSS entry ${n} 0 R changed its type`);
+    this.refuse('dss-structure', `/DSS entry ${n} 0 R changed its type`);
   }
 
   private judgeAcroForm(before: PDFDict, after: PDFDict): void {
     for (const key of changedKeys(before, after)) {
       if (key === 'Fields') {
-        this.checkGrowingArray('/AcroForm /Fields', before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
-      } else if (ACROFORM_BOOKKEEPING.has(key)) this.allow('fields', `/AcroForm /${key} changed`);
-      else this.disallowed.push(`/AcroForm /${key} changed`);
+        this.checkGrowingArray('/AcroForm /Fields', before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.classifyNewField, 'field-removed');
+      } else if (key === 'SigFlags') this.allow('form-bookkeeping', '/AcroForm /SigFlags changed');
+      // /NeedAppearances makes viewers redraw every field: a form-filling change, as are resources and defaults.
+      else if (key === 'DR' || key === 'DA' || key === 'Q' || key === 'NeedAppearances') this.allow('fill', `/AcroForm /${key} changed`);
+      else this.refuse('acroform-changed', `/AcroForm /${key} changed`);
     }
   }
 
@@ -505,12 +690,14 @@ class SectionJudge {
         const oldForm = dictOf(this.before, oldValue);
         const newForm = dictOf(this.after, newValue);
         if (oldForm && newForm) this.judgeAcroForm(oldForm, newForm);
-        else if (!oldForm && newForm) this.allow('fields', 'catalog /AcroForm added');
-        else this.disallowed.push('catalog /AcroForm removed');
+        else if (!oldForm && newForm) {
+          this.allow('form-bookkeeping', 'catalog /AcroForm added');
+          this.judgeAcroForm(PDFDict.withContext(newForm.context), newForm);
+        } else this.refuse('acroform-changed', 'catalog /AcroForm removed');
       } else if (key === 'DSS') {
         const oldDss = dictOf(this.before, oldValue);
         const newDss = dictOf(this.after, newValue);
-        if (!newDss) this.disallowed.push('catalog /DSS removed');
+        if (!newDss) this.refuse('dss-structure', 'catalog /DSS removed');
         else if (!oldDss) this.allow('dss', 'catalog /DSS added');
         else this.judgeDss('catalog /DSS', oldDss, newDss);
       } else if (key === 'Extensions') {
@@ -520,13 +707,13 @@ class SectionJudge {
         const from = oldValue instanceof PDFName ? Number(oldValue.decodeText()) : 0;
         const to = newValue instanceof PDFName ? Number(newValue.decodeText()) : NaN;
         if (Number.isFinite(to) && to >= from) this.allow('dss', `catalog /Version set to ${to.toFixed(1)}`);
-        else this.disallowed.push('catalog /Version lowered or removed');
+        else this.refuse('catalog-changed', 'catalog /Version lowered or removed');
       } else if (key === 'Metadata') {
         this.warnings.push('the catalog /Metadata was replaced after signing');
         this.allow('metadata', 'catalog /Metadata changed');
-      } else if (key === 'Perms' && newValue !== undefined && dictOf(this.after, newValue) && oldValue === undefined) {
-        this.disallowed.push('catalog /Perms added after signing');
-      } else this.disallowed.push(`catalog /${key} changed`);
+      } else if (key === 'OpenAction' || key === 'AA') {
+        this.refuse('action-added', `catalog /${key} changed`);
+      } else this.refuse('catalog-changed', `catalog /${key} changed`);
     }
   }
 
@@ -549,23 +736,35 @@ class SectionJudge {
   }
 
   private judgeField(n: number, before: PDFDict, after: PDFDict): void {
-    const isSignatureField = nameOf(before, 'FT') === 'Sig' || nameOf(after, 'FT') === 'Sig';
+    const isSignatureField = nameOf(before, 'FT') === 'Sig' || nameOf(after, 'FT') === 'Sig' || this.afterRoles.fieldType.get(n) === 'Sig';
+    const owner = this.afterRoles.fieldOwner.get(n) ?? n;
+    const name = this.fieldNameOf(owner) ?? this.fieldNameOf(n);
+    const field = name !== undefined ? { field: name, object: n } : { object: n };
     for (const key of changedKeys(before, after)) {
       const hadValue = before.has(PDFName.of('V')) && !(before.get(PDFName.of('V')) === PDFNull);
       if (key === 'V' && isSignatureField && hadValue) {
-        this.disallowed.push(`signature field ${describe(n, after)}: its signature value was replaced`);
+        this.refuse('signature-replaced', `signature field ${describe(n, after)}: its signature value was replaced`);
       } else if (key === 'V') {
-        this.allow('fields', isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`);
+        this.allow(isSignatureField ? 'sign' : 'fill', isSignatureField ? `signature field ${describe(n, after)} signed` : `form field ${describe(n, after)} filled`, field);
       } else if (key === 'Kids') {
-        this.checkGrowingArray(`field ${n} 0 R /Kids`, before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.acceptField);
+        this.checkGrowingArray(`field ${n} 0 R /Kids`, before.get(PDFName.of(key)), after.get(PDFName.of(key)), this.classifyNewField, 'field-removed');
       } else if (key === 'AP' && this.sharedAppearance(before.get(PDFName.of('AP')))) {
-        this.disallowed.push(`${describe(n, after)}: /AP replaced, but its earlier appearance ${this.sharedAppearance(before.get(PDFName.of('AP')))}`);
-      } else if (['AP', 'AS', 'MK', 'P', 'DA'].includes(key)) {
-        this.allow('fields', `${describe(n, after)}: /${key} changed`);
-      } else if (key === 'F' || key === 'Ff' || key === 'Lock' || key === 'SV') {
-        this.allow('fields', `${describe(n, after)}: /${key} changed`);
+        this.refuse('shared-appearance', `${describe(n, after)}: /AP replaced, but its earlier appearance ${this.sharedAppearance(before.get(PDFName.of('AP')))}`);
+      } else if (['AP', 'AS', 'MK', 'DA', 'Q'].includes(key)) {
+        this.allow('fill', `${describe(n, after)}: /${key} changed`, field);
+      } else if (key === 'Ff' || key === 'Lock' || key === 'SV') {
+        this.allow('fill', `${describe(n, after)}: /${key} changed`, field);
         this.warnings.push(`${describe(n, after)}: /${key} changed after signing`);
-      } else this.disallowed.push(`${describe(n, after)}: /${key} changed`);
+      } else if (key === 'Rect' || key === 'P') {
+        this.refuse('widget-moved', `${describe(n, after)}: /${key} changed (the widget moved)`);
+      } else if (key === 'F') {
+        // Signing or filling may set /Print or /Locked (Adobe Reader does); showing a hidden widget shows new content.
+        const flags = (d: PDFDict): number => { const f = resolveIn(this.after, d.get(PDFName.of('F'))); return f instanceof PDFNumber ? f.asNumber() : 0; };
+        if ((flags(before) & HIDING_FLAGS & ~flags(after)) !== 0) this.refuse('widget-flags', `${describe(n, after)}: /F changed from ${flags(before)} to ${flags(after)} (a hidden widget is shown)`);
+        else this.allow('fill', `${describe(n, after)}: /F changed`, field);
+      } else if (key === 'A' || key === 'AA') {
+        this.refuse('action-added', `${describe(n, after)}: /${key} changed`);
+      } else this.refuse('field-changed', `${describe(n, after)}: /${key} changed`);
     }
   }
 }
@@ -586,29 +785,33 @@ export function diffRevisions(sections: readonly RevisionSection[]): { changes: 
       continue;
     }
     const before = state;
-    const judge = new SectionJudge(before, after, rolesBefore);
+    const judge = new SectionJudge(before, after, rolesBefore, section.revision);
     for (const [n, object] of section.objects) {
       const old = before.objects.get(n);
       if (old === undefined || samePdfValue(old, object)) continue;
       judge.judge(n, old, object);
     }
     for (const n of section.freed) {
-      if (before.objects.has(n)) judge.disallowed.push(`an existing object was deleted: ${describe(n, before.objects.get(n))}`);
+      if (before.objects.has(n)) judge.refuse('object-deleted', `an existing object was deleted: ${describe(n, before.objects.get(n))}`);
     }
-    judge.disallowed.push(...section.inconsistencies);
+    for (const inconsistency of section.inconsistencies) judge.refuse('xref-inconsistent', inconsistency);
     if (before.root && after.root && before.root.objectNumber !== after.root.objectNumber) {
       const oldCatalog = resolveIn(before, before.root);
       const newCatalog = resolveIn(after, after.root);
       if (oldCatalog instanceof PDFDict && newCatalog instanceof PDFDict) judge.judge(before.root.objectNumber, oldCatalog, newCatalog);
-      else judge.disallowed.push('the document catalog was replaced');
+      else judge.refuse('catalog-changed', 'the document catalog was replaced');
     }
-    changes.push({
-      revision: section.revision.index,
-      allowed: judge.allowed,
-      disallowed: judge.disallowed,
-      warnings: judge.warnings,
-      categories: [...judge.categories],
-    });
+    if (before.info && after.info && before.info.objectNumber !== after.info.objectNumber) {
+      // A new /Info object replaces the old one: judged like an edit of it.
+      judge.judgeInfo(after.info.objectNumber, dictOf(before, before.info), dictOf(after, after.info));
+    }
+    const oldEncrypt = before.trailer?.get(PDFName.of('Encrypt'));
+    const newEncrypt = after.trailer?.get(PDFName.of('Encrypt'));
+    if (newEncrypt !== undefined && (oldEncrypt === undefined || !samePdfValue(oldEncrypt, newEncrypt))) {
+      // Readers then decrypt every string and stream with a key the signer never used: the document shows something else.
+      judge.refuse('encrypt-added', `the trailer of revision ${section.revision.index} ${oldEncrypt === undefined ? 'adds' : 'changes'} /Encrypt (${text(newEncrypt)})`);
+    }
+    changes.push({ revision: section.revision.index, changes: judge.changes, disallowed: judge.disallowed, warnings: judge.warnings });
     rolesBefore = judge.computedRolesAfter;
     state = after;
   }

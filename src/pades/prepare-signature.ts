@@ -6,14 +6,14 @@
  * the update is written, never searched for.
  */
 import { createHash } from 'node:crypto';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, type PDFContext, type PDFRef } from '../pdf/pdf-lib.js';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, PDFRef, type PDFContext } from '../pdf/pdf-lib.js';
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
 import { pageGeometry } from '../pdf/page-boxes.js';
 import { normalizeRotation, readerRectToUser } from '../pdf/page-geometry.js';
 import { createSignatureAppearance, forgetAppearanceFonts, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
-import { addDocMdpReference, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
+import { addDocMdpReference, addFieldMdpReference, lockPermission, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
 import {
   createSignatureField,
   listAllFieldNames,
@@ -278,9 +278,18 @@ export async function prepareSignatureInSession(session: PdfUpdateSession, optio
   const byteRange = new ByteRangePlaceholder();
   const contents = new ContentsPlaceholder(contentsSize);
   const signature = signatureDictionary(context, options, byteRange, contents);
-  if (options.docMdp !== undefined) addDocMdpReference(context, signature, options.docMdp);
+  // A field's /Lock says what its signature locks: the signature declares it (FieldMDP), and its /P certifies
+  // the document when this is the document's first signature.
+  const lock = options.type === 'signature' ? field.dict.lookupMaybe(PDFName.of('Lock'), PDFDict) : undefined;
+  const firstSignature = permission === undefined && !listSignatureFields(doc).some((f) => f.signed);
+  const certifyAs = options.docMdp ?? (firstSignature ? lockPermission(lock) : undefined);
+  if (certifyAs !== undefined) addDocMdpReference(context, signature, certifyAs);
+  if (lock) {
+    const root = context.trailerInfo.Root;
+    addFieldMdpReference(context, signature, lock, root instanceof PDFRef ? root : undefined);
+  }
   const signatureRef = context.register(signature);
-  if (options.docMdp !== undefined) setDocMdpPerms(session, signatureRef);
+  if (certifyAs !== undefined) setDocMdpPerms(session, signatureRef);
 
   field.dict.set(PDFName.of('V'), signatureRef);
   session.markModified(field.ref);

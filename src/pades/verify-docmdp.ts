@@ -1,12 +1,10 @@
 /**
  * Certification signatures when verifying (ISO 32000-2 §12.8.2.2 DocMDP, §12.8.4 /Perms; ETSI EN 319 142-1
  * §5.4 for /DSS and document time-stamps after a certification): finds the certifying signature and its
- * permission P, and lists the later revisions P does not tolerate. P=2 and P=3 tolerate what the general
- * modification check already allows (form fields, signatures, /DSS, document time-stamps); P=1 only /DSS updates
- * and document time-stamps.
+ * permission P. What each level allows is decided in change-policy.ts.
  */
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef } from '../pdf/pdf-lib.js';
-import { resolveIn, type ObjectState, type RevisionChanges } from './modification-check.js';
+import { resolveIn, type ObjectState } from './modification-check.js';
 
 /** DocMDP permission level P: 1 no changes, 2 form fill and signing, 3 also annotations. */
 export type DocMdpPermission = 1 | 2 | 3;
@@ -39,26 +37,4 @@ export function findCertification(state: ObjectState): Certification | undefined
     }
   }
   return { objectNumber: ref.objectNumber, permission };
-}
-
-/**
- * The revisions after `coveredRevision` that a certification with `permission` does not tolerate. Revisions in
- * `documentTimestampRevisions` (each ending with a document time-stamp) may add that time-stamp's field.
- */
-export function certificationViolations(
-  permission: DocMdpPermission,
-  coveredRevision: number,
-  changes: readonly RevisionChanges[],
-  documentTimestampRevisions: ReadonlySet<number>,
-): string[] {
-  if (permission !== 1) return [];
-  const violations: string[] = [];
-  for (const change of changes) {
-    if (change.revision <= coveredRevision) continue;
-    const tolerated = change.categories.every((c) => c === 'dss' || (c === 'fields' && documentTimestampRevisions.has(change.revision)));
-    if (!tolerated) {
-      violations.push(`revision ${change.revision}: the document is certified with P=1 (no changes) but this update changes ${change.categories.join(', ')}`);
-    }
-  }
-  return violations;
 }

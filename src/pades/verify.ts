@@ -9,11 +9,13 @@ import './crypto-engine.js';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import { hasPdfHeader } from '../pdf/load-pdf.js';
 import { findRevisions, readRevisionSections, type PdfRevision, type RevisionSection } from '../pdf/revisions.js';
+import { XrefView } from '../pdf/xref.js';
 import { findOrphanSignatures, findSignatures, type FoundSignature } from './find-signatures.js';
-import { diffRevisions, type RevisionChanges } from './modification-check.js';
+import { policyRefusals, readFieldLocks, type ModificationPolicy } from './change-policy.js';
+import { diffRevisions, type ObjectState, type RevisionChanges } from './modification-check.js';
 import { checkChain, createCertificateParser, describeName, parseCertificates, type CertificateParser } from './verify-chain.js';
 import { checkCmsSignature, checkTimestampToken, createDigest, type CmsCheck } from './verify-cms.js';
-import { certificationViolations, findCertification, type DocMdpPermission } from './verify-docmdp.js';
+import { findCertification, type Certification, type DocMdpPermission } from './verify-docmdp.js';
 import { checkRevocationCoverage, readDss, type DssData } from './verify-revocation.js';
 
 /** Options of {@link verifyPdf}. */
@@ -185,12 +187,37 @@ function coveredRevisionOf(pdf: Uint8Array, revisions: readonly PdfRevision[], e
   });
 }
 
-function summarizeModifications(changes: readonly RevisionChanges[], covered: PdfRevision | undefined, extraProblem: string | undefined): ModificationReport {
+/** Judges every revision after the signed one: its outright refusals, and its changes under the signature's policy. */
+function summarizeModifications(changes: readonly RevisionChanges[], covered: PdfRevision | undefined, extraProblem: string | undefined, policy: ModificationPolicy): ModificationReport {
   const later = covered ? changes.filter((c) => c.revision > covered.index) : [];
-  const disallowed = later.flatMap((c) => c.disallowed.map((d) => `revision ${c.revision}: ${d}`));
+  const disallowed: string[] = [];
+  const allowed: string[] = [];
+  for (const c of later) {
+    const judged = policyRefusals(c, policy);
+    disallowed.push(...[...c.disallowed, ...judged.refused].map((d) => `revision ${c.revision}: ${d}`));
+    allowed.push(...judged.allowed.map((a) => `revision ${c.revision}: ${a}`));
+  }
   if (!covered) disallowed.push('the signed bytes do not end at a revision boundary, so later changes cannot be judged');
   if (extraProblem) disallowed.push(extraProblem);
-  return { ok: disallowed.length === 0, laterRevisions: later.length, allowed: later.flatMap((c) => c.allowed.map((a) => `revision ${c.revision}: ${a}`)), disallowed };
+  return { ok: disallowed.length === 0, laterRevisions: later.length, allowed, disallowed };
+}
+
+/**
+ * A signature dictionary belongs to the revision its /ByteRange ends with and starts before the unsigned gap: a
+ * copy placed in a later revision (a replayed signature) is refused, as is one stored where no byte range reaches.
+ */
+function replayProblem(ctx: Context, found: FoundSignature, range: readonly number[], covered: PdfRevision): string | undefined {
+  const n = found.objectNumber ?? found.fieldObject;
+  if (n === undefined) return undefined;
+  const entry = ctx.final.objects instanceof XrefView ? ctx.final.objects.entries.get(n) : undefined;
+  if (entry === undefined) return undefined;
+  const what = found.objectNumber !== undefined ? `the signature dictionary ${n} 0 R` : `the field ${n} 0 R holding the signature dictionary`;
+  if (entry.kind !== 'offset') return `[signature-replayed] ${what} is stored in an object stream, outside the bytes its /ByteRange covers`;
+  const gapStart = range[1] ?? 0;
+  if (entry.offset < covered.start || entry.offset >= gapStart) {
+    return `[signature-replayed] ${what} is stored at offset ${entry.offset}, not inside revision ${covered.index} (bytes ${covered.start}–${covered.end}) before the gap its /ByteRange leaves at ${gapStart}: it was copied from elsewhere`;
+  }
+  return undefined;
 }
 
 function certificateSummary(der: Uint8Array | undefined, parse: CertificateParser): SignatureReport['signer'] {
@@ -205,6 +232,10 @@ function certificateSummary(der: Uint8Array | undefined, parse: CertificateParse
 
 interface Context {
   readonly pdf: Uint8Array;
+  readonly final: ObjectState;
+  readonly certification: Certification | undefined;
+  /** Where two conforming readers could read the file differently (each names the object and the readings). */
+  readonly ambiguities: readonly string[];
   readonly revisions: readonly PdfRevision[];
   readonly changes: readonly RevisionChanges[];
   readonly trustRoots: readonly Uint8Array[];
@@ -230,7 +261,12 @@ async function verifyOne(ctx: Context, found: FoundSignature): Promise<VerifiedS
   const covered = br.ok ? coveredRevisionOf(ctx.pdf, ctx.revisions, end) : undefined;
   if (br.ok && !covered) problems.push(`the signed bytes end at ${end}, which is not the end of a revision (%%EOF)`);
   const coversWholeDocument = br.ok && end === ctx.pdf.length;
-  const modifications = summarizeModifications(ctx.changes, covered, coversWholeDocument ? undefined : ctx.trailingProblem);
+  const certifies = ctx.certification !== undefined && ctx.certification.objectNumber === found.objectNumber;
+  const policy: ModificationPolicy = { docMdp: certifies ? ctx.certification?.permission : undefined, locks: readFieldLocks(ctx.final, dict, found.field) };
+  const modifications = summarizeModifications(ctx.changes, covered, coversWholeDocument ? undefined : ctx.trailingProblem, policy);
+  const replayed = covered ? replayProblem(ctx, found, br.range, covered) : undefined;
+  if (replayed) problems.push(replayed);
+  problems.push(...ctx.ambiguities);
   if (covered && !modifications.ok) problems.push('the document was changed after signing in ways a signed document may not be');
   const base = {
     fieldName: found.fieldName,
@@ -414,7 +450,9 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   if (sections.some((s) => s.encrypted)) warnings.push('the document is encrypted: strings such as field names are shown as stored (encrypted)');
   const parse = createCertificateParser();
   const dss = readDss(final, warnings, parse);
-  const ctx: Context = { pdf, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse };
+  const certification = findCertification(final);
+  const ambiguities = [...new Set(sections.flatMap((s) => s.ambiguities))].map((a) => `[xref-ambiguous] ${a}`);
+  const ctx: Context = { pdf, final, certification, ambiguities, revisions, changes, trustRoots, dss, now: options.now, trailingProblem, parse };
   const broken: string[] = [];
   const inFields = findSignatures(final, broken);
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
@@ -429,23 +467,18 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
     }
   }
   results.sort((a, b) => (a.byteRange[1] ?? 0) - (b.byteRange[1] ?? 0));
-  const certification = findCertification(final);
-  const docTimestampRevisions = new Set(results.filter((r) => r.kind === 'document-timestamp' && r.coveredRevision !== undefined).map((r) => r.coveredRevision!));
+  const dictionaries = new Map<number, number>();
+  for (const f of found) if (f.objectNumber !== undefined) dictionaries.set(f.objectNumber, (dictionaries.get(f.objectNumber) ?? 0) + 1);
   const signatures: SignatureReport[] = [];
   for (let i = 0; i < results.length; i++) {
     const { path, tsaPath, objectNumber, ...result } = results[i]!;
     const certifies = certification !== undefined && certification.objectNumber === objectNumber;
     const problems = [...result.problems];
-    let modifications = result.modifications;
-    if (certifies) {
-      if (i > 0) problems.push('the certification signature is not the first signature of the document');
-      const violations = certificationViolations(certification.permission, result.coveredRevision ?? -1, changes, docTimestampRevisions);
-      if (violations.length > 0) {
-        modifications = { ...modifications, ok: false, disallowed: [...modifications.disallowed, ...violations] };
-        problems.push('the document was changed after its certification in ways its DocMDP permission forbids');
-      }
+    if (certifies && i > 0) problems.push('the certification signature is not the first signature of the document');
+    if (objectNumber !== undefined && (dictionaries.get(objectNumber) ?? 0) > 1) {
+      problems.push(`[signature-replayed] the signature dictionary ${objectNumber} 0 R is the value of ${dictionaries.get(objectNumber)} signature fields: one signature counted as several`);
     }
-    const base = { ...result, modifications, certification: certifies ? certification.permission : undefined };
+    const base = { ...result, certification: certifies ? certification.permission : undefined };
     if (result.kind === 'document-timestamp') {
       signatures.push({ ...base, level: undefined, problems, valid: result.valid && problems.length === result.problems.length });
       continue;

@@ -8,7 +8,7 @@
  * embedded PDF attachment, whose `startxref` offsets are relative to the embedded file.
  */
 import { PDFName, PDFRef, PDFStream, type PDFObject } from './pdf-lib.js';
-import { ObjectStreamCache, XrefView, type XrefSection } from './xref.js';
+import { ObjectStreamCache, XrefView, parseIndirectObjectAt, type XrefSection } from './xref.js';
 
 /** One revision of a PDF: the bytes `[0, end)` form the document as it was when this revision was written. */
 export interface PdfRevision {
@@ -48,6 +48,12 @@ export interface RevisionSection {
    * another definition than the last one). `objects` follows the cross-reference section, as readers do.
    */
   readonly inconsistencies: readonly string[];
+  /**
+   * Where two conforming readers could resolve an object of this revision differently (an object listed twice in
+   * one xref section, xref entries some readers reject and rebuild by scanning, one number twice in an object
+   * stream, a hybrid file whose /XRefStm disagrees with its table): each names the object and the readings.
+   */
+  readonly ambiguities: readonly string[];
 }
 
 const EOF_MARK = Buffer.from('%%EOF', 'latin1');
@@ -128,6 +134,30 @@ function refIn(view: XrefView, key: string): PDFRef | undefined {
   return value instanceof PDFRef ? value : undefined;
 }
 
+const OBJECT_DEFINITION = /(?:^|[\r\n])[ \t]*(\d+)[ \t\r\n]+(\d+)[ \t\r\n]+obj\b/g;
+
+/**
+ * A table with entries that are not exactly 20 bytes is rejected by some readers (PDFium), which rebuild it by
+ * scanning the file for `N G obj` and take the last definition of each object. Lists the objects where that
+ * reading differs from the table's.
+ */
+function rebuiltTableDisagreements(pdf: Uint8Array, revision: PdfRevision, view: XrefView): string[] {
+  const text = Buffer.from(pdf.buffer, pdf.byteOffset, revision.end).toString('latin1');
+  const last = new Map<number, number>();
+  for (const m of text.matchAll(OBJECT_DEFINITION)) last.set(Number(m[1]), m.index! + m[0].length - m[0].trimStart().length);
+  const out: string[] = [];
+  for (const [n, entry] of view.entries) {
+    if (entry.kind !== 'offset') continue;
+    const scanned = last.get(n);
+    if (scanned === undefined || scanned === entry.offset) continue;
+    const fromTable = view.get(n);
+    const fromScan = parseIndirectObjectAt(pdf, scanned, n)?.object;
+    if (String(fromTable) === String(fromScan)) continue;
+    out.push(`object ${n}: the xref table (with entries that are not 20 bytes long, which readers such as PDFium reject and rebuild by scanning) says offset ${entry.offset}, a rebuilt table finds its last definition at offset ${scanned}`);
+  }
+  return out;
+}
+
 /**
  * Reads every revision through its own cross-reference chain (tables, xref streams with predictors, hybrid
  * `/XRefStm`, `/Prev`, free entries, object streams) and compares each with the one before, object by object.
@@ -154,9 +184,11 @@ export function readRevisionSections(pdf: Uint8Array, revisions: readonly PdfRev
         encrypted: false,
         freed: [],
         inconsistencies: [`revision ${revision.index}: ${error instanceof Error ? error.message : String(error)}`],
+        ambiguities: [],
       });
       continue;
     }
+    const objectStreamAmbiguities = objectStreams.ambiguities.length;
     const objects = new Map<number, PDFObject>();
     const freed: number[] = [];
     const inconsistencies: string[] = [];
@@ -192,7 +224,9 @@ export function readRevisionSections(pdf: Uint8Array, revisions: readonly PdfRev
       }
     }
     const encrypted = view.trailer.get(PDFName.of('Encrypt')) !== undefined;
-    sections.push({ revision, objects, view, root: refIn(view, 'Root'), info: refIn(view, 'Info'), encrypted, freed, inconsistencies });
+    const ambiguities = [...view.ambiguities, ...objectStreams.ambiguities.slice(objectStreamAmbiguities)];
+    if (view.malformedEntries > 0) ambiguities.push(...rebuiltTableDisagreements(pdf, revision, view));
+    sections.push({ revision, objects, view, root: refIn(view, 'Root'), info: refIn(view, 'Info'), encrypted, freed, inconsistencies, ambiguities: ambiguities.map((a) => `revision ${revision.index}: ${a}`) });
     previous = view;
   }
   return sections;

@@ -30,7 +30,23 @@ export interface XrefSection {
   readonly kind: 'table' | 'stream';
   readonly entries: ReadonlyMap<number, XrefEntry>;
   readonly trailer: PDFDict;
+  /** Where readers could read this section differently (an object listed twice with different entries). */
+  readonly ambiguities: readonly string[];
+  /** Table entries that are not exactly 20 bytes: some readers reject the table and rebuild it by scanning. */
+  readonly malformedEntries: number;
 }
+
+/** An entry as text, for messages. */
+export function describeEntry(entry: XrefEntry | undefined): string {
+  if (!entry || entry.kind === 'free') return 'free';
+  return entry.kind === 'offset' ? `offset ${entry.offset}` : `object stream ${entry.stream} index ${entry.index}`;
+}
+
+function sameEntry(a: XrefEntry, b: XrefEntry): boolean {
+  return describeEntry(a) === describeEntry(b);
+}
+
+const EXACT_ENTRY = /^\d{10} \d{5} [fn](?: \r| \n|\r\n)$/;
 
 function unreadable(detail: string): PdfParseError {
   return new PdfParseError('PDF_XREF_UNREADABLE', `The cross-reference data cannot be read: ${detail}.`);
@@ -138,6 +154,8 @@ function readTable(pdf: Uint8Array, offset: number): XrefSection {
   while (isWhite(buf[pos])) pos++;
   pos += 4; // "xref"
   const entries = new Map<number, XrefEntry>();
+  const ambiguities: string[] = [];
+  let malformedEntries = 0;
   const lineRe = /^[ \t\r\n\f\0]*(\d+)[ \t]+(\d+)[ \t]*(?:([fn])[ \t]*)?(?=[\r\n])/;
   const entryRe = /^[ \t\r\n\f\0]*(\d{1,10})[ \t]+(\d{1,5})[ \t]+([fn])/;
   for (;;) {
@@ -154,10 +172,19 @@ function readTable(pdf: Uint8Array, offset: number): XrefSection {
     for (let k = 0; k < count; k++) {
       const entry = entryRe.exec(buf.toString('latin1', pos, Math.min(pos + 40, buf.length)));
       if (!entry) throw unreadable(`the xref table at offset ${offset} has a malformed entry for object ${first + k}`);
+      const start = pos + entry[0].length - entry[0].trimStart().length;
+      if (!EXACT_ENTRY.test(buf.toString('latin1', start, start + 20))) malformedEntries++;
       pos += entry[0].length;
       const n = first + k;
-      if (entries.has(n)) continue;
-      entries.set(n, entry[3] === 'f' ? { kind: 'free' } : { kind: 'offset', offset: Number(entry[1]), generation: Number(entry[2]) });
+      const parsed: XrefEntry = entry[3] === 'f' ? { kind: 'free' } : { kind: 'offset', offset: Number(entry[1]), generation: Number(entry[2]) };
+      const earlier = entries.get(n);
+      if (earlier) {
+        if (!sameEntry(earlier, parsed)) {
+          ambiguities.push(`object ${n} is listed twice in the xref table at offset ${offset}: ${describeEntry(earlier)} for a reader that takes the first entry, ${describeEntry(parsed)} for one that takes the last`);
+        }
+        continue;
+      }
+      entries.set(n, parsed);
     }
   }
   let trailer: PDFObject;
@@ -167,7 +194,7 @@ function readTable(pdf: Uint8Array, offset: number): XrefSection {
     throw unreadable(`the trailer of the xref table at offset ${offset} cannot be parsed`);
   }
   if (!(trailer instanceof PDFDict)) throw unreadable(`the trailer of the xref table at offset ${offset} is not a dictionary`);
-  return { offset, kind: 'table', entries, trailer };
+  return { offset, kind: 'table', entries, trailer, ambiguities, malformedEntries };
 }
 
 function readStream(pdf: Uint8Array, offset: number): XrefSection {
@@ -197,6 +224,7 @@ function readStream(pdf: Uint8Array, offset: number): XrefSection {
     return value;
   };
   const entries = new Map<number, XrefEntry>();
+  const ambiguities: string[] = [];
   let row = 0;
   for (let s = 0; s + 1 < index.length; s += 2) {
     const first = index[s]!;
@@ -208,14 +236,21 @@ function readStream(pdf: Uint8Array, offset: number): XrefSection {
       const f2 = field(at + w[0]!, w[1]!);
       const f3 = field(at + w[0]! + w[1]!, w[2]!);
       const n = first + k;
-      if (entries.has(n)) continue;
+      const earlier = entries.get(n);
+      if (earlier) {
+        const parsed: XrefEntry = type === 1 ? { kind: 'offset', offset: f2, generation: f3 } : type === 2 ? { kind: 'compressed', stream: f2, index: f3 } : { kind: 'free' };
+        if (!sameEntry(earlier, parsed)) {
+          ambiguities.push(`object ${n} is listed twice in the xref stream at offset ${offset}: ${describeEntry(earlier)} for a reader that takes the first entry, ${describeEntry(parsed)} for one that takes the last`);
+        }
+        continue;
+      }
       if (type === 0) entries.set(n, { kind: 'free' });
       else if (type === 1) entries.set(n, { kind: 'offset', offset: f2, generation: f3 });
       else if (type === 2) entries.set(n, { kind: 'compressed', stream: f2, index: f3 });
       // Other types are reserved: readers treat the object as null (absent).
     }
   }
-  return { offset, kind: 'stream', entries, trailer: dict };
+  return { offset, kind: 'stream', entries, trailer: dict, ambiguities, malformedEntries: 0 };
 }
 
 /** Reads the cross-reference section (table or stream) at `offset`. Throws PdfParseError `PDF_XREF_UNREADABLE`. */
@@ -242,6 +277,10 @@ export class XrefView {
   readonly trailer: PDFDict;
   /** Offsets of the sections of the chain, newest first. */
   readonly sectionOffsets: number[] = [];
+  /** Where readers could resolve an object of this chain differently; each names the object and the readings. */
+  readonly ambiguities: string[] = [];
+  /** Table entries of the chain that are not exactly 20 bytes. */
+  malformedEntries = 0;
   private readonly cache = new Map<number, PDFObject | null>();
 
   constructor(
@@ -263,10 +302,21 @@ export class XrefView {
       visited.add(current.offset);
       this.sectionOffsets.push(current.offset);
       this.merge(current);
+      this.ambiguities.push(...current.ambiguities);
+      this.malformedEntries += current.malformedEntries;
       const xrefStm = current.kind === 'table' ? intOf(current.trailer, 'XRefStm') : undefined;
       if (xrefStm !== undefined && !visited.has(xrefStm)) {
         visited.add(xrefStm);
-        this.merge(read(xrefStm));
+        const hybrid = read(xrefStm);
+        this.ambiguities.push(...hybrid.ambiguities);
+        // A reader of xref tables only sees the table; one that prefers the stream sees the stream: they must agree.
+        for (const [n, entry] of hybrid.entries) {
+          const inTable = current.entries.get(n);
+          if (inTable && inTable.kind !== 'free' && entry.kind !== 'free' && !sameEntry(inTable, entry)) {
+            this.ambiguities.push(`object ${n}: the hybrid file's xref table at offset ${current.offset} says ${describeEntry(inTable)}, its /XRefStm at offset ${xrefStm} says ${describeEntry(entry)}`);
+          }
+        }
+        this.merge(hybrid);
       }
       const prev = intOf(current.trailer, 'Prev');
       current = prev === undefined ? undefined : read(prev);
@@ -314,6 +364,8 @@ export class XrefView {
 /** Decoded object streams, shared by the views of all revisions of one file. */
 export class ObjectStreamCache {
   private readonly streams = new Map<number, { numbers: number[]; objects: (PDFObject | undefined)[] } | null>();
+  /** Object streams holding one object number twice with different objects (readers pick different ones). */
+  readonly ambiguities: string[] = [];
 
   constructor(private readonly pdf: Uint8Array) {}
 
@@ -353,6 +405,14 @@ export class ObjectStreamCache {
         objects.push(undefined);
       }
     }
+    const firstIndex = new Map<number, number>();
+    numbers.forEach((n, i) => {
+      const j = firstIndex.get(n) ?? i;
+      if (j === i) firstIndex.set(n, i);
+      else if (String(objects[j]) !== String(objects[i])) {
+        this.ambiguities.push(`object ${n} is defined twice in object stream ${streamNumber} (indexes ${j} and ${i}, with different values): readers that look an object up by its number take different ones`);
+      }
+    });
     return { numbers, objects };
   }
 }

@@ -12,6 +12,7 @@ import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
+import { readManifest } from '../pades/attack-corpus.js';
 import { originalObjects, signLastPlaceholder, stream, writeSection } from '../pades/verify-helpers.js';
 
 let dir: string;
@@ -71,7 +72,7 @@ describe('paraph verify', () => {
     expect(tampered.stdout).toMatch(/digest BAD/);
     const changed = await run([files.changed, '--trust', root]);
     expect(changed.code).toBe(3);
-    expect(changed.stdout).toMatch(/disallowed change: revision 1: page content/);
+    expect(changed.stdout).toMatch(/disallowed change: revision 1: \[page-content\] page content/);
     const untrusted = await run([files.valid]);
     expect(untrusted.code).toBe(3);
     expect(untrusted.stderr).toMatch(/no --trust root/);
@@ -100,5 +101,18 @@ describe('paraph verify', () => {
     expect(await exitCode([files.valid, '--trust', root])).toBe(0);
     expect(await exitCode([files.tampered, '--trust', root])).toBe(3);
     expect(await exitCode([files.notPdf])).toBe(2);
+  });
+});
+
+describe('paraph verify on the attack corpus', () => {
+  const corpus = fileURLToPath(new URL('../../fixtures/attacks/', import.meta.url));
+  const manifest = readManifest();
+
+  it('exits 3 for every attack, naming its rule in the JSON report, and 0 for every control', async () => {
+    for (const entry of manifest.files) {
+      const { code, stdout } = await run([join(corpus, entry.file), '--trust', join(corpus, 'root.pem'), '--json']);
+      expect([entry.file, code]).toEqual([entry.file, entry.expected === 'valid' ? 0 : 3]);
+      if (entry.rule) expect(stdout, entry.file).toContain(`[${entry.rule}]`);
+    }
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Property test of the modification check: random sequences of incremental updates after a signature (new
- * signature fields, form fill, /DSS, document information) stay allowed; one disallowed update anywhere in the
- * sequence (content change, non-widget annotation, removed field, page geometry, catalog action, or a change to
- * any object the page reaches: resources, nested form XObjects, a pattern, a font and its descriptor) is always
- * caught, while the signature's digest keeps holding. Each update is written with a classic xref table or, at
+ * signature fields, signing an empty field, form fill, /DSS, document information, document time-stamps) stay
+ * allowed; one disallowed update anywhere in the sequence (content change, non-widget annotation, removed field,
+ * page geometry, catalog action, a change to any object the page reaches — resources, nested form XObjects, a
+ * pattern, a font and its descriptor —, a new text field, an extra or moved widget, a field action, a visible
+ * unsigned signature field, an /Encrypt added) is always caught, naming its rule, while the signature's digest keeps holding. Each update is written with a classic xref table or, at
  * random, an xref stream with a PNG predictor.
  */
 import fc from 'fast-check';
@@ -28,9 +29,34 @@ type Op =
   | { kind: 'media-box' }
   | { kind: 'open-action' }
   | { kind: 'font' }
-  | { kind: 'reachable'; target: number };
+  | { kind: 'reachable'; target: number }
+  | { kind: 'doc-timestamp' }
+  | { kind: 'sign-existing' }
+  | { kind: 'new-text-field' }
+  | { kind: 'extra-widget' }
+  | { kind: 'move-widget' }
+  | { kind: 'field-action' }
+  | { kind: 'visible-signature-field' }
+  | { kind: 'encrypt' };
 
-const ALLOWED = new Set(['sign-field', 'fill', 'dss', 'info']);
+const ALLOWED = new Set(['sign-field', 'fill', 'dss', 'info', 'doc-timestamp', 'sign-existing']);
+
+/** The rule each disallowed operation is refused by. */
+const RULE: Record<string, string> = {
+  content: 'page-content',
+  'free-text': 'annotation-after-approval',
+  'remove-field': 'field-removed',
+  'media-box': 'page-changed',
+  'open-action': 'action-added',
+  font: 'page-content',
+  reachable: 'page-content',
+  'new-text-field': 'new-form-field',
+  'extra-widget': 'new-widget',
+  'move-widget': 'widget-moved',
+  'field-action': 'action-added',
+  'visible-signature-field': 'new-visible-signature-field',
+  encrypt: 'encrypt-added',
+};
 
 /** The document model the updates are written from. */
 interface Model {
@@ -41,6 +67,9 @@ interface Model {
   dssCerts: number[];
   extraCatalog: string;
   mediaBox: string;
+  /** The empty signature field 26 was signed. */
+  signedExisting: boolean;
+  encrypt: string;
 }
 
 const catalog = (m: Model): ObjectSpec => ({
@@ -66,6 +95,7 @@ function baseObjects(m: Model): ObjectSpec[] {
     // The unsigned field's appearance is also the nested form the page draws (the shadow-attack set-up).
     { num: 8, body: textField(undefined).replace(' >>', ' /AP << /N 21 0 R >> >>') },
     { num: 9, body: '<< /Title (Contract) >>' },
+    { num: 26, body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Empty) /Rect [0 0 0 0] /P 3 0 R /F 132 >>' },
     ...REACHABLE.map((num) => ({ num, body: reachableBody(num, false) })),
   ];
 }
@@ -133,10 +163,49 @@ function apply(m: Model, op: Op): ObjectSpec[] {
       return [{ num: 6, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>' }];
     case 'reachable':
       return [{ num: op.target, body: reachableBody(op.target, true) }];
+    case 'doc-timestamp': {
+      const field = m.next++;
+      const sig = m.next++;
+      m.fields.push(field);
+      m.annots.push(field);
+      return [catalog(m), page(m), { num: field, body: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (TS${field}) /Rect [0 0 0 0] /P 3 0 R /F 132 /V ${sig} 0 R >>` }, { num: sig, body: '<< /Type /DocTimeStamp /SubFilter /ETSI.RFC3161 /ByteRange [0 0 0 0] /Contents <> >>' }];
+    }
+    case 'sign-existing': {
+      if (m.signedExisting) return [{ num: 9, body: '<< /Title (Contract) >>' }];
+      m.signedExisting = true;
+      const sig = m.next++;
+      return [{ num: 26, body: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Empty) /Rect [0 0 0 0] /P 3 0 R /F 132 /V ${sig} 0 R >>` }, { num: sig, body: '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 0 0 0] /Contents <> >>' }];
+    }
+    case 'new-text-field': {
+      const field = m.next++;
+      m.fields.push(field);
+      m.annots.push(field);
+      return [catalog(m), page(m), { num: field, body: '<< /Type /Annot /Subtype /Widget /FT /Tx /T (Total) /V (1,000,000 EUR) /Rect [15 140 250 170] /P 3 0 R /DA (/F1 14 Tf 0 g) >>' }];
+    }
+    case 'extra-widget': {
+      const widget = m.next++;
+      m.annots.push(widget);
+      return [page(m), { num: 8, body: textField(undefined).replace(' >>', ` /AP << /N 21 0 R >> /Kids [${widget} 0 R] >>`) }, { num: widget, body: `<< /Type /Annot /Subtype /Widget /Parent 8 0 R /Rect [15 140 250 170] /P 3 0 R >>` }];
+    }
+    case 'move-widget':
+      return [{ num: 8, body: textField(undefined).replace('/Rect [10 10 100 30]', '/Rect [15 140 250 170]').replace(' >>', ' /AP << /N 21 0 R >> >>') }];
+    case 'field-action':
+      return [{ num: 8, body: textField(undefined).replace(' >>', ' /AP << /N 21 0 R >> /AA << /K << /S /JavaScript /JS (1) >> >> >>') }];
+    case 'visible-signature-field': {
+      const field = m.next++;
+      m.fields.push(field);
+      m.annots.push(field);
+      return [catalog(m), page(m), { num: field, body: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (V${field}) /Rect [15 140 250 170] /P 3 0 R /F 4 >>` }];
+    }
+    case 'encrypt': {
+      const dict = m.next++;
+      m.encrypt = ` /Encrypt ${dict} 0 R /ID [<00> <00>]`;
+      return [{ num: dict, body: '<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>' }];
+    }
   }
 }
 
-const newModel = (): Model => ({ fields: [5, 8], annots: [5, 8], next: 30, dss: undefined, dssCerts: [], extraCatalog: '', mediaBox: '[0 0 300 300]' });
+const newModel = (): Model => ({ fields: [5, 8, 26], annots: [5, 8, 26], next: 30, dss: undefined, dssCerts: [], extraCatalog: '', mediaBox: '[0 0 300 300]', signedExisting: false, encrypt: '' });
 let signed: Buffer;
 
 beforeAll(() => {
@@ -152,6 +221,8 @@ const allowedOp: fc.Arbitrary<Op> = fc.oneof(
   fc.stringMatching(/^[A-Za-z ]{1,12}$/).map<Op>((value) => ({ kind: 'fill', value })),
   fc.constant<Op>({ kind: 'dss' }),
   fc.stringMatching(/^[A-Za-z ]{1,12}$/).map<Op>((title) => ({ kind: 'info', title })),
+  fc.constant<Op>({ kind: 'doc-timestamp' }),
+  fc.constant<Op>({ kind: 'sign-existing' }),
 );
 const disallowedOp: fc.Arbitrary<Op> = fc.constantFrom<Op>(
   { kind: 'content' },
@@ -161,6 +232,12 @@ const disallowedOp: fc.Arbitrary<Op> = fc.constantFrom<Op>(
   { kind: 'open-action' },
   { kind: 'font' },
   ...REACHABLE.map((target): Op => ({ kind: 'reachable', target })),
+  { kind: 'new-text-field' },
+  { kind: 'extra-widget' },
+  { kind: 'move-widget' },
+  { kind: 'field-action' },
+  { kind: 'visible-signature-field' },
+  { kind: 'encrypt' },
 );
 
 async function verdict(ops: readonly Op[], xrefStreams: readonly boolean[]): Promise<{ ok: boolean; digestOk: boolean; disallowed: readonly string[] }> {
@@ -168,8 +245,9 @@ async function verdict(ops: readonly Op[], xrefStreams: readonly boolean[]): Pro
   let pdf: Uint8Array = signed;
   ops.forEach((op, i) => {
     const objects = apply(m, op);
-    // The xref stream takes the next object number.
-    pdf = xrefStreams[i % xrefStreams.length] ? writeXrefStreamSection(pdf, objects, 1, m.next++, ' /Info 9 0 R') : writeSection(pdf, objects, 1, m.next, '', ' /Info 9 0 R');
+    // The xref stream takes the next object number; an /Encrypt entry, once added, stays in every later trailer.
+    const trailer = ` /Info 9 0 R${m.encrypt}`;
+    pdf = xrefStreams[i % xrefStreams.length] ? writeXrefStreamSection(pdf, objects, 1, m.next++, trailer) : writeSection(pdf, objects, 1, m.next, '', trailer);
   });
   const report = await verifyPdf(pdf, { trustRoots: [rootPem], now: NOW });
   const first = report.signatures.find((s) => s.fieldName === 'Sig1')!;
@@ -197,7 +275,8 @@ describe('modification check over random update sequences', () => {
         const result = await verdict(sequence, streams);
         expect(result.digestOk).toBe(true);
         expect(result.ok).toBe(false);
-        // The refusal names the object that was changed.
+        // The refusal names its rule, and the object that was changed.
+        expect(result.disallowed.join('\n')).toContain(`[${RULE[bad.kind]}]`);
         if (bad.kind === 'reachable') expect(result.disallowed.join('\n')).toContain(`${bad.target} 0 R`);
       }),
       { numRuns: 40 },
