@@ -173,7 +173,7 @@ export const ERROR_CODES = {
   PDF_XREF_UNREADABLE: row(400, 'An update cannot be appended: the cross-reference section cannot be read.', 'Repair the PDF first (e.g. `qpdf in.pdf out.pdf`) and try again.'),
   PDF_NO_CATALOG: row(500, 'The document trailer has no /Root.', 'Repair the PDF first (e.g. `qpdf in.pdf out.pdf`).'),
   PDF_NORMALIZE_FAILED: row(500, 'The PDF repair thread could not be started.', RETRY),
-  PDF_WORKER_FAILED: row(500, 'The thread that reads and writes PDFs for the service could not run.', RETRY),
+  PDF_WORKER_FAILED: row(500, 'The process that reads and writes PDFs for the service could not run.', RETRY),
   TEXT_NOT_INDEXED: row(500, 'A page was searched that the text index did not extract.', "Pass the page in indexText's `pages` option before searching it."),
   TEXT_INDEX_FAILED: row(500, 'The text index lost a page.', RETRY),
   // Signing
