@@ -9,7 +9,7 @@
 import { ParaphError, ValidationError } from '../errors.js';
 import { documentFacts } from '../pdf/document-facts.js';
 import { loadPdf } from '../pdf/load-pdf.js';
-import { normalizePdf } from '../pdf/normalize-pdf.js';
+import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
 import { checkPlacements, placeFields } from '../pdf/place-fields.js';
 import type { PdfJob, PdfJobError, PdfJobReply } from './pdf-work-protocol.js';
 
@@ -31,6 +31,8 @@ async function run(job: PdfJob): Promise<unknown> {
     case 'check':
       checkPlacements(await loadPdf(job.bytes), job.placements, { pages: job.pages });
       return {};
+    case 'rewrite':
+      return { bytes: await rewritePdf(job.bytes, { timeoutMs: job.timeoutMs }) };
     case 'place': {
       const { bytes } = await placeFields(job.bytes, job.placements, job.pages ? { pages: job.pages } : {});
       return { bytes };
