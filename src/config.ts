@@ -235,7 +235,7 @@ export const CONFIG_KEYS = {
   masterKey: { env: 'PARAPH_MASTER_KEY', file: 'security.masterKey', help: '32-byte key (base64 or hex) encrypting private keys and sign tokens (default: generated into <data dir>/master.key)' },
   maxPages: { env: 'PARAPH_MAX_PAGES', file: 'security.maxPages', help: 'most pages of an uploaded PDF (default 5000)' },
   pdfWorkMs: { env: 'PARAPH_PDF_WORK_MS', file: 'security.pdfWorkMs', help: 'time to open, check or write one PDF, ms, plus 20 ms a page (default 30000)' },
-  pdfWorkHeapMb: { env: 'PARAPH_PDF_WORK_HEAP_MB', file: 'security.pdfWorkHeapMb', help: 'heap of a thread that opens, checks or writes PDFs, MB (default 512)' },
+  pdfWorkHeapMb: { env: 'PARAPH_PDF_WORK_HEAP_MB', file: 'security.pdfWorkHeapMb', help: 'heap of a process that opens, checks or writes PDFs, MB (default 512; its resident memory may reach 2 × heap + 1024)' },
   accountStorageBytes: { env: 'PARAPH_ACCOUNT_STORAGE_BYTES', file: 'security.accountStorageBytes', help: 'bytes of uploads one account may keep (default 10 GiB; 429 above)' },
   accountRequestsPerMinute: { env: 'PARAPH_ACCOUNT_REQUESTS_PER_MINUTE', file: 'security.accountRequestsPerMinute', help: 'API requests per account and minute (default 1200; 429 with Retry-After above)' },
   logVerificationCodes: { env: 'PARAPH_DEV_LOG_VERIFICATION_CODES', file: 'security.logVerificationCodes', help: 'development only: log SMS one-time codes (default false)' },

@@ -168,6 +168,8 @@ export const ERROR_CODES = {
   PDF_ENCRYPTED: row(400, 'The PDF is encrypted.', 'Remove the password protection and send it again.'),
   PDF_NO_PAGES: row(400, 'The PDF has no pages.', 'Send a document with at least one page.'),
   PDF_TOO_MANY_PAGES: row(400, 'The PDF has more pages than the service accepts.', 'Split the document, or raise the limit in the configuration.'),
+  PDF_TOO_MANY_OBJECTS: row(400, 'The PDF declares more objects (trailer /Size, object streams\' /N) than paraph parses: 1,000,000.', 'Simplify the document (e.g. print it to a new PDF) and send it again.'),
+  SEAL_NOT_VERIFIABLE: row(400, 'The sealed document did not pass the check readers would make (the seal found, referenced by a field, covering the whole file, intact), not even after a clean rewrite.', 'Repair the document (e.g. print it to a new PDF) and send it in a new transaction.'),
   PDF_TOO_COMPLEX: row(400, 'The PDF (or one of its pages) is too complex to read within the time and memory budget.', 'Simplify the document (e.g. print it to a new PDF) and send it again.'),
   PDF_DAMAGED_SIGNED: row(400, 'The PDF is signed and its cross-reference table is damaged; repairing it would break its signatures.', 'Ask for an intact copy of the signed PDF.'),
   PDF_PAGE_COUNT_MISMATCH: row(400, 'The PDF is damaged: two readers count a different number of pages.', 'Repair it (save it again from a PDF editor) and send it again.'),
@@ -175,7 +177,7 @@ export const ERROR_CODES = {
   PDF_XREF_UNREADABLE: row(400, 'An update cannot be appended: the cross-reference section cannot be read.', 'Repair the PDF first (e.g. `qpdf in.pdf out.pdf`) and try again.'),
   PDF_NO_CATALOG: row(500, 'The document trailer has no /Root.', 'Repair the PDF first (e.g. `qpdf in.pdf out.pdf`).'),
   PDF_NORMALIZE_FAILED: row(500, 'The PDF repair thread could not be started.', RETRY),
-  PDF_WORKER_FAILED: row(500, 'The thread that reads and writes PDFs for the service could not run.', RETRY),
+  PDF_WORKER_FAILED: row(500, 'The process that reads and writes PDFs for the service could not run.', RETRY),
   TEXT_NOT_INDEXED: row(500, 'A page was searched that the text index did not extract.', "Pass the page in indexText's `pages` option before searching it."),
   TEXT_INDEX_FAILED: row(500, 'The text index lost a page.', RETRY),
   // Signing

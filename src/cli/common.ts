@@ -17,31 +17,32 @@ export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
 /** Thrown by a command for a usage mistake (missing argument, unknown flag). */
 export class UsageError extends Error {}
 
-/** Runs `command`, turning thrown errors into the exit code contract. */
+/**
+ * Runs `command`, turning thrown errors into the exit code contract. A paraph error shows its stable code (the rows of
+ * docs/errors.md) before its message; with `--json` among the arguments the error is one JSON line on stderr instead,
+ * `{"error":{"code":…,"message":…}}` (code null for a usage mistake or an unexpected error).
+ */
 export async function runCommand(command: CliCommand, args: string[], io: CliIo): Promise<number> {
+  const json = args.includes('--json');
+  const report = (error: unknown, text: string, exitCode: number): number => {
+    const code = error instanceof ParaphError ? error.code : null;
+    if (json) io.stderr(`${JSON.stringify({ error: { code, message: text.trimEnd() } })}\n`);
+    else io.stderr(code === null ? text : `${code}: ${text}`);
+    return exitCode;
+  };
   try {
     return await command(args, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`${error.message}\n`);
-      return 2;
-    }
-    if (isInputError(error)) {
-      io.stderr(`${error.message}\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return report(error, `${error.message}\n`, 2);
+    if (isInputError(error)) return report(error, `${error.message}\n`, 2);
     // parseArgs reports unknown options and missing values with these codes.
     const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`${(error as Error).message}\n`);
-      return 2;
-    }
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return report(error, `${(error as Error).message}\n`, 2);
     if (error instanceof ParaphError && NETWORK_FAILURES[error.code] !== undefined) {
-      io.stderr(`${cliWording(error.message)}\n${NETWORK_FAILURES[error.code]}\n`);
-      return 2;
+      return report(error, `${cliWording(error.message)}\n${NETWORK_FAILURES[error.code]}\n`, 2);
     }
-    io.stderr(`internal error: ${error instanceof Error ? cliWording(error.message) : String(error)}\n`);
-    return 1;
+    if (error instanceof ParaphError) return report(error, `internal error: ${cliWording(error.message)}\n`, 1);
+    return report(error, `internal error: ${error instanceof Error ? cliWording(error.message) : String(error)}\n`, 1);
   }
 }
 

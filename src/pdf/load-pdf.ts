@@ -3,6 +3,7 @@
  */
 import { ParseSpeeds, PDFDocument } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
+import { checkDeclaredObjects } from './declared-objects.js';
 import { hasPdfHeader } from './pdf-header.js';
 import { withPdfLibQuiet } from './silence-pdf-lib.js';
 
@@ -10,13 +11,15 @@ export { hasPdfHeader };
 
 /**
  * Parses `bytes` with pdf-lib without touching them (no metadata update), refusing what paraph cannot work on:
- * not a PDF, unreadable, encrypted, or without pages.
+ * not a PDF, declaring more objects than `maxObjects` (checked on the raw bytes, before parsing), unreadable,
+ * encrypted, or without pages.
  */
-export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
+export async function loadPdf(bytes: Uint8Array, options: { readonly maxObjects?: number } = {}): Promise<PDFDocument> {
   if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
   if (!hasPdfHeader(bytes)) {
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
   }
+  checkDeclaredObjects(bytes, options.maxObjects);
   let doc: PDFDocument;
   try {
     // Encryption is checked on the parsed document below: pdf-lib's own EncryptedPDFError does not survive

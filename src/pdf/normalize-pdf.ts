@@ -68,7 +68,10 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
     const tail = readPdfTail(pdf, doc.context);
     if (tail.kind === 'table') {
       const bad = firstMisplacedObject(pdf, tail.startxref);
-      if (bad !== undefined) return { reason: 'damaged-xref', detail: `the cross-reference table does not point at object ${bad}` };
+      if (bad !== undefined) {
+        const which = bad.section === 0 ? 'the cross-reference table' : `an earlier cross-reference table (${bad.section} back)`;
+        return { reason: 'damaged-xref', detail: `${which} does not point at object ${bad.object}` };
+      }
     }
     // An incremental update copies /Prev from here: it must lead to an earlier cross-reference section.
     const prev = tail.trailer.get(PDFName.of('Prev'));
@@ -102,6 +105,19 @@ export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions
     throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
   }
   return { bytes, doc: again.doc, normalization };
+}
+
+/**
+ * A clean rewrite of an unsigned, unencrypted `pdf` (PDFium, fresh cross-reference table, one revision), checked as
+ * {@link normalizePdf} checks its rewrites: for a document paraph's own update on it left unreadable to other readers.
+ *
+ * @throws PdfParseError `PDF_DAMAGED_SIGNED` (it carries signatures), `PDF_UNREADABLE`, `PDF_TOO_COMPLEX`.
+ */
+export async function rewritePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<Uint8Array> {
+  const bytes = await rewriteInWorker(pdf, false, options.timeoutMs ?? 30_000);
+  const again = await inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
+  if ('reason' in again) throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be rewritten cleanly (${again.detail}).`);
+  return bytes;
 }
 
 type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
@@ -153,48 +169,91 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
   return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
 }
 
+/** Classic cross-reference sections followed back through /Prev at most. */
+const MAX_CHECKED_SECTIONS = 64;
+
 /**
- * The first object that the cross-reference table at `startxref` says is at an offset where it is not (`n g obj`
- * expected), or undefined. Readers repair such files silently; an incremental update on them would not verify.
+ * The first object that the cross-reference table at `startxref`, or an earlier table its trailer's /Prev leads to,
+ * says is at an offset where it is not (`n g obj` expected), or undefined. An entry a later section replaces does not
+ * count. Readers repair such files silently, each its own way; an incremental update on them would not verify
+ * (some readers then see no signature at all). A document that carries signatures has only its last table checked:
+ * it cannot be rewritten, and readers that opened it when it was signed read its earlier sections as they are.
  */
-function firstMisplacedObject(bytes: Uint8Array, startxref: number): string | undefined {
+function firstMisplacedObject(bytes: Uint8Array, startxref: number): { object: string; section: number } | undefined {
+  const signed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ByteRange');
+  const replaced = new Set<number>();
+  const visited = new Set<number>();
+  let checked = 0;
   let at = startxref;
+  for (let section = 0; section < (signed ? 1 : MAX_CHECKED_SECTIONS) && !visited.has(at); section++) {
+    visited.add(at);
+    const read = checkTable(bytes, at, section === 0, replaced, MAX_CHECKED_ENTRIES - checked);
+    if (read.bad !== undefined) return { object: read.bad, section };
+    checked += read.checked;
+    if (read.prev === undefined || checked >= MAX_CHECKED_ENTRIES) return undefined;
+    at = read.prev;
+  }
+  return undefined;
+}
+
+/**
+ * Checks the classic table at `start` (entries of `replaced` skipped, at most `budget` checked; the numbers it lists
+ * are added to `replaced`): its first misplaced object, how many it checked, and its trailer's /Prev when that leads
+ * to another classic table.
+ */
+function checkTable(
+  bytes: Uint8Array,
+  start: number,
+  last: boolean,
+  replaced: Set<number>,
+  budget: number,
+): { bad?: string; checked: number; prev?: number } {
+  let at = start;
   const skipWhite = (): void => {
     while (at < bytes.length && (bytes[at] === 0x20 || bytes[at] === 0x0a || bytes[at] === 0x0d || bytes[at] === 0x09)) at++;
   };
   const readNumber = (): number | undefined => {
     skipWhite();
-    const start = at;
+    const from = at;
     while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
-    return at > start ? Number(ascii(bytes, start, at)) : undefined;
+    return at > from ? Number(ascii(bytes, from, at)) : undefined;
   };
   // startxref must name the keyword itself: pointing at whitespace before it, the /Prev an update copies is off too.
   if (ascii(bytes, at, at + 4) !== 'xref') {
     skipWhite();
-    return ascii(bytes, at, at + 4) === 'xref' ? 'xref (startxref points before the keyword)' : undefined;
+    if (last && ascii(bytes, at, at + 4) === 'xref') return { bad: 'xref (startxref points before the keyword)', checked: 0 };
+    return { checked: 0 };
   }
   at += 4;
   let checked = 0;
+  const listed: number[] = [];
   for (;;) {
     const first = readNumber();
     const count = readNumber();
-    if (first === undefined || count === undefined) return undefined; // "trailer": the table ended
+    if (first === undefined || count === undefined) break; // "trailer": the table ended
     skipWhite();
     for (let i = 0; i < count; i++) {
       const entry = ascii(bytes, at, at + 18);
       at += 18;
       skipWhite();
+      const objectNumber = first + i;
       const match = /^(\d{10}) (\d{5}) ([nf])$/.exec(entry);
-      if (!match) return `${first + i} (entry unreadable)`;
-      if (match[3] !== 'n' || checked >= MAX_CHECKED_ENTRIES) continue;
+      if (!match) return { bad: `${objectNumber} (entry unreadable)`, checked };
+      if (replaced.has(objectNumber)) continue;
+      listed.push(objectNumber);
+      if (match[3] !== 'n' || checked >= budget) continue;
       checked++;
       const offset = Number(match[1]);
-      const objectNumber = first + i;
       const head = ascii(bytes, offset, Math.min(bytes.length, offset + 32));
       const found = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
-      if (!found || Number(found[1]) !== objectNumber || Number(found[2]) !== Number(match[2])) return `${objectNumber} ${Number(match[2])} R`;
+      if (!found || Number(found[1]) !== objectNumber || Number(found[2]) !== Number(match[2])) return { bad: `${objectNumber} ${Number(match[2])} R`, checked };
     }
   }
+  for (const n of listed) replaced.add(n);
+  const trailer = ascii(bytes, at, Math.min(bytes.length, at + 2048));
+  const end = trailer.indexOf('startxref');
+  const prev = /^trailer[\s\S]*?\/Prev\s+(\d+)(?!\s+\d+\s+R)/.exec(end === -1 ? trailer : trailer.slice(0, end))?.[1];
+  return { checked, ...(prev !== undefined && ascii(bytes, Number(prev), Number(prev) + 4) === 'xref' ? { prev: Number(prev) } : {}) };
 }
 
 /** Whether an `xref` table or an xref stream object (`n g obj`) starts at `offset`. */

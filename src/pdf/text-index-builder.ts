@@ -26,7 +26,12 @@ const WORD_GAP_EM = 0.1;
 /** A baseline shift of more than this many em starts a new line. */
 const LINE_SHIFT_EM = 0.5;
 
-const LIGATURES = /[\uFB00-\uFB06]/;
+/** Latin ligatures (ﬁ → fi) and Hebrew and Arabic presentation forms (ﻧ → ن, ﻻ → لا): what a user types is the base letters. */
+const LIGATURES = /[\uFB00-\uFB06\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+/** Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic and their presentation forms: written right to left. */
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+/** Combining marks of those scripts (points, vowel signs): they stay with the letter before them. */
+const RTL_MARK = /[\u0591-\u05C7\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED]/;
 const WHITESPACE = /^\s+$/;
 // Control characters carry no text (some fonts map glyphs to U+0000–U+001F); whitespace is handled separately.
 const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
@@ -95,7 +100,8 @@ export class PageTextBuilder {
   }
 
   /**
-   * Adds one glyph's text. `m0…m5` map glyph-local text space (x along the advance, y up from the baseline, already
+   * Adds one glyph's text. A glyph of right-to-left text that stands for several characters (ﻻ: lam, alef) gives its
+   * first character the right end of its box, as a reader sees it. `m0…m5` map glyph-local text space (x along the advance, y up from the baseline, already
    * in text space units) to user space; the glyph occupies x ∈ [0, advance], y ∈ [below, above].
    */
   glyph(
@@ -156,10 +162,12 @@ export class PageTextBuilder {
     const tyMin = Math.min(Ty * below, Ty * above);
     const tyMax = Math.max(Ty * below, Ty * above);
     const n = text.length;
+    const rtl = n > 1 && RIGHT_TO_LEFT.test(text);
     for (let k = 0; k < n; k++) {
       // A glyph that stands for several characters (a ligature) is split evenly among them.
-      const x0 = (advance * k) / n;
-      const x1 = (advance * (k + 1)) / n;
+      const part = rtl ? n - 1 - k : k;
+      const x0 = (advance * part) / n;
+      const x1 = (advance * (part + 1)) / n;
       const l0 = Lx * x0;
       const l1 = Lx * x1;
       const t0 = Tx * x0;
@@ -172,6 +180,70 @@ export class PageTextBuilder {
         T0 + (t0 < t1 ? t1 : t0) + tyMax,
       );
     }
+  }
+
+  /**
+   * Puts every run of right-to-left text on a line into reading order (logical order, as users type it): from the
+   * rightmost character to the leftmost. PDFs usually draw such text in visual order (left to right), and an engine
+   * hands its characters over in drawing order; a run already in reading order stays as it is. A run is right-to-left
+   * letters with the spaces and marks between them, on one line (centres within half a box height); a digit or a
+   * Latin letter ends it.
+   */
+  private rightToLeftInReadingOrder(): void {
+    const { chars, boxes } = this;
+    let i = 0;
+    while (i < this.count) {
+      if (!RIGHT_TO_LEFT.test(chars[i]!) || Number.isNaN(boxes[i * 4]!)) {
+        i++;
+        continue;
+      }
+      let last = i;
+      let end = i + 1;
+      while (end < this.count) {
+        const ch = chars[end]!;
+        if (ch === ' ') {
+          end++;
+          continue;
+        }
+        if (!RIGHT_TO_LEFT.test(ch) || Number.isNaN(boxes[end * 4]!) || !this.sameLine(last, end)) break;
+        last = end++;
+      }
+      if (last > i) this.sortRun(i, last + 1);
+      i = last + 1;
+    }
+  }
+
+  private sameLine(a: number, b: number): boolean {
+    const { boxes } = this;
+    const height = Math.max(boxes[a * 4 + 3]! - boxes[a * 4 + 1]!, 1e-6);
+    const centreA = (boxes[a * 4 + 1]! + boxes[a * 4 + 3]!) / 2;
+    const centreB = (boxes[b * 4 + 1]! + boxes[b * 4 + 3]!) / 2;
+    return Math.abs(centreA - centreB) <= height / 2;
+  }
+
+  /** Orders `[from, to)` from right to left by box centre; a space sits between its neighbours, a mark after its letter. */
+  private sortRun(from: number, to: number): void {
+    const { chars, boxes } = this;
+    const keys: number[] = [];
+    for (let k = from; k < to; k++) {
+      const left = boxes[k * 4]!;
+      if (Number.isNaN(left)) keys.push(Number.NaN);
+      else if (RTL_MARK.test(chars[k]!) && k > from && !Number.isNaN(keys[k - from - 1]!)) keys.push(keys[k - from - 1]! - 1e-9);
+      else keys.push((left + boxes[k * 4 + 2]!) / 2);
+    }
+    for (let k = 0; k < keys.length; k++) {
+      if (!Number.isNaN(keys[k]!)) continue;
+      const before = keys[k - 1]!;
+      let after = k + 1;
+      while (Number.isNaN(keys[after]!)) after++;
+      keys[k] = (before + keys[after]!) / 2;
+    }
+    const order = keys.map((_, k) => k).sort((a, b) => keys[b]! - keys[a]! || a - b);
+    if (order.every((k, at) => k === at)) return;
+    const runChars = order.map((k) => chars[from + k]!);
+    const runBoxes = Float64Array.from(order.flatMap((k) => [boxes[(from + k) * 4]!, boxes[(from + k) * 4 + 1]!, boxes[(from + k) * 4 + 2]!, boxes[(from + k) * 4 + 3]!]));
+    for (let k = 0; k < runChars.length; k++) chars[from + k] = runChars[k]!;
+    boxes.set(runBoxes, from * 4);
   }
 
   private push(ch: string, left: number, top: number, right: number, bottom: number): void {
@@ -190,6 +262,7 @@ export class PageTextBuilder {
   }
 
   finish(pageNumber: number): ExtractedText {
+    this.rightToLeftInReadingOrder();
     const text = this.chars.join('');
     return {
       pageNumber,

@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
+import { checkDeclaredObjects } from './declared-objects.js';
 import { hasPdfHeader } from './pdf-header.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
 import { mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
@@ -294,6 +295,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   if (!hasPdfHeader(pdf)) {
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
   }
+  checkDeclaredObjects(pdf);
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);
   const engine = options.engine ?? defaultEngine;

@@ -17,6 +17,9 @@ import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { signerEvidence } from './signer/signer-evidence.js';
+import { sealedOutputProblem } from './check-sealed-output.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
+import { ParaphError, isInputError } from '../errors.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
 export function describeCertificate(der: Uint8Array): AuditCertificate {
@@ -61,17 +64,16 @@ export async function finalizeTransaction(
   const certificate = describeCertificate(sealCert);
   const level = ctx.keys.sealLevel;
 
-  const finals = new Map<string, { sha256: string; size: number }>();
+  const finals = new Map<string, { sha256: string; size: number; rewrittenBecause?: string }>();
   for (const file of tx.Files) {
     const source = file.Current ?? file.Original;
     if (source === undefined) continue;
     const session = open?.get(file.FileId);
     let bytes = session?.original ?? (await ctx.store.blobs.read(source.sha256));
-    if (tx.Seal) {
-      bytes = (session ? await sealInSession(session, sealOptions(ctx, now)) : await sealPdf(bytes, sealOptions(ctx, now))).bytes;
-    }
+    let rewrittenBecause: string | undefined;
+    if (tx.Seal) ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, bytes, session, now));
     const info = await ctx.store.blobs.write(bytes);
-    finals.set(file.FileId, { sha256: info.sha256, size: info.size });
+    finals.set(file.FileId, { sha256: info.sha256, size: info.size, ...(rewrittenBecause !== undefined ? { rewrittenBecause } : {}) });
   }
 
   const audit: AuditEntryInput[] = [...(prior?.audit ?? [])];
@@ -79,7 +81,8 @@ export async function finalizeTransaction(
     audit.push({ at: now, type: 'transaction.sealed', actor: 'system', data: { certificate, level, fileIds: [...finals.keys()] } });
   }
   for (const [fileId, info] of finals) {
-    audit.push({ at: now, type: 'document.finalized', actor: 'system', data: { fileId, sha256: info.sha256, bytes: info.size } });
+    const rewritten = info.rewrittenBecause !== undefined ? { rewrittenBecause: info.rewrittenBecause } : {};
+    audit.push({ at: now, type: 'document.finalized', actor: 'system', data: { fileId, sha256: info.sha256, bytes: info.size, ...rewritten } });
   }
   audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: 30 } });
 
@@ -118,6 +121,45 @@ export async function finalizeTransaction(
   const notice = notificationRow(completed, 'signed');
   if (notice) outbox.push(notice);
   return ctx.store.commit({ transaction: completed, expectedVersion, audit, outbox });
+}
+
+/**
+ * Seals `bytes` (or the open session) and checks the result as a reader would (check-sealed-output.ts). When the seal
+ * does not hold, an unsigned document is rewritten cleanly once (in a PDF process) and sealed again; a document that
+ * carries signatures cannot be rewritten.
+ *
+ * @throws ParaphError `SEAL_NOT_VERIFIABLE` (input) when no seal readers validate can be made.
+ */
+async function sealChecked(
+  ctx: ServiceContext,
+  fileId: string,
+  bytes: Uint8Array,
+  session: PdfUpdateSession | undefined,
+  now: Date,
+): Promise<{ bytes: Uint8Array; rewrittenBecause?: string }> {
+  const sealed = (session ? await sealInSession(session, sealOptions(ctx, now)) : await sealPdf(bytes, sealOptions(ctx, now))).bytes;
+  const problem = await sealedOutputProblem(sealed, ctx.keys.sealCaPem);
+  if (problem === undefined) return { bytes: sealed };
+  const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
+  let rewritten: Uint8Array;
+  try {
+    rewritten = (await runPdfJob({ kind: 'rewrite', bytes, timeoutMs: limits.baseMs }, limits)).bytes;
+  } catch (error) {
+    if (!isInputError(error)) throw error;
+    throw sealNotVerifiable(fileId, `${problem}; rewriting it: ${error.message}`);
+  }
+  const again = (await sealPdf(rewritten, sealOptions(ctx, now))).bytes;
+  const still = await sealedOutputProblem(again, ctx.keys.sealCaPem);
+  if (still !== undefined) throw sealNotVerifiable(fileId, `${problem}; after a clean rewrite: ${still}`);
+  return { bytes: again, rewrittenBecause: problem };
+}
+
+function sealNotVerifiable(fileId: string, why: string): ParaphError {
+  return new ParaphError(
+    'SEAL_NOT_VERIFIABLE',
+    `File ${JSON.stringify(fileId)} could not be sealed so that PDF readers validate the seal (${why}): repair the document (e.g. print it to a new PDF) and send it in a new transaction.`,
+    { origin: 'input' },
+  );
 }
 
 function sealOptions(ctx: ServiceContext, now: Date) {

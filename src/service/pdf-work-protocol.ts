@@ -15,6 +15,8 @@ export type PdfJob =
   | { readonly kind: 'facts'; readonly bytes: Uint8Array }
   /** `checkPlacements` on the PDF opened afresh. */
   | { readonly kind: 'check'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages: readonly PageGeometry[] }
+  /** `rewritePdf`: a clean one-revision copy of an unsigned document. */
+  | { readonly kind: 'rewrite'; readonly bytes: Uint8Array; readonly timeoutMs: number }
   /** `placeFields`. */
   | { readonly kind: 'place'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages?: readonly PageGeometry[] };
 
@@ -25,6 +27,7 @@ export interface PdfJobResults {
   facts: DocumentFacts;
   check: Record<string, never>;
   place: { bytes: Uint8Array };
+  rewrite: { bytes: Uint8Array };
 }
 
 /** A failed job's error as data (pdf-work.ts makes the typed error again). */

@@ -1,26 +1,36 @@
 /**
- * The service's pdf-lib steps off the serving thread (issue 13 point 2): opening and normalizing an upload, checking
- * its placements, writing its fields at start. A crafted PDF (a huge page tree, deep structures, big object streams)
- * can take seconds and hundreds of MB in pdf-lib; here it takes them in a worker thread with a heap cap and a time
- * budget of `baseMs + perPageMs × pages`. Past either the job is refused with `PDF_TOO_COMPLEX` and the thread is
- * ended (the next job gets a new one), while the serving thread keeps answering.
+ * The service's pdf-lib steps in child processes: opening and normalizing an upload, checking its placements, writing
+ * its fields at start. A crafted PDF (a huge page tree, deep structures, millions of tiny objects) can take seconds
+ * and gigabytes in pdf-lib. Here that happens in a separate Node process with its own V8 heap cap
+ * (`--max-old-space-size`), a resident-memory watchdog and a time budget of `baseMs + perPageMs × pages`. Past any of
+ * them the job is refused with `PDF_TOO_COMPLEX` and the process is ended (the next job gets a new one); a heap
+ * out-of-memory abort ends only that process, never the serving one (a worker thread's `resourceLimits` cannot
+ * promise that: V8 may abort the whole process when a thread's heap runs out).
  *
- * Threads are kept in a small pool (unref'd when idle; all but one ended after 10 idle seconds): starting a thread and
- * loading pdf-lib in it costs ~0.4 s, far more than a job on a usual document. At most `MAX_BUSY` jobs run at once;
- * more wait for a thread (their budget starts when they get one).
+ * Processes are kept in a small pool (unref'd when idle; all but one ended after 10 idle seconds): starting one and
+ * loading pdf-lib in it costs ~0.3 s, far more than a job on a usual document. At most `MAX_BUSY` jobs run at once;
+ * more wait for a process (their budget starts when they get one).
  */
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import { pdfJobAdmission } from '../pdf/memory-admission.js';
 import type { PdfJob, PdfJobError, PdfJobReply, PdfJobResults } from './pdf-work-protocol.js';
 
-/** Heap and time of one job. */
+/** Memory and time of one job. */
 export interface PdfWorkLimits {
-  /** Old-generation heap of a worker thread, MB. */
+  /** Old-generation heap of a PDF process, MB (`--max-old-space-size`). */
   readonly maxHeapMb: number;
+  /**
+   * Resident memory of a PDF process, MB (heap, buffers, PDFium's WebAssembly memory when a file is repaired), checked
+   * every 100 ms (Linux; 500 ms elsewhere); default `2 × maxHeapMb + 1024`.
+   */
+  readonly maxRssMb?: number;
   /** Time a job may take, ms, plus `perPageMs` per page when the page count is known before it starts. */
   readonly baseMs: number;
   readonly perPageMs: number;
@@ -31,13 +41,20 @@ export const DEFAULT_PDF_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 512, baseMs: 
 const MAX_BUSY = Math.max(2, Math.min(4, availableParallelism()));
 const MAX_IDLE = 2;
 const IDLE_MS = 10_000;
+/** How often the resident memory of a busy process is read (`ps` elsewhere than Linux costs more). */
+const WATCH_MS = process.platform === 'linux' ? 100 : 500;
+const run = promisify(execFile);
+/** The end of a PDF process's stderr kept to tell a heap out-of-memory abort from another failure. */
+const STDERR_TAIL = 4096;
 
 interface Slot {
-  readonly worker: Worker;
+  readonly child: ChildProcess;
   readonly heapMb: number;
   ready: boolean;
   /** Counts the times it went idle, so an old idle timer does not end it after it was reused. */
   released: number;
+  /** The end of what the process wrote to stderr. */
+  stderr: string;
   /** The job it runs, if any. */
   job?: Running;
 }
@@ -46,7 +63,8 @@ interface Running {
   readonly id: number;
   start(): void;
   reply(reply: PdfJobReply): void;
-  fail(error: unknown): void;
+  /** The process ended (or could not start) while running the job. */
+  fail(why: { error?: Error; code?: number | null; signal?: NodeJS.Signals | null }): void;
 }
 
 const idle: Slot[] = [];
@@ -55,23 +73,23 @@ const waiting: Array<() => void> = [];
 let lastId = 0;
 
 /**
- * Runs `job` in a worker thread within `limits`; `pageCount`, when known, scales the time budget.
+ * Runs `job` in a PDF process within `limits`; `pageCount`, when known, scales the time budget.
  *
- * @throws PdfParseError `PDF_TOO_COMPLEX` past the heap cap or the time budget; the job's own typed errors as the
- *   library throws them; ParaphError `PDF_WORKER_FAILED` (internal) when the thread cannot run.
+ * @throws PdfParseError `PDF_TOO_COMPLEX` past the heap cap, the memory cap or the time budget; the job's own typed
+ *   errors as the library throws them; ParaphError `PDF_WORKER_FAILED` (internal) when the process cannot run.
  */
 export async function runPdfJob<K extends PdfJob['kind']>(
   job: Extract<PdfJob, { kind: K }>,
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
   pageCount = 0,
 ): Promise<PdfJobResults[K]> {
-  // Admitted by memory (its thread's heap cap reserved, memory-admission.ts), then by count.
+  // Admitted by memory (its process's heap cap reserved, memory-admission.ts), then by count.
   const done = await pdfJobAdmission.admit(limits.maxHeapMb * 1024 * 1024);
   try {
     if (busy >= MAX_BUSY) await new Promise<void>((resolve) => waiting.push(resolve));
     busy++;
     try {
-      return (await runOnThread(job, limits, pageCount)) as PdfJobResults[K];
+      return (await runInProcess(job, limits, pageCount)) as PdfJobResults[K];
     } finally {
       busy--;
       waiting.shift()?.();
@@ -81,45 +99,56 @@ export async function runPdfJob<K extends PdfJob['kind']>(
   }
 }
 
-function runOnThread(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Promise<unknown> {
+function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let slot: Slot;
     try {
       slot = acquire(limits.maxHeapMb);
     } catch (error) {
-      reject(new ParaphError('PDF_WORKER_FAILED', `Could not start a PDF worker thread: ${String(error)}`, { origin: 'internal', cause: error }));
+      reject(new ParaphError('PDF_WORKER_FAILED', `Could not start a PDF process: ${String(error)}`, { origin: 'internal', cause: error }));
       return;
     }
     const budgetMs = limits.baseMs + limits.perPageMs * pageCount;
+    const maxRssMb = limits.maxRssMb ?? 2 * limits.maxHeapMb + 1024;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let watch: ReturnType<typeof setInterval> | undefined;
     let settled = false;
     const settle = (keep: boolean): boolean => {
       if (settled) return false;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watch);
       slot.job = undefined;
       if (keep) release(slot);
-      else void slot.worker.terminate();
+      else end(slot);
       return true;
     };
     const running: Running = {
       id: ++lastId,
-      // The budget runs from when the thread is ready: loading pdf-lib in a new thread is not the document's fault.
+      // The budget runs from when the process is ready: starting Node and loading pdf-lib is not the document's fault.
       start: () => {
         timer = setTimeout(() => {
           if (settle(false)) reject(tooComplex(`processing it took more than ${seconds(budgetMs)}`));
         }, budgetMs);
-        slot.worker.postMessage({ id: running.id, job });
+        watch = setInterval(() => {
+          void residentMb(slot.child.pid).then((rss) => {
+            if (rss !== undefined && rss > maxRssMb && settle(false)) reject(tooComplex(`it needs more than ${maxRssMb} MB of memory`));
+          });
+        }, WATCH_MS);
+        slot.child.send({ id: running.id, job }, (error) => {
+          if (error && settle(false)) reject(workerFailed(`the job could not be handed over (${error.message})`, error));
+        });
       },
       reply: (reply) => {
         if (reply.id !== running.id || !settle(true)) return;
         if (reply.ok) resolve(reply.result);
         else reject(revive(reply.error));
       },
-      fail: (error) => {
+      fail: ({ error, code, signal }) => {
         if (!settle(false)) return;
-        if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') reject(tooComplex(`it needs more than ${slot.heapMb} MB of memory`));
-        else reject(new ParaphError('PDF_WORKER_FAILED', `The PDF worker thread failed: ${String((error as Error).message ?? error)}`, { origin: 'internal', cause: error }));
+        if (outOfMemory(slot.stderr)) reject(tooComplex(`it needs more than ${slot.heapMb} MB of memory`));
+        else if (error) reject(workerFailed(error.message, error));
+        else reject(workerFailed(`the process stopped (${signal ? `signal ${signal}` : `exit code ${String(code)}`})${lastLine(slot.stderr)}`));
       },
     };
     slot.job = running;
@@ -132,7 +161,7 @@ function acquire(heapMb: number): Slot {
     const slot = idle[i]!;
     if (slot.heapMb !== heapMb) continue;
     idle.splice(i, 1);
-    slot.worker.ref();
+    hold(slot, true);
     return slot;
   }
   return spawn(heapMb);
@@ -140,55 +169,100 @@ function acquire(heapMb: number): Slot {
 
 function release(slot: Slot): void {
   if (idle.length >= MAX_IDLE) {
-    void slot.worker.terminate();
+    end(slot);
     return;
   }
-  slot.worker.unref();
+  hold(slot, false);
   idle.push(slot);
   const generation = ++slot.released;
   setTimeout(() => {
     const at = idle.indexOf(slot);
     if (slot.released !== generation || at === -1 || idle.length === 1) return;
     idle.splice(at, 1);
-    void slot.worker.terminate();
+    end(slot);
   }, IDLE_MS).unref();
 }
 
+/** An idle process must not keep the serving process alive; a busy one must. */
+function hold(slot: Slot, busy: boolean): void {
+  // The stderr pipe is a socket (net.Socket has ref/unref), typed as a plain Readable.
+  const handles: Array<{ ref(): unknown; unref(): unknown } | null | undefined> = [slot.child, slot.child.channel, slot.child.stderr as Socket | null];
+  for (const handle of handles) {
+    if (busy) handle?.ref();
+    else handle?.unref();
+  }
+}
+
+function end(slot: Slot): void {
+  const at = idle.indexOf(slot);
+  if (at !== -1) idle.splice(at, 1);
+  if (slot.child.exitCode === null && slot.child.signalCode === null) slot.child.kill('SIGKILL');
+}
+
 function spawn(heapMb: number): Slot {
-  const spec = workerSpec();
-  const worker = new Worker(spec.entry, {
-    eval: spec.evaluate,
-    // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
-    execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(8, heapMb / 16)) },
+  const spec = processSpec();
+  const child = fork(spec.entry, [], {
+    // The host's flags (--input-type, --eval, inspector, loaders) are not meant for this process and can break it.
+    execArgv: [...spec.execArgv, `--max-old-space-size=${heapMb}`, `--max-semi-space-size=${Math.min(16, Math.max(4, Math.round(heapMb / 32)))}`],
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
-  const slot: Slot = { worker, heapMb, ready: false, released: 0 };
-  const drop = (): void => {
-    const at = idle.indexOf(slot);
-    if (at !== -1) idle.splice(at, 1);
-  };
-  worker.on('message', (message: PdfJobReply | { ready: true }) => {
+  const slot: Slot = { child, heapMb, ready: false, released: 0, stderr: '' };
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL);
+  });
+  child.on('message', (message: PdfJobReply | { ready: true }) => {
     if ('ready' in message) {
       slot.ready = true;
       slot.job?.start();
     } else slot.job?.reply(message);
   });
-  worker.on('error', (error) => {
-    drop();
-    slot.job?.fail(error);
+  child.on('error', (error) => {
+    end(slot);
+    slot.job?.fail({ error });
   });
-  worker.on('exit', (code) => {
-    drop();
-    slot.job?.fail(new Error(`the thread stopped (exit code ${code})`));
+  // 'close' comes after stderr is read to its end, so that the abort message (if any) is there to judge.
+  child.on('close', (code, signal) => {
+    end(slot);
+    slot.job?.fail({ code, signal });
   });
   return slot;
+}
+
+/** Resident memory of process `pid`, MB (Linux `/proc`, elsewhere `ps`); undefined once it is gone. */
+async function residentMb(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const kb =
+      process.platform === 'linux'
+        ? /^VmRSS:\s+(\d+)\s+kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]
+        : (await run('ps', ['-o', 'rss=', '-p', String(pid)], { timeout: 1000 })).stdout.trim();
+    return kb === undefined || kb === '' ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** V8's last words when a heap runs out. */
+function outOfMemory(stderr: string): boolean {
+  return /heap out of memory|Reached heap limit|Allocation failed|Ineffective mark-compacts near heap limit/.test(stderr);
+}
+
+function lastLine(stderr: string): string {
+  const line = stderr.trim().split('\n').pop()?.trim();
+  return line ? `: ${line.slice(0, 300)}` : '';
 }
 
 function tooComplex(why: string): PdfParseError {
   return new PdfParseError('PDF_TOO_COMPLEX', `The PDF is too complex to process (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`);
 }
 
-/** The typed error the worker serialized. */
+function workerFailed(why: string, cause?: unknown): ParaphError {
+  return new ParaphError('PDF_WORKER_FAILED', `The PDF process failed: ${why}`, { origin: 'internal', ...(cause !== undefined ? { cause } : {}) });
+}
+
+/** The typed error the PDF process serialized. */
 function revive(error: PdfJobError): ParaphError {
   switch (error.kind) {
     case 'validation':
@@ -200,7 +274,7 @@ function revive(error: PdfJobError): ParaphError {
     case 'paraph':
       return new ParaphError(error.code, error.message, { origin: error.origin });
     case 'internal':
-      return new ParaphError('PDF_WORKER_FAILED', `The PDF worker thread failed: ${error.message}`, { origin: 'internal' });
+      return workerFailed(error.message);
   }
 }
 
@@ -208,12 +282,11 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
-/** The compiled worker next to this file; under tsx/vitest (`.ts`) a bootstrap that registers tsx's loader first. */
-function workerSpec(): { entry: URL | string; evaluate: boolean } {
+/** The compiled process entry next to this file; under tsx/vitest (`.ts`) the TypeScript one with tsx's loader. */
+function processSpec(): { entry: string; execArgv: string[] } {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { entry: new URL('./pdf-work-worker.js', here), evaluate: false };
+  if (!here.endsWith('.ts')) return { entry: fileURLToPath(new URL('./pdf-work-worker.js', here)), execArgv: [] };
   const require = createRequire(here);
-  const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-  const worker = JSON.stringify(new URL('./pdf-work-worker.ts', here).href);
-  return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
+  const tsx = new URL('./dist/loader.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href;
+  return { entry: fileURLToPath(new URL('./pdf-work-worker.ts', here)), execArgv: ['--import', tsx] };
 }

@@ -77,7 +77,13 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   try {
     if (startedTx.Status === 20 && startedTx.Signers.length === 0) {
       // Seal-only: started, sealed and completed in one commit, so a crash leaves it at 5 (start again) or 30.
-      await finalizeTransaction(ctx, startedTx, { expectedVersion: current.version, audit, outbox: [] });
+      try {
+        await finalizeTransaction(ctx, startedTx, { expectedVersion: current.version, audit, outbox: [] });
+      } catch (error) {
+        // A seal no reader would validate is never reported: the transaction ends at 70 with the reason.
+        if (error instanceof ParaphError && error.code === 'SEAL_NOT_VERIFIABLE') await fail(ctx, account, current, error.message);
+        throw error;
+      }
     } else {
       const postback = postbackRow(startedTx);
       await ctx.store.commit({

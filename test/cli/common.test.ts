@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliCommand, type CliIo } from '../../src/cli/common.js';
 import { extendCommand } from '../../src/cli/extend.js';
 import { signCommand } from '../../src/cli/sign.js';
-import { SigningError } from '../../src/errors.js';
+import { PdfParseError, SigningError } from '../../src/errors.js';
 import { P12_PASSWORD, PKI_DIR } from '../../src/testing/test-pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
@@ -42,6 +42,20 @@ describe('errors on the command line', () => {
       throw new Error('boom');
     }, []);
     expect(failed).toEqual({ code: 1, stdout: '', stderr: 'internal error: boom\n' });
+  });
+
+  it('a paraph error shows its documented code, and with --json is one JSON line on stderr', async () => {
+    const refuse = async (): Promise<number> => {
+      throw new PdfParseError('PDF_TOO_MANY_OBJECTS', 'The PDF declares 1,500,007 objects.');
+    };
+    expect(await run(refuse, [])).toEqual({ code: 2, stdout: '', stderr: 'PDF_TOO_MANY_OBJECTS: The PDF declares 1,500,007 objects.\n' });
+    const json = await run(refuse, ['in.pdf', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'PDF_TOO_MANY_OBJECTS', message: 'The PDF declares 1,500,007 objects.' } });
+    const boom = await run(async () => {
+      throw new Error('boom');
+    }, ['--json']);
+    expect(JSON.parse(boom.stderr)).toEqual({ error: { code: null, message: 'internal error: boom' } });
   });
 
   it('missing revocation data names the CLI flag, not the library option', async () => {

@@ -176,7 +176,10 @@ describe('paraph place', () => {
     const out = join(dir, 'bad-out', 'out.pdf');
     const { code, stdout, stderr } = await place([pdf, json, '-o', out, '--json']);
     expect(stdout).toBe('');
-    expect(stderr.trimEnd()).toMatch(message);
+    // With --json the error is one JSON line: its documented code and the message.
+    const { error } = JSON.parse(stderr) as { error: { code: string; message: string } };
+    expect(error.code).toMatch(/^[A-Z][A-Z_]+$/);
+    expect(error.message).toMatch(message);
     expect(stderr).not.toMatch(/internal error|\n\s+at /);
     expect(code).toBe(2);
     await expect(readFile(out)).rejects.toThrow(/ENOENT/);
@@ -196,7 +199,7 @@ describe('paraph place', () => {
     const blocker = await file('blocker', 'a file, not a directory');
     const { code, stderr } = await place([contract, metadata, '-o', join(blocker, 'out.pdf')]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^Cannot write ".*blocker\/out\.pdf": (ENOTDIR|EEXIST)\. Choose another -o path\.\n$/);
+    expect(stderr).toMatch(/^[A-Z_]+: Cannot write ".*blocker\/out\.pdf": (ENOTDIR|EEXIST)\. Choose another -o path\.\n$/);
   });
 
   it('runs through the real `paraph` entry point: exit 0 on the sample, 2 on garbage', async () => {

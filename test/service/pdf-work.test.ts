@@ -1,7 +1,8 @@
 /**
- * The service's pdf-lib steps in worker threads (src/service/pdf-work.ts): the same answers (the facts of the PDF for
+ * The service's pdf-lib steps in child processes (src/service/pdf-work.ts): the same answers (the facts of the PDF for
  * resolvePlacements among them) and typed errors as the library gives in the calling thread, and PDF_TOO_COMPLEX past
- * the time budget (scaled by the page count) without losing the pool.
+ * the time budget (scaled by the page count), the heap cap or the resident-memory cap without losing the pool or the
+ * calling process.
  */
 import { describe, expect, it } from 'vitest';
 import { PdfParseError, ValidationError } from '../../src/errors.js';
@@ -11,6 +12,7 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { runPdfJob } from '../../src/service/pdf-work.js';
 import { makePdf } from '../e2e/service-harness.js';
+import { manyObjectsPdf } from '../pdf/many-objects-pdf.js';
 
 describe('runPdfJob', () => {
   it('opens, checks and places as the library does in the calling thread', async () => {
@@ -49,5 +51,22 @@ describe('runPdfJob', () => {
     expect((late as Error).message).toMatch(/^The PDF is too complex to process \(processing it took more than 0 s\)/);
     // The same tiny base with 10 s a page: one page is enough time.
     expect(await runPdfJob({ kind: 'open', bytes: pdf, normalizeMs: 30_000 }, { maxHeapMb: 256, baseMs: 0.001, perPageMs: 10_000 }, 1)).toMatchObject({ pageCount: 1 });
+  });
+
+  it('refuses a document whose parse runs the process out of heap, and the calling process and the pool go on', async () => {
+    // 300,000 tiny arrays in one object stream: within the object limit, ~150 MB of pdf-lib objects.
+    const heavy = manyObjectsPdf({ perStream: 300_000, nesting: 1 });
+    const refused = await runPdfJob({ kind: 'open', bytes: heavy, normalizeMs: 30_000 }, { maxHeapMb: 64, baseMs: 120_000, perPageMs: 0 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PdfParseError);
+    expect(refused).toMatchObject({ code: 'PDF_TOO_COMPLEX', origin: 'input' });
+    expect((refused as Error).message).toMatch(/^The PDF is too complex to process \(it needs more than 64 MB of memory\)/);
+    expect(await runPdfJob({ kind: 'open', bytes: await makePdf([['One']]), normalizeMs: 30_000 }, { maxHeapMb: 64, baseMs: 120_000, perPageMs: 0 })).toMatchObject({ pageCount: 1 });
+  });
+
+  it('refuses a job whose process passes the resident-memory cap', async () => {
+    const heavy = manyObjectsPdf({ perStream: 300_000, nesting: 1 });
+    const refused = await runPdfJob({ kind: 'open', bytes: heavy, normalizeMs: 30_000 }, { maxHeapMb: 2048, maxRssMb: 200, baseMs: 120_000, perPageMs: 0 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'PDF_TOO_COMPLEX', origin: 'input' });
+    expect((refused as Error).message).toMatch(/^The PDF is too complex to process \(it needs more than 200 MB of memory\)/);
   });
 });
