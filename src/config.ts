@@ -99,6 +99,11 @@ export interface ServiceConfig {
    */
   readonly postbackSecret?: string;
   /**
+   * Where the bootstrap account's sender notices go (`SendEmailNotifications`), with configured or generated keys.
+   * Honoured on every start: on an existing data directory it replaces the stored address.
+   */
+  readonly notificationEmail?: string;
+  /**
    * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
@@ -211,7 +216,7 @@ export const CONFIG_KEYS = {
   textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
   textEngine: { env: 'PARAPH_TEXT_ENGINE', file: 'textIndex.engine', help: 'text engine of Search locations: pdfium or pdfjs (default pdfium)' },
   maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
-  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
+  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'address for the bootstrap account\'s sender notices (SendEmailNotifications), with configured or generated keys; set it to change it' },
   // Security (issue 13, SECURITY.md).
   headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
   bodyTimeoutMs: { env: 'PARAPH_BODY_TIMEOUT_MS', file: 'security.bodyTimeoutMs', help: 'time to receive a body of up to 1 MiB (default 15000)' },
@@ -429,6 +434,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
     ...(postbackSecret !== undefined ? { postbackSecret } : {}),
+    ...(notificationEmail !== undefined ? { notificationEmail } : {}),
     ...(Object.keys(textIndexLimits).length > 0 ? { textIndexLimits } : {}),
     ...(textEngine ? { textEngine } : {}),
     ...(Object.keys(security).length > 0 ? { security } : {}),
