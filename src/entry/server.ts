@@ -17,7 +17,7 @@ export {
   type CreatedCredentials,
   type ServiceLog,
 } from '../create-service.js';
-export { paraphPlugin, type ParaphPluginOptions } from '../paraph-plugin.js';
+export { paraphPlugin, type ParaphPluginOptions, type CreatedOnStart } from '../paraph-plugin.js';
 export { startServer, type RunningServer } from '../server.js';
 export { verifyPostback, type PostbackVerification, type PostbackHeaders } from '../events/verify-postback.js';
 export { TransactionStatus, ActivityCode, type Transaction, type TransactionStatusCode, type ActivityCodeNumber } from '../domain/transaction.js';
