@@ -9,7 +9,7 @@
  * no scripts, and test keys only under `paraph/testing`'s folder. Runs on whichever Node runs the suite (CI runs it
  * on 20, 22 and 24).
  */
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +146,30 @@ describe('a consumer project', () => {
       paraphPlugin: 'function',
       generatePdf: 'function',
     });
+  }, 60_000);
+
+  it('uses paraph/testing without fast-check: only asking for an arbitrary needs it, and then the error names it', async () => {
+    const script = `
+      const testing = await import('paraph/testing');
+      const { bytes } = await testing.generatePdf({ seed: 1, pages: 1 });
+      let arbitrary = 'no error';
+      try { testing.fileMetaData(); } catch (error) { arbitrary = \`\${error.code}: \${error.message}\`; }
+      const required = (await import('node:module')).createRequire(import.meta.url)('paraph/testing');
+      console.log(JSON.stringify({ pdf: bytes.length > 0, arbitrary, required: typeof required.testPki }));
+    `;
+    const installed = join(consumer.dir, 'node_modules/fast-check');
+    const hidden = join(consumer.dir, 'node_modules/.fast-check-hidden');
+    await rename(installed, hidden);
+    try {
+      const run = await runCommand(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer.dir });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { pdf: boolean; arbitrary: string; required: string };
+      expect(result.pdf).toBe(true);
+      expect(result.required).toBe('function');
+      expect(result.arbitrary).toMatch(/^OPTIONAL_DEPENDENCY_MISSING: .*"fast-check".*npm install --save-dev fast-check/);
+    } finally {
+      await rename(hidden, installed);
+    }
   }, 60_000);
 
   it('loads the service (fastify, its plugins, the mailer, the database drivers) only through paraph/server', async () => {
