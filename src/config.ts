@@ -99,6 +99,11 @@ export interface ServiceConfig {
    */
   readonly postbackSecret?: string;
   /**
+   * Where the bootstrap account's sender notices go (`SendEmailNotifications`), with configured or generated keys.
+   * Honoured on every start: on an existing data directory it replaces the stored address.
+   */
+  readonly notificationEmail?: string;
+  /**
    * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
@@ -221,7 +226,7 @@ export const CONFIG_KEYS = {
   maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
   maxWidgetsPerDocument: { env: 'PARAPH_MAX_WIDGETS_PER_DOCUMENT', file: 'textIndex.maxWidgetsPerDocument', help: 'most widgets of all fields in one document, its own fields included (default 2000)' },
   maxSignaturesPerSigner: { env: 'PARAPH_MAX_SIGNATURES_PER_SIGNER', file: 'textIndex.maxSignaturesPerSigner', help: 'most Signature fields one signer signs in one document (default 20)' },
-  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'bootstrap account address for sender notifications (SendEmailNotifications)' },
+  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'address for the bootstrap account\'s sender notices (SendEmailNotifications), with configured or generated keys; set it to change it' },
   // Security (issue 13, SECURITY.md).
   headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
   bodyTimeoutMs: { env: 'PARAPH_BODY_TIMEOUT_MS', file: 'security.bodyTimeoutMs', help: 'time to receive a body of up to 1 MiB (default 15000)' },
@@ -441,6 +446,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     logLevel,
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
     ...(postbackSecret !== undefined ? { postbackSecret } : {}),
+    ...(notificationEmail !== undefined ? { notificationEmail } : {}),
     ...(Object.keys(textIndexLimits).length > 0 ? { textIndexLimits } : {}),
     ...(textEngine ? { textEngine } : {}),
     ...(Object.keys(security).length > 0 ? { security } : {}),

@@ -71,6 +71,8 @@ export interface CreatedCredentials {
 /** The log the workers write to (a pino/fastify logger fits). */
 export interface ServiceLog {
   info(data: object, message: string): void;
+  /** Something an operator should fix (falls back to `info` for a log without it). */
+  warn?(data: object, message: string): void;
   error(data: object, message: string): void;
 }
 
@@ -203,7 +205,20 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       logVerificationCodes: security.logVerificationCodes,
     };
     const worker = new TimerWorker(context, { intervalMs: config.workerIntervalMs, log });
-    const mailDeps = { transport: mailTransport, from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>` };
+    const warnedAccounts = new Set<string>();
+    const mailDeps = {
+      transport: mailTransport,
+      from: config.mailFrom ?? `paraph <noreply@${new URL(config.publicUrl).hostname}>`,
+      // Once per account and process: a notice dropped for want of an address is a setting to fix, not a failure.
+      onNoNotificationAddress: (accountId: string): void => {
+        if (warnedAccounts.has(accountId)) return;
+        warnedAccounts.add(accountId);
+        log.warn(
+          { accountId },
+          'A sender notice was not sent: the account has no NotificationEmail. Set PARAPH_NOTIFICATION_EMAIL (the bootstrap account) to receive sender notices; this is logged once.',
+        );
+      },
+    };
     events = new EventWorker(context, {
       mail: mailDeps,
       log,
@@ -287,11 +302,15 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
 }
 
 /** A log whose destination is chosen when the workers start (the standalone app's or the host's logger). */
-function forwardingLog(): ServiceLog & { target: ServiceLog | undefined } {
+function forwardingLog(): Required<ServiceLog> & { target: ServiceLog | undefined } {
   return {
     target: undefined,
     info(data, message) {
       this.target?.info(data, message);
+    },
+    warn(data, message) {
+      if (this.target?.warn) this.target.warn(data, message);
+      else this.target?.info(data, message);
     },
     error(data, message) {
       this.target?.error(data, message);

@@ -234,8 +234,8 @@ export const ERROR_CODES = {
   UNKNOWN_CERTIFICATE_PROFILE: row(400, 'The certificate profile is unknown.', 'Use intermediate-ca, signer, seal, tsa or ocsp-responder.'),
   CERTIFICATE_SIGNING_FAILED: row(500, 'Signing a certificate failed.', 'Check the CA key.'),
   CRL_SIGNING_FAILED: row(500, 'Signing a CRL failed.', 'Check the CA key.'),
-  NATIVE_MODULE_MISSING: row(500, 'A feature needs a native package that could not be loaded.', 'Install it with its install script allowed (e.g. `npm rebuild <package>`).'),
-  OPTIONAL_DEPENDENCY_MISSING: row(500, 'A test tool needs an optional peer dependency.', 'Install it (the message names the package).'),
+  NATIVE_MODULE_MISSING: row(500, 'A feature needs a native package that is installed but could not be loaded (its addon was never built).', 'Install it with its install script allowed (e.g. `npm rebuild <package>`).'),
+  OPTIONAL_DEPENDENCY_MISSING: row(500, 'A feature needs an optional peer dependency that is not installed (pkcs11js for PKCS#11, better-sqlite3 for the SQLite store on Node 20, fast-check or smtp-server for test tools).', 'Install it (the message names the package).'),
   // Time-stamps
   TSA_UNREACHABLE: row(500, 'The time-stamp authority could not be reached.', 'Check the TSA URL and the network; ' + RETRY.toLowerCase()),
   TSA_HTTP_ERROR: row(500, 'The time-stamp authority answered with an HTTP error.', 'Check the TSA URL and credentials.'),

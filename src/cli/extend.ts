@@ -1,5 +1,5 @@
 /**
- * `paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--tsa <url> --lta]` (issue 3, B-LT/B-LTA): brings the
+ * `paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--tsa <url> --lta]` (B-LT/B-LTA): brings the
  * signatures already in a PDF to PAdES B-LT (a /DSS with certificates and OCSP/CRL data for every signature and
  * time-stamp) and, with `--lta`, B-LTA (then a document time-stamp). Run it again later on a B-LTA file to renew the
  * archive time-stamp before its TSA certificate expires. Writes the result atomically.
@@ -86,23 +86,27 @@ export function createExtendCommand(deps: ExtendCommandDeps = {}): CliCommand {
     await writeAtomically(values.output, bytes);
     const revoked = lt.certificates.filter((c) => c.status === 'revoked').map((c) => c.subject);
     if (revoked.length > 0) io.stderr(`warning: revoked: ${revoked.join('; ')}\n`);
-    const level = await levelsAfterExtension(bytes, timestamper !== undefined, trustRoots);
+    const level = await levelsAfterExtension(bytes, trustRoots, now);
     io.stdout(`extended ${positionals[0]} → ${values.output} (${lt.vriKeys.length} signature(s), ${lt.certificates.length} certificate(s), PAdES ${level})\n`);
     return 0;
   };
 }
 
 /**
- * The PAdES level verifyPdf reports for the signatures of `pdf` once its /DSS is written (and, with `lta`, a
- * document time-stamp follows): B-LT needs a signature time-stamp, so a signature without one stays B-B.
+ * The PAdES level verifyPdf reports for each signature of the extended `pdf` (at `now`, with `trustRoots`): one level
+ * when all signatures reached the same, else each signature's level and field. A level short of B-LT says what is
+ * missing: a signature time-stamp (B-B), or revocation data for its chains (B-T, as `--allow-incomplete` can leave).
  */
-export async function levelsAfterExtension(pdf: Uint8Array, lta: boolean, trustRoots: readonly Uint8Array[]): Promise<string> {
-  const report = await verifyPdf(pdf, { trustRoots });
-  const levels = report.signatures.filter((s) => s.kind === 'signature').map((s) => (s.timestamp?.valid ? (lta ? 'B-LTA' : 'B-LT') : 'B-B'));
-  const counts = new Map<string, number>();
-  for (const level of levels) counts.set(level, (counts.get(level) ?? 0) + 1);
-  const summary = counts.size === 1 ? [...counts.keys()][0]! : [...counts].map(([level, n]) => `${level} ×${n}`).join(', ');
-  return counts.has('B-B') ? `${summary}; B-LT needs a signature time-stamp, which ${counts.size === 1 ? 'no signature has' : 'some signatures lack'}` : summary;
+export async function levelsAfterExtension(pdf: Uint8Array, trustRoots: readonly Uint8Array[], now: Date): Promise<string> {
+  const report = await verifyPdf(pdf, { trustRoots, now });
+  const signatures = report.signatures.filter((s) => s.kind === 'signature').map((s) => ({ field: s.fieldName, level: s.level ?? 'B-B' }));
+  const distinct = new Set(signatures.map((s) => s.level));
+  const summary = distinct.size <= 1 ? [...distinct].join('') : signatures.map((s) => `${s.level} (${s.field})`).join(', ');
+  const all = distinct.size === 1;
+  const reasons: string[] = [];
+  if (distinct.has('B-B')) reasons.push(`B-LT needs a signature time-stamp, which ${all ? 'no signature has' : 'some signatures lack'}`);
+  if (distinct.has('B-T')) reasons.push(`B-LT needs revocation data for every certificate of the chains, which the /DSS lacks for ${all ? 'the signatures' : 'some signatures'}`);
+  return reasons.length > 0 ? `${summary}; ${reasons.join('; ')}` : summary;
 }
 
 /** `paraph extend`. */

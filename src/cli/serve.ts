@@ -30,7 +30,7 @@ export const serveCommand: CliCommand = async (args, io) => {
   }
   const config = loadConfig({ env: process.env, ...(fileText !== undefined ? { fileText, fileName } : {}) });
   const server = await startServer(config);
-  io.stdout(`paraph service listening on ${server.url} (public URL ${config.publicUrl}, data in ${config.dataDir})\n`);
+  io.stdout(`paraph service listening on ${server.url} (public URL ${server.service.publicUrl}, data in ${config.dataDir})\n`);
   if (server.masterKey.generatedKeyFile !== undefined) {
     io.stdout(
       `Generated a master key (id ${server.masterKey.id}) in ${server.masterKey.generatedKeyFile}: it encrypts the private keys and sign tokens; ` +

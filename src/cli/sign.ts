@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { addDocumentTimestamp } from '../pades/doc-timestamp.js';
+import { SigningError } from '../errors.js';
 import { loadPkcs12Signer } from '../pades/keys/pkcs12.js';
 import { pemToDer } from '../pades/keys/software.js';
 import { addValidationData } from '../pades/ltv.js';
@@ -122,8 +123,16 @@ export async function openSigner(values: SharedValues): Promise<{ signer: Signer
   if (values.p12 !== undefined && values.pkcs11 !== undefined) throw new UsageError('give either --p12 or --pkcs11, not both');
   if (values.p12 !== undefined) {
     const bytes = await readCliFile(values.p12, 'PKCS#12 file');
-    const signer = await loadPkcs12Signer(bytes, values.pass ?? process.env.PARAPH_P12_PASSWORD ?? '', scheme);
-    return { signer, close: async () => {} };
+    const password = values.pass ?? process.env.PARAPH_P12_PASSWORD;
+    try {
+      return { signer: await loadPkcs12Signer(bytes, password ?? '', scheme), close: async () => {} };
+    } catch (error) {
+      // No password given and the empty one does not open it: say what is missing, not that a password is wrong.
+      if (password === undefined && error instanceof SigningError && error.code === 'PKCS12_WRONG_PASSWORD') {
+        throw new UsageError(`${values.p12} is protected by a password: give --pass <password> (or set $PARAPH_P12_PASSWORD)`);
+      }
+      throw error;
+    }
   }
   if (values.pkcs11 !== undefined) {
     const pin = values.pin ?? process.env.PARAPH_PKCS11_PIN;

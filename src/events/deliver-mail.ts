@@ -18,6 +18,8 @@ export interface MailDeps {
   readonly transport: MailTransport;
   /** The From address. */
   readonly from: string;
+  /** Called when a sender notice is not sent because the account has no NotificationEmail. */
+  readonly onNoNotificationAddress?: (accountId: string) => void;
 }
 
 /** Renders the mail of a payload from the transaction (exported for tests and previews). */
@@ -79,7 +81,10 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${message.transactionId} does not exist` };
   if (payload.to === '') {
     const account = await ctx.store.getAccount(tx.AccountId);
-    if (account?.NotificationEmail === undefined) return { ok: true, detail: 'not sent: the account has no NotificationEmail' };
+    if (account?.NotificationEmail === undefined) {
+      deps.onNoNotificationAddress?.(tx.AccountId);
+      return { ok: true, detail: 'not sent: the account has no NotificationEmail' };
+    }
     return deliverMail(ctx, deps, { ...message, payload: { ...(message.payload as Record<string, string>), to: account.NotificationEmail } });
   }
   const stale = staleReason(tx, payload);

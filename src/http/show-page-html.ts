@@ -14,8 +14,8 @@ function formatDate(iso: string, lang: string): string {
   return new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(new Date(iso));
 }
 
-function closing(script: boolean): string {
-  return `${script ? '<script type="module" src="/sign/assets/show-page.js"></script>\n' : ''}</body>
+function closing(script: boolean, root: string): string {
+  return `${script ? `<script type="module" src="${e(root)}sign/assets/show-page.js"></script>\n` : ''}</body>
 </html>
 `;
 }
@@ -38,9 +38,9 @@ function secureSection(t: SignPageTexts, secure: NonNullable<ShowView['secureDow
 }
 
 /** ShowUrl: the signer's documents (or why they cannot be shown), with the receipt once the transaction is 30. */
-export function renderShowPage(t: SignPageTexts, view: ShowView, token: string): string {
-  const base = `/show/${encodeURIComponent(token)}`;
-  const receipt = `/receipt/${encodeURIComponent(token)}`;
+export function renderShowPage(t: SignPageTexts, view: ShowView, token: string, root: string): string {
+  const base = `${root}show/${encodeURIComponent(token)}`;
+  const receipt = `${root}receipt/${encodeURIComponent(token)}`;
   const parts: string[] = [];
   let script = false;
   if (view.unavailable === 'not-started') {
@@ -48,7 +48,7 @@ export function renderShowPage(t: SignPageTexts, view: ShowView, token: string):
   } else if (view.unavailable === 'ended') {
     parts.push(`<h1 id="page-title">${e(t.endedHeading)}</h1><p>${e(endedText(t, view.transactionStatus))}</p>`);
   } else if (view.unavailable === 'authenticate') {
-    parts.push(`<h1 id="page-title">${e(t.showTitle)}</h1><p>${e(t.showUnsigned)}</p><p><a class="button primary" href="/sign/${e(encodeURIComponent(token))}">${e(t.toSteps)}</a></p>`);
+    parts.push(`<h1 id="page-title">${e(t.showTitle)}</h1><p>${e(t.showUnsigned)}</p><p><a class="button primary" href="${e(root)}sign/${e(encodeURIComponent(token))}">${e(t.toSteps)}</a></p>`);
   } else {
     parts.push(`<h1 id="page-title">${e(t.showTitle)}</h1>`);
     parts.push(`<p>${e(view.signedAt !== undefined ? fill(t.showSigned, { date: formatDate(view.signedAt, t.lang) }) : t.showUnsigned)}</p>`);
@@ -70,7 +70,7 @@ export function renderShowPage(t: SignPageTexts, view: ShowView, token: string):
     }
   }
   const reference = view.reference !== undefined ? `<p class="muted">${e(t.reference)}: ${e(view.reference)}</p>` : '';
-  return `${pageTop(t, t.showTitle, ` data-token="${e(token)}"`)}
+  return `${pageTop(t, t.showTitle, root, ` data-token="${e(token)}"`)}
 <main id="main" class="container" tabindex="-1">
 <section class="card" aria-labelledby="page-title">
 ${parts.join('\n')}
@@ -78,32 +78,32 @@ ${reference}
 </section>
 <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
 </main>
-${closing(script)}`;
+${closing(script, root)}`;
 }
 
 /** ReceiptUrl before the receipt exists: not ready yet (the transaction is still running) or never (it ended otherwise). */
-export function renderReceiptStatePage(t: SignPageTexts, state: 'not-ready' | 'ended', token: string): string {
+export function renderReceiptStatePage(t: SignPageTexts, state: 'not-ready' | 'ended', token: string, root: string): string {
   const heading = state === 'not-ready' ? t.receiptNotReadyHeading : t.endedHeading;
   const text = state === 'not-ready' ? t.receiptNotReadyText : t.receiptEndedText;
-  return `${pageTop(t, heading)}
+  return `${pageTop(t, heading, root)}
 <main id="main" class="container" tabindex="-1">
 <section class="card message" aria-labelledby="page-title"><h1 id="page-title">${e(heading)}</h1><p>${e(text)}</p>
-<p><a class="button" href="/show/${e(encodeURIComponent(token))}">${e(t.viewDocuments)}</a></p></section>
+<p><a class="button" href="${e(root)}show/${e(encodeURIComponent(token))}">${e(t.viewDocuments)}</a></p></section>
 </main>
-${closing(false)}`;
+${closing(false, root)}`;
 }
 
 /** ReceiptUrl when SecureDownload asks for a fresh code first. */
-export function renderReceiptSecurePage(t: SignPageTexts, view: ShowView, token: string): string {
+export function renderReceiptSecurePage(t: SignPageTexts, view: ShowView, token: string, root: string): string {
   const secure = view.secureDownload ?? { type: 'PhoneNumber', codeSent: false, required: true };
-  return `${pageTop(t, t.receiptTitle, ` data-token="${e(token)}"`)}
+  return `${pageTop(t, t.receiptTitle, root, ` data-token="${e(token)}"`)}
 <main id="main" class="container" tabindex="-1">
 <section class="card" aria-labelledby="page-title"><h1 id="page-title">${e(t.receiptTitle)}</h1>
 ${secureSection(t, secure)}
 </section>
 <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
 </main>
-${closing(true)}`;
+${closing(true, root)}`;
 }
 
 /** The text of an ended transaction's status, in the signer's words. */

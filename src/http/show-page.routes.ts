@@ -21,11 +21,14 @@ function pdfName(name: string): string {
   return `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pdf`;
 }
 
-/** Answers a refusal of the signer's use cases as an HTML page; rethrows everything else. */
-function refusalPage(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+/** The way from a page at `/show/<token>` or `/receipt/<token>` back to the service's root. */
+const TOKEN_PAGE_ROOT = '../';
+
+/** Answers a refusal of the signer's use cases as an HTML page (`root` as for `pageTop`); rethrows everything else. */
+function refusalPage(request: FastifyRequest, reply: FastifyReply, error: unknown, root: string): FastifyReply {
   if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
   const t = signPageTexts(request.headers['accept-language']);
-  const html = (status: number, heading: string, text: string) => reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(t, heading, text));
+  const html = (status: number, heading: string, text: string) => reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(t, heading, text, root));
   switch (error.code) {
     case 'SIGN_TOKEN_UNKNOWN':
       return html(404, t.errorHeading, t.invalidLinkText);
@@ -46,9 +49,9 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       try {
         const view = await showDocuments(ctx, request.params.token);
         const t = signPageTexts(view.language);
-        return reply.type('text/html; charset=utf-8').send(renderShowPage(t, view, request.params.token));
+        return reply.type('text/html; charset=utf-8').send(renderShowPage(t, view, request.params.token, TOKEN_PAGE_ROOT));
       } catch (error) {
-        return refusalPage(request, reply, error);
+        return refusalPage(request, reply, error, TOKEN_PAGE_ROOT);
       }
     });
 
@@ -63,8 +66,8 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
           .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="${pdfName(file.fileName)}"`)
           .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
       } catch (error) {
-        if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') return reply.redirect(`/show/${encodeURIComponent(token)}`, 303);
-        return refusalPage(request, reply, error);
+        if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') return reply.redirect(`../../${encodeURIComponent(token)}`, 303);
+        return refusalPage(request, reply, error, '../../../');
       }
     });
 
@@ -76,7 +79,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const result = await deliverReceipt(ctx, token, mode);
         if (result.kind !== 'receipt') {
           const t = signPageTexts(result.language);
-          return reply.code(404).type('text/html; charset=utf-8').send(renderReceiptStatePage(t, result.kind, token));
+          return reply.code(404).type('text/html; charset=utf-8').send(renderReceiptStatePage(t, result.kind, token, TOKEN_PAGE_ROOT));
         }
         return reply
           .type('application/pdf')
@@ -85,9 +88,9 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       } catch (error) {
         if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') {
           const view = await showDocuments(ctx, token);
-          return reply.code(403).type('text/html; charset=utf-8').send(renderReceiptSecurePage(signPageTexts(view.language), view, token));
+          return reply.code(403).type('text/html; charset=utf-8').send(renderReceiptSecurePage(signPageTexts(view.language), view, token, TOKEN_PAGE_ROOT));
         }
-        return refusalPage(request, reply, error);
+        return refusalPage(request, reply, error, TOKEN_PAGE_ROOT);
       }
     });
   };

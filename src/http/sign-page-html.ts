@@ -14,8 +14,12 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
-/** The document head and the top of the body (skip link and banner) every page shares. */
-export function pageTop(t: SignPageTexts, title: string, bodyAttributes = ''): string {
+/**
+ * The document head and the top of the body (skip link and banner) every page shares. `root` is the way from the
+ * page's URL to the service's root as a relative URL (`../` for `/sign/<token>`): every link, asset and API call of
+ * the pages goes through it, so they work wherever the service is mounted (a host's prefix, a sub-path proxy).
+ */
+export function pageTop(t: SignPageTexts, title: string, root: string, bodyAttributes = ''): string {
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="${e(t.lang)}">
@@ -25,17 +29,17 @@ export function pageTop(t: SignPageTexts, title: string, bodyAttributes = ''): s
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 <title>${e(title)}</title>
-<link rel="stylesheet" href="/sign/assets/sign-page.css">
+<link rel="stylesheet" href="${e(root)}sign/assets/sign-page.css">
 </head>
-<body${bodyAttributes} data-api-errors="${e(apiErrorTable(t))}">
+<body${bodyAttributes} data-root="${e(root)}" data-api-errors="${e(apiErrorTable(t))}">
 <a class="skip-link" href="#main">${e(t.skipLink)}</a>
 <header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><span class="lock" id="ref"></span></div></header>`;
 }
 
-/** The signing page. */
-export function renderSignPage(t: SignPageTexts): string {
+/** The signing page of `token`, served at `/sign/<token>` (`root` as for {@link pageTop}). */
+export function renderSignPage(t: SignPageTexts, token: string, root: string): string {
   const e = escapeHtml;
-  return `${pageTop(t, t.title, ` data-texts="${e(JSON.stringify(t))}"`)}
+  return `${pageTop(t, t.title, root, ` data-token="${e(token)}" data-texts="${e(JSON.stringify(t))}"`)}
 <main id="main" class="container" tabindex="-1">
   <p id="loading" class="card muted" role="status">${e(t.loading)}</p>
   <div id="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
@@ -126,18 +130,18 @@ export function renderSignPage(t: SignPageTexts): string {
     </section>
   </div>
 </main>
-<script src="/sign/assets/signature_pad.umd.min.js" defer></script>
-<script type="module" src="/sign/assets/sign-page.js"></script>
+<script src="${e(root)}sign/assets/signature_pad.umd.min.js" defer></script>
+<script type="module" src="${e(root)}sign/assets/sign-page.js"></script>
 </body>
 </html>
 `;
 }
 
 /** A page with one message: unknown link (404), withdrawn or cleaned transaction (410), other refusals. */
-export function renderSignErrorPage(t: SignPageTexts, heading: string, message: string, backUrl?: string): string {
+export function renderSignErrorPage(t: SignPageTexts, heading: string, message: string, root: string, backUrl?: string): string {
   const e = escapeHtml;
   const back = backUrl === undefined ? '' : `<p><a class="button primary" href="${e(backUrl)}">${e(t.continue)}</a></p>`;
-  return `${pageTop(t, heading)}
+  return `${pageTop(t, heading, root)}
 <main id="main" class="container" tabindex="-1"><section class="card message" aria-labelledby="message-title"><h1 id="message-title">${e(heading)}</h1><p>${e(message)}</p>${back}</section></main>
 </body>
 </html>

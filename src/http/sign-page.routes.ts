@@ -118,7 +118,8 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
     });
     app.get<{ Params: { token: string }; Querystring: Record<string, string> }>('/sign/:token/identity', async (request, reply) => {
       securityHeaders(reply).header('cache-control', 'no-store');
-      const back = `/sign/${encodeURIComponent(request.params.token)}`;
+      // Relative to /sign/<token>/identity, so that it works under any prefix.
+      const back = `../${encodeURIComponent(request.params.token)}`;
       try {
         await completeIdentity(ctx, request.params.token, request.query);
         return reply.redirect(back, 303);
@@ -126,7 +127,7 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
         const unknown = error.code === 'SIGN_TOKEN_UNKNOWN';
         const texts = signPageTexts(unknown ? request.headers['accept-language'] : await signerLanguage(request.params.token, request.headers['accept-language']));
-        return reply.code(unknown ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, unknown ? texts.invalidLinkText : apiErrorText(texts, error.code, 400), back));
+        return reply.code(unknown ? 404 : 400).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, unknown ? texts.invalidLinkText : apiErrorText(texts, error.code, 400), '../../', back));
       }
     });
     app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {
@@ -134,12 +135,12 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       try {
         const { transaction, signer } = await findSignerByToken(ctx, request.params.token);
         const texts = signPageTexts(signer.Language ?? transaction.Language);
-        return reply.send(renderSignPage(texts));
+        return reply.send(renderSignPage(texts, request.params.token, '../'));
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
         const texts = signPageTexts(request.headers['accept-language']);
         const unknown = error.code === 'SIGN_TOKEN_UNKNOWN';
-        return reply.code(unknown ? 404 : 410).send(renderSignErrorPage(texts, unknown ? texts.errorHeading : texts.cleanedHeading, unknown ? texts.invalidLinkText : texts.cleanedText));
+        return reply.code(unknown ? 404 : 410).send(renderSignErrorPage(texts, unknown ? texts.errorHeading : texts.cleanedHeading, unknown ? texts.invalidLinkText : texts.cleanedText, '../'));
       }
     });
   };

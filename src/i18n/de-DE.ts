@@ -70,7 +70,7 @@ export const deDE: Catalogue = {
     viewDocuments: 'Ihre Dokumente ansehen und herunterladen',
     toSteps: 'Zu den Schritten zum Unterschreiben',
     rejectedHeading: 'Sie haben die Dokumente abgelehnt',
-    rejectedText: 'Der Absender wurde informiert.',
+    rejectedText: 'Ihre Ablehnung wurde gespeichert.',
     redirecting: 'Sie werden weitergeleitet…',
     continue: 'Weiter',
     waitingHeading: 'Sie sind noch nicht an der Reihe',

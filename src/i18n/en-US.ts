@@ -71,7 +71,7 @@ export const enUS = {
     viewDocuments: 'View and download your documents',
     toSteps: 'Go to the signing steps',
     rejectedHeading: 'You have rejected the documents',
-    rejectedText: 'The sender has been informed.',
+    rejectedText: 'Your refusal has been recorded.',
     redirecting: 'You are being redirected…',
     continue: 'Continue',
     waitingHeading: 'It is not your turn yet',

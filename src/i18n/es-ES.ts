@@ -70,7 +70,7 @@ export const esES: Catalogue = {
     viewDocuments: 'Ver y descargar sus documentos',
     toSteps: 'Ir a los pasos para firmar',
     rejectedHeading: 'Ha rechazado los documentos',
-    rejectedText: 'Se ha informado al remitente.',
+    rejectedText: 'Su rechazo ha quedado registrado.',
     redirecting: 'Le estamos redirigiendo…',
     continue: 'Continuar',
     waitingHeading: 'Todavía no es su turno',

@@ -70,7 +70,7 @@ export const frFR: Catalogue = {
     viewDocuments: 'Voir et télécharger vos documents',
     toSteps: 'Aller aux étapes de signature',
     rejectedHeading: 'Vous avez refusé les documents',
-    rejectedText: "L'expéditeur a été informé.",
+    rejectedText: 'Votre refus a été enregistré.',
     redirecting: 'Vous êtes redirigé…',
     continue: 'Continuer',
     waitingHeading: "Ce n'est pas encore votre tour",

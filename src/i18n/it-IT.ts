@@ -70,7 +70,7 @@ export const itIT: Catalogue = {
     viewDocuments: 'Visualizzare e scaricare i documenti',
     toSteps: 'Vai ai passaggi per firmare',
     rejectedHeading: 'Ha rifiutato i documenti',
-    rejectedText: 'Il mittente è stato informato.',
+    rejectedText: 'Il suo rifiuto è stato registrato.',
     redirecting: 'Reindirizzamento in corso…',
     continue: 'Continua',
     waitingHeading: 'Non è ancora il suo turno',

@@ -70,7 +70,7 @@ export const nlNL: Catalogue = {
     viewDocuments: 'Uw documenten bekijken en downloaden',
     toSteps: 'Naar de stappen om te ondertekenen',
     rejectedHeading: 'U heeft de documenten geweigerd',
-    rejectedText: 'De afzender is op de hoogte gebracht.',
+    rejectedText: 'Uw weigering is vastgelegd.',
     redirecting: 'U wordt doorgestuurd…',
     continue: 'Verder',
     waitingHeading: 'U bent nog niet aan de beurt',

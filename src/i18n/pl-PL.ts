@@ -70,7 +70,7 @@ export const plPL: Catalogue = {
     viewDocuments: 'Wyświetl i pobierz swoje dokumenty',
     toSteps: 'Przejdź do kroków podpisywania',
     rejectedHeading: 'Dokumenty zostały odrzucone',
-    rejectedText: 'Nadawca został poinformowany.',
+    rejectedText: 'Twoja odmowa została zapisana.',
     redirecting: 'Trwa przekierowanie…',
     continue: 'Dalej',
     waitingHeading: 'To jeszcze nie Twoja kolej',

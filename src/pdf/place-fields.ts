@@ -239,7 +239,9 @@ export async function placeFieldsInSession(
         const normal = ctx.obj({}) as PDFDict;
         normal.set(onState, form(draw(p.width, p.height, true)));
         normal.set(PDFName.of('Off'), form(draw(p.width, p.height, false)));
-        widget.set(PDFName.of('AP'), ctx.obj({ N: ctx.register(normal) }));
+        // The state dictionary stays direct: poppler (Evince, Okular, pdftoppm) takes an indirect /N for the stream
+        // itself and draws nothing.
+        widget.set(PDFName.of('AP'), ctx.obj({ N: normal }));
         widget.set(PDFName.of('AS'), p.checked === true ? onState : PDFName.of('Off'));
         mk.set(PDFName.of('CA'), PDFString.of(radio ? 'l' : '4')); // ZapfDingbats dot / check mark, for viewers that redraw
       } else {

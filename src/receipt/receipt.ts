@@ -45,7 +45,7 @@ export interface RenderReceiptOptions {
   readonly transaction: ReceiptTransaction;
   readonly documents: readonly ReceiptDocument[];
   readonly auditLog: readonly AuditEntry[];
-  /** Language of the texts; defaults to the transaction's. `en-US` and `nl-NL` exist, others fall back to `en-US`. */
+  /** Language of the texts; defaults to the transaction's. The service's seven languages exist (nl-NL, en-US, de-DE, fr-FR, es-ES, it-IT, pl-PL); others fall back to `en-US`. */
   readonly language?: string;
   /** The moment the receipt is made (printed, and used as the PDF's creation date). */
   readonly generatedAt: Date;

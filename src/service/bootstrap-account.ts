@@ -15,6 +15,8 @@ export const BOOTSTRAP_ACCOUNT_SETTING = 'bootstrapAccountId';
 export interface BootstrapAccountConfig {
   readonly bootstrapAccount?: { readonly userToken: string; readonly appKey: string; readonly notificationEmail?: string };
   readonly postbackSecret?: string;
+  /** Where the bootstrap account's sender notices go, whether its keys are configured or generated. */
+  readonly notificationEmail?: string;
 }
 
 /** Credentials of an account created at start; shown once. */
@@ -63,6 +65,7 @@ export async function ensureBootstrapAccount(
 ): Promise<EnsuredAccount> {
   const boot = config.bootstrapAccount;
   const wantedSecret = config.postbackSecret;
+  const wantedEmail = config.notificationEmail ?? boot?.notificationEmail;
   const existing =
     boot !== undefined ? await store.findAccountByCredentials(sha256Hex(boot.userToken), sha256Hex(boot.appKey)) : (await store.listAccounts())[0];
   if (existing === undefined) {
@@ -78,20 +81,20 @@ export async function ensureBootstrapAccount(
         UserTokenHash: sha256Hex(userToken),
         AppKeyHash: sha256Hex(appKey),
         PostbackSecret: postbackSecret,
-        ...(boot?.notificationEmail !== undefined ? { NotificationEmail: boot.notificationEmail } : {}),
+        ...(wantedEmail !== undefined ? { NotificationEmail: wantedEmail } : {}),
         CreatedDateTime: formatTime(clock()),
       });
     } catch (error) {
       if (!(error instanceof StoreError && error.code === 'ACCOUNT_EXISTS')) throw error;
       // Another process sharing the database created it at the same moment: use theirs.
       if (boot !== undefined) return ensureBootstrapAccount(store, config, clock, wait);
-      return ensureSecret(store, await awaitAccount(store, id, wait), wantedSecret);
+      return ensureSettings(store, await awaitAccount(store, id, wait), wantedSecret, wantedEmail);
     }
     // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
     if (boot === undefined) return { accountId: id, created: { userToken, appKey, postbackSecret }, rotated: false };
     return wantedSecret === undefined ? { accountId: id, generatedSecret: postbackSecret, rotated: false } : { accountId: id, rotated: false };
   }
-  return ensureSecret(store, existing, wantedSecret);
+  return ensureSettings(store, existing, wantedSecret, wantedEmail);
 }
 
 /**
@@ -117,6 +120,15 @@ async function awaitAccount(store: Store, id: string, wait: BootstrapWait): Prom
     }
     await new Promise((resolve) => setTimeout(resolve, wait.pollMs));
   }
+}
+
+/**
+ * Applies the configured notification address (a configured one replaces the stored one; none configured leaves
+ * it as it is) and postback secret to an existing account.
+ */
+async function ensureSettings(store: Store, account: Account, wantedSecret: string | undefined, wantedEmail: string | undefined): Promise<EnsuredAccount> {
+  if (wantedEmail !== undefined && account.NotificationEmail !== wantedEmail) await store.setNotificationEmail(account.Id, wantedEmail);
+  return ensureSecret(store, account, wantedSecret);
 }
 
 /** Applies the configured postback secret, or generates one for an account without. */

@@ -84,7 +84,7 @@ export async function checkPostbackTarget(url: string, policy: PostbackPolicy, r
     return { ok: false, kind: 'scheme', reason: 'not an absolute URL' };
   }
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp)) {
-    return { ok: false, kind: 'scheme', reason: policy.allowHttp ? 'must be an http(s) URL' : 'must be an https URL' };
+    return { ok: false, kind: 'scheme', reason: policy.allowHttp ? 'must be an http(s) URL' : 'must be an https URL (PARAPH_POSTBACK_ALLOW_HTTP=true allows http, for development)' };
   }
   if (parsed.username !== '' || parsed.password !== '') {
     return { ok: false, kind: 'scheme', reason: 'must not contain credentials' };
@@ -103,7 +103,9 @@ export async function checkPostbackTarget(url: string, policy: PostbackPolicy, r
   if (addresses.length === 0) return { ok: false, kind: 'unresolved', reason: 'its host name could not be resolved' };
   // One forbidden answer refuses the name: a resolver that mixes public and internal answers is not to be trusted.
   if (addresses.some((a) => !isAllowedAddress(a.address, policy))) {
-    return { ok: false, kind: 'address', reason: 'its host is not a public address (loopback, private, link-local, multicast and reserved ranges are refused)' };
+    return { ok: false, kind: 'address', reason:
+        'its host is not a public address (loopback, private, link-local, multicast and reserved ranges are refused; PARAPH_POSTBACK_ALLOWED_RANGES admits ranges you trust, e.g. 127.0.0.0/8 for a local receiver)',
+    };
   }
   const first = addresses[0] as { address: string; family: number };
   const address = ipaddr.process(first.address);

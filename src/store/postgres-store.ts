@@ -214,6 +214,14 @@ export class PostgresStore implements Store {
     await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(sealAccount({ ...account, PostbackSecret: secret }, this.masterKey)), accountId]);
   }
 
+  async setNotificationEmail(accountId: string, email: string | undefined): Promise<void> {
+    const account = await this.getAccount(accountId);
+    if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
+    const { NotificationEmail: _previous, ...rest } = account;
+    const updated = email === undefined ? rest : { ...rest, NotificationEmail: email };
+    await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(sealAccount(updated, this.masterKey)), accountId]);
+  }
+
   async getTransaction(id: string): Promise<Transaction | undefined> {
     const { rows } = await this.query<{ data: string; version: number; last_audit: string | null }>(
       `SELECT data, version, (SELECT entry FROM audit_entries a WHERE a.transaction_id = t.id ORDER BY seq DESC LIMIT 1) AS last_audit

@@ -36,9 +36,24 @@ export interface SqliteDatabase {
   close(): void;
 }
 
-/** The driver used when none is chosen: `node:sqlite` from Node 24 on, better-sqlite3 before. */
+/**
+ * The driver used when none is chosen: `node:sqlite` from Node 24 on; before, better-sqlite3 (an optional peer
+ * dependency) when it is installed, else `node:sqlite` when this Node has it (22.13 and later), else better-sqlite3
+ * (whose absence is then reported with the command that installs it).
+ */
 export function defaultSqliteDriver(nodeVersion: string = process.versions.node): SqliteDriverName {
-  return Number(nodeVersion.split('.')[0]) >= 24 ? 'node:sqlite' : 'better-sqlite3';
+  if (Number(nodeVersion.split('.')[0]) >= 24) return 'node:sqlite';
+  if (isInstalled('better-sqlite3') || nodeVersion !== process.versions.node) return 'better-sqlite3';
+  return hasNodeSqlite() ? 'node:sqlite' : 'better-sqlite3';
+}
+
+function isInstalled(packageName: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(packageName);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether this Node has a usable `node:sqlite` (22.13 and later without a flag). */

@@ -372,6 +372,14 @@ export class SqliteStore implements Store {
     this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(sealAccount({ ...account, PostbackSecret: secret }, this.masterKey)), accountId);
   }
 
+  async setNotificationEmail(accountId: string, email: string | undefined): Promise<void> {
+    const account = await this.getAccount(accountId);
+    if (account === undefined) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${accountId}.`);
+    const { NotificationEmail: _previous, ...rest } = account;
+    const updated = email === undefined ? rest : { ...rest, NotificationEmail: email };
+    this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(sealAccount(updated, this.masterKey)), accountId);
+  }
+
   async countAccounts(): Promise<number> {
     return (this.sql('SELECT count(*) AS n FROM accounts').get() as { n: number }).n;
   }

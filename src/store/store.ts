@@ -175,6 +175,8 @@ export interface Store {
   listAccounts(): Promise<Account[]>;
   /** Replaces an account's postback secret (rotation, decisions.md §9). @throws StoreError `ACCOUNT_NOT_FOUND`. */
   setPostbackSecret(accountId: string, secret: string): Promise<void>;
+  /** Sets (or, with `undefined`, removes) the address an account's sender notices go to. @throws StoreError `ACCOUNT_NOT_FOUND`. */
+  setNotificationEmail(accountId: string, email: string | undefined): Promise<void>;
 
   getTransaction(id: string): Promise<Transaction | undefined>;
   /** Looks a signer up by the SHA-256 (hex) of their SignUrl token. */

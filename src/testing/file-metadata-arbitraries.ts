@@ -4,7 +4,8 @@
  * field by field; `invalidFileMetaData` breaks exactly one rule of a valid value and carries the message the validator
  * gives for it. With a page size (and search texts drawn away from the page edges) every field also fits its page.
  */
-import fc from 'fast-check';
+import type { Arbitrary } from 'fast-check';
+import { fc, once } from './fast-check.js';
 import { FIELD_TYPES, type FieldSpec, type FieldType, type FileMetaData, type Location } from '../pdf/file-metadata.js';
 
 /** Options of {@link location}. */
@@ -38,9 +39,9 @@ const VERTICAL: Axis = { start: 'Top', end: 'Bottom', size: 'Height' };
  * One axis of a Location on the page (no Search): each legal combination of start/end/size (decisions.md §4), with
  * values that keep the field between 0 and `extent` whatever the field type's default size.
  */
-function pageAxis(axis: Axis, extent: number, maxSize: number, defaultSize: number): fc.Arbitrary<Partial<Location>> {
+function pageAxis(axis: Axis, extent: number, maxSize: number, defaultSize: number): Arbitrary<Partial<Location>> {
   const size = fc.integer({ min: 1, max: Math.max(1, Math.min(maxSize, Math.floor(extent))) });
-  const room = (taken: number): fc.Arbitrary<number> => fc.integer({ min: 0, max: Math.max(0, Math.floor(extent - taken)) });
+  const room = (taken: number): Arbitrary<number> => fc.integer({ min: 0, max: Math.max(0, Math.floor(extent - taken)) });
   const half = Math.max(0, Math.floor(extent / 2) - 1);
   return fc.oneof(
     fc.constant({}),
@@ -53,7 +54,7 @@ function pageAxis(axis: Axis, extent: number, maxSize: number, defaultSize: numb
 }
 
 /** One axis of a Location relative to matched text: offsets within ±maxOffset, start+end never leave an empty box. */
-function searchAxis(axis: Axis, maxOffset: number, maxSize: number): fc.Arbitrary<Partial<Location>> {
+function searchAxis(axis: Axis, maxOffset: number, maxSize: number): Arbitrary<Partial<Location>> {
   const offset = fc.integer({ min: -maxOffset, max: maxOffset });
   const size = fc.integer({ min: 1, max: Math.max(1, maxSize) });
   const outward = fc.integer({ min: -maxOffset, max: 0 });
@@ -74,7 +75,7 @@ function searchAxis(axis: Axis, maxOffset: number, maxSize: number): fc.Arbitrar
  * @example
  * fc.assert(fc.property(location({ withSearch: true }), (loc) => loc.Search !== undefined));
  */
-export function location(options: LocationArbitraryOptions = {}): fc.Arbitrary<Location> {
+export function location(options: LocationArbitraryOptions = {}): Arbitrary<Location> {
   const pages = Math.max(1, options.pages ?? 1);
   const page = options.pageSize ?? { width: 595, height: 842 };
   const maxSize = Math.max(1, options.maxSize ?? 200);
@@ -114,25 +115,27 @@ export interface FileMetaDataArbitraryOptions {
   fieldsPerFormSet?: { readonly min?: number; readonly max?: number };
 }
 
-const KEY = fc.stringMatching(/^[A-Za-z0-9_]{1,12}$/);
-const SIGNER_ID = fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/);
+const KEY = (): Arbitrary<string> => fc.stringMatching(/^[A-Za-z0-9_]{1,12}$/);
+const SIGNER_ID = (): Arbitrary<string> => fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/);
 /** Printable characters DejaVu Sans draws (field appearances), a few of them outside ASCII. */
 const PRINTABLE = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-_/()&@#€éüßñ'];
 
 /** Text of printable characters only, up to `maxLength` characters. */
-export function printableText(maxLength: number, minLength = 0): fc.Arbitrary<string> {
+export function printableText(maxLength: number, minLength = 0): Arbitrary<string> {
   return fc.string({ unit: fc.constantFrom(...PRINTABLE), minLength, maxLength });
 }
 
-const isoDate = fc
+const isoDate = (): Arbitrary<string> =>
+  fc
   .record({ y: fc.integer({ min: 1900, max: 2100 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
   .map(({ y, m, d }) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
-const numberText = fc
+const numberText = (): Arbitrary<string> =>
+  fc
   .record({ sign: fc.constantFrom('', '-', '+'), whole: fc.nat({ max: 1_000_000 }), sep: fc.constantFrom('', '.', ','), frac: fc.nat({ max: 999 }) })
   .map(({ sign, whole, sep, frac }) => `${sign}${whole}${sep === '' ? '' : `${sep}${frac}`}`);
 
 /** A value a field of `type` accepts (none for Signature and Seal). */
-function fieldValue(type: FieldType): fc.Arbitrary<string | undefined> {
+function fieldValue(type: FieldType): Arbitrary<string | undefined> {
   switch (type) {
     case 'Signature':
     case 'Seal':
@@ -145,14 +148,14 @@ function fieldValue(type: FieldType): fc.Arbitrary<string | undefined> {
     case 'SingleLine':
       return fc.option(printableText(60), { nil: undefined });
     case 'Date':
-      return fc.option(isoDate, { nil: undefined });
+      return fc.option(isoDate(), { nil: undefined });
     case 'Number':
-      return fc.option(numberText, { nil: undefined });
+      return fc.option(numberText(), { nil: undefined });
   }
 }
 
 /** A valid field (type, value that fits the type, Location). */
-export function fieldSpec(options: FileMetaDataArbitraryOptions = {}): fc.Arbitrary<FieldSpec> {
+export function fieldSpec(options: FileMetaDataArbitraryOptions = {}): Arbitrary<FieldSpec> {
   const types = options.fieldTypes && options.fieldTypes.length > 0 ? options.fieldTypes : FIELD_TYPES;
   return fc
     .constantFrom(...types)
@@ -167,19 +170,19 @@ export function fieldSpec(options: FileMetaDataArbitraryOptions = {}): fc.Arbitr
  * @example
  * fc.assert(fc.property(fileMetaData(), (metadata) => { validateFileMetaData(metadata); }));
  */
-export function fileMetaData(options: FileMetaDataArbitraryOptions = {}): fc.Arbitrary<FileMetaData> {
-  const fields = fc.uniqueArray(fc.tuple(KEY, fieldSpec(options)), {
+export function fileMetaData(options: FileMetaDataArbitraryOptions = {}): Arbitrary<FileMetaData> {
+  const fields = fc.uniqueArray(fc.tuple(KEY(), fieldSpec(options)), {
     minLength: options.fieldsPerFormSet?.min ?? 1,
     maxLength: options.fieldsPerFormSet?.max ?? 4,
     selector: ([key]) => key,
   });
-  const formSets = fc.uniqueArray(fc.tuple(KEY, fields), {
+  const formSets = fc.uniqueArray(fc.tuple(KEY(), fields), {
     minLength: options.formSets?.min ?? 1,
     maxLength: options.formSets?.max ?? 3,
     selector: ([key]) => key,
   });
   // Signers pick formsets by index, so shrinking the formsets keeps every reference valid.
-  const signers = fc.uniqueArray(fc.tuple(SIGNER_ID, fc.uniqueArray(fc.nat(), { maxLength: 3 })), { maxLength: 3, selector: ([id]) => id });
+  const signers = fc.uniqueArray(fc.tuple(SIGNER_ID(), fc.uniqueArray(fc.nat(), { maxLength: 3 })), { maxLength: 3, selector: ([id]) => id });
   return fc
     .record(
       {
@@ -218,7 +221,7 @@ const TYPES = FIELD_TYPES.join(', ');
 type Mutation = (metadata: FileMetaData, path: string, fieldKey: [string, string]) => InvalidFileMetaData;
 
 /** Mutations of a valid value, each breaking exactly one rule; `path` is the first field's JSON path. */
-const MUTATIONS: readonly fc.Arbitrary<Mutation>[] = [
+const mutations = once((): readonly Arbitrary<Mutation>[] => [
   fc.stringMatching(/^X[a-z]{0,8}$/).map((key): Mutation => (m) => ({ value: { ...m, [key]: 1 }, message: `${key}: unknown property (allowed: ${ROOT_PROPS})` })),
   fc.constant<Mutation>((m) => ({ value: { ...m, displayname: 'x' }, message: 'displayname: unknown property (did you mean DisplayName?)' })),
   fc.constantFrom(
@@ -241,7 +244,7 @@ const MUTATIONS: readonly fc.Arbitrary<Mutation>[] = [
   fc.constant<Mutation>((m) => ({ value: { ...m, FormSets: { ...m.FormSets, 'bad-key': {} } }, message: 'FormSets: formset key "bad-key" must be 1 to 255 characters of A-Z, a-z, 0-9 and _' })),
   fc.constant<Mutation>((m) => ({ value: { ...m, Signers: { ...m.Signers, zz_signer: { FormSets: ['no-such-formset'] } } }, message: 'Signers.zz_signer.FormSets[0]: "no-such-formset" does not name a key of FormSets' })),
   fc.constant<Mutation>((m) => ({ value: { ...m, Signers: { ...m.Signers, 'bad id!': { FormSets: [] } } }, message: 'Signers: signer id "bad id!" must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -' })),
-];
+]);
 
 function withField(m: FileMetaData, [setKey, fieldKey]: [string, string], change: (field: FieldSpec) => Record<string, unknown>): unknown {
   const set = m.FormSets?.[setKey] ?? {};
@@ -259,9 +262,9 @@ function withField(m: FileMetaData, [setKey, fieldKey]: [string, string], change
  *   expect(() => validateFileMetaData(value)).toThrow(message);
  * }));
  */
-export function invalidFileMetaData(options: FileMetaDataArbitraryOptions = {}): fc.Arbitrary<InvalidFileMetaData> {
+export function invalidFileMetaData(options: FileMetaDataArbitraryOptions = {}): Arbitrary<InvalidFileMetaData> {
   // Signer ids of the valid part are [A-Za-z0-9_-], so `zz_signer` may collide only by being overwritten: same message.
-  return fc.tuple(fileMetaData(options), fc.oneof(...MUTATIONS)).map(([metadata, mutate]) => {
+  return fc.tuple(fileMetaData(options), fc.oneof(...mutations())).map(([metadata, mutate]) => {
     const [setKey, set] = Object.entries(metadata.FormSets ?? {})[0] as [string, Record<string, FieldSpec>];
     const fieldKey = Object.keys(set)[0] as string;
     return mutate(metadata, `FormSets.${setKey}.${fieldKey}`, [setKey, fieldKey]);

@@ -4,13 +4,14 @@
  * verification lists in a legal order and DaysToRemind below DaysToExpire, so each value passes both the HTTP schema
  * and `createTransaction`. Built from records and arrays, so counterexamples shrink field by field.
  */
-import fc from 'fast-check';
+import type { Arbitrary } from 'fast-check';
+import { fc, once } from './fast-check.js';
 import { LANGUAGES, type JsonObject } from '../domain/transaction.js';
 import type { CreateTransactionRequest, ReceiverRequest, SignerRequest, VerificationRequest } from '../domain/transaction-rules.js';
 import { printableText } from './file-metadata-arbitraries.js';
 
 /** A valid BSN: eight digits and the check digit the 11-proef asks for (never all zeros). */
-export function bsn(): fc.Arbitrary<string> {
+export function bsn(): Arbitrary<string> {
   return fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 8, maxLength: 8 }).map((digits) => {
     const ds = [...digits];
     ds[0] = Math.max(1, ds[0] ?? 1);
@@ -25,7 +26,7 @@ export function bsn(): fc.Arbitrary<string> {
 }
 
 /** A valid Dutch IBAN (`NLkk BANK 0123456789`, check digits by ISO 7064 mod 97-10). */
-export function iban(): fc.Arbitrary<string> {
+export function iban(): Arbitrary<string> {
   return fc
     .record({ bank: fc.constantFrom('ABNA', 'INGB', 'RABO', 'TRIO'), account: fc.stringMatching(/^\d{10}$/) })
     .map(({ bank, account }) => {
@@ -38,116 +39,120 @@ export function iban(): fc.Arbitrary<string> {
 }
 
 /** An E.164 number: + country code and subscriber digits (Dutch mobile, Belgian or German). */
-export function e164(country?: '31' | '32' | '49'): fc.Arbitrary<string> {
+export function e164(country?: '31' | '32' | '49'): Arbitrary<string> {
   const code = country === undefined ? fc.constantFrom('31', '32', '49') : fc.constant(country);
   return fc.tuple(code, fc.stringMatching(/^[1-9]\d{7,9}$/)).map(([cc, rest]) => `+${cc}${rest}`);
 }
 
 /** An e-mail address both the HTTP schema's `email` format and the domain rule accept. */
-export function email(): fc.Arbitrary<string> {
+export function email(): Arbitrary<string> {
   return fc
     .tuple(fc.stringMatching(/^[a-z0-9]{1,12}(\.[a-z0-9]{1,6})?$/), fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.constantFrom('com', 'nl', 'org', 'example'))
     .map(([local, host, tld]) => `${local}@${host}.${tld}`);
 }
 
-const url = fc
-  .tuple(fc.constantFrom('http', 'https'), fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z0-9/]{0,20}$/))
-  .map(([scheme, host, path]) => `${scheme}://${host}.example/${path}`);
-
-/** A small JSON object (Context): string, number and boolean values under plain keys. */
-const context: fc.Arbitrary<JsonObject> = fc.dictionary(
-  fc.stringMatching(/^[a-z][A-Za-z0-9]{0,8}$/),
-  fc.oneof(printableText(20), fc.integer(), fc.boolean()),
-  { maxKeys: 4, noNullPrototype: true },
-);
-
-const timestamp = fc
-  .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true })
-  .map((d) => d.toISOString());
-
-/** Verification types that may come before the last one (not CSC Qualified, not added by the service). */
-const MIDDLE: readonly fc.Arbitrary<VerificationRequest>[] = [
-  fc.record({ Type: fc.constant('DigiD'), Bsn: bsn() }, { requiredKeys: ['Type'] }),
-  fc.record({ Type: fc.constant('iDeal'), Iban: iban(), AccountHolderName: printableText(30) }, { requiredKeys: ['Type'] }),
-  fc.record({ Type: fc.constant('itsme Identification'), PhoneNumber: e164('32') }, { requiredKeys: ['Type'] }),
-  fc.record({ Type: fc.constant('Onfido'), WorkflowId: fc.uuid() }, { requiredKeys: ['Type'] }),
-  fc.record({ Type: fc.constant('OpenID Providers'), ProviderName: printableText(30) }, { requiredKeys: ['Type'] }),
-  fc.record({ Type: fc.constant('eHerkenning'), EntityConcernIdKvkNr: fc.stringMatching(/^\d{8}$/) }, { requiredKeys: ['Type'] }),
-  fc.constantFrom<VerificationRequest>({ Type: 'eIDAS Login' }, { Type: 'iDIN' }, { Type: 'SURFnet' }, { Type: 'itsme sign' }),
-];
-
-/** Types a list may end with (decisions.md §1). */
-const FINAL: readonly fc.Arbitrary<VerificationRequest>[] = [
-  fc.record({ Type: fc.constant('Scribble'), RequireHandsignature: fc.boolean(), ScribbleNameFixed: fc.boolean(), ScribbleName: printableText(40) }, { requiredKeys: ['Type'] }),
-  fc.constant<VerificationRequest>({ Type: 'Consent' }),
-  fc.record({ Type: fc.constant('PhoneNumber'), Number: e164() }),
-  fc.constant<VerificationRequest>({ Type: 'Email' }),
-];
-
-/** A legal verification list: any non-final or final methods, then a final one (or CSC Qualified, which ends it). */
-const verifications: fc.Arbitrary<VerificationRequest[]> = fc
-  .tuple(
-    fc.array(fc.oneof(...MIDDLE, ...FINAL), { maxLength: 3 }),
-    fc.oneof(...FINAL, fc.constant<VerificationRequest>({ Type: 'CSC Qualified', Provider: 'test' })),
-  )
-  .map(([rest, last]) => [...rest, last]);
-
-const authentication: fc.Arbitrary<VerificationRequest> = fc.oneof(
-  fc.record({ Type: fc.constant('PhoneNumber'), Number: e164(), SecureDownload: fc.boolean() }, { requiredKeys: ['Type', 'Number'] }),
-  fc.record({ Type: fc.constant('DigiD'), Bsn: bsn() }, { requiredKeys: ['Type'] }),
-);
-
 /** DaysToRemind drawn as a fraction of the time left, fixed up once DaysToExpire is known. */
 type RemindDraw = { readonly kind: 'off' | 'default' | 'days'; readonly fraction: number };
 
-const signer = fc.record(
-  {
-    Id: fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/),
-    Email: email(),
-    Mobile: e164(),
-    Iban: iban(),
-    BSN: bsn(),
-    Verifications: verifications,
-    Authentications: fc.array(authentication, { maxLength: 2 }),
-    RequireScribble: fc.boolean(),
-    RequireScribbleName: fc.boolean(),
-    RequireEmailVerification: fc.boolean(),
-    RequireSmsVerification: fc.boolean(),
-    RequireIdealVerification: fc.boolean(),
-    RequireDigidVerification: fc.boolean(),
-    RequireSurfnetVerification: fc.boolean(),
-    SendSignRequest: fc.boolean(),
-    SendSignConfirmation: fc.boolean(),
-    SignRequestMessage: printableText(200, 1).filter((s) => s.trim() !== ''),
-    SignRequestSubject: printableText(80),
-    remind: fc.record({ kind: fc.constantFrom('off', 'default', 'days'), fraction: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }) }),
-    Language: fc.constantFrom(...LANGUAGES),
-    ScribbleName: printableText(40),
-    ScribbleNameFixed: fc.boolean(),
-    Reference: printableText(60),
-    ReturnUrl: url,
-    IntroText: printableText(200),
-    AllowDelegation: fc.constant(false),
-    Expires: timestamp,
-    Context: context,
-  },
-  { requiredKeys: ['Email'] },
-);
+/** The arbitraries a request is built from, made on first use (fast-check loads only when an arbitrary is asked for). */
+const parts = once(() => {
+  const url = fc
+    .tuple(fc.constantFrom('http', 'https'), fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z0-9/]{0,20}$/))
+    .map(([scheme, host, path]) => `${scheme}://${host}.example/${path}`);
 
-const receiver: fc.Arbitrary<ReceiverRequest> = fc.record(
-  {
-    Name: printableText(40),
-    Email: email(),
-    Language: fc.constantFrom(...LANGUAGES),
-    Message: printableText(200),
-    Subject: printableText(80),
-    Reference: printableText(60),
-    Context: context,
-  },
-  { requiredKeys: ['Email'] },
-);
+  /** A small JSON object (Context): string, number and boolean values under plain keys. */
+  const context: Arbitrary<JsonObject> = fc.dictionary(
+    fc.stringMatching(/^[a-z][A-Za-z0-9]{0,8}$/),
+    fc.oneof(printableText(20), fc.integer(), fc.boolean()),
+    { maxKeys: 4, noNullPrototype: true },
+  );
 
-type SignerDraw = typeof signer extends fc.Arbitrary<infer T> ? T : never;
+  const timestamp = fc
+    .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true })
+    .map((d) => d.toISOString());
+
+  /** Verification types that may come before the last one (not CSC Qualified, not added by the service). */
+  const MIDDLE: readonly Arbitrary<VerificationRequest>[] = [
+    fc.record({ Type: fc.constant('DigiD'), Bsn: bsn() }, { requiredKeys: ['Type'] }),
+    fc.record({ Type: fc.constant('iDeal'), Iban: iban(), AccountHolderName: printableText(30) }, { requiredKeys: ['Type'] }),
+    fc.record({ Type: fc.constant('itsme Identification'), PhoneNumber: e164('32') }, { requiredKeys: ['Type'] }),
+    fc.record({ Type: fc.constant('Onfido'), WorkflowId: fc.uuid() }, { requiredKeys: ['Type'] }),
+    fc.record({ Type: fc.constant('OpenID Providers'), ProviderName: printableText(30) }, { requiredKeys: ['Type'] }),
+    fc.record({ Type: fc.constant('eHerkenning'), EntityConcernIdKvkNr: fc.stringMatching(/^\d{8}$/) }, { requiredKeys: ['Type'] }),
+    fc.constantFrom<VerificationRequest>({ Type: 'eIDAS Login' }, { Type: 'iDIN' }, { Type: 'SURFnet' }, { Type: 'itsme sign' }),
+  ];
+
+  /** Types a list may end with (decisions.md §1). */
+  const FINAL: readonly Arbitrary<VerificationRequest>[] = [
+    fc.record({ Type: fc.constant('Scribble'), RequireHandsignature: fc.boolean(), ScribbleNameFixed: fc.boolean(), ScribbleName: printableText(40) }, { requiredKeys: ['Type'] }),
+    fc.constant<VerificationRequest>({ Type: 'Consent' }),
+    fc.record({ Type: fc.constant('PhoneNumber'), Number: e164() }),
+    fc.constant<VerificationRequest>({ Type: 'Email' }),
+  ];
+
+  /** A legal verification list: any non-final or final methods, then a final one (or CSC Qualified, which ends it). */
+  const verifications: Arbitrary<VerificationRequest[]> = fc
+    .tuple(
+      fc.array(fc.oneof(...MIDDLE, ...FINAL), { maxLength: 3 }),
+      fc.oneof(...FINAL, fc.constant<VerificationRequest>({ Type: 'CSC Qualified', Provider: 'test' })),
+    )
+    .map(([rest, last]) => [...rest, last]);
+
+  const authentication: Arbitrary<VerificationRequest> = fc.oneof(
+    fc.record({ Type: fc.constant('PhoneNumber'), Number: e164(), SecureDownload: fc.boolean() }, { requiredKeys: ['Type', 'Number'] }),
+    fc.record({ Type: fc.constant('DigiD'), Bsn: bsn() }, { requiredKeys: ['Type'] }),
+  );
+
+  const signer = fc.record(
+    {
+      Id: fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/),
+      Email: email(),
+      Mobile: e164(),
+      Iban: iban(),
+      BSN: bsn(),
+      Verifications: verifications,
+      Authentications: fc.array(authentication, { maxLength: 2 }),
+      RequireScribble: fc.boolean(),
+      RequireScribbleName: fc.boolean(),
+      RequireEmailVerification: fc.boolean(),
+      RequireSmsVerification: fc.boolean(),
+      RequireIdealVerification: fc.boolean(),
+      RequireDigidVerification: fc.boolean(),
+      RequireSurfnetVerification: fc.boolean(),
+      SendSignRequest: fc.boolean(),
+      SendSignConfirmation: fc.boolean(),
+      SignRequestMessage: printableText(200, 1).filter((s) => s.trim() !== ''),
+      SignRequestSubject: printableText(80),
+      remind: fc.record({ kind: fc.constantFrom('off', 'default', 'days'), fraction: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }) }),
+      Language: fc.constantFrom(...LANGUAGES),
+      ScribbleName: printableText(40),
+      ScribbleNameFixed: fc.boolean(),
+      Reference: printableText(60),
+      ReturnUrl: url,
+      IntroText: printableText(200),
+      AllowDelegation: fc.constant(false),
+      Expires: timestamp,
+      Context: context,
+    },
+    { requiredKeys: ['Email'] },
+  );
+
+  const receiver: Arbitrary<ReceiverRequest> = fc.record(
+    {
+      Name: printableText(40),
+      Email: email(),
+      Language: fc.constantFrom(...LANGUAGES),
+      Message: printableText(200),
+      Subject: printableText(80),
+      Reference: printableText(60),
+      Context: context,
+    },
+    { requiredKeys: ['Email'] },
+  );
+  return { url, context, signer, receiver };
+});
+
+type SignerDraw = ReturnType<typeof parts>['signer'] extends Arbitrary<infer T> ? T : never;
 
 function fixSigner(draw: SignerDraw, index: number, daysToExpire: number): SignerRequest {
   const { remind, ...rest } = draw as SignerDraw & { remind?: RemindDraw };
@@ -172,7 +177,8 @@ function fixSigner(draw: SignerDraw, index: number, daysToExpire: number): Signe
  * @example
  * fc.assert(fc.property(createTransactionRequest(), (body) => { validateCreateRequest(body).length === 0; }));
  */
-export function createTransactionRequest(): fc.Arbitrary<CreateTransactionRequest> {
+export function createTransactionRequest(): Arbitrary<CreateTransactionRequest> {
+  const { signer, receiver, url, context } = parts();
   return fc
     .record(
       {

@@ -28,7 +28,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   events: ['service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   http: ['service', 'events', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   cli: [ROOT, 'bench', 'service', 'events', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
-  [ROOT]: ['cli', 'http', 'events', 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
+  [ROOT]: ['entry', 'cli', 'http', 'events', 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
+  // The package's entry points per layer (paraph/pdf, paraph/pades, paraph/receipt, paraph/server).
+  entry: [ROOT, 'events', 'domain', 'receipt', 'pades', 'pdf'],
   bench: [ROOT, 'service', 'store', 'domain', 'receipt', 'pades', 'pdf'],
   testing: [ROOT, 'http', 'events', 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
 };

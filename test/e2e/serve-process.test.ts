@@ -59,6 +59,26 @@ async function serve(dataDir: string, port: number, env: Record<string, string> 
 }
 
 describe('paraph serve', () => {
+  it('with PORT=0 prints the public URL with the port it got, not :0', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', PARAPH_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    const deadline = Date.now() + 60_000;
+    while (!/public URL \S+,/.test(out) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    const listening = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+    expect(Number(listening?.[2])).toBeGreaterThan(0);
+    expect(out).toContain(`(public URL ${listening?.[1]}, data in`);
+  }, 90_000);
+
   it('starts with zero configuration, prints the base URL and new credentials once, and stops on SIGTERM', async () => {
     const dir = await tempDataDir();
     dirs.push(dir);

@@ -44,7 +44,7 @@ describe('ShowUrl and ReceiptUrl', () => {
     expect(early.status).toBe(200);
     const earlyHtml = await early.text();
     expect(earlyHtml).toContain('<html lang="de-DE">');
-    expect(earlyHtml).toContain(`href="/sign/${token}"`);
+    expect(earlyHtml).toContain(`href="../sign/${token}"`);
     expect(earlyHtml).not.toContain(`/show/${token}/file/`);
     const notReady = await get(`/receipt/${token}`);
     expect(notReady.status).toBe(404);
@@ -67,7 +67,9 @@ describe('ShowUrl and ReceiptUrl', () => {
     expect(lockedHtml).not.toContain(`/show/${token}/file/`);
     const bounced = await get(`/show/${token}/file/contract?download=1`);
     expect(bounced.status).toBe(303);
-    expect(bounced.headers.get('location')).toBe(`/show/${token}`);
+    // Relative, so that it stays under whatever path the service is mounted at: back to /show/<token>.
+    expect(bounced.headers.get('location')).toBe(`../../${token}`);
+    expect(new URL(bounced.headers.get('location')!, `${base}/show/${token}/file/contract`).pathname).toBe(`/show/${token}`);
     const receiptLocked = await get(`/receipt/${token}`);
     expect(receiptLocked.status).toBe(403);
     expect(await receiptLocked.text()).toContain('id="code-input"');
@@ -84,8 +86,8 @@ describe('ShowUrl and ReceiptUrl', () => {
 
     const open = await get(`/show/${token}`);
     const openHtml = await open.text();
-    expect(openHtml).toContain(`href="/show/${token}/file/contract"`);
-    expect(openHtml).toContain(`href="/receipt/${token}?download=1"`);
+    expect(openHtml).toContain(`href="../show/${token}/file/contract"`);
+    expect(openHtml).toContain(`href="../receipt/${token}?download=1"`);
     expect(openHtml).toMatch(/Sie haben am 21\. November 2026 um \d\d:\d\d UTC unterschrieben/);
     const view = await get(`/show/${token}/file/contract`);
     expect(view.status).toBe(200);
@@ -130,7 +132,7 @@ describe('ShowUrl and ReceiptUrl', () => {
     const html = await page.text();
     expect(html).toContain('<html lang="pl-PL">');
     expect(html).toContain('Jeszcze nie podpisano');
-    expect(html).toContain(`href="/show/${token}/file/contract"`);
+    expect(html).toContain(`href="../show/${token}/file/contract"`);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     // Before signing no 302/303: those are the signed documents' activities.
     await (await get(`/show/${token}/file/contract`)).arrayBuffer();

@@ -30,9 +30,7 @@ import { writeFile } from 'node:fs/promises';
 import {
   appendAuditEntry,
   buildReceipt,
-  createService,
   listSignatureFields,
-  loadConfig,
   NativeModuleError,
   openPkcs11Signer,
   ParaphError,
@@ -48,6 +46,10 @@ import {
   type ReceiptTransaction,
   type VerificationReport,
 } from 'paraph';
+import { placeFieldsFromMetadata as placeFromPdfEntry } from 'paraph/pdf';
+import { ParaphError as PadesParaphError, signPdf as signFromPadesEntry } from 'paraph/pades';
+import { verifyReceipt as verifyFromReceiptEntry } from 'paraph/receipt';
+import { createService, loadConfig, type ParaphService } from 'paraph/server';
 import { generatePdf, startSmtpSink, testPki } from 'paraph/testing';
 
 const now = new Date('2026-11-21T10:00:00Z');
@@ -92,8 +94,11 @@ await writeFile('signed.pdf', signed.bytes);
 await writeFile('receipt.pdf', receipt);
 
 const damaged = new Uint8Array(Buffer.from(Buffer.from(pdf).toString('latin1').replace(/ obj\\s*<</, ' obj\\n]]'), 'latin1'));
+const service: Promise<ParaphService> | undefined = undefined;
 console.log(
   JSON.stringify({
+    sameFunctionsFromEntryPoints:
+      placeFromPdfEntry === placeFieldsFromMetadata && signFromPadesEntry === signPdf && verifyFromReceiptEntry === verifyReceipt && PadesParaphError === ParaphError && service === undefined,
     fields: fields.map((f) => f.name),
     signatures: report.signatures.map((s) => ({ valid: s.valid, level: s.level })),
     receiptOk: receiptVerdict.ok,
@@ -109,8 +114,18 @@ console.log(
 );
 `;
 
-/** A CommonJS consumer: \`require('paraph')\` (require(esm), Node >= 20.19). */
+/** A CommonJS consumer: \`require\` of every entry point (require(esm), Node >= 20.19). */
 export const CONSUMER_CJS = `const paraph = require('paraph');
 const testing = require('paraph/testing');
-console.log(JSON.stringify({ signPdf: typeof paraph.signPdf, paraphPlugin: typeof paraph.paraphPlugin, generatePdf: typeof testing.generatePdf }));
+console.log(
+  JSON.stringify({
+    signPdf: typeof paraph.signPdf,
+    placeFieldsFromMetadata: typeof require('paraph/pdf').placeFieldsFromMetadata,
+    verifyPdf: typeof require('paraph/pades').verifyPdf,
+    buildReceipt: typeof require('paraph/receipt').buildReceipt,
+    paraphPlugin: typeof require('paraph/server').paraphPlugin,
+    generatePdf: typeof testing.generatePdf,
+  }),
+);
 `;
+

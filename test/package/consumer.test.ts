@@ -1,14 +1,15 @@
 /**
- * paraph as a dependency (issue 15 points 1, 2, 5, 8, 9, 10; issue 20 point 9): the project is packed with
- * `npm pack` and the tarball installed with `--ignore-scripts` into a fresh project, so no native addon is built.
- * There, a strict `nodenext` TypeScript consumer without the DOM lib type-checks against the published types
- * (`skipLibCheck: false`) and runs placement, signing with a software key, verification and a sealed receipt; the
- * features that need a missing addon or optional peer fail with an error naming the package; `require('paraph')`
- * works; the installed `paraph` bin places fields (and on Node ≥ 22.1 shares Node's compile cache with its text threads);
- * and the tarball holds a LICENSE, no source maps and test keys only under `paraph/testing`'s folder.
- * Runs on whichever Node runs the suite (CI runs it on 20, 22 and 24).
+ * paraph as a dependency: the project is packed with `npm pack` and the tarball installed with `--ignore-scripts`
+ * into a fresh project. There, a strict `nodenext` TypeScript consumer without the DOM lib type-checks against the
+ * published types (`skipLibCheck: false`) and runs placement, signing with a software key, verification and a sealed
+ * receipt through the entry points per layer; the features that need an optional peer that is not installed
+ * (pkcs11js, better-sqlite3, smtp-server) fail with an error naming the package; every entry point works with
+ * `require`; only `paraph/server` loads the service's packages; the installed `paraph` bin places fields (and on
+ * Node ≥ 22.1 shares Node's compile cache with its text threads); and the tarball holds a LICENSE, no source maps,
+ * no scripts, and test keys only under `paraph/testing`'s folder. Runs on whichever Node runs the suite (CI runs it
+ * on 20, 22 and 24).
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,14 +24,17 @@ import { CONSUMER_CJS, CONSUMER_TS, CONSUMER_TSCONFIG } from './consumer-sources
 let work: string;
 let tarball: PackedTarball;
 let consumer: ConsumerProject;
+let manifestBeforePack: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'paraph-package-'));
+  manifestBeforePack = await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8');
   tarball = await packParaph(work);
   consumer = await installConsumer(tarball.path, join(work, 'consumer'), { ignoreScripts: true });
   await writeFile(join(consumer.dir, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
   await writeFile(join(consumer.dir, 'consumer.ts'), CONSUMER_TS);
   await writeFile(join(consumer.dir, 'consumer.cjs'), CONSUMER_CJS);
+  await copyFile(join(PROJECT_ROOT, 'test/package/loaded-packages.mjs'), join(consumer.dir, 'loaded-packages.mjs'));
 }, 900_000);
 
 afterAll(async () => {
@@ -48,9 +52,28 @@ describe('the packed tarball', () => {
     expect(tarball.files.some((f) => f.startsWith('fixtures/'))).toBe(false);
   });
 
-  it('installs without scripts: no native addon is built', async () => {
-    const built = await runCommand('find', ['node_modules/pkcs11js', 'node_modules/better-sqlite3', '-name', '*.node'], { cwd: consumer.dir });
-    expect(built.stdout.trim()).toBe('');
+  it('brings no native addon: pkcs11js and better-sqlite3 are optional peers, not installed with paraph', async () => {
+    const manifest = JSON.parse(await readFile(join(consumer.dir, 'node_modules/paraph/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    for (const addon of ['pkcs11js', 'better-sqlite3']) {
+      expect(manifest.dependencies[addon], addon).toBeUndefined();
+      expect(manifest.peerDependenciesMeta[addon]?.optional, addon).toBe(true);
+    }
+    const present = await runCommand('ls', ['node_modules'], { cwd: consumer.dir });
+    expect(present.stdout.split('\n')).not.toContain('pkcs11js');
+    expect(present.stdout.split('\n')).not.toContain('better-sqlite3');
+  });
+
+  it('publishes no scripts (no prepare, no install scripts), and packing leaves the clone\'s package.json as it was', async () => {
+    const manifest = JSON.parse(await readFile(join(consumer.dir, 'node_modules/paraph/package.json'), 'utf8')) as { scripts?: unknown };
+    expect(manifest.scripts).toBeUndefined();
+    // The clone keeps its scripts: `npm ci` there builds dist/ (prepare).
+    const own = await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8');
+    expect(own).toBe(manifestBeforePack);
+    expect((JSON.parse(own) as { scripts: Record<string, string> }).scripts.prepare).toBe('npm run build');
+    expect((await readdir(PROJECT_ROOT)).filter((name) => name.startsWith('.package.json'))).toEqual([]);
   });
 
   it('gives the consumer no dependency whose engines exclude a supported Node (20.19, 22, 24)', async () => {
@@ -82,17 +105,19 @@ describe('a consumer project', () => {
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
     const result = JSON.parse(run.stdout) as {
+      sameFunctionsFromEntryPoints: boolean;
       fields: string[];
       signatures: { valid: boolean; level: string }[];
       receiptOk: boolean;
       errors: Record<string, string>;
     };
+    expect(result.sameFunctionsFromEntryPoints).toBe(true);
     expect(result.fields).toEqual(['main.Signature']);
     expect(result.signatures).toEqual([{ valid: true, level: 'B-B' }]);
     expect(result.receiptOk).toBe(true);
     expect(result.errors).toMatchObject({
-      pkcs11: 'NATIVE_MODULE_MISSING pkcs11js',
-      store: 'NATIVE_MODULE_MISSING better-sqlite3',
+      pkcs11: 'OPTIONAL_DEPENDENCY_MISSING pkcs11js',
+      store: 'OPTIONAL_DEPENDENCY_MISSING better-sqlite3',
       smtpSink: 'OPTIONAL_DEPENDENCY_MISSING',
       emptyPostbackSecret: 'POSTBACK_SECRET_MISSING',
       damagedPdf: 'PDF_UNREADABLE',
@@ -110,11 +135,62 @@ describe('a consumer project', () => {
     }
   }, 300_000);
 
-  it("require('paraph') and require('paraph/testing') work (require(esm))", async () => {
+  it('require works for every entry point (require(esm))', async () => {
     const run = await runCommand(process.execPath, ['consumer.cjs'], { cwd: consumer.dir });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ signPdf: 'function', paraphPlugin: 'function', generatePdf: 'function' });
+    expect(JSON.parse(run.stdout)).toEqual({
+      signPdf: 'function',
+      placeFieldsFromMetadata: 'function',
+      verifyPdf: 'function',
+      buildReceipt: 'function',
+      paraphPlugin: 'function',
+      generatePdf: 'function',
+    });
   }, 60_000);
+
+  it('uses paraph/testing without fast-check: only asking for an arbitrary needs it, and then the error names it', async () => {
+    const script = `
+      const testing = await import('paraph/testing');
+      const { bytes } = await testing.generatePdf({ seed: 1, pages: 1 });
+      let arbitrary = 'no error';
+      try { testing.fileMetaData(); } catch (error) { arbitrary = \`\${error.code}: \${error.message}\`; }
+      const required = (await import('node:module')).createRequire(import.meta.url)('paraph/testing');
+      console.log(JSON.stringify({ pdf: bytes.length > 0, arbitrary, required: typeof required.testPki }));
+    `;
+    const installed = join(consumer.dir, 'node_modules/fast-check');
+    const hidden = join(consumer.dir, 'node_modules/.fast-check-hidden');
+    await rename(installed, hidden);
+    try {
+      const run = await runCommand(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer.dir });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { pdf: boolean; arbitrary: string; required: string };
+      expect(result.pdf).toBe(true);
+      expect(result.required).toBe('function');
+      expect(result.arbitrary).toMatch(/^OPTIONAL_DEPENDENCY_MISSING: .*"fast-check".*npm install --save-dev fast-check/);
+    } finally {
+      await rename(hidden, installed);
+    }
+  }, 60_000);
+
+  it('loads the service (fastify, its plugins, the mailer, the database drivers) only through paraph/server', async () => {
+    const SERVICE_PACKAGES = ['fastify', '@fastify/helmet', '@fastify/swagger', '@fastify/swagger-ui', 'nodemailer', 'pg', 'graphile-worker', 'typebox'];
+    const loaded = async (specifier: string, how: 'import' | 'require'): Promise<string[]> => {
+      const run = await runCommand(process.execPath, ['loaded-packages.mjs', specifier, how], { cwd: consumer.dir });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as string[];
+    };
+    for (const how of ['import', 'require'] as const) {
+      for (const specifier of ['paraph', 'paraph/pdf', 'paraph/pades', 'paraph/receipt']) {
+        const packages = await loaded(specifier, how);
+        expect(packages, `${how} ${specifier}`).toContain('pdf-lib');
+        expect(packages.filter((name) => SERVICE_PACKAGES.includes(name)), `${how} ${specifier}`).toEqual([]);
+      }
+      // The same check sees the service where it is loaded.
+      expect(await loaded('paraph/server', how)).toEqual(expect.arrayContaining(['fastify', '@fastify/swagger']));
+    }
+    // Placing fields needs neither the signing nor the certificate libraries.
+    expect((await loaded('paraph/pdf', 'import')).filter((name) => ['pkijs', 'asn1js', 'node-forge'].includes(name))).toEqual([]);
+  }, 120_000);
 
   it('runs `paraph place` from the bin; on Node ≥ 22.1 the command and its text threads keep their compiled code in the compile cache', async () => {
     // 400 pages (~200 KB) is over the size the CLI reads in its own thread: the text is extracted in worker threads.

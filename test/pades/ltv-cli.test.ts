@@ -126,5 +126,10 @@ describe('paraph extend', () => {
     const partial = await run([signedPath, '-o', out, '--trust', fx.pki.rootPath, '--allow-incomplete', '--time', NOW.toISOString()], offline);
     expect(partial.code).toBe(0);
     expect(partial.err).toMatch(/warning: no revocation data for .*Alice Example/);
+    // The level it reports is the one verify finds in the file: B-T, since no revocation data was fetched.
+    const report = await verifyPdf(new Uint8Array(await readFile(out)), { trustRoots: [fx.pki.rootDer], now: NOW });
+    expect(report.signatures.map((s) => s.level)).toEqual(['B-T']);
+    expect(partial.out).toMatch(/PAdES B-T; B-LT needs revocation data for every certificate of the chains, which the \/DSS lacks/);
+    expect(partial.out).not.toMatch(/B-LT\)|B-LTA/);
   });
 });

@@ -34,6 +34,24 @@ async function processes(n: number): Promise<{ stores: PostgresStore[]; dispose:
 }
 
 describe('the bootstrap account on a shared empty database', () => {
+  it('takes PARAPH_NOTIFICATION_EMAIL with generated keys, and a new one on a later start', async () => {
+    const { stores, dispose } = await processes(1);
+    try {
+      const store = stores[0]!;
+      const first = await ensureBootstrapAccount(store, { notificationEmail: 'first@example.com' }, clock);
+      expect(first.created).toBeDefined();
+      expect((await store.listAccounts())[0]!.NotificationEmail).toBe('first@example.com');
+      await ensureBootstrapAccount(store, {}, clock);
+      expect((await store.listAccounts())[0]!.NotificationEmail).toBe('first@example.com');
+      await ensureBootstrapAccount(store, { notificationEmail: 'second@example.com' }, clock);
+      const [account] = await store.listAccounts();
+      expect(account!.NotificationEmail).toBe('second@example.com');
+      expect(account!.PostbackSecret).toBe(first.created!.postbackSecret);
+    } finally {
+      await dispose();
+    }
+  }, 60_000);
+
   it('three processes ensuring it at the same moment create exactly one account and agree on it', async () => {
     for (let round = 0; round < 3; round++) {
       const { stores, dispose } = await processes(3);

@@ -23,7 +23,7 @@ function apiError(code, status) {
 async function verification(body) {
   let response;
   try {
-    response = await fetch(`/api/signer/${encodeURIComponent(token)}/verification`, {
+    response = await fetch(new URL(`api/signer/${encodeURIComponent(token)}/verification`, new URL(document.body.dataset.root || '/', location.href)), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),

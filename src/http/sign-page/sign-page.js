@@ -6,8 +6,13 @@
 // shown, so the first paint needs neither it nor its worker.
 
 const T = JSON.parse(document.body.dataset.texts || '{}');
-const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] || '');
-const api = `/api/signer/${encodeURIComponent(token)}`;
+// Every URL relative to the service's root, which the server writes as a relative path (data-root): the page works
+// wherever the service is mounted (a host's prefix, a sub-path proxy). The token is the page's own, from the server.
+const root = new URL(document.body.dataset.root || '/', location.href);
+const token = document.body.dataset.token || '';
+const serviceUrl = (path) => new URL(path, root).href;
+const api = serviceUrl(`api/signer/${encodeURIComponent(token)}`);
+const asset = (name) => new URL(name, import.meta.url).href;
 const $ = (id) => document.getElementById(id);
 const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => String(values[k] ?? ''));
 const number = new Intl.NumberFormat(T.lang);
@@ -85,9 +90,9 @@ function showMessage(title, text, options = {}) {
     link.textContent = T.continue;
   }
   $('message-show').hidden = !options.show;
-  $('message-show').href = `/show/${encodeURIComponent(token)}`;
+  $('message-show').href = serviceUrl(`show/${encodeURIComponent(token)}`);
   $('message-receipt').hidden = !options.receipt;
-  $('message-receipt').href = `/receipt/${encodeURIComponent(token)}`;
+  $('message-receipt').href = serviceUrl(`receipt/${encodeURIComponent(token)}`);
   document.title = `${title} – ${T.title}`;
   $('message-title').focus();
 }
@@ -157,8 +162,8 @@ async function load() {
 }
 
 function loadPdfjs() {
-  pdfjsLoaded ??= import('/sign/assets/pdf.min.mjs').then((pdfjs) => {
-    pdfjs.GlobalWorkerOptions.workerSrc = '/sign/assets/pdf.worker.min.mjs';
+  pdfjsLoaded ??= import(asset('pdf.min.mjs')).then((pdfjs) => {
+    pdfjs.GlobalWorkerOptions.workerSrc = asset('pdf.worker.min.mjs');
     return pdfjs;
   });
   return pdfjsLoaded;
@@ -216,7 +221,7 @@ async function renderPdf(doc, host) {
   // Rejected, signed or withdrawn meanwhile: the page has moved on to its message.
   if (!response.ok) return;
   const data = new Uint8Array(await response.arrayBuffer());
-  const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: '/sign/assets/standard_fonts/' }).promise;
+  const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: asset('standard_fonts/') }).promise;
   const width = Math.min(host.clientWidth || 800, 820);
   const fields = doc.Fields.filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
   for (let n = 1; n <= pdf.numPages; n++) {

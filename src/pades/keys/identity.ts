@@ -32,8 +32,9 @@ export interface CreatedIdentity {
 /**
  * Creates a self-signed CA (RSA-3072 by default).
  * @example
+ * import { randomBytes } from 'node:crypto';
  * const ca = await createCertificateAuthority({ subject: { organization: 'Acme', commonName: 'Acme Signing CA' },
- *   serialNumber: randomSerialNumber(randomBytes), notBefore: now, notAfter: tenYearsLater });
+ *   serialNumber: BigInt(`0x${randomBytes(16).toString('hex')}`) + 1n, notBefore: now, notAfter: tenYearsLater });
  */
 export async function createCertificateAuthority(options: IdentityValidity & { subject: DistinguishedName; kind?: KeyKind }): Promise<CreatedAuthority> {
   const keys = await generateKeyPair(options.kind ?? 'rsa-3072');

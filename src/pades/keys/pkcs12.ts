@@ -4,7 +4,7 @@
  * "Keys and certificates" and the qualified-seal configuration of decisions.md §5.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import forge from 'node-forge';
+import type forgeTypes from 'node-forge';
 import * as pkijs from 'pkijs';
 import '../crypto-engine.js';
 import { SigningError } from '../../errors.js';
@@ -18,6 +18,9 @@ export interface Pkcs12Options {
   readonly scheme?: SignatureScheme;
 }
 
+/** node-forge, loaded by the first `loadPkcs12Signer` (not by `import 'paraph'`, which has no use for it). */
+let forge: typeof forgeTypes;
+
 function toBinary(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('binary');
 }
@@ -26,8 +29,8 @@ function fromBinary(binary: string): Uint8Array {
   return new Uint8Array(Buffer.from(binary, 'binary'));
 }
 
-function unpack(bytes: Uint8Array, password: string): forge.pkcs12.Pkcs12Pfx {
-  let asn1: forge.asn1.Asn1;
+function unpack(bytes: Uint8Array, password: string): forgeTypes.pkcs12.Pkcs12Pfx {
+  let asn1: forgeTypes.asn1.Asn1;
   try {
     asn1 = forge.asn1.fromDer(toBinary(bytes));
   } catch (cause) {
@@ -54,19 +57,19 @@ function unpack(bytes: Uint8Array, password: string): forge.pkcs12.Pkcs12Pfx {
 }
 
 interface Bag {
-  key?: forge.pki.PrivateKey | null;
-  cert?: forge.pki.Certificate | null;
-  asn1?: forge.asn1.Asn1;
+  key?: forgeTypes.pki.PrivateKey | null;
+  cert?: forgeTypes.pki.Certificate | null;
+  asn1?: forgeTypes.asn1.Asn1;
 }
 
-function bagsOf(pfx: forge.pkcs12.Pkcs12Pfx, type: string): Bag[] {
+function bagsOf(pfx: forgeTypes.pkcs12.Pkcs12Pfx, type: string): Bag[] {
   return (pfx.getBags({ bagType: type })[type] ?? []) as Bag[];
 }
 
 function keyToPkcs8(bag: Bag): Uint8Array | undefined {
   if (bag.asn1) return fromBinary(forge.asn1.toDer(bag.asn1).getBytes());
   if (bag.key) {
-    const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey));
+    const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forgeTypes.pki.rsa.PrivateKey));
     return fromBinary(forge.asn1.toDer(info).getBytes());
   }
   return undefined;
@@ -88,6 +91,7 @@ function spkiOfCertificate(der: Uint8Array): Buffer {
  * const signer = await loadPkcs12Signer(readFileSync('seal.p12'), 'secret');
  */
 export async function loadPkcs12Signer(bytes: Uint8Array, password: string, options: Pkcs12Options = {}): Promise<SoftwareSigner> {
+  forge ??= (await import('node-forge')).default;
   const pfx = unpack(bytes, password);
   const keys = [...bagsOf(pfx, forge.pki.oids.pkcs8ShroudedKeyBag ?? ''), ...bagsOf(pfx, forge.pki.oids.keyBag ?? '')]
     .map(keyToPkcs8)
