@@ -25,11 +25,12 @@ import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signInSession } from '../../pades/sign-pdf.js';
 import { openPdfForUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { ParaphError } from '../../errors.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
-import { postbackRow, signerMailRow } from '../outbox-rows.js';
+import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { fillFormFieldsInSession } from './fill-form-fields.js';
 import {
@@ -107,6 +108,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     try {
       return await applySignature(ctx, held, signer.Id, values, context, info, now);
     } catch (error) {
+      if (error instanceof ParaphError && error.code === 'SEAL_NOT_VERIFIABLE') await failUnsealable(ctx, held, error.message);
       await releaseHold(ctx, held);
       throw error;
     }
@@ -118,6 +120,24 @@ function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Re
   const out: Record<string, Readonly<Record<string, JsonValue>>> = {};
   for (const [fileId, values] of Object.entries(fields ?? {})) if (values !== null) out[fileId] = values;
   return out;
+}
+
+/**
+ * Ends the transaction at 70 when the last signature was made but no seal readers would validate could be: a seal
+ * is never reported that was not made, and signing again would meet the same document.
+ */
+async function failUnsealable(ctx: ServiceContext, held: Transaction, reason: string): Promise<never> {
+  const at = changeTime(ctx, held);
+  const failed = transition(held, { type: 'fail', reason }, at);
+  const postback = postbackRow(failed);
+  const notice = notificationRow(failed, 'failed');
+  await ctx.store.commit({
+    transaction: failed,
+    expectedVersion: held.version,
+    audit: [{ at, type: 'transaction.failed', actor: 'system', data: { reason } }],
+    outbox: [...(postback ? [postback] : []), ...(notice ? [notice] : [])],
+  });
+  throw new ServiceError('SEAL_NOT_VERIFIABLE', 'Your signature could not be completed: the document could not be sealed so that readers validate it, so the transaction has ended.');
 }
 
 /** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */
