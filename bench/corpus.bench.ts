@@ -1,5 +1,5 @@
 /**
- * Corpus benchmark (issue 14): paraph's text extraction against poppler's `pdftotext -bbox` over a folder of real
+ * Corpus benchmark: paraph's text extraction against poppler's `pdftotext -bbox` over a folder of real
  * PDFs, each file in a fresh process for both tools (cold, as `paraph place` on the command line), with wall time and
  * peak RSS per file and in total, refusals by code, and the ten files where paraph is slowest relative to poppler.
  * Generated files (a 1-page letter, the 1,000-page bench text, the 1,000-page mixed contract) are measured in the

@@ -1,5 +1,5 @@
 /**
- * The package as a consumer gets it (issue 15): `npm pack` (with its prepare build), the tarball's size, the time
+ * The package as a consumer gets it: `npm pack` (with its prepare build), the tarball's size, the time
  * of `npm install --ignore-scripts` of the tarball into a fresh project (packages from the local npm cache where it
  * has them, `--prefer-offline`), and the size of that project's node_modules. Reference in the same run: an install
  * of fastify alone, the service framework paraph brings along.

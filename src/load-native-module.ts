@@ -1,5 +1,5 @@
 /**
- * Loading the native addons (pkcs11js, better-sqlite3) only on the code path that needs them (issue 15 point 1):
+ * Loading the native addons (pkcs11js, better-sqlite3) only on the code path that needs them:
  * `import 'paraph'` must work where install scripts never ran (pnpm ≥ 10, `npm ci --ignore-scripts`, slim images
  * without a compiler), and the one feature that needs a missing addon fails with an error naming the package.
  */

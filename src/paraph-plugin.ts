@@ -1,5 +1,5 @@
 /**
- * paraph's API as a fastify plugin (issue 15 point 4): a host application mounts the transaction API, the signer
+ * paraph's API as a fastify plugin: a host application mounts the transaction API, the signer
  * API and the signing page into its own fastify app, under a prefix, logging through the host's logger. Everything
  * paraph sets (request validation without coercion, error mapping to `{"Message"}`, the 404 body, authentication)
  * stays inside the plugin's encapsulated context, so the host's own routes keep their behaviour. The outbox and

@@ -1,5 +1,5 @@
 /**
- * `paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--tsa <url> --lta]` (issue 3, B-LT/B-LTA): brings the
+ * `paraph extend <in.pdf> -o <out.pdf> [--trust <root.pem>] [--tsa <url> --lta]` (B-LT/B-LTA): brings the
  * signatures already in a PDF to PAdES B-LT (a /DSS with certificates and OCSP/CRL data for every signature and
  * time-stamp) and, with `--lta`, B-LTA (then a document time-stamp). Run it again later on a B-LTA file to renew the
  * archive time-stamp before its TSA certificate expires. Writes the result atomically.

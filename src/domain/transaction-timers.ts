@@ -1,5 +1,5 @@
 /**
- * The timers of a transaction (decisions.md §2, §7 and §8): expiry, reminders and cleaning, derived from the
+ * The timers of a transaction (docs/design/events.md#timers): expiry, reminders and cleaning, derived from the
  * transaction's own dates rather than kept as separate jobs, so that nothing is lost on a restart and a store can
  * index them as plain columns. Pure.
  */
@@ -71,7 +71,7 @@ export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: Tim
   if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
   if (timers.endedAt !== undefined) {
     const retained = addDays(timers.endedAt, retentionDays);
-    // A DELETE's grace period holds off retention cleaning too (decisions.md §8).
+    // A DELETE's grace period holds off retention cleaning too (docs/design/transactions.md#cancellation).
     const due = tx.CleanDueDateTime !== undefined && tx.CleanDueDateTime > retained ? tx.CleanDueDateTime : retained;
     candidates.push({ kind: 'clean', at: due });
   }

@@ -1,5 +1,5 @@
 /**
- * Delivering one `mail` outbox row (decisions.md §7, issue 7 "E-mail"): reads the transaction as it is now, renders
+ * Delivering one `mail` outbox row (docs/design/events.md#mail): reads the transaction as it is now, renders
  * the mail in the recipient's language, attaches the signed PDFs (and the receipt for signers' confirmations), sends
  * it, and has the use case `recordMailSent` (src/service/record-mail-delivery.ts) commit what the sending means.
  */

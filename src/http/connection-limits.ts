@@ -1,5 +1,5 @@
 /**
- * Server-level limits against slow and greedy clients (issue 13 point 1, SECURITY.md "Connections"): headers,
+ * Server-level limits against slow and greedy clients (SECURITY.md "Connections"): headers,
  * body and idle timeouts, keep-alive limits, and caps on open connections in total and per client address. Node's
  * own `requestTimeout` is server-wide, so a request body gets its own deadline here: `bodyTimeoutMs` for up to
  * 1 MiB plus `size / minUploadBytesPerSecond` beyond it (a PDF upload of the size limit gets the most), after which

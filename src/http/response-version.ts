@@ -1,5 +1,5 @@
 /**
- * Response versions (decisions.md §2, spec §9): `Accept: application/vnd.signhost.v2+json` selects version 2
+ * Response versions (docs/design/api.md#versions): `Accept: application/vnd.signhost.v2+json` selects version 2
  * (absent properties omitted); v1, plain JSON or no Accept give version 1 (null for every absent property).
  */
 import type { ResponseVersion } from '../domain/transaction-view.js';
@@ -10,5 +10,5 @@ export function responseVersion(accept: string | undefined): ResponseVersion {
   return /application\/vnd\.signhost\.v2\+json/i.test(accept) ? 2 : 1;
 }
 
-/** The Content-Type of every JSON response (spec §2.1: charset utf-8). */
+/** The Content-Type of every JSON response (charset utf-8). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

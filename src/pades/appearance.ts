@@ -1,5 +1,5 @@
 /**
- * Appearance streams of signed signature widgets (ISO 32000-2 §12.5.5, §12.7.5.5; decisions.md §5): a signature
+ * Appearance streams of signed signature widgets (ISO 32000-2 §12.5.5, §12.7.5.5, docs/design/signatures.md#appearance): a signature
  * shows the scribble image (or the typed name in the bundled Unicode font), the signer's name and the date; a seal
  * shows the organization's name and "Sealed" with the date. The form XObject is drawn upright in the box the reader
  * sees; its /Matrix undoes the page's /Rotate.

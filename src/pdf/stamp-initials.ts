@@ -1,5 +1,5 @@
 /**
- * The signer's initials on pages (SetParaph, decisions.md §4): a locked, printable Stamp annotation (ISO 32000-2
+ * The signer's initials on pages (SetParaph, docs/design/fields.md#initials): a locked, printable Stamp annotation (ISO 32000-2
  * §12.5.6.12) with its own appearance at the bottom right of the page as the reader sees it: inside the visible area
  * (CropBox), upright on a page with /Rotate (the appearance's /Matrix undoes the rotation, as for widgets). Adds to
  * an open update session; the caller writes the update.

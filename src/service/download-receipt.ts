@@ -1,5 +1,5 @@
 /**
- * Use case GET /api/file/receipt/{id} (spec §4.6, decisions.md §3, §8): the sealed evidential receipt at status 30
+ * Use case GET /api/file/receipt/{id} (docs/design/receipt.md#availability, docs/design/transactions.md#cleaning): the sealed evidential receipt at status 30
  * (also after a DELETE, until the clean job ran); otherwise 404 "receipt not found."; 410 "The receipt is no longer
  * available" once cleaned.
  */
@@ -7,7 +7,7 @@ import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
 
-/** Signhost's 410 text once the receipt is cleaned (decisions.md §8). */
+/** Signhost's 410 text once the receipt is cleaned (docs/design/transactions.md#cleaning). */
 export const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
 
 /**

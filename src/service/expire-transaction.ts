@@ -1,5 +1,5 @@
 /**
- * Use case of the expiry timer (decisions.md §8): a transaction still at 5 or 10 when `DaysToExpire` or a signer's
+ * Use case of the expiry timer (docs/design/transactions.md#expiry): a transaction still at 5 or 10 when `DaysToExpire` or a signer's
  * `Expires` passes becomes 50, with its postback and notification.
  */
 import { transition } from '../domain/transaction.js';

@@ -1,6 +1,6 @@
 /**
- * Finishing a transaction at status 20 (spec §1 and §3: "Start completes → 30, the document is sealed"; decisions.md
- * §5): every document is sealed when `Seal` is true (the seal is the last signature, in its own incremental update),
+ * Finishing a transaction at status 20 (a seal-only start and the last signature both end
+ * here; docs/design/signatures.md#seal): every document is sealed when `Seal` is true (the seal is the last signature, in its own incremental update),
  * then the evidential receipt is built from the whole audit chain with R's `buildReceipt` and sealed too, and one
  * store commit writes the final PDFs, the receipt, status 30 and their audit entries. Idempotent: when the commit
  * loses a race or the process dies first, the transaction is still at 20 and finalizing again redoes it all.
@@ -94,7 +94,7 @@ export async function finalizeTransaction(
 
   let chain: readonly AuditEntry[] = await ctx.store.listAuditEntries(tx.Id);
   // The receipt must show the chain of the version this commit replaces: a change committed meanwhile (a file
-  // upload racing a seal-only start) loses to it with a ConcurrencyError, never an audit-order error (issue 19).
+  // upload racing a seal-only start) loses to it with a ConcurrencyError, never an audit-order error.
   const expectedVersion = prior?.expectedVersion ?? tx.version;
   const stored = await ctx.store.getTransaction(tx.Id);
   if (stored?.version !== expectedVersion) throw new ConcurrencyError(tx.Id, expectedVersion, stored?.version);

@@ -1,5 +1,5 @@
 /**
- * The service's pdf-lib steps off the serving thread (issue 13 point 2): opening and normalizing an upload, checking
+ * The service's pdf-lib steps off the serving thread: opening and normalizing an upload, checking
  * its placements, writing its fields at start. A crafted PDF (a huge page tree, deep structures, big object streams)
  * can take seconds and hundreds of MB in pdf-lib; here it takes them in a worker thread with a heap cap and a time
  * budget of `baseMs + perPageMs × pages`. Past either the job is refused with `PDF_TOO_COMPLEX` and the thread is

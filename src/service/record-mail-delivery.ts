@@ -1,5 +1,5 @@
 /**
- * Use cases behind the mail worker (decisions.md §7, issue 7 "E-mail"): what a sent mail, or one given up on, means
+ * Use cases behind the mail worker (docs/design/events.md#mail): what a sent mail, or one given up on, means
  * for its transaction. A sent mail records its activity (101 InvitationSent, 104 ReminderSent, 301
  * SignedDocumentSent, 401 ReceiptSent), a `mail.sent` audit entry, a postback for the activity, and after an
  * invitation the signer's first reminder date. A failed one records 999 with the reason and `mail.failed`.

@@ -1,9 +1,9 @@
 /**
- * Use case PUT /api/transaction/{id}/start (spec §3, §4.7; decisions.md §1, §3, §5; issue 5): checks the
+ * Use case PUT /api/transaction/{id}/start (docs/design/transactions.md#start): checks the
  * transaction can start, prepares every document (its metadata's fields placed and a default signature field for
  * each signer the metadata gives none, one incremental update per document, at the placements upload resolved),
  * then
- * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued (signing is issue 6);
+ * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued;
  * - seal-only: sealed at once and finished with the receipt → 30 (finalize-transaction.ts), in the same commit as
  *   the start, so that a crash leaves the transaction at 5 or at 30, never half done.
  * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
@@ -21,7 +21,7 @@ import { prepareDocument, reusableResolution, type PreparedDocument } from './pr
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
-/** Verification and authentication types paraph performs itself (decisions.md §1, §6). */
+/** Verification and authentication types paraph performs itself (docs/design/signer-api.md#verifications). */
 const BUILT_IN_VERIFICATIONS: ReadonlySet<string> = new Set(['Scribble', 'Consent', 'PhoneNumber', 'Email']);
 const BUILT_IN_AUTHENTICATIONS: ReadonlySet<string> = new Set(['PhoneNumber']);
 
@@ -115,7 +115,7 @@ function missingProvider(tx: Transaction, providers: ServiceContext['identityPro
   return undefined;
 }
 
-/** Ends the transaction at 70 with `reason` and answers 400 with it (spec §3 "Transaction contains errors"). */
+/** Ends the transaction at 70 with `reason` and answers 400 with it ("Transaction contains errors", docs/design/transactions.md#transitions). */
 async function fail(ctx: ServiceContext, account: Account, tx: Transaction, reason: string): Promise<never> {
   await commitChange(
     ctx,

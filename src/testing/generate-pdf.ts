@@ -1,5 +1,5 @@
 /**
- * Deterministic generator of test PDFs with text at known reader positions (decisions.md §4 coordinates), for the
+ * Deterministic generator of test PDFs with text at known reader positions (coordinates, docs/design/locations.md#units), for the
  * text index and location tests: any page size, /Rotate 0/90/180/270, MediaBox and CropBox with non-zero origins,
  * text inside longer runs, split over runs, fonts and text objects, TJ kerning, character spacing (letter-spaced),
  * horizontal scaling, glyph-by-glyph placement, rotated text, and four kinds of font: standard Type1 (WinAnsi), the
@@ -174,7 +174,7 @@ export interface GeneratePdfOptions extends Partial<RandomPagesOptions> {
 }
 
 /**
- * Generates a PDF with anchor texts where `truth` says, in reader coordinates (decisions.md §4): either exactly the
+ * Generates a PDF with anchor texts where `truth` says, in reader coordinates (docs/design/locations.md#units): either exactly the
  * pages described, or random pages from a seed (`{ seed, pages, anchorsPerPage, rotate, cropBox, fonts, rotatedText }`).
  *
  * @example

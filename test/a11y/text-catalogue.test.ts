@@ -1,5 +1,5 @@
 /**
- * The text catalogues (issue 18): every language of decisions.md §2 has every key of the en-US reference, no key
+ * The text catalogues: every language of the API (docs/design/api.md#languages) has every key of the en-US reference, no key
  * besides, no empty text, and in every text exactly the placeholders of the en-US text (none dropped, none invented);
  * every placeholder of a page text is one the page scripts or renderers fill. Language resolution: exact codes,
  * primary subtags, Accept-Language headers by quality, en-US otherwise.
@@ -27,7 +27,7 @@ const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)
 const reference = flatten(CATALOGUES['en-US'] as unknown as Tree);
 
 describe('text catalogues', () => {
-  it('cover every language of decisions.md §2', () => {
+  it('cover every language the API accepts', () => {
     expect(Object.keys(CATALOGUES).sort()).toEqual([...LANGUAGES].sort());
   });
 

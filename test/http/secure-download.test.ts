@@ -1,5 +1,5 @@
 /**
- * SecureDownload (decisions.md §6, issue 6): a signer whose authentication has `SecureDownload: true` is asked for
+ * SecureDownload (docs/design/signer-api.md#authentications): a signer whose authentication has `SecureDownload: true` is asked for
  * it again for downloads after signing — a fresh one-time code (the same rules as the verification codes) opens the
  * downloads for 10 minutes; signers without SecureDownload are not asked.
  */

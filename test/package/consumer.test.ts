@@ -1,5 +1,5 @@
 /**
- * paraph as a dependency (issue 15 points 1, 2, 5, 8, 9, 10; issue 20 point 9): the project is packed with
+ * paraph as a dependency: the project is packed with
  * `npm pack` and the tarball installed with `--ignore-scripts` into a fresh project, so no native addon is built.
  * There, a strict `nodenext` TypeScript consumer without the DOM lib type-checks against the published types
  * (`skipLibCheck: false`) and runs placement, signing with a software key, verification and a sealed receipt; the

@@ -1,5 +1,5 @@
 /**
- * Issue 17's third test: kill -9 of random `paraph serve` processes (three on one PostgreSQL database) during a burst
+ * Scale-out under crashes (docs/design/storage.md#jobs): kill -9 of random `paraph serve` processes (three on one PostgreSQL database) during a burst
  * of 200 transactions with postbacks to a receiver that refuses 30% of what it gets (each request, at random). After the survivors catch up,
  * every transaction is at its end state, every postback was delivered (at least once, in order, duplicates only with
  * the same delivery id), no document or audit entry is lost, and every receipt's audit chain verifies.

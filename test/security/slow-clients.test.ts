@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 1: slow and greedy clients. A real `paraph serve` keeps answering /health and API calls while
+ * Slow and greedy clients. A real `paraph serve` keeps answering /health and API calls while
  * 2,000 stalled connections (unfinished headers, unauthenticated POST bodies to /api/signer/x/..., silent sockets)
  * are held from ten other loopback addresses; connections above the per-address cap are closed at once, and the
  * stalled ones are closed by the header and body timeouts. A total cap closes connections beyond it.

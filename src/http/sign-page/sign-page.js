@@ -1,4 +1,4 @@
-// The signing page's script (issues 6 and 18): drives the signer JSON API (decisions.md §6) — session, documents
+// The signing page's script: drives the signer JSON API (docs/design/signer-api.md) — session, documents
 // shown page by page with pdf.js (canvas plus a text layer screen readers read), the signer's fields on the page
 // where they will appear with "next field", verification steps, a typed-name signature drawn in the bundled script
 // font (the equal, keyboard path) or a drawn one, sign, reject, final screen and ReturnUrl redirect. Every async
@@ -434,7 +434,7 @@ async function verify(body, errorEl, input) {
       const next = session.Verifications.find((s) => !s.Done);
       announce(`${fmt(T.stepCompleted, { step: done ? stepName(done) : '' })} ${next ? stepName(next) : T.readyHeading}.`);
       renderSteps(true);
-      // Documents are shown once the authentications are done (decisions.md §6).
+      // Documents are shown once the authentications are done (docs/design/signer-api.md#authentications).
       if (before === 'authenticate' && session.State !== 'authenticate') await renderDocuments(session.Documents);
     }
     return result;

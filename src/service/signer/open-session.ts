@@ -1,5 +1,5 @@
 /**
- * Use case GET /api/signer/<token> (decisions.md §6, issue 6): the signer's session — transaction reference,
+ * Use case GET /api/signer/<token> (docs/design/signer-api.md#session): the signer's session — transaction reference,
  * signer, documents with the fields to fill, the verifications still to do, whether it is their turn and whom
  * they wait for. The first call records activity 103 (Opened) with an audit entry holding IP and user agent.
  */

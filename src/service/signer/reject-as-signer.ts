@@ -1,5 +1,5 @@
 /**
- * Use case POST /api/signer/<token>/reject (decisions.md §6, issue 6): the signer whose turn it is rejects with a
+ * Use case POST /api/signer/<token>/reject (docs/design/signer-api.md#reject): the signer whose turn it is rejects with a
  * reason. `RejectReason`, `RejectDateTime`, activity 202, status 40 and the audit entry in one commit; the
  * postback and the sender's notification are queued with it.
  */

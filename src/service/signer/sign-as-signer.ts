@@ -1,5 +1,5 @@
 /**
- * Use case POST /api/signer/<token>/sign (decisions.md §5, §6; issue 6): the signer whose turn it is, with every
+ * Use case POST /api/signer/<token>/sign (docs/design/signer-api.md#sign): the signer whose turn it is, with every
  * verification done, signs. Their Check/SingleLine/Date/Number values are validated and written (one incremental
  * update, with the SetParaph initials), then every Signature field of theirs (or the default field) in every
  * document gets a PAdES signature in its own incremental update, with a certificate the service's signing CA issues
@@ -82,7 +82,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
       throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
     }
     const { values, context } = validateFieldValues(tx, signer, withoutNulls(request.Fields));
-    // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
+    // Status 20 while the signature is applied (docs/design/transactions.md#statuses): committed first, so GET and other requests see it.
     let held: Transaction;
     try {
       // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
@@ -102,7 +102,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
   }
 }
 
-/** The submitted fields with `null` files left out (decisions.md §2: null is absent). */
+/** The submitted fields with `null` files left out (null is absent, docs/design/api.md#tolerant-reader). */
 function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Record<string, JsonValue>>> {
   const out: Record<string, Readonly<Record<string, JsonValue>>> = {};
   for (const [fileId, values] of Object.entries(fields ?? {})) if (values !== null) out[fileId] = values;
@@ -154,7 +154,7 @@ async function applySignature(
     const fileValues = values.get(file.FileId) ?? [];
     const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
-    // One parse per document (issue 16): the form values, then each signature, as successive incremental updates.
+    // One parse per document: the form values, then each signature, as successive incremental updates.
     let { bytes, session } = await fillFormFieldsInSession(
       await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
       fileValues,

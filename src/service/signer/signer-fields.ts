@@ -1,5 +1,5 @@
 /**
- * The form fields a signer fills and signs in each document (decisions.md §4, §6): the placements of the formsets
+ * The form fields a signer fills and signs in each document (docs/design/fields.md#filling): the placements of the formsets
  * the metadata gives the signer (a formset's Radio fields as one radio group), the PDF's own fields of a fillable PDF,
  * and their Signature fields or, when the metadata gives none, the default field `<signerId>.Signature` that
  * `PUT start` placed. Also the validation of a sign request's `Fields` (keys plain or `<formset>.<key>`; check boxes
@@ -146,7 +146,7 @@ const MAX_TEXT = 1000;
 /**
  * Validates the submitted `Fields` (`{ "<fileId>": { "<key>": value } }`, the key plain or `<formset>.<key>`, or the
  * field's PDF name) against the signer's fields of every document and returns what to write per fileId, with the
- * signer's Context: every file of the transaction, `{}` where the signer has no fields (decisions.md §6).
+ * signer's Context: every file of the transaction, `{}` where the signer has no fields (docs/design/signer-api.md#context-after-signing).
  *
  * @throws ValidationError `SIGN_FIELDS_INVALID` listing every problem (unknown file or field, a field given twice,
  *   wrong type, missing required value, bad date or number, an export value the field does not have).
