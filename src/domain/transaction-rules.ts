@@ -12,6 +12,7 @@ import {
   addDays,
   formatTime,
   LANGUAGES,
+  TransactionStatus,
   VERIFICATION_TYPES,
   type Authentication,
   type JsonObject,
@@ -93,7 +94,7 @@ export function createTransaction(request: CreateTransactionRequest, context: Cr
   const tx: Transaction = {
     Id: context.id,
     AccountId: context.accountId,
-    Status: 5,
+    Status: TransactionStatus.WaitingForDocument,
     Seal: request.Seal ?? false,
     // 0 is what the .NET clients send when the property is unset (docs/design/api.md#sign-requests).
     SignRequestMode: request.SignRequestMode === 1 ? 1 : 2,

@@ -3,7 +3,7 @@
  * transaction's own dates rather than kept as separate jobs, so that nothing is lost on a restart and a store can
  * index them as plain columns. Pure.
  */
-import { addDays, formatTime, isEndStatus, signingHoldStaleAt, type Transaction } from './transaction.js';
+import { TransactionStatus, addDays, formatTime, isEndStatus, signingHoldStaleAt, type Transaction } from './transaction.js';
 
 /**
  * What a timer due on a transaction asks the service to do. `release`: a signing hold went stale (a process died
@@ -36,10 +36,10 @@ export function transactionTimers(tx: Transaction): TransactionTimers {
     if (tx.CleanDueDateTime !== undefined) timers.releaseAt = tx.CleanDueDateTime;
     return timers;
   }
-  if (tx.Status === 5 || tx.Status === 10) timers.expireAt = expiryOf(tx);
+  if (tx.Status === TransactionStatus.WaitingForDocument || tx.Status === TransactionStatus.WaitingForSigner) timers.expireAt = expiryOf(tx);
   const releaseAt = signingHoldStaleAt(tx);
   if (releaseAt !== undefined) timers.releaseAt = releaseAt;
-  if (tx.Status === 10) {
+  if (tx.Status === TransactionStatus.WaitingForSigner) {
     for (const signer of tx.Signers) {
       const at = signer.NextReminderDateTime;
       if (at !== undefined && (timers.remindAt === undefined || at < timers.remindAt)) timers.remindAt = at;

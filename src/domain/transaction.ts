@@ -295,16 +295,16 @@ export type TransactionEvent =
 
 /** The transitions (docs/design/transactions.md#transitions) as a table: which statuses each event may leave from. */
 export const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly TransactionStatusCode[]>> = {
-  start: [5],
-  fail: [5, 10, 20],
-  sign: [10],
-  reject: [10],
-  complete: [20],
-  hold: [10],
-  release: [20],
-  expire: [5, 10, 20],
-  cancel: [5, 10, 20, 30, 40, 50, 60, 70],
-  clean: [30, 40, 50, 60, 70],
+  start: [TransactionStatus.WaitingForDocument],
+  fail: [TransactionStatus.WaitingForDocument, TransactionStatus.WaitingForSigner, TransactionStatus.InProgress],
+  sign: [TransactionStatus.WaitingForSigner],
+  reject: [TransactionStatus.WaitingForSigner],
+  complete: [TransactionStatus.InProgress],
+  hold: [TransactionStatus.WaitingForSigner],
+  release: [TransactionStatus.InProgress],
+  expire: [TransactionStatus.WaitingForDocument, TransactionStatus.WaitingForSigner, TransactionStatus.InProgress],
+  cancel: Object.values(TransactionStatus),
+  clean: Object.values(TransactionStatus).filter(isEndStatus),
 };
 
 /**
@@ -335,17 +335,17 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
             : 'The transaction has no files: upload at least one PDF before starting.',
         );
       }
-      return { ...base, Status: tx.Signers.length > 0 ? 10 : 20, StartedDateTime: at };
+      return { ...base, Status: tx.Signers.length > 0 ? TransactionStatus.WaitingForSigner : TransactionStatus.InProgress, StartedDateTime: at };
     }
     case 'fail':
-      return { ...base, Status: 70, EndedDateTime: at, FailureReason: event.reason };
+      return { ...base, Status: TransactionStatus.Failed, EndedDateTime: at, FailureReason: event.reason };
     case 'sign': {
       const signer = signerAtTurn(tx, event.signerId);
       const signers = tx.Signers.map((s) =>
         s.Id === signer.Id ? { ...s, SignedDateTime: at, ModifiedDateTime: at, NextReminderDateTime: undefined } : s,
       ).map(dropUndefined);
       const remaining = signers.some((s) => s.SignedDateTime === undefined);
-      return { ...base, Signers: signers, Status: remaining ? 10 : 20 };
+      return { ...base, Signers: signers, Status: remaining ? TransactionStatus.WaitingForSigner : TransactionStatus.InProgress };
     }
     case 'reject': {
       const signer = signerAtTurn(tx, event.signerId);
@@ -354,32 +354,32 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
           ? dropUndefined({ ...s, RejectDateTime: at, RejectReason: event.reason, ModifiedDateTime: at, NextReminderDateTime: undefined })
           : s,
       );
-      return { ...base, Signers: signers, Status: 40, EndedDateTime: at };
+      return { ...base, Signers: signers, Status: TransactionStatus.Rejected, EndedDateTime: at };
     }
     case 'complete':
       if (signingHoldOf(tx) !== undefined) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is waiting for a signature to be applied: it cannot complete before that.`);
       }
-      return { ...base, Status: 30, EndedDateTime: at };
+      return { ...base, Status: TransactionStatus.Signed, EndedDateTime: at };
     case 'hold': {
       const signer = signerAtTurn(tx, event.signerId);
-      return { ...withoutSigningHold(base), Status: 20, Signers: base.Signers.map((s) => (s.Id === signer.Id ? { ...s, SignSession: { ...(s.SignSession ?? {}), signingSince: at } } : s)) };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.InProgress, Signers: base.Signers.map((s) => (s.Id === signer.Id ? { ...s, SignSession: { ...(s.SignSession ?? {}), signingSince: at } } : s)) };
     }
     case 'release':
       if (signingHoldOf(tx) === undefined) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status 20 has no signing hold to release.`);
       }
-      return { ...withoutSigningHold(base), Status: 10 };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.WaitingForSigner };
     case 'expire':
-      if (tx.Status === 20 && !isSigningHoldStale(tx, now)) {
+      if (tx.Status === TransactionStatus.InProgress && !isSigningHoldStale(tx, now)) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is being processed (status 20): it expires only once a signing hold has gone stale.`);
       }
-      return { ...withoutSigningHold(base), Status: 50, EndedDateTime: at };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.Expired, EndedDateTime: at };
     case 'cancel': {
       const ended = isEndStatus(tx.Status);
       const cancelled: Transaction = {
         ...base,
-        Status: ended ? tx.Status : 60,
+        Status: ended ? tx.Status : TransactionStatus.Cancelled,
         EndedDateTime: tx.EndedDateTime ?? at,
         CanceledDateTime: at,
       };
@@ -404,7 +404,7 @@ export const SIGNING_HOLD_STALE_MS = 5 * 60_000;
 
 /** The signer whose signature is being applied (status 20 while signing), and since when; undefined without one. */
 export function signingHoldOf(tx: Transaction): { signerId: string; since: string } | undefined {
-  if (tx.Status !== 20) return undefined;
+  if (tx.Status !== TransactionStatus.InProgress) return undefined;
   for (const signer of tx.Signers) {
     const since = signer.SignSession?.signingSince;
     if (typeof since === 'string') return { signerId: signer.Id, since };
@@ -440,7 +440,7 @@ function refusal(tx: Transaction, event: TransactionEvent): DomainError {
   if (isEndStatus(tx.Status)) {
     return new DomainError('TRANSACTION_ENDED', `Transaction ${tx.Id} has ended with status ${tx.Status}; ${event.type} is not possible.`);
   }
-  if (tx.Status === 5) {
+  if (tx.Status === TransactionStatus.WaitingForDocument) {
     return new DomainError('TRANSACTION_NOT_STARTED', `Transaction ${tx.Id} has not been started: ${event.type} is not possible yet.`);
   }
   return new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status ${tx.Status} cannot ${event.type}.`);
@@ -554,7 +554,7 @@ export function putFile(tx: Transaction, file: StoredFile, now: Date): Transacti
   if (tx.cleanedAt !== undefined) {
     throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
   }
-  if (tx.Status !== 5) throw new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
   const at = formatTime(now);
   const exists = tx.Files.some((f) => f.FileId === file.FileId);
   const files = exists ? tx.Files.map((f) => (f.FileId === file.FileId ? file : f)) : [...tx.Files, file];
@@ -611,7 +611,7 @@ export function recordActivity(
   if (!tx.Receivers.some((r) => r.Id === person.receiverId)) {
     throw new DomainError('RECEIVER_NOT_FOUND', `Receiver ${person.receiverId} is not part of transaction ${tx.Id}.`);
   }
-  if (activity.code !== 301 && activity.code !== 999) {
+  if (activity.code !== ActivityCode.SignedDocumentSent && activity.code !== ActivityCode.Failed) {
     throw new DomainError('INVALID_TRANSITION', `Receivers only get activities 301 and 999, not ${activity.code}.`);
   }
   const receivers = tx.Receivers.map((r) =>

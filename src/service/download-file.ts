@@ -3,7 +3,7 @@
  * 10 on the prepared PDF with the signatures so far; at 30 the final signed and sealed PDF; after a DELETE, the same
  * until the clean job ran. Unknown file: 404; cleaned: 410, both with Signhost's texts.
  */
-import { findFile } from '../domain/transaction.js';
+import { TransactionStatus, findFile } from '../domain/transaction.js';
 import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
@@ -28,7 +28,7 @@ export async function downloadFile(ctx: ServiceContext, account: Account, transa
   const tx = await loadOwnTransaction(ctx, account, transactionId);
   if (tx.cleanedAt !== undefined) throw new ServiceError('DOCUMENT_GONE', DOCUMENT_GONE_MESSAGE);
   const file = findFile(tx, fileId);
-  const blob = tx.Status === 5 ? file?.Original : (file?.Current ?? file?.Original);
+  const blob = tx.Status === TransactionStatus.WaitingForDocument ? file?.Original : (file?.Current ?? file?.Original);
   if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', FILE_NOT_FOUND_MESSAGE);
   return { bytes: await ctx.store.blobs.read(blob.sha256), fileName: file.DisplayName ?? file.FileId };
 }

@@ -11,7 +11,7 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import type { PdfUpdateSession } from '../pdf/incremental.js';
-import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
@@ -150,7 +150,7 @@ function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction
       ...(r.Name !== undefined ? { name: r.Name } : {}),
       ...(r.Reference !== undefined ? { reference: r.Reference } : {}),
       // The receiver's copy is queued in the same commit as the receipt (completionMailRows).
-      ...(tx.Status === 30 ? { documentsScheduled: true } : {}),
+      ...(tx.Status === TransactionStatus.Signed ? { documentsScheduled: true } : {}),
       activities: r.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime) })),
     })),
   };

@@ -5,7 +5,7 @@
  * invitation the signer's first reminder date. A failed one records 999 with the reason and `mail.failed`.
  * A cleaned transaction records nothing (its audit details are gone).
  */
-import { addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
+import { ActivityCode, TransactionStatus, addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
 import type { MailKind } from '../receipt/audit-log.js';
 import type { OutboxInput } from '../store/store.js';
 import { commitChange, existingTransaction } from './commit-change.js';
@@ -14,11 +14,11 @@ import type { MailPayload } from './mail-payload.js';
 import { postbackRow } from './outbox-rows.js';
 
 const ACTIVITIES: Partial<Record<MailPayload['kind'], readonly ActivityCodeNumber[]>> = {
-  invitation: [101],
-  reminder: [104],
-  confirmation: [301, 401],
-  documents: [301],
-  receipt: [401],
+  invitation: [ActivityCode.InvitationSent],
+  reminder: [ActivityCode.ReminderSent],
+  confirmation: [ActivityCode.SignedDocumentSent, ActivityCode.ReceiptSent],
+  documents: [ActivityCode.SignedDocumentSent],
+  receipt: [ActivityCode.ReceiptSent],
 };
 
 /** Records the mail of `payload` as sent with the transport's `messageId` (a verification code records nothing). */
@@ -51,7 +51,7 @@ export async function recordMailFailure(ctx: ServiceContext, payload: MailPayloa
   const who = person(payload);
   await commitChange(ctx, existingTransaction(ctx, payload.transactionId), (tx, now) => {
     if (tx.cleanedAt !== undefined) return undefined;
-    const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: 999, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
+    const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: ActivityCode.Failed, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
     const postback = who === undefined ? undefined : postbackRow(next);
     const recipientId = payload.signerId ?? payload.receiverId;
     const kind: MailKind = isAuditKind(payload.kind) ? payload.kind : 'notification';
@@ -77,7 +77,7 @@ function scheduleFirstReminder(tx: Transaction, signerId: string, now: Date): Tr
   return {
     ...tx,
     Signers: tx.Signers.map((s) =>
-      s.Id === signerId && s.DaysToRemind > 0 && s.SignedDateTime === undefined && s.RejectDateTime === undefined && tx.Status === 10
+      s.Id === signerId && s.DaysToRemind > 0 && s.SignedDateTime === undefined && s.RejectDateTime === undefined && tx.Status === TransactionStatus.WaitingForSigner
         ? { ...s, NextReminderDateTime: addDays(now, s.DaysToRemind) }
         : s,
     ),

@@ -9,7 +9,7 @@
  * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
  * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
  */
-import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
@@ -75,7 +75,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
     { at: now, type: 'transaction.started', actor: 'api', data: { files: startedTx.Files.length, signers: startedTx.Signers.length } },
   ];
   try {
-    if (startedTx.Status === 20 && startedTx.Signers.length === 0) {
+    if (startedTx.Status === TransactionStatus.InProgress && startedTx.Signers.length === 0) {
       // Seal-only: started, sealed and completed in one commit, so a crash leaves it at 5 (start again) or 30.
       await finalizeTransaction(ctx, startedTx, { expectedVersion: current.version, audit, outbox: [] });
     } else {
@@ -95,7 +95,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
 
 function assertStartable(tx: Transaction): void {
   assertNotCleaned(tx);
-  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
 }
 
 /** The first verification or authentication no configured provider can perform, as a message naming it. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
-import { findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
 import { QuotaError } from './quota-error.js';
@@ -73,7 +73,7 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
 
 function assertUploadable(tx: Transaction): void {
   assertNotCleaned(tx);
-  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
 }
 
 function tooLarge(ctx: ServiceContext): ServiceError {

@@ -9,6 +9,8 @@ const T = JSON.parse(document.body.dataset.texts || '{}');
 const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] || '');
 const api = `/api/signer/${encodeURIComponent(token)}`;
 const $ = (id) => document.getElementById(id);
+/** TransactionStatus.Signed: everything signed (and sealed). */
+const STATUS_SIGNED = 30;
 const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => String(values[k] ?? ''));
 const number = new Intl.NumberFormat(T.lang);
 const listFormat = typeof Intl.ListFormat === 'function' ? new Intl.ListFormat(T.lang, { type: 'conjunction' }) : { format: (xs) => xs.join(', ') };
@@ -122,7 +124,7 @@ async function load() {
   switch (s.State) {
     case 'signed':
     case 'rejected':
-      return finish(s.State, s.ReturnUrl, s.TransactionStatus === 30);
+      return finish(s.State, s.ReturnUrl, s.TransactionStatus === STATUS_SIGNED);
     case 'waiting':
       return showMessage(T.waitingHeading, fmt(T.waitingText, { names: listFormat.format(s.WaitingFor.map((w) => w.Name)) }));
     case 'not-started':
@@ -655,7 +657,7 @@ function wire() {
     announce(T.signing);
     try {
       const result = await request('POST', '/sign', { Fields: values });
-      finish('signed', result.ReturnUrl, result.TransactionStatus === 30);
+      finish('signed', result.ReturnUrl, result.TransactionStatus === STATUS_SIGNED);
     } catch (error) {
       showError($('sign-error'), error.message);
       $('sign-button').disabled = false;

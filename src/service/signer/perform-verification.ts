@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
-import { formatTime, isEndStatus } from '../../domain/transaction.js';
+import { TransactionStatus, formatTime, isEndStatus } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -88,9 +88,9 @@ export async function performVerification(
       const secure = secureDownloadStep(signer);
       if (secure !== undefined && secure.type === request.Type) {
         // SecureDownload (docs/design/signer-api.md#authentications): after signing, a fresh code opens a download window.
-        if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+        if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
         // A commit now would make the signing of the signer at turn fail on its version check.
-        if (tx.Status === 20) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+        if (tx.Status === TransactionStatus.InProgress) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
         const session = readSignSession(signer);
         const key = SECURE_DOWNLOAD_CODE_KEY;
         const to = codeRecipient(signer, secure);

@@ -9,7 +9,7 @@
  * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signInSession } from '../../pades/sign-pdf.js';
@@ -86,7 +86,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
     let held: Transaction;
     try {
       // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
-      const hold = transition(tx.Status === 20 ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
+      const hold = transition(tx.Status === TransactionStatus.InProgress ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
       const postback = postbackRow(hold);
       held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
@@ -177,7 +177,7 @@ async function applySignature(
   }
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
-  next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
+  next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Signed }, at);
   next = {
     ...next,
     Files: next.Files.map((f): StoredFile => {
@@ -202,7 +202,7 @@ async function applySignature(
   const postback = postbackRow(next);
   if (postback) outbox.push(postback);
   const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
-  if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
+  if (next.Status === TransactionStatus.WaitingForSigner && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
   const audit: AuditEntryInput[] = [
     {
       at,
@@ -214,7 +214,7 @@ async function applySignature(
   // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
   // hold) or at 30, never signed by all and left at 20.
   const committed =
-    next.Status === 20
+    next.Status === TransactionStatus.InProgress
       ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
       : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
@@ -223,7 +223,7 @@ async function applySignature(
 /** A replay: the signer has signed; finish a transaction left at 20 (e.g. by a crash) and answer the same result. */
 async function replay(ctx: ServiceContext, tx: Transaction, signerId: string): Promise<SignResult> {
   let current = tx;
-  if (tx.Status === 20 && tx.Signers.every((s) => s.SignedDateTime !== undefined)) {
+  if (tx.Status === TransactionStatus.InProgress && tx.Signers.every((s) => s.SignedDateTime !== undefined)) {
     try {
       current = await finalizeTransaction(ctx, tx);
     } catch (error) {

@@ -4,7 +4,7 @@
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { TransactionStatus, isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
@@ -106,10 +106,10 @@ export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void 
   if (signer.RejectDateTime !== undefined) {
     throw new ServiceError('SIGNER_ALREADY_REJECTED', `Signer ${signer.Id} has already rejected this transaction.`);
   }
-  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
   if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
   // A stale hold was left by a process that died while signing (domain: isSigningHoldStale): the signer may sign again.
-  if (tx.Status === 20 && (now === undefined || !isSigningHoldStale(tx, now))) {
+  if (tx.Status === TransactionStatus.InProgress && (now === undefined || !isSigningHoldStale(tx, now))) {
     throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
   }
 }
