@@ -315,8 +315,3 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Type guard: narrows an entry to one type, e.g. `entries.filter(isAuditEntryOf('signer.signed'))`. */
-export function isAuditEntryOf<T extends AuditEventType>(type: T) {
-  return (entry: AuditEntry): entry is Extract<AuditEntry, { type: T }> => entry.type === type;
-}
-

@@ -11,7 +11,7 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import type { PdfUpdateSession } from '../pdf/incremental.js';
-import { TransactionStatus, transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
@@ -81,16 +81,10 @@ export async function finalizeTransaction(
   for (const [fileId, info] of finals) {
     audit.push({ at: now, type: 'document.finalized', actor: 'system', data: { fileId, sha256: info.sha256, bytes: info.size } });
   }
-  audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: 30 } });
+  audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: TransactionStatus.Signed } });
 
   let completed = transition(tx, { type: 'complete' }, now);
-  completed = {
-    ...completed,
-    Files: completed.Files.map((file): StoredFile => {
-      const final = finals.get(file.FileId);
-      return final ? { ...file, Current: final } : file;
-    }),
-  };
+  for (const [fileId, final] of finals) completed = updateFile(completed, fileId, (file) => ({ ...file, Current: final }), now);
 
   let chain: readonly AuditEntry[] = await ctx.store.listAuditEntries(tx.Id);
   // The receipt must show the chain of the version this commit replaces: a change committed meanwhile (a file

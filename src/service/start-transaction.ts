@@ -9,7 +9,7 @@
  * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
  * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
  */
-import { TransactionStatus, transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
@@ -60,17 +60,11 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   assertStartable(current);
   if (current.version !== tx.version) throw conflict();
   const now = changeTime(ctx, current);
-  const next = transition(current, { type: 'start' }, now);
-  const startedTx: Transaction = {
-    ...next,
-    Files: next.Files.map((f): StoredFile => {
-      const p = prepared.get(f.FileId);
-      // The placements include the default signature fields, so the signing page can highlight them too.
-      if (p === undefined) return f;
-      const { Prepared: _prepared, ...rest } = f;
-      return { ...rest, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements };
-    }),
-  };
+  let startedTx = transition(current, { type: 'start' }, now);
+  for (const [fileId, p] of prepared) {
+    // The placements include the default signature fields, so the signing page can highlight them too.
+    startedTx = updateFile(startedTx, fileId, ({ Prepared: _prepared, ...rest }) => ({ ...rest, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements }), now);
+  }
   const audit: AuditEntryInput[] = [
     { at: now, type: 'transaction.started', actor: 'api', data: { files: startedTx.Files.length, signers: startedTx.Signers.length } },
   ];

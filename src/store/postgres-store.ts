@@ -436,15 +436,6 @@ export class PostgresStore implements Store {
       .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id);
   }
 
-  async markDone(id: number): Promise<void> {
-    await this.query("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = $1", [id]);
-  }
-
-  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
-    if (retryAt === undefined) await this.query("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = $1 WHERE id = $2", [error, id]);
-    else await this.query('UPDATE outbox SET due_at = $1, lease_until = NULL, last_error = $2 WHERE id = $3', [retryAt.getTime(), error, id]);
-  }
-
   async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {
     if (settlements.length === 0) return;
     this.live();

@@ -511,19 +511,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async markDone(id: number): Promise<void> {
-    this.sql("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?").run(id);
-  }
-
-  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
-    if (retryAt === undefined) {
-      this.sql("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?").run(error, id);
-    } else {
-      this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
-        .run(retryAt.getTime(), error, id);
-    }
-  }
-
   async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {
     if (settlements.length === 0) return;
     const db = this.live();

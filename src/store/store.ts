@@ -198,9 +198,6 @@ export interface Store {
    * counts the attempt.
    */
   claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]>;
-  markDone(id: number): Promise<void>;
-  /** Records the error; with `retryAt` the row is due again then, without it the row is given up (`failed`). */
-  markFailed(id: number, error: string, retryAt?: Date): Promise<void>;
   /**
    * Records delivery attempts and their consequences in one write: `delivered` marks the row done, `retry` makes it
    * due again at `retryAt`, `failed` gives it up. (One write for a whole round keeps the worker off the disk's

@@ -215,7 +215,7 @@ describe('signer API', () => {
       if (claimed.length === 0) break;
       for (const row of claimed) {
         if (row.transactionId === tx.id) payloads.push(row.payload);
-        await s.service.server.store.markDone(row.id);
+        await s.service.server.store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
       }
     }
     expect(payloads).toEqual(
@@ -382,7 +382,7 @@ describe('signer API', () => {
       if (claimed.length === 0) break;
       for (const row of claimed) {
         if (row.transactionId === tx.id && row.kind === 'postback') statuses.push((row.payload as { status: number }).status);
-        await store.markDone(row.id);
+        await store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
       }
     }
     expect(statuses).toEqual([10, 20, 20, 30]);

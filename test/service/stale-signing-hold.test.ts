@@ -44,7 +44,7 @@ async function postbackStatuses(id: string): Promise<number[]> {
     if (claimed.length === 0) break;
     for (const row of claimed) {
       if (row.transactionId === id && row.kind === 'postback') statuses.push((row.payload as { status: number }).status);
-      await store.markDone(row.id);
+      await store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
     }
   }
   return statuses;

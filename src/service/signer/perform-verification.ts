@@ -275,10 +275,4 @@ function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** True when every verification of the signer is done (signing is refused until then). */
-export function verificationsComplete(signer: Signer): boolean {
-  const done = readSignSession(signer).done;
-  return signerSteps(signer).every((s) => done.includes(s.index));
-}
-
 

@@ -9,7 +9,7 @@
  * receipt, status 30). A replayed request of a signer who has signed answers the same result and signs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { ActivityCode, TransactionStatus, formatTime, recordActivity, transition, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, formatTime, recordActivity, transition, updateFile, type JsonObject, type JsonValue, type Signer, type StoredFile, type Transaction } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { signInSession } from '../../pades/sign-pdf.js';
@@ -178,12 +178,9 @@ async function applySignature(
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
   next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Signed }, at);
+  for (const [fileId, u] of updated) next = updateFile(next, fileId, (f) => ({ ...f, Current: u }), at);
   next = {
     ...next,
-    Files: next.Files.map((f): StoredFile => {
-      const u = updated.get(f.FileId);
-      return u ? { ...f, Current: u } : f;
-    }),
     Signers: next.Signers.map((s) => {
       if (s.Id !== signer.Id) return s;
       const { SignSession: _session, ...rest } = s;
