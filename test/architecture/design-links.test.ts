@@ -1,6 +1,6 @@
 /**
  * Links into the design record stay valid: every `docs/design/<page>.md#<section>` cited in src/, test/, bench/,
- * scripts/ or docs/, and every relative link between the record's pages, names a page that exists and a heading of
+ * scripts/, docs/, README.md, ARCHITECTURE.md or SECURITY.md, and every relative link between the record's pages, names a page that exists and a heading of
  * it (anchors as GitHub writes them: lowercase, punctuation dropped, spaces as hyphens).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -54,14 +54,16 @@ describe('links into docs/design', () => {
   });
 
   it('every docs/design/<page>.md#<section> cited in the code and the docs exists', () => {
-    const links = ['src', 'test', 'bench', 'scripts', 'docs'].flatMap((dir) =>
-      filesUnder(join(ROOT, dir)).flatMap((file) =>
-        [...readFileSync(file, 'utf8').matchAll(/docs\/design\/([a-z-]+\.md)(?:#([a-z0-9-]+))?/g)].map((m) => ({
-          from: relative(ROOT, file),
-          page: m[1]!,
-          anchor: m[2],
-        })),
-      ),
+    const files = [
+      ...['src', 'test', 'bench', 'scripts', 'docs'].flatMap((dir) => filesUnder(join(ROOT, dir))),
+      ...['README.md', 'ARCHITECTURE.md', 'SECURITY.md'].map((name) => join(ROOT, name)),
+    ];
+    const links = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/docs\/design\/([a-z-]+\.md)(?:#([a-z0-9-]+))?/g)].map((m) => ({
+        from: relative(ROOT, file),
+        page: m[1]!,
+        anchor: m[2],
+      })),
     );
     expect(links.length).toBeGreaterThan(100);
     expect(broken(links)).toEqual([]);

@@ -63,12 +63,13 @@ describe('citations of texts outside the repository', () => {
     expect(CITATION.test('tissues 12 thick; the issuer of 3 certificates; a specification')).toBe(false);
   });
 
-  it('none in src/, test/, bench/, scripts/, .ci/, docs/, README.md or SECURITY.md', () => {
+  it('none in src/, test/, bench/, scripts/, .ci/, docs/, README.md, ARCHITECTURE.md or SECURITY.md', () => {
     const files = [
       ...['src', 'test', 'bench', 'scripts', '.ci', 'docs'].flatMap((dir) =>
         filesUnder(join(ROOT, dir), (path) => TEXT.test(path) || dir === '.ci'),
       ),
       join(ROOT, 'README.md'),
+      join(ROOT, 'ARCHITECTURE.md'),
       join(ROOT, 'SECURITY.md'),
     ];
     expect(files.length).toBeGreaterThan(100);
