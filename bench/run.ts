@@ -5,13 +5,14 @@
  * RSS is measured per benchmark, in ONE run: prints the machine (CPU model, cores, memory, OS, Node, load), an
  * estimate of the duration, every table, and the measured duration. Everything the run produces goes to an untracked
  * folder, `bench-results/<timestamp>/` (git-ignored): `machine.md`, one `<bench>.md` per benchmark, `results.md`
- * (machine, duration and every table: the generated section of docs/benchmarks.md), `run.json` (durations, tables and their
- * reference columns) and `scaling.svg` (the chart, from the same run as the scaling table).
+ * (machine, duration and every table: the generated section of docs/benchmarks.md), `run.json` (durations, tables and
+ * their reference columns) and `scaling.svg` (the chart, from the same run as the scaling table).
  *
  * - `--quick`: small sizes (`--max=100`, fewer rows, runs and seconds) to prove the benchmarks work (a few minutes;
  *   its numbers are not for the published tables).
  * - `--plot` alone runs the scaling benchmark only (the chart is always drawn into the results folder).
- * - `--write-readme`: after a full run of every benchmark, copies `results.md` into docs/benchmarks.md between the bench
+ * - `--write-readme`: after a full run of every benchmark, copies `results.md` into docs/benchmarks.md between the
+ * bench
  *   markers and the chart to bench/results/scaling.svg; `--write-readme=<results folder>` copies an earlier full run
  *   without measuring again. Nothing committed is written otherwise.
  */

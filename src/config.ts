@@ -11,7 +11,10 @@ import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
-/** Where a qualified seal key lives (docs/design/signatures.md#qualified-seal); absent: the advanced seal of the service's own seal CA. */
+/**
+ * Where a qualified seal key lives (docs/design/signatures.md#qualified-seal); absent: the advanced seal of the
+ * service's own seal CA.
+ */
 export type QualifiedSealConfig =
   | { readonly kind: 'pkcs12'; readonly path: string; readonly password: string }
   | {
@@ -64,7 +67,10 @@ export interface ServiceConfig {
   readonly caToken?: CaTokenConfig;
   /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
   readonly retentionDays: number;
-  /** Minutes after a DELETE during which documents and the receipt stay downloadable (docs/design/transactions.md#cancellation). */
+  /**
+   * Minutes after a DELETE during which documents and the receipt stay downloadable
+   * (docs/design/transactions.md#cancellation).
+   */
   readonly deleteGraceMinutes: number;
   /** Largest accepted PDF upload, in bytes (413 above it). */
   readonly maxFileBytes: number;
@@ -94,8 +100,9 @@ export interface ServiceConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bootstrapAccount?: BootstrapAccountConfig;
   /**
-   * Postback secret of the bootstrap account (docs/design/events.md#checksum). Honoured alone too: on an existing data directory
-   * it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is generated.
+   * Postback secret of the bootstrap account (docs/design/events.md#checksum). Honoured alone too: on an existing data
+   * directory it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is
+   * generated.
    */
   readonly postbackSecret?: string;
   /**

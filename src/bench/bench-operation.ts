@@ -2,7 +2,8 @@
  * One benchmark of a paraph operation on a caller's own file (`paraph bench`): `place` (FileMetaData
  * placement, text extraction included), `sign` (an invisible B-B PAdES signature with a throw-away ECDSA P-256 key)
  * or `verify` (`verifyPdf`), run N times in this process, reported as min/median/max ms, ms per page and peak RSS.
- * `npm run bench` measures through the same function, so the published numbers (docs/benchmarks.md) and a user's numbers mean the same.
+ * `npm run bench` measures through the same function, so the published numbers (docs/benchmarks.md) and a user's
+ * numbers mean the same.
  */
 import { webcrypto } from 'node:crypto';
 import { loadPdf } from '../pdf/load-pdf.js';

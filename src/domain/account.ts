@@ -8,7 +8,10 @@ export interface Account {
   PostbackSecret?: string;
   /** Response version of postback bodies (docs/design/api.md#versions); default 1. */
   PostbackVersion?: 1 | 2;
-  /** Where sender notifications go (transactions with `SendEmailNotifications`, docs/design/events.md#mail); none without it. */
+  /**
+   * Where sender notifications go (transactions with `SendEmailNotifications`, docs/design/events.md#mail); none
+   * without it.
+   */
   NotificationEmail?: string;
   CreatedDateTime: string;
 }

@@ -13,7 +13,10 @@ export function isE164(value: string): boolean {
   return /^\+[1-9]\d{6,14}$/.test(value);
 }
 
-/** True for an E.164 number with the Belgian country calling code +32 (the only one itsme supports, docs/design/signer-api.md#verification-types). */
+/**
+ * True for an E.164 number with the Belgian country calling code +32 (the only one itsme supports,
+ * docs/design/signer-api.md#verification-types).
+ */
 export function isBelgianE164(value: string): boolean {
   return isE164(value) && value.startsWith('+32');
 }

@@ -1,8 +1,8 @@
 /**
  * Business validation of a create-transaction request and construction of the new {@link Transaction}
- * (docs/design/api.md#defaults, docs/design/signer-api.md#verification-types). The HTTP layer has already checked the JSON shape (types,
- * unknown properties, nulls) with its schema; this module checks the rules a schema cannot express and collects
- * every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
+ * (docs/design/api.md#defaults, docs/design/signer-api.md#verification-types). The HTTP layer has already checked the
+ * JSON shape (types, unknown properties, nulls) with its schema; this module checks the rules a schema cannot express
+ * and collects every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
  * positions in messages are 0-based, as in JSON paths. Pure: ids, tokens and the clock are handed in.
  */
 import { ValidationError } from '../errors.js';

@@ -15,7 +15,10 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 
 const Str = (options: Record<string, unknown> = {}) => Type.String(options);
 const opt = Type.Optional;
-/** A property clients may send back (a whole model, docs/design/api.md#response-values) but not set: accepted and ignored. */
+/**
+ * A property clients may send back (a whole model, docs/design/api.md#response-values) but not set: accepted and
+ * ignored.
+ */
 const readOnly = <T extends TSchema>(schema: T) =>
   Type.Optional({ ...schema, readOnly: true, description: 'Read-only: accepted when sent back, ignored.' } as T);
 /** Identity attributes a provider returns: any JSON values (the itsme and Onfido clients type them as objects). */
@@ -24,9 +27,10 @@ const Timestamp = Str({ format: 'date-time' });
 const Url = Str({ format: 'uri', maxLength: 2048 });
 
 /**
- * The fields each verification type accepts (Signhost's OpenAPI and the official clients' models, docs/design/signer-api.md#verification-types).
- * Read-only fields (filled in by the identity provider or the service) are accepted because clients send a
- * transaction back as they got it; the service ignores them (transaction-rules.ts drops them).
+ * The fields each verification type accepts (Signhost's OpenAPI and the official clients' models,
+ * docs/design/signer-api.md#verification-types). Read-only fields (filled in by the identity provider or the service)
+ * are accepted because clients send a transaction back as they got it; the service ignores them (transaction-rules.ts
+ * drops them).
  */
 export const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Record<string, TSchema>> = {
   Scribble: { RequireHandsignature: opt(Type.Boolean()), ScribbleNameFixed: opt(Type.Boolean()), ScribbleName: opt(Str({ maxLength: 255 })) },
@@ -208,7 +212,10 @@ export const SIGNER_WRITABLE = {
   Context: opt(ContextSchema),
 };
 
-/** A signer as a client sends it on create (documented read-only properties ignored, docs/design/api.md#tolerant-reader). */
+/**
+ * A signer as a client sends it on create (documented read-only properties ignored,
+ * docs/design/api.md#tolerant-reader).
+ */
 export const SignerRequestSchema = Type.Object({ ...SIGNER_WRITABLE, ...readOnlyAll(SIGNER_READ_ONLY) }, { additionalProperties: false });
 
 /** A receiver's fields a client sets (docs/design/api.md#response-values). */

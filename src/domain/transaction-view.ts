@@ -6,8 +6,8 @@
  * `SendSignConfirmation` = `SendSignRequest`, the `Require*` flags from the verifications, `Authentications` `[]`,
  * signer `Language` = the transaction's). Activity `Info` and `CancelationReason` are omitted when there is none,
  * in both versions. `Files` carries absolute links and signers their `SignUrl`, `ShowUrl` and `ReceiptUrl`, built
- * from a handed-in public base URL. A cleaned transaction has a partial view (docs/design/transactions.md#cleaning). Internal fields
- * (AccountId, tokens, blob references, version) never appear.
+ * from a handed-in public base URL. A cleaned transaction has a partial view (docs/design/transactions.md#cleaning).
+ * Internal fields (AccountId, tokens, blob references, version) never appear.
  */
 import type { Activity, JsonValue, Receiver, Signer, Transaction } from './transaction.js';
 
@@ -55,7 +55,10 @@ export const PARTIAL_TRANSACTION_KEYS = [
   'Id', 'Status', 'Reference', 'CreatedDateTime', 'ModifiedDateTime', 'CanceledDateTime', 'CancelationReason', 'Signers',
 ] as const;
 
-/** Keys left out of both versions when they have no value (docs/design/api.md#tolerant-reader), instead of `null` in version 1. */
+/**
+ * Keys left out of both versions when they have no value (docs/design/api.md#tolerant-reader), instead of `null` in
+ * version 1.
+ */
 const OMITTED_WHEN_ABSENT: ReadonlySet<string> = new Set(['Info', 'CancelationReason']);
 
 /** `<base>/sign/<token>` (docs/design/signer-api.md#token). */
@@ -63,7 +66,10 @@ export function buildSignUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/sign/${encodeURIComponent(token)}`;
 }
 
-/** `<base>/show/<token>`: the signer's read-only view of the documents (docs/design/signer-api.md#show-and-receipt-urls). */
+/**
+ * `<base>/show/<token>`: the signer's read-only view of the documents
+ * (docs/design/signer-api.md#show-and-receipt-urls).
+ */
 export function buildShowUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/show/${encodeURIComponent(token)}`;
 }
@@ -108,7 +114,8 @@ export function toTransactionView(tx: Transaction, options: ViewOptions): JsonRe
     Receivers: tx.Receivers.map((receiver) => toReceiverView(receiver, options)),
     Reference: tx.Reference,
     PostbackUrl: tx.PostbackUrl,
-    // Transactions stored before 0 came to mean 2 still hold 0 (responses show only 1 or 2, docs/design/api.md#sign-requests).
+    // Transactions stored before 0 came to mean 2 still hold 0 (responses show only 1 or 2,
+    // docs/design/api.md#sign-requests).
     SignRequestMode: tx.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: tx.DaysToExpire,
     Language: tx.Language,
@@ -133,8 +140,9 @@ const REQUIRE_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A signer as responses show it, with Signhost's defaults (docs/design/api.md#response-values) for what the client did not send; `SignUrl`,
- * `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's default language.
+ * A signer as responses show it, with Signhost's defaults (docs/design/api.md#response-values) for what the client did
+ * not send; `SignUrl`, `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's
+ * default language.
  */
 export function toSignerView(signer: Signer, options: ViewOptions, transactionLanguage?: string): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {};
@@ -174,8 +182,8 @@ function toActivityView(activity: Activity, version: ResponseVersion): JsonRespo
 }
 
 /**
- * The partial data a cleaned transaction answers with (410, docs/design/transactions.md#cleaning): Id, Status, Reference, the dates and
- * the signer ids; `CanceledDateTime` and `CancelationReason` when it was cancelled.
+ * The partial data a cleaned transaction answers with (410, docs/design/transactions.md#cleaning): Id, Status,
+ * Reference, the dates and the signer ids; `CanceledDateTime` and `CancelationReason` when it was cancelled.
  */
 export function toPartialTransactionView(tx: Transaction, options: Pick<ViewOptions, 'version'>): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {

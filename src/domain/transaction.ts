@@ -93,7 +93,10 @@ export const VERIFICATION_TYPES = [
 /** One of {@link VERIFICATION_TYPES}. */
 export type VerificationType = (typeof VERIFICATION_TYPES)[number];
 
-/** A verification attached to a signer: its `Type` plus the fields of that type (docs/design/signer-api.md#verification-types), as sent or recorded. */
+/**
+ * A verification attached to a signer: its `Type` plus the fields of that type
+ * (docs/design/signer-api.md#verification-types), as sent or recorded.
+ */
 export interface Verification {
   Type: VerificationType;
   [field: string]: JsonValue;
@@ -122,8 +125,8 @@ export interface Activity {
 export interface Signer extends Omit<SignerFields, 'Id' | 'Verifications' | 'Authentications' | 'SendSignRequest' | 'DaysToRemind'> {
   Id: string;
   /**
-   * The random token of the SignUrl (docs/design/signer-api.md#token). Kept because every response rebuilds the SignUrl from it;
-   * the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
+   * The random token of the SignUrl (docs/design/signer-api.md#token). Kept because every response rebuilds the SignUrl
+   * from it; the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
    */
   SignToken?: string;
   Verifications: Verification[];
@@ -146,7 +149,10 @@ export interface Signer extends Omit<SignerFields, 'Id' | 'Verifications' | 'Aut
   SignSession?: JsonObject;
 }
 
-/** A receiver of the finished documents (docs/design/api.md#response-values): the client's fields plus what the service records. */
+/**
+ * A receiver of the finished documents (docs/design/api.md#response-values): the client's fields plus what the service
+ * records.
+ */
 export interface Receiver extends ReceiverFields {
   Id: string;
   Activities: Activity[];
@@ -195,7 +201,10 @@ export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignReque
   AccountId: string;
   Status: TransactionStatusCode;
   Seal: boolean;
-  /** 1 all at start, 2 when it is the signer's turn (default, docs/design/api.md#sign-requests). 0 only in transactions stored before 0 came to mean 2. */
+  /**
+   * 1 all at start, 2 when it is the signer's turn (default, docs/design/api.md#sign-requests). 0 only in transactions
+   * stored before 0 came to mean 2.
+   */
   SignRequestMode: 0 | 1 | 2;
   DaysToExpire: number;
   SendEmailNotifications: boolean;
@@ -219,8 +228,8 @@ export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignReque
   /** Optimistic concurrency: 0 before the first commit, then incremented by the store on every commit. */
   version: number;
   /**
-   * After a DELETE (docs/design/transactions.md#cancellation): when the clean job removes the documents and the receipt, which stay
-   * downloadable until then. Internal, not part of a response.
+   * After a DELETE (docs/design/transactions.md#cancellation): when the clean job removes the documents and the
+   * receipt, which stay downloadable until then. Internal, not part of a response.
    */
   CleanDueDateTime?: string;
   /** Set when documents and sensitive data were deleted (DELETE's clean job or retention cleaning): GET answers 410. */
@@ -241,7 +250,10 @@ export type DomainErrorCode =
   | 'NOT_SIGNERS_TURN'
   | 'SIGNER_ALREADY_DONE';
 
-/** A request the transaction cannot accept in its current state (docs/design/transactions.md#transitions, docs/design/transactions.md#cleaning). */
+/**
+ * A request the transaction cannot accept in its current state (docs/design/transactions.md#transitions,
+ * docs/design/transactions.md#cleaning).
+ */
 export class DomainError extends ParaphError {
   declare readonly code: DomainErrorCode;
   constructor(code: DomainErrorCode, message: string) {
@@ -398,7 +410,8 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
 
 /**
  * How long a signing hold may keep a transaction at 20 before it counts as left by a process that died while signing
- * (20 means the service is processing, docs/design/transactions.md#signing-hold): then the signer may sign again and the timers release it.
+ * (20 means the service is processing, docs/design/transactions.md#signing-hold): then the signer may sign again and
+ * the timers release it.
  */
 export const SIGNING_HOLD_STALE_MS = 5 * 60_000;
 
@@ -467,9 +480,10 @@ export function signerAtTurn(tx: Transaction, signerId?: string): Signer {
 const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', 'Image', 'Code', 'DateOfBirth', 'AccountHolderDateOfBirth'];
 
 /**
- * Deletes what cleaning deletes (docs/design/transactions.md#cleaning): document and receipt references, metadata and placements,
- * sign tokens, BSN, IBAN, mobile numbers, scribble images and codes. Keeps ids, statuses, dates, references and the
- * signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once unreferenced.
+ * Deletes what cleaning deletes (docs/design/transactions.md#cleaning): document and receipt references, metadata and
+ * placements, sign tokens, BSN, IBAN, mobile numbers, scribble images and codes. Keeps ids, statuses, dates, references
+ * and the signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once
+ * unreferenced.
  */
 export function cleanTransaction(tx: Transaction, now: Date): Transaction {
   const at = formatTime(now);
@@ -484,8 +498,9 @@ export function cleanTransaction(tx: Transaction, now: Date): Transaction {
 }
 
 /**
- * Deletes the sensitive data at once (docs/design/transactions.md#cancellation) (BSN, IBAN, mobile numbers, scribble images and codes, the
- * signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE leaves for its grace period.
+ * Deletes the sensitive data at once (docs/design/transactions.md#cancellation) (BSN, IBAN, mobile numbers, scribble
+ * images and codes, the signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE
+ * leaves for its grace period.
  */
 export function deleteSensitiveData(tx: Transaction): Transaction {
   const signers = tx.Signers.map((signer) => {
@@ -582,7 +597,8 @@ export function updateFile(tx: Transaction, fileId: string, update: (file: Store
 }
 
 /**
- * Appends an activity to the signer or receiver `personId` (receivers only get 301 and 999, docs/design/transactions.md#activities).
+ * Appends an activity to the signer or receiver `personId` (receivers only get 301 and 999,
+ * docs/design/transactions.md#activities).
  *
  * @throws DomainError `SIGNER_NOT_FOUND` / `RECEIVER_NOT_FOUND`, `TRANSACTION_CLEANED`, `INVALID_TRANSITION` for a
  *   receiver code other than 301/999.

@@ -1,7 +1,7 @@
 /**
- * Sending a mail (docs/design/events.md#mail): through nodemailer's SMTP transport when an SMTP URL is configured, otherwise
- * written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that a
- * developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
+ * Sending a mail (docs/design/events.md#mail): through nodemailer's SMTP transport when an SMTP URL is configured,
+ * otherwise written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that
+ * a developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
  * up at once instead of retrying for 72 hours.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';

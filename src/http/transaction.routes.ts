@@ -1,6 +1,7 @@
 /**
- * The transaction resource (docs/design/api.md#endpoints): create, get, delete, start, each with and without the trailing
- * slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked for.
+ * The transaction resource (docs/design/api.md#endpoints): create, get, delete, start, each with and without the
+ * trailing slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked
+ * for.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

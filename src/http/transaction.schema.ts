@@ -48,8 +48,9 @@ export const LocationSchema = Type.Object(
 );
 
 /**
- * FileMetaData (docs/design/files.md#filemetadata, docs/design/locations.md) for the OpenAPI document only: the upload keeps its raw bytes (the
- * Digest covers them) and the domain's parser validates them (file-metadata.ts); null means absent there too.
+ * FileMetaData (docs/design/files.md#filemetadata, docs/design/locations.md) for the OpenAPI document only: the upload
+ * keeps its raw bytes (the Digest covers them) and the domain's parser validates them (file-metadata.ts); null means
+ * absent there too.
  */
 export const FileMetaDataSchema = Type.Object(
   {

@@ -32,8 +32,8 @@ export interface ResolvePlacementsOptions {
   limits?: IndexTextOptions['limits'];
   /**
    * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
-   * gets the default signature field (docs/design/locations.md#default-placement: first `{{SignerN}}` tag, N = position here, else the top
-   * right of page 1), named `<signerId>.Signature`.
+   * gets the default signature field (docs/design/locations.md#default-placement: first `{{SignerN}}` tag, N = position
+   * here, else the top right of page 1), named `<signerId>.Signature`.
    */
   signerIds?: readonly string[];
   /**

@@ -1,9 +1,9 @@
 /**
  * Searching one page's extracted text: where the text index worker extracted the page, so that
  * searches run off the serving thread, inside the extraction's time budget (text-index-limits.ts), and only the
- * boxes of the matches a Location can use cross back. The same Search semantics as `findText` (docs/design/locations.md#search):
- * case-sensitive, white space runs as one space, non-overlapping, never across pages; when nothing matches in the
- * whole document (or the page asked for), white space is ignored on both sides.
+ * boxes of the matches a Location can use cross back. The same Search semantics as `findText`
+ * (docs/design/locations.md#search): case-sensitive, white space runs as one space, non-overlapping, never across
+ * pages; when nothing matches in the whole document (or the page asked for), white space is ignored on both sides.
  */
 import type { ReaderRect } from './page-geometry.js';
 import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';

@@ -176,11 +176,12 @@ class Index implements TextIndex {
 }
 
 /**
- * Finds `needle` in the indexed text, in page order (then text order), as docs/design/locations.md#search defines: case-sensitive,
- * runs of white space in the needle and the text count as one space, never across pages, non-overlapping matches.
- * When that finds nothing in the pages searched, the needle is matched again with all white space removed from
- * both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches nothing. Pages whose
- * bigram signature rules the needle out are skipped, so a search of thousands of pages scans only a few.
+ * Finds `needle` in the indexed text, in page order (then text order), as docs/design/locations.md#search defines:
+ * case-sensitive, runs of white space in the needle and the text count as one space, never across pages,
+ * non-overlapping matches. When that finds nothing in the pages searched, the needle is matched again with all white
+ * space removed from both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches
+ * nothing. Pages whose bigram signature rules the needle out are skipped, so a search of thousands of pages scans only
+ * a few.
  *
  * @throws ParaphError `TEXT_NOT_INDEXED` when a page to search was left out by `indexText`'s `pages` option.
  * @example
@@ -262,9 +263,9 @@ export interface TextSearch {
 }
 
 /**
- * Reads every page's geometry and finds each of `queries` (findText's semantics, docs/design/locations.md#search) where the text
- * is extracted: in the index's worker threads, within the extraction's time budget, so neither the search nor the
- * page texts reach the calling thread; only the kept matches' boxes do. With `workers: 0` in the calling thread.
+ * Reads every page's geometry and finds each of `queries` (findText's semantics, docs/design/locations.md#search) where
+ * the text is extracted: in the index's worker threads, within the extraction's time budget, so neither the search nor
+ * the page texts reach the calling thread; only the kept matches' boxes do. With `workers: 0` in the calling thread.
  *
  * @throws as {@link indexText}.
  * @example

@@ -112,7 +112,9 @@ export type AuditEntry = {
   [T in AuditEventType]: {
     /** 1-based position in the log: entry `i` (0-based index) has `seq` `i + 1`. */
     readonly seq: number;
-    /** ISO 8601 UTC with milliseconds and offset, e.g. `2026-11-21T10:00:00.000+00:00` (docs/design/api.md#timestamps). */
+    /**
+     * ISO 8601 UTC with milliseconds and offset, e.g. `2026-11-21T10:00:00.000+00:00` (docs/design/api.md#timestamps).
+     */
     readonly at: string;
     readonly type: T;
     readonly actor: AuditActor;

@@ -18,7 +18,9 @@ export interface ReceiptCertificate {
 /** The seal applied to the documents (and, separately, to the receipt itself). */
 export interface ReceiptSeal {
   readonly certificate: ReceiptCertificate;
-  /** Advanced (the service's own seal CA) or qualified (a configured QSeal, docs/design/signatures.md#qualified-seal). */
+  /**
+   * Advanced (the service's own seal CA) or qualified (a configured QSeal, docs/design/signatures.md#qualified-seal).
+   */
   readonly level: 'advanced' | 'qualified';
 }
 

@@ -67,7 +67,10 @@ export interface ServiceContext {
   readonly keys: ServiceKeys;
   readonly timestamper?: Timestamper;
   readonly settings: ServiceSettings;
-  /** In-flight and recent uploads, for 409 (docs/design/files.md#replace-guard): in the store when it has a shared guard, else in memory. */
+  /**
+   * In-flight and recent uploads, for 409 (docs/design/files.md#replace-guard): in the store when it has a shared
+   * guard, else in memory.
+   */
   readonly uploads: UploadGuards;
   /** External identity methods by verification Type (docs/design/signer-api.md#verification-types); none by default. */
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;

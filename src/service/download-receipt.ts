@@ -1,7 +1,7 @@
 /**
- * Use case GET /api/file/receipt/{id} (docs/design/receipt.md#availability, docs/design/transactions.md#cleaning): the sealed evidential receipt at status 30
- * (also after a DELETE, until the clean job ran); otherwise 404 "receipt not found."; 410 "The receipt is no longer
- * available" once cleaned.
+ * Use case GET /api/file/receipt/{id} (docs/design/receipt.md#availability, docs/design/transactions.md#cleaning): the
+ * sealed evidential receipt at status 30 (also after a DELETE, until the clean job ran); otherwise 404 "receipt not
+ * found."; 410 "The receipt is no longer available" once cleaned.
  */
 import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';

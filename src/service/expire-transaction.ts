@@ -1,6 +1,6 @@
 /**
- * Use case of the expiry timer (docs/design/transactions.md#expiry): a transaction still at 5 or 10 when `DaysToExpire` or a signer's
- * `Expires` passes becomes 50, with its postback and notification.
+ * Use case of the expiry timer (docs/design/transactions.md#expiry): a transaction still at 5 or 10 when `DaysToExpire`
+ * or a signer's `Expires` passes becomes 50, with its postback and notification.
  */
 import { TransactionStatus, transition } from '../domain/transaction.js';
 import { commitChange } from './commit-change.js';

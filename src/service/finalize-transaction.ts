@@ -1,9 +1,10 @@
 /**
  * Finishing a transaction at status 20 (a seal-only start and the last signature both end
- * here; docs/design/signatures.md#seal): every document is sealed when `Seal` is true (the seal is the last signature, in its own incremental update),
- * then the evidential receipt is built from the whole audit chain with R's `buildReceipt` and sealed too, and one
- * store commit writes the final PDFs, the receipt, status 30 and their audit entries. Idempotent: when the commit
- * loses a race or the process dies first, the transaction is still at 20 and finalizing again redoes it all.
+ * here; docs/design/signatures.md#seal): every document is sealed when `Seal` is true (the seal is the last signature,
+ * in its own incremental update), then the evidential receipt is built from the whole audit chain with R's
+ * `buildReceipt` and sealed too, and one store commit writes the final PDFs, the receipt, status 30 and their audit
+ * entries. Idempotent: when the commit loses a race or the process dies first, the transaction is still at 20 and
+ * finalizing again redoes it all.
  */
 import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';

@@ -1,8 +1,8 @@
 /**
- * Reminders every `DaysToRemind` days, activity 104 (docs/design/events.md#reminders): when a signer's `NextReminderDateTime` has
- * passed while the transaction waits at 10 and the signer has neither signed nor rejected, a reminder mail is
- * queued and the next reminder is set `DaysToRemind` days later, in one commit (the 104 activity is recorded when
- * the mail is sent). The first reminder date is set when the sign request is sent.
+ * Reminders every `DaysToRemind` days, activity 104 (docs/design/events.md#reminders): when a signer's
+ * `NextReminderDateTime` has passed while the transaction waits at 10 and the signer has neither signed nor rejected, a
+ * reminder mail is queued and the next reminder is set `DaysToRemind` days later, in one commit (the 104 activity is
+ * recorded when the mail is sent). The first reminder date is set when the sign request is sent.
  */
 import { TransactionStatus, addDays, formatTime } from '../domain/transaction.js';
 import { commitChange, existingTransaction } from './commit-change.js';

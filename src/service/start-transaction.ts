@@ -109,7 +109,10 @@ function missingProvider(tx: Transaction, providers: ServiceContext['identityPro
   return undefined;
 }
 
-/** Ends the transaction at 70 with `reason` and answers 400 with it ("Transaction contains errors", docs/design/transactions.md#transitions). */
+/**
+ * Ends the transaction at 70 with `reason` and answers 400 with it ("Transaction contains errors",
+ * docs/design/transactions.md#transitions).
+ */
 async function fail(ctx: ServiceContext, account: Account, tx: Transaction, reason: string): Promise<never> {
   await commitChange(
     ctx,

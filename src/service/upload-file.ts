@@ -241,9 +241,9 @@ async function resolvedFor(
 }
 
 /**
- * Refuses more pages than the limit, as pdf-lib reads them (docs/design/files.md#pdf-checks: normalize-pdf.ts opened the PDF
- * with pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its placements,
- * never on the serving thread.
+ * Refuses more pages than the limit, as pdf-lib reads them (docs/design/files.md#pdf-checks: normalize-pdf.ts opened
+ * the PDF with pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its
+ * placements, never on the serving thread.
  */
 function checkPageCount(pages: number, maxPages: number): void {
   if (pages > maxPages) {

@@ -1,9 +1,9 @@
 /**
  * Pluggable senders of the one-time codes of the `PhoneNumber` and `Email` verifications
- * (docs/design/signer-api.md#codes). A sender turns a code into outbox rows committed with the change that created the code (so a code is sent
- * exactly when it is stored) and/or a side effect of its own. Defaults: SMS codes are written to the outbox log
- * (a log line; no SMS gateway is configured by default), e-mail codes become a `verification-code` mail row that
- * the mail worker delivers. External identity methods (DigiD, iDIN, …) go through
+ * (docs/design/signer-api.md#codes). A sender turns a code into outbox rows committed with the change that created the
+ * code (so a code is sent exactly when it is stored) and/or a side effect of its own. Defaults: SMS codes are written
+ * to the outbox log (a log line; no SMS gateway is configured by default), e-mail codes become a `verification-code`
+ * mail row that the mail worker delivers. External identity methods (DigiD, iDIN, …) go through
  * {@link IdentityProvider}; none is configured by default.
  */
 import { mailRow } from './mail-payload.js';
@@ -79,9 +79,10 @@ export function defaultVerificationSenders(log: OutboxLog, options: DefaultSende
 }
 
 /**
- * An external identity method (docs/design/signer-api.md#verification-types): sends the signer to the provider and checks what the provider
- * sends back. paraph ships none; `PUT start` refuses transactions that need one that is not configured. The signer
- * comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the provider's query parameters.
+ * An external identity method (docs/design/signer-api.md#verification-types): sends the signer to the provider and
+ * checks what the provider sends back. paraph ships none; `PUT start` refuses transactions that need one that is not
+ * configured. The signer comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the
+ * provider's query parameters.
  */
 export interface IdentityProvider {
   /** The verification `Type` it performs, e.g. `iDIN`. */

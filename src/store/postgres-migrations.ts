@@ -1,9 +1,9 @@
 /**
- * The numbered schema of the PostgreSQL store (docs/design/storage.md#migrations). `paraph migrate` (or `PARAPH_MIGRATE=1` on start)
- * applies the missing ones, each in its own transaction, under an advisory lock so that processes starting together
- * do not race; a store refuses a database whose schema is older or newer than the one it knows. Never edit a
- * migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON is stored as text
- * exactly as written (the audit entries' canonical text must stay byte-exact).
+ * The numbered schema of the PostgreSQL store (docs/design/storage.md#migrations). `paraph migrate` (or
+ * `PARAPH_MIGRATE=1` on start) applies the missing ones, each in its own transaction, under an advisory lock so that
+ * processes starting together do not race; a store refuses a database whose schema is older or newer than the one it
+ * knows. Never edit a migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON
+ * is stored as text exactly as written (the audit entries' canonical text must stay byte-exact).
  */
 import type { Pool, PoolClient } from 'pg';
 
@@ -108,7 +108,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 2,
-    // The 409 re-upload guard (docs/design/files.md#replace-guard) shared by every process: a slot per transaction, fileId and kind.
+    // The 409 re-upload guard (docs/design/files.md#replace-guard) shared by every process: a slot per transaction,
+    // fileId and kind.
     sql: `
       CREATE TABLE upload_slots (
         transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,

@@ -1,9 +1,9 @@
 /**
- * The PostgreSQL {@link Store} (docs/design/storage.md#scale-out): the same behaviour as the embedded SQLite store, shared
- * by any number of `paraph serve` processes. Each `commit` is one READ COMMITTED transaction: the optimistic version
- * check is an `UPDATE … WHERE version = $expected` whose row lock serialises every change of one transaction across
- * processes, so the audit chain is appended to the last committed entry and two writers of the same version cannot
- * both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
+ * The PostgreSQL {@link Store} (docs/design/storage.md#scale-out): the same behaviour as the embedded SQLite store,
+ * shared by any number of `paraph serve` processes. Each `commit` is one READ COMMITTED transaction: the optimistic
+ * version check is an `UPDATE … WHERE version = $expected` whose row lock serialises every change of one transaction
+ * across processes, so the audit chain is appended to the last committed entry and two writers of the same version
+ * cannot both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
  * Documents and receipts live in the database too ({@link PostgresBlobStore}); nothing is kept on local disk.
  */
 import pg from 'pg';
@@ -292,7 +292,8 @@ export class PostgresStore implements Store {
       if (blobs.length > 0) {
         await client.query('INSERT INTO blob_refs (transaction_id, sha256) SELECT $1, unnest($2::text[])', [txId, blobs]);
       }
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (docs/design/signer-api.md#show-and-receipt-urls).
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
+      // (docs/design/signer-api.md#show-and-receipt-urls).
       if (stored.cleanedAt === undefined) {
         await client.query('DELETE FROM sign_tokens WHERE transaction_id = $1', [txId]);
         const tokens = stored.Signers.filter((s) => s.SignToken !== undefined);

@@ -430,7 +430,8 @@ export class SqliteStore implements Store {
       this.sql('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
       const addRef = this.sql('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
       for (const sha256 of blobs) addRef.run(txId, sha256);
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (docs/design/signer-api.md#show-and-receipt-urls).
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
+      // (docs/design/signer-api.md#show-and-receipt-urls).
       if (stored.cleanedAt === undefined) {
         this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
         const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');

@@ -32,8 +32,8 @@ export interface OutboxInput {
   /** Earliest delivery time; default: the commit's transaction `ModifiedDateTime`. */
   dueAt?: Date;
   /**
-   * Rows with the same key are delivered one at a time, in enqueue order (postbacks to one URL, docs/design/events.md#ordering).
-   * A row is only claimable when every earlier row of its key is done or failed.
+   * Rows with the same key are delivered one at a time, in enqueue order (postbacks to one URL,
+   * docs/design/events.md#ordering). A row is only claimable when every earlier row of its key is done or failed.
    */
   orderKey?: string;
 }
@@ -130,8 +130,8 @@ export interface UploadSlot {
 }
 
 /**
- * The state of the 409 re-upload guard (docs/design/files.md#replace-guard) kept in the store, for a store that many processes share:
- * an upload claims its slot before it is received and releases it when it ends.
+ * The state of the 409 re-upload guard (docs/design/files.md#replace-guard) kept in the store, for a store that many
+ * processes share: an upload claims its slot before it is received and releases it when it ends.
  */
 export interface UploadSlots {
   /**
@@ -173,7 +173,10 @@ export interface Store {
   countAccounts(): Promise<number>;
   /** Every account, oldest first (the first is the bootstrap account of a zero-config start). */
   listAccounts(): Promise<Account[]>;
-  /** Replaces an account's postback secret (rotation, docs/design/events.md#checksum). @throws StoreError `ACCOUNT_NOT_FOUND`. */
+  /**
+   * Replaces an account's postback secret (rotation, docs/design/events.md#checksum). @throws StoreError
+   * `ACCOUNT_NOT_FOUND`.
+   */
   setPostbackSecret(accountId: string, secret: string): Promise<void>;
 
   getTransaction(id: string): Promise<Transaction | undefined>;
@@ -258,8 +261,8 @@ export interface StoreHealth {
 
 /**
  * A storage failure with a stable code: `DIGEST_MISMATCH` (message exactly "SHA-256 digest mismatch" or
- * "SHA-512 digest mismatch", docs/design/files.md#digest; origin `input`), `BLOB_TOO_LARGE` (origin `input`), `BLOB_NOT_FOUND`,
- * `ACCOUNT_EXISTS`, `STORE_CLOSED`.
+ * "SHA-512 digest mismatch", docs/design/files.md#digest; origin `input`), `BLOB_TOO_LARGE` (origin `input`),
+ * `BLOB_NOT_FOUND`, `ACCOUNT_EXISTS`, `STORE_CLOSED`.
  */
 export class StoreError extends ParaphError {}
 

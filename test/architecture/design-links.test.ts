@@ -1,7 +1,8 @@
 /**
  * Links into the design record stay valid: every `docs/design/<page>.md#<section>` cited in src/, test/, bench/,
- * scripts/, docs/, README.md, ARCHITECTURE.md or SECURITY.md, and every relative link between the record's pages, names a page that exists and a heading of
- * it (anchors as GitHub writes them: lowercase, punctuation dropped, spaces as hyphens).
+ * scripts/, docs/, README.md, ARCHITECTURE.md or SECURITY.md, and every relative link between the record's pages, names
+ * a page that exists and a heading of it (anchors as GitHub writes them: lowercase, punctuation dropped, spaces as
+ * hyphens).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

@@ -100,7 +100,8 @@ describe.each(CLIENTS)('the %s client', (client: ClientName) => {
           const tx = json();
           values.id = tx.Id as string;
           expect(responseShapeProblems(tx)).toEqual([]);
-          // Read-only properties sent back (v4: Status 0, Files null, dates) are ignored; 0 = 2 (docs/design/api.md#tolerant-reader).
+          // Read-only properties sent back (v4: Status 0, Files null, dates) are ignored; 0 = 2
+          // (docs/design/api.md#tolerant-reader).
           expect(tx).toMatchObject({ Status: 5, SignRequestMode: 2, SendEmailNotifications: sent.SendEmailNotifications, Files: {} });
           const signer = tx.Signers[0];
           token = (signer.SignUrl as string).split('/sign/')[1] as string;

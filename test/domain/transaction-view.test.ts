@@ -81,7 +81,8 @@ describe('transaction view', () => {
         const tx = withExtras(makeTransaction(request), activity, false);
         const v1 = toTransactionView(tx, { version: 1, baseUrl: BASE });
         const v2 = toTransactionView(tx, { version: 2, baseUrl: BASE });
-        // Info and CancelationReason are left out of both versions when there is none (docs/design/api.md#response-values).
+        // Info and CancelationReason are left out of both versions when there is none
+        // (docs/design/api.md#response-values).
         for (const { keys, value } of nestedObjects(v1)) {
           expect(Object.keys(value)).toEqual(keys.filter((key) => value[key] !== undefined || (key !== 'Info' && key !== 'CancelationReason')));
         }

@@ -1,7 +1,8 @@
 /**
  * Model-based property test: random sequences of API calls (create, upload PDF or metadata, replace,
  * start, delete, get, downloads) over real HTTP never produce a 5xx, never make a transition outside the state machine
- * (docs/design/transactions.md#transitions), answer with the status code the model predicts, and GET always reflects the last accepted change.
+ * (docs/design/transactions.md#transitions), answer with the status code the model predicts, and GET always reflects
+ * the last accepted change.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Every error path of the transaction API over real HTTP, each with its exact status code and a message that names the problem:
- * auth (401, also for another account's transaction), create validation (unknown properties, nulls, formats,
+ * Every error path of the transaction API over real HTTP, each with its exact status code and a message that names the
+ * problem: auth (401, also for another account's transaction), create validation (unknown properties, nulls, formats,
  * business rules), DELETE 200/400/410, PUT file 400/409/410/413 (fileId rules, Content-Type, Digest, bad PDFs,
  * unresolvable locations with nothing stored), GET file 404/410, receipt 404/410, start 400 (stays 5 or ends at 70).
  */

@@ -1,6 +1,7 @@
 /**
- * Postback format (docs/design/events.md#checksum): the documented Checksum test vector, the HMAC header, verifyPostback on
- * genuine and tampered postbacks, sending (2xx only, redirects not followed, timeout), and the retry schedule.
+ * Postback format (docs/design/events.md#checksum): the documented Checksum test vector, the HMAC header,
+ * verifyPostback on genuine and tampered postbacks, sending (2xx only, redirects not followed, timeout), and the retry
+ * schedule.
  */
 import fc from 'fast-check';
 import { createServer } from 'node:http';

@@ -1,7 +1,8 @@
 /**
- * Reminders, expiry and cleaning with a moved clock (docs/design/events.md#reminders, docs/design/transactions.md#expiry): reminders every
- * DaysToRemind days while unsigned (104, one postback each), expiry to 50 at DaysToExpire (postback 50), cleaning
- * after the retention period (GET 410 with only the partial fields, file download 410).
+ * Reminders, expiry and cleaning with a moved clock (docs/design/events.md#reminders,
+ * docs/design/transactions.md#expiry): reminders every DaysToRemind days while unsigned (104, one postback each),
+ * expiry to 50 at DaysToExpire (postback 50), cleaning after the retention period (GET 410 with only the partial
+ * fields, file download 410).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { simpleParser } from 'mailparser';

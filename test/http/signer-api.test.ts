@@ -186,10 +186,12 @@ describe('signer API', () => {
     expect(JSON.stringify((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession)).toContain('imageBase64');
     const cancelled = await call(base, 'DELETE', `/api/transaction/${tx.id}`, { json: { Reason: 'wrong file' } });
     expect(cancelled.status).toBe(200);
-    // Cleaning deletes the scribble and codes with the rest of the signer's session (docs/design/transactions.md#cleaning).
+    // Cleaning deletes the scribble and codes with the rest of the signer's session
+    // (docs/design/transactions.md#cleaning).
     expect((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession).toBeUndefined();
     const gone = await signer(tx.signers[0]!.token, 'GET', '');
-    // During DELETE's grace period (docs/design/transactions.md#cancellation) the session shows the ended transaction without documents.
+    // During DELETE's grace period (docs/design/transactions.md#cancellation) the session shows the ended transaction
+    // without documents.
     expect(gone.status).toBe(200);
     expect(gone.json).toMatchObject({ TransactionStatus: 60, State: 'ended', Documents: [] });
     expect((await signer(tx.signers[0]!.token, 'POST', '/sign', {})).status).toBeGreaterThanOrEqual(404);

@@ -1,8 +1,8 @@
 /**
  * Radio groups, pre-set Check and Number values (docs/design/fields.md#values), fillable PDFs' own fields
- * (docs/design/fields.md#fillable-pdfs), check box state dictionaries written as indirect objects, and the default signature field
- * that must not merge with a metadata field of the same name. Every produced PDF is read back by pdf-lib and pdf.js and
- * checked by qpdf; signed ones by pdfsig and openssl too.
+ * (docs/design/fields.md#fillable-pdfs), check box state dictionaries written as indirect objects, and the default
+ * signature field that must not merge with a metadata field of the same name. Every produced PDF is read back by
+ * pdf-lib and pdf.js and checked by qpdf; signed ones by pdfsig and openssl too.
  */
 import { readFile } from 'node:fs/promises';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '../../src/pdf/pdf-lib.js';

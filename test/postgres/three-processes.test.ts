@@ -212,7 +212,8 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     const [one, two] = tx.tokens as [string, string];
     await verify(one, 'Ada Lovelace');
     const [a, b] = twoDifferent();
-    // Signers sign in turn (docs/design/transactions.md#signing-order): while the first signs on one process, the second keeps trying on another.
+    // Signers sign in turn (docs/design/transactions.md#signing-order): while the first signs on one process, the
+    // second keeps trying on another.
     let firstDone = false;
     const first = signer(a, one, '/sign', {}).finally(() => (firstDone = true));
     const refusals = new Set<string>();

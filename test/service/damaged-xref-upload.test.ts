@@ -49,7 +49,10 @@ const DAMAGES: Record<string, () => string> = {
   'xref stream, startxref 0': () => stream.replace(/startxref\s+\d+/, 'startxref\n0'),
 };
 
-/** Uploads `pdf` and starts; returns what happened, asserting on the way that an upload answered 201 never fails at start. */
+/**
+ * Uploads `pdf` and starts; returns what happened, asserting on the way that an upload answered 201 never fails at
+ * start.
+ */
 async function uploadThenStart(pdf: Uint8Array, signers: boolean): Promise<'refused' | 'started'> {
   const tx = await createTransaction(f.ctx, f.account, signers ? { Signers: [{ Email: 'signer@example.com' }] } : { Seal: true });
   try {

@@ -98,7 +98,8 @@ describe('invalidFileMetaData()', () => {
         expect(thrown).toBeInstanceOf(ValidationError);
         expect((thrown as ValidationError).code).toBe('INVALID_FILE_METADATA');
         expect((thrown as ValidationError).issues).toEqual([message]);
-        // The same through the JSON parser a service upload goes through, where null means absent (docs/design/api.md#tolerant-reader).
+        // The same through the JSON parser a service upload goes through, where null means absent
+        // (docs/design/api.md#tolerant-reader).
         if (message.endsWith('Null values must not be sent')) expect(() => parseFileMetaData(JSON.stringify(value))).not.toThrow();
         else expect(() => parseFileMetaData(JSON.stringify(value))).toThrow(message);
       }),

@@ -1,8 +1,9 @@
 /**
- * Use case GET /api/signer/<token>/file/<fileId> (docs/design/signer-api.md#session): the PDF the signer is shown — the prepared
- * document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
+ * Use case GET /api/signer/<token>/file/<fileId> (docs/design/signer-api.md#session): the PDF the signer is shown — the
+ * prepared document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
  * signer opens each document, with an audit entry. After signing, a signer whose authentication has
- * `SecureDownload: true` downloads only within the window a fresh code opened (docs/design/signer-api.md#authentications).
+ * `SecureDownload: true` downloads only within the window a fresh code opened
+ * (docs/design/signer-api.md#authentications).
  */
 import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';

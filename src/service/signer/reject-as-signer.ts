@@ -1,6 +1,6 @@
 /**
- * Use case POST /api/signer/<token>/reject (docs/design/signer-api.md#reject): the signer whose turn it is rejects with a
- * reason. `RejectReason`, `RejectDateTime`, activity 202, status 40 and the audit entry in one commit; the
+ * Use case POST /api/signer/<token>/reject (docs/design/signer-api.md#reject): the signer whose turn it is rejects with
+ * a reason. `RejectReason`, `RejectDateTime`, activity 202, status 40 and the audit entry in one commit; the
  * postback and the sender's notification are queued with it.
  */
 import { ActivityCode, recordActivity, transition } from '../../domain/transaction.js';

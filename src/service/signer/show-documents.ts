@@ -1,10 +1,11 @@
 /**
  * Use cases behind ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) 
- * (docs/design/signer-api.md#show-and-receipt-urls): the signer's read-only view of their documents — the signed ones once the signer has signed — and the
- * receipt once the transaction is 30. Both are authorized by the signer's token, refuse a cleaned transaction (410),
- * honour `SecureDownload` (after signing, a fresh code through POST /api/signer/<token>/verification opens the
- * downloads for 10 minutes) and record the signer's activities: 302 SignedDocumentOpened and 303
- * SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and 403 ReceiptDownloaded.
+ * (docs/design/signer-api.md#show-and-receipt-urls): the signer's read-only view of their documents — the signed ones
+ * once the signer has signed — and the receipt once the transaction is 30. Both are authorized by the signer's token,
+ * refuse a cleaned transaction (410), honour `SecureDownload` (after signing, a fresh code through POST
+ * /api/signer/<token>/verification opens the downloads for 10 minutes) and record the signer's activities: 302
+ * SignedDocumentOpened and 303 SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and
+ * 403 ReceiptDownloaded.
  */
 import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity, type ActivityCodeNumber, type Language } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';

@@ -82,7 +82,8 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
       throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
     }
     const { values, context } = validateFieldValues(tx, signer, withoutNulls(request.Fields));
-    // Status 20 while the signature is applied (docs/design/transactions.md#statuses): committed first, so GET and other requests see it.
+    // Status 20 while the signature is applied (docs/design/transactions.md#statuses): committed first, so GET and
+    // other requests see it.
     let held: Transaction;
     try {
       // A stale hold (assertCanAct let it through) is released before this signer takes a new one.

@@ -137,8 +137,8 @@ export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
 }
 
 /**
- * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet (docs/design/transactions.md#signing-order: signers
- * sign one after another in the order of `Signers`).
+ * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet
+ * (docs/design/transactions.md#signing-order: signers sign one after another in the order of `Signers`).
  */
 export function assertTurn(tx: Transaction, signer: Signer): void {
   const before = waitingFor(tx, signer);
@@ -163,8 +163,9 @@ export interface SignerStep {
 }
 
 /**
- * The steps the signer performs, in order: the `Authentications` first (docs/design/signer-api.md#authentications: done before the session
- * shows any document), then the `Verifications` (IPAddress is added by the service at signing, not done by the signer).
+ * The steps the signer performs, in order: the `Authentications` first (docs/design/signer-api.md#authentications: done
+ * before the session shows any document), then the `Verifications` (IPAddress is added by the service at signing, not
+ * done by the signer).
  */
 export function signerSteps(signer: Signer): SignerStep[] {
   const authentications = (signer.Authentications ?? []).map((a, i): SignerStep => ({ index: AUTHENTICATION_INDEX + i, type: a.Type, phase: 'authentication', spec: a }));
@@ -178,16 +179,19 @@ export function needsAuthentication(signer: Signer): boolean {
   return signerSteps(signer).some((s) => s.phase === 'authentication' && !done.includes(s.index));
 }
 
-/** How long a fresh SecureDownload authentication lets the signer download (our choice, docs/design/signer-api.md#authentications). */
+/**
+ * How long a fresh SecureDownload authentication lets the signer download (our choice,
+ * docs/design/signer-api.md#authentications).
+ */
 export const SECURE_DOWNLOAD_WINDOW_MS = 10 * 60_000;
 
 /** Key of the SecureDownload code in {@link SignSession.codes} (verification codes use their step index). */
 export const SECURE_DOWNLOAD_CODE_KEY = 'download';
 
 /**
- * The signer's authentication with `SecureDownload: true` (docs/design/signer-api.md#authentications), when the signer has signed: their later
- * downloads ask for it again. Undefined before signing (the authentication of the journey covers those downloads)
- * and for signers without SecureDownload.
+ * The signer's authentication with `SecureDownload: true` (docs/design/signer-api.md#authentications), when the signer
+ * has signed: their later downloads ask for it again. Undefined before signing (the authentication of the journey
+ * covers those downloads) and for signers without SecureDownload.
  */
 export function secureDownloadStep(signer: Signer): SignerStep | undefined {
   if (signer.SignedDateTime === undefined) return undefined;

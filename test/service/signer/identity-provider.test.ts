@@ -1,7 +1,7 @@
 /**
- * External identity methods through the provider interface (docs/design/signer-api.md#verification-types): a configured provider lets
- * the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with paraph's
- * one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
+ * External identity methods through the provider interface (docs/design/signer-api.md#verification-types): a configured
+ * provider lets the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with
+ * paraph's one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
  */
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
