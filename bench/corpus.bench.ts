@@ -1,9 +1,9 @@
 /**
- * Corpus benchmark (issue 14): paraph's text extraction against poppler's `pdftotext -bbox` over a folder of real
+ * Corpus benchmark: paraph's text extraction against poppler's `pdftotext -bbox` over a folder of real
  * PDFs, each file in a fresh process for both tools (cold, as `paraph place` on the command line), with wall time and
  * peak RSS per file and in total, refusals by code, and the ten files where paraph is slowest relative to poppler.
  * Generated files (a 1-page letter, the 1,000-page bench text, the 1,000-page mixed contract) are measured in the
- * same run, for the README table.
+ * same run, for the published table (docs/benchmarks.md).
  *
  * `npm run bench -- corpus [--dir=<folder of PDFs>] [--limit=N] [--no-generated]`. Without --dir it reads the
  * committed hazard sample (fixtures/corpus). Third-party corpora (e.g. a checkout of Mozilla pdf.js's `test/pdfs`) are

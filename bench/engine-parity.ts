@@ -1,5 +1,5 @@
 /**
- * Parity of the two text engines (issue 14): for each PDF named on the command line, both engines index it and every
+ * Parity of the two text engines: for each PDF named on the command line, both engines index it and every
  * page's words that occur once (up to 30 a page, as the parity tests take them) are compared by box. Prints per file
  * the anchors compared, the largest box difference, how many differ by more than 1 pt, the anchors each engine misses,
  * and on how many pages the two texts differ at all; `--show=N` lists the N worst differences and missing anchors per

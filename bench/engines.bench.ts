@@ -1,5 +1,5 @@
 /**
- * The text index's two engines (issue 14) on the same files, warm, next to `pdftotext -bbox`: each engine on one
+ * The text index's two engines on the same files, warm, next to `pdftotext -bbox`: each engine on one
  * thread (`workers: 0`) and in its worker threads (the default), and PDFium's own share — loading every page and its
  * text page, and counting the characters, with none of paraph's work — which bounds what the PDFium engine can reach.
  * `npm run bench -- engines [--file=<pdf>]...` (default: the generated 1000-page text and mixed contract, and the

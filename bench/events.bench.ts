@@ -1,11 +1,11 @@
 /**
- * Outbox benchmark (issue 7): the embedded service in this process (SQLite store, synchronous=FULL as in
+ * Outbox benchmark: the embedded service in this process (SQLite store, synchronous=FULL as in
  * production) and a node HTTP receiver on 127.0.0.1.
  * - Throughput: 10,000 postback rows (100 transactions × 100 rows, one URL per transaction, so per-URL ordering
  *   applies) and 1,000 rows to a single URL, delivered by the worker; deliveries per second.
  * - Latency: status change (DELETE → 60) to the postback's arrival, 300 times one after another; p50/p99.
  * - Reference in the same run: plain fetch POSTs from this process to the same receiver (rate and round trip).
- * Targets (issue 7, 2 cores): ≥ 500 deliveries/s; p99 < 200 ms with a healthy receiver.
+ * Targets (2 cores): ≥ 500 deliveries/s; p99 < 200 ms with a healthy receiver.
  * `EVENTS_BENCH_ROWS=20000 npm run bench -- events` changes the row count.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

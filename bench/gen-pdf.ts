@@ -50,7 +50,7 @@ export async function benchPdf(pages: number): Promise<string> {
 }
 
 /**
- * Path of the cached `pages`-page mixed contract (issue 14), generating it first: like {@link benchPdf}'s text, but
+ * Path of the cached `pages`-page mixed contract, generating it first: like {@link benchPdf}'s text, but
  * every page mixes Helvetica, Times, Courier and the embedded DejaVu Sans, every 7th page has /Rotate 90 (and every
  * 14th /Rotate 270), every 5th page a CropBox offset inside a larger MediaBox, and text drawn with Tc, Tz and TJ kerning.
  */

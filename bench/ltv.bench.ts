@@ -1,5 +1,5 @@
 /**
- * Keys and long-term signatures benchmark (issue 3, engineer D's part):
+ * Keys and long-term signatures benchmark:
  * 1. raw `Signer.sign` operations per second over 300 bytes of "signed attributes" for every key kind: software
  *    (WebCrypto) keys, and SoftHSM PKCS#11 keys when softhsm2 is installed, next to node:crypto's synchronous
  *    `sign` with the same key (the reference: no WebCrypto promise, no token round trip);

@@ -1,5 +1,5 @@
 /**
- * Evidential receipt (issue 4): build time for 10, 1,000 and 10,000 audit entries, with an identity sealer (layout
+ * Evidential receipt: build time for 10, 1,000 and 10,000 audit entries, with an identity sealer (layout
  * and PDF only) and with the real PAdES seal (sealPdf with the fixture seal key), plus verifyReceipt on the sealed
  * result. Reference in the same run: poppler's pdftotext reading the sealed receipt back. Target: 10,000 in < 5 s.
  */

@@ -5,13 +5,14 @@
  * RSS is measured per benchmark, in ONE run: prints the machine (CPU model, cores, memory, OS, Node, load), an
  * estimate of the duration, every table, and the measured duration. Everything the run produces goes to an untracked
  * folder, `bench-results/<timestamp>/` (git-ignored): `machine.md`, one `<bench>.md` per benchmark, `results.md`
- * (machine, duration and every table: the README's generated section), `run.json` (durations, tables and their
- * reference columns) and `scaling.svg` (the chart, from the same run as the scaling table).
+ * (machine, duration and every table: the generated section of docs/benchmarks.md), `run.json` (durations, tables and
+ * their reference columns) and `scaling.svg` (the chart, from the same run as the scaling table).
  *
  * - `--quick`: small sizes (`--max=100`, fewer rows, runs and seconds) to prove the benchmarks work (a few minutes;
- *   its numbers are not for the README).
+ *   its numbers are not for the published tables).
  * - `--plot` alone runs the scaling benchmark only (the chart is always drawn into the results folder).
- * - `--write-readme`: after a full run of every benchmark, copies `results.md` into README.md between the bench
+ * - `--write-readme`: after a full run of every benchmark, copies `results.md` into docs/benchmarks.md between the
+ * bench
  *   markers and the chart to bench/results/scaling.svg; `--write-readme=<results folder>` copies an earlier full run
  *   without measuring again. Nothing committed is written otherwise.
  */
@@ -128,13 +129,13 @@ function runBench(name: string, outDir: string): Promise<BenchRun> {
 function copyToReadme(resultsDir: string): void {
   const run = JSON.parse(readFileSync(join(resultsDir, 'run.json'), 'utf8')) as { quick: boolean; complete: boolean };
   if (run.quick || !run.complete) {
-    throw new Error(`${resultsDir} is not a complete full run (every benchmark, no --quick, all exited 0): not copied into the README`);
+    throw new Error(`${resultsDir} is not a complete full run (every benchmark, no --quick, all exited 0): not copied into docs/benchmarks.md`);
   }
-  const readmePath = join(root, 'README.md');
+  const readmePath = join(root, 'docs', 'benchmarks.md');
   writeFileSync(readmePath, replaceBenchSection(readFileSync(readmePath, 'utf8'), readFileSync(join(resultsDir, 'results.md'), 'utf8')));
   const chart = join(resultsDir, 'scaling.svg');
   if (existsSync(chart)) copyFileSync(chart, join(here, 'results', 'scaling.svg'));
-  process.stderr.write(`copied ${relative(root, resultsDir)}/results.md into README.md and its chart to bench/results/scaling.svg\n`);
+  process.stderr.write(`copied ${relative(root, resultsDir)}/results.md into docs/benchmarks.md and its chart to bench/results/scaling.svg\n`);
 }
 
 async function main(): Promise<void> {
@@ -170,7 +171,7 @@ async function main(): Promise<void> {
   const estimate = benches.reduce((sum, b) => sum + (measured.get(b) ?? ESTIMATE_SECONDS[b]?.[quick ? 'quick' : 'full'] ?? 60), 0);
   process.stdout.write(`Machine\n${machineMd}\n\n`);
   process.stdout.write(
-    `Running ${benches.length} benchmark(s)${quick ? ' in --quick mode (small sizes; not for the README)' : ''}: ${benches.join(', ')}\n` +
+    `Running ${benches.length} benchmark(s)${quick ? ' in --quick mode (small sizes; not for the published tables)' : ''}: ${benches.join(', ')}\n` +
       `Estimated duration: ${formatDuration(estimate)}${benches.every((b) => measured.has(b)) ? ' (as measured by the last run in bench-results/)' : ' (built-in estimate: quiet 2-core machine)'}\n` +
       `Results folder: ${outDir}\n` +
       (quick && filters.length === 0 ? `Skipped in --quick: ${[...SKIPPED_IN_QUICK].join(', ')}\n` : ''),
@@ -195,7 +196,7 @@ async function main(): Promise<void> {
     machineMd,
     '',
     ...runs.flatMap((r) => (r.exitCode === 0 ? [readFileSync(join(outDir, `${r.name}.md`), 'utf8').trim().replace(/^### /gm, '#### '), ''] : [`(${r.name}: failed in this run)`, ''])),
-    ...(existsSync(join(outDir, 'scaling.svg')) ? ['![ms per page against page count](bench/results/scaling.svg)', ''] : []),
+    ...(existsSync(join(outDir, 'scaling.svg')) ? ['![ms per page against page count](../bench/results/scaling.svg)', ''] : []),
   ].join('\n');
   writeFileSync(join(outDir, 'results.md'), results);
   writeFileSync(

@@ -1,5 +1,5 @@
 /**
- * Scale-out benchmark (issue 17): real `paraph serve` processes (src/ compiled to JavaScript, run with plain node, as
+ * Scale-out benchmark: real `paraph serve` processes (src/ compiled to JavaScript, run with plain node, as
  * in scaling.bench.ts) on one SQLite data directory (1 process) and on one throwaway PostgreSQL cluster (1, 2 and 3
  * processes, a fresh database each), all on this machine; the client sends each request to the next process in turn.
  * - Seal-only transactions (create with Seal: true and no signers + upload a 1-page PDF + start, which seals and builds
@@ -12,7 +12,7 @@
  *   database and of this client: what the throughput can be at most on this machine's cores.
  * Every configuration runs from the start; they take turns for SCALEOUT_BENCH_ROUNDS rounds (default 3), each turn
  * after 3 s of unmeasured load, and the table shows the medians.
- * Goal (issue 17, 2 cores, reported, not asserted): PostgreSQL × 2 ≥ 1.5 × SQLite × 1 seal-only, GET p99 < 20 ms.
+ * Goal (2 cores, reported, not asserted): PostgreSQL × 2 ≥ 1.5 × SQLite × 1 seal-only, GET p99 < 20 ms.
  * The client (fetch, autocannon) and PostgreSQL run on the same cores as the processes they measure.
  * `npx tsx bench/scaleout.bench.ts [--quick]`; needs PostgreSQL's initdb/pg_ctl (see test/postgres/pg-cluster.ts).
  */

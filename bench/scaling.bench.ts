@@ -1,6 +1,6 @@
 /**
- * Scaling benchmark (issue 8): ms/page of paraph's place, sign and verify against page count (10 … 5,000), measured by
- * `paraph bench <op> --json` itself (the compiled CLI, one plain node process per operation and size, so the README
+ * Scaling benchmark: ms/page of paraph's place, sign and verify against page count (10 … 5,000), measured by
+ * `paraph bench <op> --json` itself (the compiled CLI, one plain node process per operation and size, so the published
  * numbers are what a user's `paraph bench` reports), next to the references when installed: `pdftotext -bbox`,
  * `sha256sum` and pdf-lib's `PDFDocument.load`. `paraph place` also runs once in a fresh process (cold, as on the command
  * line), for its wall time and peak RSS: `paraph bench`'s peak includes its warm-up and earlier runs. `npm run bench -- --plot` also writes the chart into the run's

@@ -1,12 +1,12 @@
 /**
- * Transaction service benchmark (issue 5): the embedded service (SQLite store, RSA seal as in production) on
+ * Transaction service benchmark: the embedded service (SQLite store, RSA seal as in production) on
  * 127.0.0.1 in this process, loaded with autocannon and a fetch client.
  * - GET /api/transaction/{id}: requests/s and p99 latency (autocannon, 10 connections, 10 s; SERVICE_BENCH_SECONDS),
  *   next to a bare node:http server answering the same body (the reference).
  * - Seal-only transactions (create + upload + start, which seals and builds the sealed receipt), completed per second
  *   with 4 clients in parallel, for a 1-page and a 100-page PDF, next to sealPdf alone on the same PDF.
  * - RSS over many seal-only transactions (default 2,000; `SERVICE_BENCH_TX=10000 npm run bench -- service`).
- * Targets (issue 5, 2 cores): GET ≥ 3,000 req/s with p99 < 20 ms; ≥ 20 seal-only transactions/s (1 page); memory flat.
+ * Targets (2 cores): GET ≥ 3,000 req/s with p99 < 20 ms; ≥ 20 seal-only transactions/s (1 page); memory flat.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Signing-page benchmark (issue 18): Lighthouse-style numbers without the network, in Debian's Chromium
+ * Signing-page benchmark: Lighthouse-style numbers without the network, in Debian's Chromium
  * (playwright-core) against the embedded service on 127.0.0.1, on a 375 px phone with the CPU throttled 4× (CDP
  * `Emulation.setCPUThrottlingRate`), each run with a cold cache:
  * - page weight: bytes on the wire (CDP `encodedDataLength`) before the first document (PDF) request, and in all;

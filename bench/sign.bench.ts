@@ -1,5 +1,5 @@
 /**
- * Signing benchmark (issue 3): time and peak RSS of `signPdf` (visible ECDSA P-256 signature, B-B) and `sealPdf` on
+ * Signing benchmark: time and peak RSS of `signPdf` (visible ECDSA P-256 signature, B-B) and `sealPdf` on
  * 1–5,000-page documents, next to pdf-lib's plain `PDFDocument.load` of the same file and `sha256sum` (the hashing
  * floor); then B-B signatures per second on a 1-page document with ECDSA P-256 and RSA-2048, next to node:crypto's
  * synchronous sign of the same bytes with the same key. `--quick` (bench/run.ts) signs for 0.3 s instead of 2 s.

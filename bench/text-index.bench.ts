@@ -1,5 +1,5 @@
 /**
- * Text index benchmark (issue 2): index time, ms/page and peak RSS at 10–5,000 pages, next to poppler's
+ * Text index benchmark: index time, ms/page and peak RSS at 10–5,000 pages, next to poppler's
  * `pdftotext -bbox` on the same file, and the time to resolve 100 Search locations on the built index.
  * `npm run bench -- text-index [--max=1000]`.
  *

@@ -1,5 +1,5 @@
 /**
- * Verification benchmark (issue 3, verifyPdf): time to verify a document carrying four signatures (three signers
+ * Verification benchmark (verifyPdf): time to verify a document carrying four signatures (three signers
  * and a seal, each in its own incremental update) at 1–5,000 pages, next to pdf-lib's plain load of the same file,
  * poppler's `pdfsig` and `sha256sum` (the hashing floor); and how verification scales with the number of signatures
  * (revisions) on 1,000 pages. `npm run bench -- verify [--max=1000]`. With PARAPH_BENCH_PYHANKO set to a command that

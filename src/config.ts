@@ -1,5 +1,5 @@
 /**
- * Configuration of the transaction service (decisions.md §10, issue 5 "Running it"): environment variables plus an
+ * Configuration of the transaction service (docs/design/storage.md#running-the-service): environment variables plus an
  * optional JSON config file (`PARAPH_CONFIG`), validated at start with messages naming the variable or key and the
  * rule. Environment variables win over the file. With nothing set the service runs on 127.0.0.1:8080 with its data
  * under ./data. Pure: the environment and the file's text are handed in.
@@ -11,7 +11,10 @@ import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
-/** Where a qualified seal key lives (decisions.md §5); absent: the advanced seal of the service's own seal CA. */
+/**
+ * Where a qualified seal key lives (docs/design/signatures.md#qualified-seal); absent: the advanced seal of the
+ * service's own seal CA.
+ */
 export type QualifiedSealConfig =
   | { readonly kind: 'pkcs12'; readonly path: string; readonly password: string }
   | {
@@ -24,7 +27,7 @@ export type QualifiedSealConfig =
     };
 
 /**
- * The service's signing CA and advanced seal kept in a PKCS#11 token instead of the store (issue 13 point 4, SECURITY.md):
+ * The service's signing CA and advanced seal kept in a PKCS#11 token instead of the store (SECURITY.md):
  * each key with its certificate (same CKA_ID or CKA_LABEL) and, for the seal, the seal CA's certificate.
  */
 export interface CaTokenConfig {
@@ -37,7 +40,7 @@ export interface CaTokenConfig {
   readonly sealKeyLabel: string;
 }
 
-/** The bootstrap account read from the environment (decisions.md §9). */
+/** The bootstrap account read from the environment (docs/design/api.md#authentication). */
 export interface BootstrapAccountConfig {
   readonly userToken: string;
   readonly appKey: string;
@@ -64,13 +67,16 @@ export interface ServiceConfig {
   readonly caToken?: CaTokenConfig;
   /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
   readonly retentionDays: number;
-  /** Minutes after a DELETE during which documents and the receipt stay downloadable (decisions.md §8). */
+  /**
+   * Minutes after a DELETE during which documents and the receipt stay downloadable
+   * (docs/design/transactions.md#cancellation).
+   */
   readonly deleteGraceMinutes: number;
   /** Largest accepted PDF upload, in bytes (413 above it). */
   readonly maxFileBytes: number;
   /** Window after an upload in which a second upload of the same kind for the same fileId answers 409. */
   readonly fileReplaceGuardMs: number;
-  /** SMTP server for mails (delivery is issue 7); without it mails are written as .eml files. */
+  /** SMTP server for mails; without it mails are written as .eml files. */
   readonly smtpUrl?: string;
   /**
    * Absolute path of the directory of `.eml` files when no SMTP server is configured (default `<dataDir>/mail`; in
@@ -83,7 +89,7 @@ export interface ServiceConfig {
   readonly outboxLeaseMs?: number;
   /** Delay before the first retry of a postback or mail, doubled for each later one (default 30 s). */
   readonly retryBaseMs?: number;
-  /** `postgres://…`: all state in PostgreSQL (decisions.md §11) instead of SQLite under `dataDir`. */
+  /** `postgres://…`: all state in PostgreSQL (docs/design/storage.md#scale-out) instead of SQLite under `dataDir`. */
   readonly databaseUrl?: string;
   /** Apply missing PostgreSQL migrations on start (`PARAPH_MIGRATE=1`); otherwise run `paraph migrate` first. */
   readonly migrateOnStart?: boolean;
@@ -94,8 +100,9 @@ export interface ServiceConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bootstrapAccount?: BootstrapAccountConfig;
   /**
-   * Postback secret of the bootstrap account (decisions.md §9). Honoured alone too: on an existing data directory
-   * it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is generated.
+   * Postback secret of the bootstrap account (docs/design/events.md#checksum). Honoured alone too: on an existing data
+   * directory it replaces the stored secret, which is how a secret is rotated. Never empty: without it one is
+   * generated.
    */
   readonly postbackSecret?: string;
   /**
@@ -107,7 +114,7 @@ export interface ServiceConfig {
    * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
-  /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`, issue 14); unset: PDFium. */
+  /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`); unset: PDFium. */
   readonly textEngine?: 'pdfjs' | 'pdfium';
   readonly textIndexLimits?: {
     maxPages?: number;
@@ -118,11 +125,11 @@ export interface ServiceConfig {
     maxWidgetsPerDocument?: number;
     maxSignaturesPerSigner?: number;
   };
-  /** The security settings that were set (issue 13); {@link securitySettings} adds the defaults. */
+  /** The security settings that were set; {@link securitySettings} adds the defaults. */
   readonly security?: Partial<SecuritySettings>;
 }
 
-/** Limits against hostile clients, postback targets and secrets at rest (issue 13, SECURITY.md). */
+/** Limits against hostile clients, postback targets and secrets at rest (SECURITY.md). */
 export interface SecuritySettings {
   /** Time to receive a request's headers. */
   readonly headersTimeoutMs: number;
@@ -227,7 +234,7 @@ export const CONFIG_KEYS = {
   maxWidgetsPerDocument: { env: 'PARAPH_MAX_WIDGETS_PER_DOCUMENT', file: 'textIndex.maxWidgetsPerDocument', help: 'most widgets of all fields in one document, its own fields included (default 2000)' },
   maxSignaturesPerSigner: { env: 'PARAPH_MAX_SIGNATURES_PER_SIGNER', file: 'textIndex.maxSignaturesPerSigner', help: 'most Signature fields one signer signs in one document (default 20)' },
   notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'address for the bootstrap account\'s sender notices (SendEmailNotifications), with configured or generated keys; set it to change it' },
-  // Security (issue 13, SECURITY.md).
+  // Security (SECURITY.md).
   headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
   bodyTimeoutMs: { env: 'PARAPH_BODY_TIMEOUT_MS', file: 'security.bodyTimeoutMs', help: 'time to receive a body of up to 1 MiB (default 15000)' },
   minUploadBytesPerSecond: { env: 'PARAPH_MIN_UPLOAD_BYTES_PER_SECOND', file: 'security.minUploadBytesPerSecond', help: 'slowest accepted upload rate; larger bodies get size/rate more time (default 65536)' },
@@ -252,7 +259,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const FILE_KEYS = new Set(Object.values(CONFIG_KEYS).map((k) => k.file.split('.')[0] as string));
 
 /**
- * PostgreSQL mode keeps no state on local disk (issue 17), and mails written as files on one machine would be found
+ * PostgreSQL mode keeps no state on local disk, and mails written as files on one machine would be found
  * by nobody on the others: it needs an SMTP server, or a mail directory named on purpose (development, a shared mount).
  */
 function pgMailIssue(config: { readonly smtpUrl?: string | undefined; readonly mailDir?: string | undefined }, where: string): string | undefined {
@@ -453,7 +460,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   };
 }
 
-/** The security keys that were set (issue 13); absent keys stay absent so the defaults apply. */
+/** The security keys that were set; absent keys stay absent so the defaults apply. */
 function readSecurity(
   raw: (key: ConfigKey) => { value: string | number | boolean; where: string } | undefined,
   str: (key: ConfigKey) => string | undefined,

@@ -1,5 +1,5 @@
 /**
- * The composition root of the transaction service (decisions.md §9–§10, issue 15 point 4): opens the SQLite store
+ * The composition root of the transaction service (docs/design/storage.md#running-the-service): opens the SQLite store
  * under the data directory, creates or loads the service's CAs and seal, makes sure the bootstrap account and its
  * postback secret exist, and builds the outbox and timer workers. It does not listen: `startServer` (standalone) or
  * `paraphPlugin` (inside a host's fastify app) serve it.
@@ -93,7 +93,7 @@ export interface ParaphService {
   readonly rotatedPostbackSecret: boolean;
   /** Whether this start created the CAs. */
   readonly createdKeys: boolean;
-  /** Where the master key came from; `generatedKeyFile` is set when this start generated it (issue 13). */
+  /** Where the master key came from; `generatedKeyFile` is set when this start generated it. */
   readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
   /** What the HTTP routes are built from (the workers share it). */
   readonly deps: AppDeps;

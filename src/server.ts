@@ -1,8 +1,8 @@
 /**
- * The standalone transaction service (decisions.md §10): `createService` plus paraph's own fastify app, listening on
- * HOST:PORT. Server-level settings (listen address, and whatever limits the HTTP server gets) belong here, not in
- * the plugin a host application mounts. `close()` shuts down gracefully: stop accepting, let in-flight requests
- * finish, stop the workers, close the store.
+ * The standalone transaction service (docs/design/storage.md#running-the-service): `createService` plus paraph's own
+ * fastify app, listening on HOST:PORT. Server-level settings (listen address, and whatever limits the HTTP server gets)
+ * belong here, not in the plugin a host application mounts. `close()` shuts down gracefully: stop accepting, let
+ * in-flight requests finish, stop the workers, close the store.
  */
 import type { FastifyInstance } from 'fastify';
 import { securitySettings, type ServiceConfig } from './config.js';
@@ -37,7 +37,7 @@ export interface RunningServer {
   readonly generatedPostbackSecret?: string;
   /** Whether this start created the CAs. */
   readonly createdKeys: boolean;
-  /** Where the master key came from; `generatedKeyFile` is set when this start generated it (issue 13). */
+  /** Where the master key came from; `generatedKeyFile` is set when this start generated it. */
   readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
   /** Graceful shutdown; safe to call twice. */
   close(): Promise<void>;
@@ -89,8 +89,9 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
 }
 
 /**
- * The server-level limits of issue 13 (timeouts, keep-alive, connection caps; SECURITY.md "Connections"), applied
- * to the app's HTTP server before it listens. The upload budget follows from the PDF size limit.
+ * The server-level limits against slow and greedy clients (timeouts, keep-alive, connection caps; SECURITY.md
+ * "Connections"), applied to the app's HTTP server before it listens. The upload budget follows from the PDF size
+ * limit.
  */
 export function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
   const security = securitySettings(config);

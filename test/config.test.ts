@@ -1,6 +1,6 @@
 /**
- * Service configuration (decisions.md §10): zero-config defaults, environment over file, and every bad value
- * reported with the variable or key that holds it.
+ * Service configuration (docs/design/storage.md#running-the-service): zero-config defaults, environment over file, and
+ * every bad value reported with the variable or key that holds it.
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig, mailDirectory } from '../src/config.js';

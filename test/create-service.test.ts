@@ -1,6 +1,6 @@
 /**
- * Starting the service (decisions.md §9–§10, issue 15 point 3 and 8, issue 20 points 3 and 4): a postback secret is
- * never empty — generated and returned with new credentials, PARAPH_POSTBACK_SECRET honoured alone (also on an
+ * Starting the service (docs/design/events.md#checksum, docs/design/storage.md#running-the-service): a postback secret
+ * is never empty — generated and returned with new credentials, PARAPH_POSTBACK_SECRET honoured alone (also on an
  * existing data directory, which is how it is rotated), generated for an old account that had none;
  * `verifyPostback` refuses an empty or missing secret; with PORT=0 the links name the real port; with a qualified
  * seal `/api/ca/seal.pem` serves that seal's trust anchor.

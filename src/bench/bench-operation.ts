@@ -1,8 +1,9 @@
 /**
- * One benchmark of a paraph operation on a caller's own file (issue 8, `paraph bench`): `place` (FileMetaData
+ * One benchmark of a paraph operation on a caller's own file (`paraph bench`): `place` (FileMetaData
  * placement, text extraction included), `sign` (an invisible B-B PAdES signature with a throw-away ECDSA P-256 key)
  * or `verify` (`verifyPdf`), run N times in this process, reported as min/median/max ms, ms per page and peak RSS.
- * `npm run bench` measures through the same function, so the README numbers and a user's numbers mean the same.
+ * `npm run bench` measures through the same function, so the published numbers (docs/benchmarks.md) and a user's
+ * numbers mean the same.
  */
 import { webcrypto } from 'node:crypto';
 import { loadPdf } from '../pdf/load-pdf.js';

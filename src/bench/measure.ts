@@ -1,5 +1,5 @@
 /**
- * Measurement primitives shared by `paraph bench` and `npm run bench` (issue 8): wall time of a function or an external
+ * Measurement primitives shared by `paraph bench` and `npm run bench`: wall time of a function or an external
  * command, sample summaries, peak RSS, whether a reference tool is installed, and Markdown tables. Nothing here times
  * anything by itself; callers decide what to run.
  */

@@ -1,5 +1,5 @@
 /**
- * The progress bar of `paraph bench` (issue 8): nothing for benchmarks that finish within a second, then one line on
+ * The progress bar of `paraph bench`: nothing for benchmarks that finish within a second, then one line on
  * stderr redrawn in place (`[#####·····] 2/5 sign ×5  3.4 s`) until `done()` clears it.
  */
 

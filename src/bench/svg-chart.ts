@@ -1,5 +1,5 @@
 /**
- * A dependency-free SVG line chart for benchmark results (issue 8, `npm run bench -- --plot`): one polyline per series
+ * A dependency-free SVG line chart for benchmark results (`npm run bench -- --plot`): one polyline per series
  * on logarithmic axes (decade grid lines), markers at the measured points, a legend. Pure: values in, SVG text out.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]` (issue 8): runs
+ * `paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]`: runs
  * one operation N times on the user's own file and prints min/median/max ms, ms per page and peak RSS (or all of it
  * as JSON). A progress bar goes to stderr once a benchmark has taken longer than a second.
  */

@@ -1,7 +1,7 @@
 /**
  * What every CLI command shares: its signature, and how errors become exit codes (2 for bad input and for a TSA,
  * OCSP or CRL service that failed, with the message and the flag to use on stderr; 1 for anything paraph did
- * wrong). A CLI user never sees a stack trace (issue 20 point 5).
+ * wrong). A CLI user never sees a stack trace.
  */
 import { isInputError, ParaphError } from '../errors.js';
 

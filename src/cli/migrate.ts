@@ -1,6 +1,7 @@
 /**
- * `paraph migrate` (issue 17, decisions.md §11): applies the missing numbered migrations of the PostgreSQL store named
- * by `--database-url` or PARAPH_DATABASE_URL. Safe to run from several machines at once (an advisory lock serialises it).
+ * `paraph migrate` (docs/design/storage.md#migrations): applies the missing numbered migrations of the PostgreSQL store
+ * named by `--database-url` or PARAPH_DATABASE_URL. Safe to run from several machines at once (an advisory lock
+ * serialises it).
  */
 import { parseArgs } from 'node:util';
 import { migratePostgres } from '../store/postgres-store.js';

@@ -1,6 +1,6 @@
 /**
- * `paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]` (issue 2): places the fields a FileMetaData JSON
- * describes (decisions.md §4) and writes the PDF atomically (temporary file, then rename), so a failure never
+ * `paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json]`: places the fields a FileMetaData JSON
+ * describes (docs/design/locations.md) and writes the PDF atomically (temporary file, then rename), so a failure never
  * leaves a half-written output. `--json` prints every widget in reader coordinates.
  */
 import { readFile } from 'node:fs/promises';

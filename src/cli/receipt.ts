@@ -1,6 +1,6 @@
 /**
- * `paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <signed.pdf> ...] [--json]` (issue 4,
- * "CLI"): checks an evidential receipt's seal, extracts its attached audit log, verifies the hash chain, looks up the
+ * `paraph receipt verify <receipt.pdf> [--trust <root.pem> ...] [--document <signed.pdf> ...] [--json]`:
+ * checks an evidential receipt's seal, extracts its attached audit log, verifies the hash chain, looks up the
  * given documents in it by SHA-256 and prints a summary.
  *
  * Exit codes (as `paraph verify`): 0 when the seal is valid, trusted and covers the whole file, the audit log is

@@ -1,5 +1,5 @@
 /**
- * `paraph rotate-master-key` (issue 13 point 4, SECURITY.md "Data at rest"): re-seals the private keys, SignUrl
+ * `paraph rotate-master-key` (SECURITY.md "Data at rest"): re-seals the private keys, SignUrl
  * tokens and postback secrets of a data directory under a new master key. Stop the service first. With the key in
  * the data directory's `master.key` a new key is generated into it; with `PARAPH_MASTER_KEY` set, the new key comes
  * from `PARAPH_NEW_MASTER_KEY` and is configured afterwards.

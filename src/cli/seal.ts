@@ -1,7 +1,6 @@
 /**
- * `paraph seal <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [--org <name>] [--tsa <url>] [--lt] [--lta]`
- * (issue 3, "CLI"): adds
- * the organizational seal as the last signature (visible in the document's Seal field when it has one) and writes
+ * `paraph seal <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [--org <name>] [--tsa <url>] [--lt] [--lta]`:
+ * adds the organizational seal as the last signature (visible in the document's Seal field when it has one) and writes
  * the result atomically.
  */
 import { parseArgs } from 'node:util';

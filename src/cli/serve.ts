@@ -1,7 +1,7 @@
 /**
- * `paraph serve` (decisions.md §10): starts the transaction service with the configuration of the environment and
- * the optional JSON file named by PARAPH_CONFIG or `--config`; prints the base URL and, when this start created
- * them, the bootstrap credentials (once). SIGTERM/SIGINT shut it down gracefully.
+ * `paraph serve` (docs/design/storage.md#running-the-service): starts the transaction service with the configuration of
+ * the environment and the optional JSON file named by PARAPH_CONFIG or `--config`; prints the base URL and, when this
+ * start created them, the bootstrap credentials (once). SIGTERM/SIGINT shut it down gracefully.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * `paraph sign <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--field <name>] [--tsa <url>] …` (issue 3, "CLI"):
+ * `paraph sign <in.pdf> -o <out.pdf> --p12 <file> [--pass <pw>] [--field <name>] [--tsa <url>] …`:
  * adds one PAdES signature in a new incremental update and writes the result atomically (temporary file in the
  * output's directory, then rename), so a failure never leaves a half-written file. Also holds what `paraph seal`
  * shares with it: key loading, TSA, clock and output handling.

@@ -1,6 +1,6 @@
 /**
  * `paraph verify <in.pdf> [--trust <root.pem> ...] [--json]`: verifies every signature and document time-stamp of a
- * PDF (issue 3, "CLI") and prints a summary per signature, or the whole report as JSON.
+ * PDF and prints a summary per signature, or the whole report as JSON.
  *
  * Exit codes: 0 when there is at least one signature and every one is valid and trusted; 3 when verification found
  * problems (an invalid or untrusted signature, a disallowed change, no signatures at all); 2 for bad input (not a

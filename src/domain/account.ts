@@ -1,14 +1,17 @@
-/** An API account (decisions.md §9). Keys are stored hashed (SHA-256 hex of the key as sent). */
+/** An API account (docs/design/api.md#authentication). Keys are stored hashed (SHA-256 hex of the key as sent). */
 export interface Account {
   Id: string;
   Name: string;
   UserTokenHash: string;
   AppKeyHash: string;
-  /** Shared secret of the postback Checksum and HMAC (decisions.md §7). */
+  /** Shared secret of the postback Checksum and HMAC (docs/design/events.md#checksum). */
   PostbackSecret?: string;
-  /** Response version of postback bodies (decisions.md §2); default 1. */
+  /** Response version of postback bodies (docs/design/api.md#versions); default 1. */
   PostbackVersion?: 1 | 2;
-  /** Where sender notifications go (transactions with `SendEmailNotifications`, decisions.md §7); none without it. */
+  /**
+   * Where sender notifications go (transactions with `SendEmailNotifications`, docs/design/events.md#mail); none
+   * without it.
+   */
   NotificationEmail?: string;
   CreatedDateTime: string;
 }

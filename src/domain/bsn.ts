@@ -1,5 +1,6 @@
 /**
- * The Dutch citizen service number (BSN) check, the "11-proef" (service-spec §2.6 and §2.7: a `Bsn` must pass it).
+ * The Dutch citizen service number (BSN) check, the "11-proef" (a `Bsn` must pass it,
+ * docs/design/signer-api.md#external-identity-methods).
  */
 
 /**

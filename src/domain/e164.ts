@@ -1,5 +1,6 @@
 /**
- * E.164 telephone numbers (service-spec §2.3 `Mobile`, §2.6 PhoneNumber and the Belgian mobile identity, §2.7).
+ * E.164 telephone numbers (`Mobile`, the PhoneNumber verification and authentication, the Belgian mobile identity;
+ * docs/design/signer-api.md#verification-types).
  */
 
 /**
@@ -12,7 +13,10 @@ export function isE164(value: string): boolean {
   return /^\+[1-9]\d{6,14}$/.test(value);
 }
 
-/** True for an E.164 number with the Belgian country calling code +32 (the only one itsme supports, spec §2.6). */
+/**
+ * True for an E.164 number with the Belgian country calling code +32 (the only one itsme supports,
+ * docs/design/signer-api.md#verification-types).
+ */
 export function isBelgianE164(value: string): boolean {
   return isE164(value) && value.startsWith('+32');
 }

@@ -1,5 +1,5 @@
 /**
- * The rule for a fileId (spec §4.4, decisions.md §3, issue 13 point 8): 1 to 255 characters, no control
+ * The rule for a fileId (docs/design/files.md#file-ids): 1 to 255 characters, no control
  * characters, none of `: * ? \ / " < > |`, not `.` or `..` (path segments a client or a proxy may resolve), and no
  * bidirectional control characters (they make a name display as another, e.g. `contract\u202Efdp.exe`). Pure.
  */
@@ -20,7 +20,7 @@ export function isValidFileId(fileId: string): boolean {
   return !FORBIDDEN.test(fileId) && !BIDI_CONTROL.test(fileId);
 }
 
-/** Signhost's text for a refused fileId (decisions.md §2: no quotes or backticks around the name). */
+/** Signhost's text for a refused fileId (no quotes or backticks around the name, docs/design/api.md#errors). */
 export function invalidFileIdMessage(fileId: string): string {
   return `${fileId} is not a valid file name.`;
 }

@@ -1,5 +1,5 @@
 /**
- * The tolerant reader of request bodies (decisions.md §2, issue 11 point 1; issue 13 point 6): a `null` property
+ * The tolerant reader of request bodies (docs/design/api.md#tolerant-reader): a `null` property
  * means "absent" (the Python client and the .NET v4 client send every unset property as `null`), except inside a
  * `Context`, which is stored and returned exactly as sent; and a nesting limit, checked before anything walks the
  * value recursively, so that a 4,200-deep `Context` is a 400 naming its path rather than a stack overflow. Pure.

@@ -1,8 +1,8 @@
 /**
  * Business validation of a create-transaction request and construction of the new {@link Transaction}
- * (service-spec §2.2–§2.7, §4.1; decisions.md §1 and §2). The HTTP layer has already checked the JSON shape (types,
- * unknown properties, nulls) with its schema; this module checks the rules a schema cannot express and collects
- * every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
+ * (docs/design/api.md#defaults, docs/design/signer-api.md#verification-types). The HTTP layer has already checked the
+ * JSON shape (types, unknown properties, nulls) with its schema; this module checks the rules a schema cannot express
+ * and collects every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
  * positions in messages are 0-based, as in JSON paths. Pure: ids, tokens and the clock are handed in.
  */
 import { ValidationError } from '../errors.js';
@@ -13,6 +13,7 @@ import {
   addDays,
   formatTime,
   LANGUAGES,
+  TransactionStatus,
   VERIFICATION_TYPES,
   type Authentication,
   type JsonObject,
@@ -58,7 +59,7 @@ export const MAX_DAYS_TO_EXPIRE = 90;
 /** Default `DaysToRemind`. */
 export const DEFAULT_DAYS_TO_REMIND = 7;
 
-/** The types a signer's last verification may have (decisions.md §1). */
+/** The types a signer's last verification may have (docs/design/signer-api.md#verification-types). */
 export const FINAL_VERIFICATION_TYPES: readonly VerificationType[] = ['Scribble', 'Consent', 'PhoneNumber', 'Email', 'CSC Qualified'];
 /**
  * Types the service adds itself (after signing): a client posting back a model it received may send them, and they
@@ -98,9 +99,9 @@ export function createTransaction(request: CreateTransactionRequest, context: Cr
   const tx: Transaction = {
     Id: context.id,
     AccountId: context.accountId,
-    Status: 5,
+    Status: TransactionStatus.WaitingForDocument,
     Seal: request.Seal ?? false,
-    // 0 is what the .NET clients send when the property is unset (decisions.md §2).
+    // 0 is what the .NET clients send when the property is unset (docs/design/api.md#sign-requests).
     SignRequestMode: request.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: daysToExpire,
     SendEmailNotifications: request.SendEmailNotifications ?? true,
@@ -364,7 +365,7 @@ function buildSigner(request: SignerRequest, id: string, token: string, at: stri
     Email: request.Email ?? '',
     Verifications: verifications.map((v) => withoutReadOnlyFields(v) as Verification),
     SendSignRequest: sendSignRequest,
-    // decisions.md §2: the default is the value of SendSignRequest.
+    // The default is the value of SendSignRequest (docs/design/api.md#response-values).
     SendSignConfirmation: request.SendSignConfirmation ?? sendSignRequest,
     DaysToRemind: request.DaysToRemind === undefined || request.DaysToRemind === 0 ? DEFAULT_DAYS_TO_REMIND : request.DaysToRemind,
     Activities: [],
@@ -374,7 +375,7 @@ function buildSigner(request: SignerRequest, id: string, token: string, at: stri
   const target = signer as unknown as Record<string, unknown>;
   for (const key of SIGNER_COPIED) if (request[key] !== undefined) target[key] = request[key];
   if (request.Authentications !== undefined) signer.Authentications = request.Authentications.map((a) => withoutReadOnlyFields(a) as Authentication);
-  // The scribble form's name, as Signhost shows it from creation on (decisions.md §2).
+  // The scribble form's name, as Signhost shows it from creation on (docs/design/api.md#errors).
   const scribble = signer.Verifications.find((v) => v.Type === 'Scribble');
   if (signer.ScribbleName === undefined && typeof scribble?.ScribbleName === 'string') signer.ScribbleName = scribble.ScribbleName;
   if (signer.ScribbleNameFixed === undefined && typeof scribble?.ScribbleNameFixed === 'boolean') signer.ScribbleNameFixed = scribble.ScribbleNameFixed;
@@ -390,7 +391,7 @@ function buildReceiver(request: ReceiverRequest, id: string, at: string): Receiv
 
 /**
  * Fields of a verification or authentication that its identity provider (or the service) fills in: a client may send
- * them back (the .NET v4 client posts its whole model) but they are ignored (decisions.md §2).
+ * them back (the .NET v4 client posts its whole model) but they are ignored (docs/design/api.md#tolerant-reader).
  */
 export const READ_ONLY_VERIFICATION_FIELDS: Readonly<Record<string, readonly string[]>> = {
   SigningCertificate: ['Issuer', 'Subject', 'Thumbprint'],

@@ -1,5 +1,5 @@
 /**
- * The one declaration of the transaction's client-facing shape (spec §2.2–§2.7, §4.1; decisions.md §1–§2) as TypeBox
+ * The one declaration of the transaction's client-facing shape (docs/design/api.md) as TypeBox
  * schemas: request validation and the OpenAPI document use the schemas, the request types are their `Static<>`, and
  * the stored types (transaction.ts) take their client fields from the same declarations. The schemas check the shape
  * only (types, known properties, formats, enums); the business rules (11-proef, verification order, defaults, limits
@@ -15,7 +15,10 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 
 const Str = (options: Record<string, unknown> = {}) => Type.String(options);
 const opt = Type.Optional;
-/** A property clients may send back (a whole model, decisions.md §2) but not set: accepted and ignored. */
+/**
+ * A property clients may send back (a whole model, docs/design/api.md#response-values) but not set: accepted and
+ * ignored.
+ */
 const readOnly = <T extends TSchema>(schema: T) =>
   Type.Optional({ ...schema, readOnly: true, description: 'Read-only: accepted when sent back, ignored.' } as T);
 /** Identity attributes a provider returns: any JSON values (the itsme and Onfido clients type them as objects). */
@@ -24,9 +27,10 @@ const Timestamp = Str({ format: 'date-time' });
 const Url = Str({ format: 'uri', maxLength: 2048 });
 
 /**
- * The fields each verification type accepts (spec §2.6, Signhost's OpenAPI and the official clients' models).
- * Read-only fields (filled in by the identity provider or the service) are accepted because clients send a
- * transaction back as they got it; the service ignores them (transaction-rules.ts drops them).
+ * The fields each verification type accepts (Signhost's OpenAPI and the official clients' models,
+ * docs/design/signer-api.md#verification-types). Read-only fields (filled in by the identity provider or the service)
+ * are accepted because clients send a transaction back as they got it; the service ignores them (transaction-rules.ts
+ * drops them).
  */
 export const VERIFICATION_FIELDS: Record<(typeof VERIFICATION_TYPES)[number], Record<string, TSchema>> = {
   Scribble: { RequireHandsignature: opt(Type.Boolean()), ScribbleNameFixed: opt(Type.Boolean()), ScribbleName: opt(Str({ maxLength: 255 })) },
@@ -94,7 +98,7 @@ export const VerificationSchema = Type.Unsafe<VerificationRequest>({
   })),
 });
 
-/** An Authentication object (spec §2.7; decisions.md §6). */
+/** An Authentication object (docs/design/signer-api.md#authentications). */
 export const AuthenticationSchema = Type.Unsafe<VerificationRequest>({
   type: 'object',
   discriminator: { propertyName: 'Type' },
@@ -176,7 +180,7 @@ function readOnlyAll<T extends Record<string, TSchema>>(props: T): { [K in keyof
   return Object.fromEntries(Object.entries(props).map(([key, schema]) => [key, readOnly(schema)])) as { [K in keyof T]: TOptional<T[K]> };
 }
 
-/** A signer's fields a client sets (spec §2.3 plus the accepted extras of decisions.md §2). */
+/** A signer's fields a client sets (plus the accepted extras, docs/design/api.md#tolerant-reader). */
 export const SIGNER_WRITABLE = {
   Id: opt(Str({ description: 'Unique in the transaction, [A-Za-z0-9_-]{1,64}; assigned Signer1, Signer2, … when absent.' })),
   Email: Str({ format: 'email', maxLength: 320 }),
@@ -219,10 +223,13 @@ export const SIGNER_WRITABLE = {
   Context: opt(ContextSchema),
 };
 
-/** A signer as a client sends it on create (spec §2.3, decisions.md §2: documented read-only properties ignored). */
+/**
+ * A signer as a client sends it on create (documented read-only properties ignored,
+ * docs/design/api.md#tolerant-reader).
+ */
 export const SignerRequestSchema = Type.Object({ ...SIGNER_WRITABLE, ...readOnlyAll(SIGNER_READ_ONLY) }, { additionalProperties: false });
 
-/** A receiver's fields a client sets (spec §2.4). */
+/** A receiver's fields a client sets (docs/design/api.md#response-values). */
 export const RECEIVER_WRITABLE = {
   Name: opt(Str({ maxLength: 255 })),
   Email: Str({ format: 'email', maxLength: 320 }),
@@ -233,10 +240,10 @@ export const RECEIVER_WRITABLE = {
   Context: opt(ContextSchema),
 };
 
-/** A receiver as a client sends it (spec §2.4). */
+/** A receiver as a client sends it (docs/design/api.md#response-values). */
 export const ReceiverRequestSchema = Type.Object({ ...RECEIVER_WRITABLE, ...readOnlyAll(RECEIVER_READ_ONLY) }, { additionalProperties: false });
 
-/** A transaction's own fields a client sets (spec §2.2, §4.1), besides its signers and receivers. */
+/** A transaction's own fields a client sets (docs/design/api.md#defaults), besides its signers and receivers. */
 export const TRANSACTION_WRITABLE = {
   Seal: opt(Type.Boolean()),
   Reference: opt(Str({ maxLength: 255 })),
@@ -248,7 +255,7 @@ export const TRANSACTION_WRITABLE = {
   Context: opt(ContextSchema),
 };
 
-/** POST /api/transaction body (spec §2.2, §4.1; decisions.md §2). */
+/** POST /api/transaction body (docs/design/api.md#endpoints). */
 export const CreateTransactionSchema = Type.Object(
   {
     ...TRANSACTION_WRITABLE,

@@ -1,9 +1,9 @@
 /**
- * The timers of a transaction (decisions.md §2, §7 and §8): expiry, reminders and cleaning, derived from the
+ * The timers of a transaction (docs/design/events.md#timers): expiry, reminders and cleaning, derived from the
  * transaction's own dates rather than kept as separate jobs, so that nothing is lost on a restart and a store can
  * index them as plain columns. Pure.
  */
-import { addDays, formatTime, isEndStatus, signingHoldStaleAt, type Transaction } from './transaction.js';
+import { TransactionStatus, addDays, formatTime, isEndStatus, signingHoldStaleAt, type Transaction } from './transaction.js';
 
 /**
  * What a timer due on a transaction asks the service to do. `release`: a signing hold went stale (a process died
@@ -36,10 +36,10 @@ export function transactionTimers(tx: Transaction): TransactionTimers {
     if (tx.CleanDueDateTime !== undefined) timers.releaseAt = tx.CleanDueDateTime;
     return timers;
   }
-  if (tx.Status === 5 || tx.Status === 10) timers.expireAt = expiryOf(tx);
+  if (tx.Status === TransactionStatus.WaitingForDocument || tx.Status === TransactionStatus.WaitingForSigner) timers.expireAt = expiryOf(tx);
   const releaseAt = signingHoldStaleAt(tx);
   if (releaseAt !== undefined) timers.releaseAt = releaseAt;
-  if (tx.Status === 10) {
+  if (tx.Status === TransactionStatus.WaitingForSigner) {
     for (const signer of tx.Signers) {
       const at = signer.NextReminderDateTime;
       if (at !== undefined && (timers.remindAt === undefined || at < timers.remindAt)) timers.remindAt = at;
@@ -71,7 +71,7 @@ export function nextTimerAt(tx: Transaction, retentionDays: number): { kind: Tim
   if (timers.remindAt !== undefined) candidates.push({ kind: 'remind', at: timers.remindAt });
   if (timers.endedAt !== undefined) {
     const retained = addDays(timers.endedAt, retentionDays);
-    // A DELETE's grace period holds off retention cleaning too (decisions.md §8).
+    // A DELETE's grace period holds off retention cleaning too (docs/design/transactions.md#cancellation).
     const due = tx.CleanDueDateTime !== undefined && tx.CleanDueDateTime > retained ? tx.CleanDueDateTime : retained;
     candidates.push({ kind: 'clean', at: due });
   }

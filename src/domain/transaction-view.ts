@@ -1,17 +1,17 @@
 /**
- * The response shape of a transaction (service-spec §2.2–§2.5, §4.2, §9; decisions.md §2, §3, §6 and §8): version 1
+ * The response shape of a transaction (docs/design/api.md#response-values): version 1
  * carries every documented property, `null` when absent; version 2 omits absent properties. Neither ever has `null`
  * where the official .NET models declare a non-nullable type: booleans, numbers and lists get the defaults Signhost
  * returns (`AllowDelegation` false, `ScribbleNameFixed` and `ScribbleName` from the Scribble verification,
  * `SendSignConfirmation` = `SendSignRequest`, the `Require*` flags from the verifications, `Authentications` `[]`,
  * signer `Language` = the transaction's). Activity `Info` and `CancelationReason` are omitted when there is none,
  * in both versions. `Files` carries absolute links and signers their `SignUrl`, `ShowUrl` and `ReceiptUrl`, built
- * from a handed-in public base URL. A cleaned transaction has a partial view (decisions.md §8). Internal fields
- * (AccountId, tokens, blob references, version) never appear.
+ * from a handed-in public base URL. A cleaned transaction has a partial view (docs/design/transactions.md#cleaning).
+ * Internal fields (AccountId, tokens, blob references, version) never appear.
  */
 import type { Activity, JsonValue, Receiver, Signer, Transaction } from './transaction.js';
 
-/** Response version (decisions.md §2: `application/vnd.signhost.v1+json` / `v2+json`; plain JSON is 1). */
+/** Response version (`application/vnd.signhost.v1+json` / `v2+json`, plain JSON is 1, docs/design/api.md#versions). */
 export type ResponseVersion = 1 | 2;
 
 /** How to render. */
@@ -31,7 +31,7 @@ export const TRANSACTION_KEYS = [
   'Context',
 ] as const;
 
-/** Documented properties of a signer response (spec §2.3 plus decisions.md §2 extras). */
+/** Documented properties of a signer response (plus the accepted extras, docs/design/api.md#response-values). */
 export const SIGNER_KEYS = [
   'Id', 'Email', 'Mobile', 'Iban', 'BSN', 'Verifications', 'Authentications', 'RequireScribble', 'RequireScribbleName',
   'RequireEmailVerification', 'RequireSmsVerification', 'RequireDigidVerification', 'RequireSurfnetVerification',
@@ -41,7 +41,7 @@ export const SIGNER_KEYS = [
   'RejectDateTime', 'CreatedDateTime', 'ModifiedDateTime', 'Context',
 ] as const;
 
-/** Documented properties of a receiver response (spec §2.4 plus `Subject`). */
+/** Documented properties of a receiver response (plus `Subject`, docs/design/api.md#response-values). */
 export const RECEIVER_KEYS = [
   'Id', 'Name', 'Email', 'Language', 'Message', 'Subject', 'Reference', 'Activities', 'CreatedDateTime', 'ModifiedDateTime',
   'Context',
@@ -50,30 +50,36 @@ export const RECEIVER_KEYS = [
 /** Documented properties of an activity. */
 export const ACTIVITY_KEYS = ['Id', 'Code', 'Activity', 'Info', 'CreatedDateTime'] as const;
 
-/** Properties of the partial view of a cleaned transaction (decisions.md §8). */
+/** Properties of the partial view of a cleaned transaction (docs/design/transactions.md#cleaning). */
 export const PARTIAL_TRANSACTION_KEYS = [
   'Id', 'Status', 'Reference', 'CreatedDateTime', 'ModifiedDateTime', 'CanceledDateTime', 'CancelationReason', 'Signers',
 ] as const;
 
-/** Keys left out of both versions when they have no value (decisions.md §2), instead of `null` in version 1. */
+/**
+ * Keys left out of both versions when they have no value (docs/design/api.md#tolerant-reader), instead of `null` in
+ * version 1.
+ */
 const OMITTED_WHEN_ABSENT: ReadonlySet<string> = new Set(['Info', 'CancelationReason']);
 
-/** `<base>/sign/<token>` (decisions.md §6). */
+/** `<base>/sign/<token>` (docs/design/signer-api.md#token). */
 export function buildSignUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/sign/${encodeURIComponent(token)}`;
 }
 
-/** `<base>/show/<token>`: the signer's read-only view of the documents (decisions.md §6). */
+/**
+ * `<base>/show/<token>`: the signer's read-only view of the documents
+ * (docs/design/signer-api.md#show-and-receipt-urls).
+ */
 export function buildShowUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/show/${encodeURIComponent(token)}`;
 }
 
-/** `<base>/receipt/<token>`: the receipt as the signer gets it (decisions.md §6). */
+/** `<base>/receipt/<token>`: the receipt as the signer gets it (docs/design/signer-api.md#show-and-receipt-urls). */
 export function buildReceiptUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/receipt/${encodeURIComponent(token)}`;
 }
 
-/** The absolute URL of GET file (spec §4.5): ids percent-encoded once. */
+/** The absolute URL of GET file (docs/design/files.md#downloads): ids percent-encoded once. */
 export function buildFileUrl(baseUrl: string, transactionId: string, fileId: string): string {
   return `${trimBase(baseUrl)}/api/transaction/${encodeURIComponent(transactionId)}/file/${encodeURIComponent(fileId)}`;
 }
@@ -108,7 +114,8 @@ export function toTransactionView(tx: Transaction, options: ViewOptions): JsonRe
     Receivers: tx.Receivers.map((receiver) => toReceiverView(receiver, options)),
     Reference: tx.Reference,
     PostbackUrl: tx.PostbackUrl,
-    // Transactions stored before 0 came to mean 2 still hold 0 (decisions.md §2: responses show only 1 or 2).
+    // Transactions stored before 0 came to mean 2 still hold 0 (responses show only 1 or 2,
+    // docs/design/api.md#sign-requests).
     SignRequestMode: tx.SignRequestMode === 1 ? 1 : 2,
     DaysToExpire: tx.DaysToExpire,
     Language: tx.Language,
@@ -133,8 +140,9 @@ const REQUIRE_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A signer as responses show it, with the defaults of decisions.md §2 for what the client did not send; `SignUrl`,
- * `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's default language.
+ * A signer as responses show it, with Signhost's defaults (docs/design/api.md#response-values) for what the client did
+ * not send; `SignUrl`, `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's
+ * default language.
  */
 export function toSignerView(signer: Signer, options: ViewOptions, transactionLanguage?: string): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {};
@@ -174,8 +182,8 @@ function toActivityView(activity: Activity, version: ResponseVersion): JsonRespo
 }
 
 /**
- * The partial data a cleaned transaction answers with (410, decisions.md §8): Id, Status, Reference, the dates and
- * the signer ids; `CanceledDateTime` and `CancelationReason` when it was cancelled.
+ * The partial data a cleaned transaction answers with (410, docs/design/transactions.md#cleaning): Id, Status,
+ * Reference, the dates and the signer ids; `CanceledDateTime` and `CancelationReason` when it was cancelled.
  */
 export function toPartialTransactionView(tx: Transaction, options: Pick<ViewOptions, 'version'>): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {

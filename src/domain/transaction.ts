@@ -1,6 +1,6 @@
 /**
  * The signing transaction aggregate as plain data, its status and activity codes, and its state machine
- * (service-spec §2.2–§2.4 and §3; decisions.md §1, §2, §6 and §8). Pure: every function takes the clock (`now`)
+ * (docs/design/transactions.md). Pure: every function takes the clock (`now`)
  * and any generated ids or tokens from the caller and returns a new value; nothing is mutated.
  *
  * Times are stored as the API writes them (`2026-11-21T10:00:00.000+00:00`, see {@link formatTime}), so a
@@ -12,7 +12,7 @@ import type { FileMetaData } from '../pdf/file-metadata.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import type { ReceiverFields, SignerFields, TransactionFields } from './transaction-schema.js';
 
-/** Transaction `Status` codes (decisions.md §1). */
+/** Transaction `Status` codes (docs/design/transactions.md#statuses). */
 export const TransactionStatus = {
   WaitingForDocument: 5,
   WaitingForSigner: 10,
@@ -27,12 +27,12 @@ export const TransactionStatus = {
 /** One of the {@link TransactionStatus} codes. */
 export type TransactionStatusCode = (typeof TransactionStatus)[keyof typeof TransactionStatus];
 
-/** True for the end statuses 30 and above (spec §3). */
+/** True for the end statuses 30 and above (docs/design/transactions.md#transitions). */
 export function isEndStatus(status: TransactionStatusCode): boolean {
   return status >= TransactionStatus.Signed;
 }
 
-/** Activity codes of signers and receivers (decisions.md §1), with their `Activity` names. */
+/** Activity codes of signers and receivers (docs/design/transactions.md#activities), with their `Activity` names. */
 export const ActivityCode = {
   InvitationSent: 101,
   Opened: 103,
@@ -60,7 +60,7 @@ export const ACTIVITY_NAMES: Readonly<Record<ActivityCodeNumber, keyof typeof Ac
   >,
 );
 
-/** Languages of transactions, signers and receivers (decisions.md §2); `nl-NL` is the default. */
+/** Languages of transactions, signers and receivers (docs/design/api.md#languages); `nl-NL` is the default. */
 export const LANGUAGES = ['nl-NL', 'en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL'] as const;
 /** One of {@link LANGUAGES}. */
 export type Language = (typeof LANGUAGES)[number];
@@ -70,7 +70,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** A JSON object (Context is always one). */
 export type JsonObject = { [key: string]: JsonValue };
 
-/** Verification `Type` strings, case-sensitive (decisions.md §1). */
+/** Verification `Type` strings, case-sensitive (docs/design/signer-api.md#verification-types). */
 export const VERIFICATION_TYPES = [
   'Scribble',
   'Consent',
@@ -93,19 +93,22 @@ export const VERIFICATION_TYPES = [
 /** One of {@link VERIFICATION_TYPES}. */
 export type VerificationType = (typeof VERIFICATION_TYPES)[number];
 
-/** A verification attached to a signer: its `Type` plus the fields of that type (spec §2.6), as sent or recorded. */
+/**
+ * A verification attached to a signer: its `Type` plus the fields of that type
+ * (docs/design/signer-api.md#verification-types), as sent or recorded.
+ */
 export interface Verification {
   Type: VerificationType;
   [field: string]: JsonValue;
 }
 
-/** An authentication done before the signer sees any document (spec §2.7, decisions.md §6). */
+/** An authentication done before the signer sees any document (docs/design/signer-api.md#authentications). */
 export interface Authentication {
   Type: 'PhoneNumber' | 'DigiD';
   [field: string]: JsonValue;
 }
 
-/** A signer or receiver activity (decisions.md §1). */
+/** A signer or receiver activity (docs/design/transactions.md#activities). */
 export interface Activity {
   Id: string;
   Code: ActivityCodeNumber;
@@ -122,14 +125,14 @@ export interface Activity {
 export interface Signer extends Omit<SignerFields, 'Id' | 'Verifications' | 'Authentications' | 'SendSignRequest' | 'DaysToRemind'> {
   Id: string;
   /**
-   * The random token of the SignUrl (decisions.md §6). Kept because every response rebuilds the SignUrl from it;
-   * the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
+   * The random token of the SignUrl (docs/design/signer-api.md#token). Kept because every response rebuilds the SignUrl
+   * from it; the store indexes its SHA-256 for look-ups. Removed when the transaction is cleaned.
    */
   SignToken?: string;
   Verifications: Verification[];
   Authentications?: Authentication[];
   SendSignRequest: boolean;
-  /** Days between reminders; -1 = no reminders (decisions.md §2). */
+  /** Days between reminders; -1 = no reminders (docs/design/api.md#defaults). */
   DaysToRemind: number;
   Activities: Activity[];
   RejectReason?: string;
@@ -140,13 +143,16 @@ export interface Signer extends Omit<SignerFields, 'Id' | 'Verifications' | 'Aut
   CreatedDateTime: string;
   ModifiedDateTime: string;
   /**
-   * Progress of the signer's session behind SignUrl (issue 6: verifications done, one-time code hashes, the scribble,
+   * Progress of the signer's session behind SignUrl (verifications done, one-time code hashes, the scribble,
    * the sign request id). Internal: never part of a response; deleted when the transaction is cleaned.
    */
   SignSession?: JsonObject;
 }
 
-/** A receiver of the finished documents (spec §2.4): the client's fields plus what the service records. */
+/**
+ * A receiver of the finished documents (docs/design/api.md#response-values): the client's fields plus what the service
+ * records.
+ */
 export interface Receiver extends ReceiverFields {
   Id: string;
   Activities: Activity[];
@@ -163,7 +169,7 @@ export interface BlobRef {
 
 /** A file of the transaction: its metadata and PDF as uploaded, and the PDF as prepared and signed so far. */
 export interface StoredFile {
-  /** Client-chosen fileId, decoded (decisions.md §3). */
+  /** Client-chosen fileId, decoded (docs/design/files.md#file-ids). */
   FileId: string;
   /** From the metadata; the view falls back to `FileId`. */
   DisplayName?: string;
@@ -173,14 +179,14 @@ export interface StoredFile {
   MetadataBlob?: BlobRef;
   /** The PDF as uploaded. */
   Original?: BlobRef & { pages: number };
-  /** Field placements resolved from the metadata once both are present (decisions.md §3). */
+  /** Field placements resolved from the metadata once both are present (docs/design/files.md#preparation-at-upload). */
   Placements?: FieldPlacement[];
   /** The prepared PDF (fields placed) and, later, with each signature and the seal: what GET file returns at 10+. */
   Current?: BlobRef;
   /**
    * Before start: the key ({@link preparationKey}) of what upload resolved `Placements` from (default signature
    * fields included); start writes the fields at those placements, without resolving again, while the key still
-   * matches. (Stored before issue 16 with the blob of a prepared PDF, which nothing reads any more.)
+   * matches. (Older records also name the blob of a prepared PDF, which nothing reads.)
    */
   Prepared?: { key: string };
   UploadedDateTime?: string;
@@ -195,7 +201,10 @@ export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignReque
   AccountId: string;
   Status: TransactionStatusCode;
   Seal: boolean;
-  /** 1 all at start, 2 when it is the signer's turn (default; decisions.md §2). 0 only in transactions stored before 0 came to mean 2. */
+  /**
+   * 1 all at start, 2 when it is the signer's turn (default, docs/design/api.md#sign-requests). 0 only in transactions
+   * stored before 0 came to mean 2.
+   */
   SignRequestMode: 0 | 1 | 2;
   DaysToExpire: number;
   SendEmailNotifications: boolean;
@@ -219,8 +228,8 @@ export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignReque
   /** Optimistic concurrency: 0 before the first commit, then incremented by the store on every commit. */
   version: number;
   /**
-   * After a DELETE (decisions.md §8): when the clean job removes the documents and the receipt, which stay
-   * downloadable until then. Internal, not part of a response.
+   * After a DELETE (docs/design/transactions.md#cancellation): when the clean job removes the documents and the
+   * receipt, which stay downloadable until then. Internal, not part of a response.
    */
   CleanDueDateTime?: string;
   /** Set when documents and sensitive data were deleted (DELETE's clean job or retention cleaning): GET answers 410. */
@@ -241,7 +250,10 @@ export type DomainErrorCode =
   | 'NOT_SIGNERS_TURN'
   | 'SIGNER_ALREADY_DONE';
 
-/** A request the transaction cannot accept in its current state (spec §3, decisions.md §8). */
+/**
+ * A request the transaction cannot accept in its current state (docs/design/transactions.md#transitions,
+ * docs/design/transactions.md#cleaning).
+ */
 export class DomainError extends ParaphError {
   declare readonly code: DomainErrorCode;
   constructor(code: DomainErrorCode, message: string) {
@@ -249,7 +261,7 @@ export class DomainError extends ParaphError {
   }
 }
 
-/** The time format of the API and the audit trail: `2026-11-21T10:00:00.000+00:00` (decisions.md §2). */
+/** The time format of the API and the audit trail: `2026-11-21T10:00:00.000+00:00` (docs/design/api.md#timestamps). */
 export function formatTime(at: Date): string {
   return formatAuditTime(at);
 }
@@ -293,18 +305,18 @@ export type TransactionEvent =
   /** Retention cleaning of an ended transaction: status unchanged, data deleted. */
   | { type: 'clean' };
 
-/** The transitions of spec §3 / decisions.md §8 as a table: which statuses each event may leave from. */
+/** The transitions (docs/design/transactions.md#transitions) as a table: which statuses each event may leave from. */
 export const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly TransactionStatusCode[]>> = {
-  start: [5],
-  fail: [5, 10, 20],
-  sign: [10],
-  reject: [10],
-  complete: [20],
-  hold: [10],
-  release: [20],
-  expire: [5, 10, 20],
-  cancel: [5, 10, 20, 30, 40, 50, 60, 70],
-  clean: [30, 40, 50, 60, 70],
+  start: [TransactionStatus.WaitingForDocument],
+  fail: [TransactionStatus.WaitingForDocument, TransactionStatus.WaitingForSigner, TransactionStatus.InProgress],
+  sign: [TransactionStatus.WaitingForSigner],
+  reject: [TransactionStatus.WaitingForSigner],
+  complete: [TransactionStatus.InProgress],
+  hold: [TransactionStatus.WaitingForSigner],
+  release: [TransactionStatus.InProgress],
+  expire: [TransactionStatus.WaitingForDocument, TransactionStatus.WaitingForSigner, TransactionStatus.InProgress],
+  cancel: Object.values(TransactionStatus),
+  clean: Object.values(TransactionStatus).filter(isEndStatus),
 };
 
 /**
@@ -335,17 +347,17 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
             : 'The transaction has no files: upload at least one PDF before starting.',
         );
       }
-      return { ...base, Status: tx.Signers.length > 0 ? 10 : 20, StartedDateTime: at };
+      return { ...base, Status: tx.Signers.length > 0 ? TransactionStatus.WaitingForSigner : TransactionStatus.InProgress, StartedDateTime: at };
     }
     case 'fail':
-      return { ...base, Status: 70, EndedDateTime: at, FailureReason: event.reason };
+      return { ...base, Status: TransactionStatus.Failed, EndedDateTime: at, FailureReason: event.reason };
     case 'sign': {
       const signer = signerAtTurn(tx, event.signerId);
       const signers = tx.Signers.map((s) =>
         s.Id === signer.Id ? { ...s, SignedDateTime: at, ModifiedDateTime: at, NextReminderDateTime: undefined } : s,
       ).map(dropUndefined);
       const remaining = signers.some((s) => s.SignedDateTime === undefined);
-      return { ...base, Signers: signers, Status: remaining ? 10 : 20 };
+      return { ...base, Signers: signers, Status: remaining ? TransactionStatus.WaitingForSigner : TransactionStatus.InProgress };
     }
     case 'reject': {
       const signer = signerAtTurn(tx, event.signerId);
@@ -354,32 +366,32 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
           ? dropUndefined({ ...s, RejectDateTime: at, RejectReason: event.reason, ModifiedDateTime: at, NextReminderDateTime: undefined })
           : s,
       );
-      return { ...base, Signers: signers, Status: 40, EndedDateTime: at };
+      return { ...base, Signers: signers, Status: TransactionStatus.Rejected, EndedDateTime: at };
     }
     case 'complete':
       if (signingHoldOf(tx) !== undefined) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is waiting for a signature to be applied: it cannot complete before that.`);
       }
-      return { ...base, Status: 30, EndedDateTime: at };
+      return { ...base, Status: TransactionStatus.Signed, EndedDateTime: at };
     case 'hold': {
       const signer = signerAtTurn(tx, event.signerId);
-      return { ...withoutSigningHold(base), Status: 20, Signers: base.Signers.map((s) => (s.Id === signer.Id ? { ...s, SignSession: { ...(s.SignSession ?? {}), signingSince: at } } : s)) };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.InProgress, Signers: base.Signers.map((s) => (s.Id === signer.Id ? { ...s, SignSession: { ...(s.SignSession ?? {}), signingSince: at } } : s)) };
     }
     case 'release':
       if (signingHoldOf(tx) === undefined) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status 20 has no signing hold to release.`);
       }
-      return { ...withoutSigningHold(base), Status: 10 };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.WaitingForSigner };
     case 'expire':
-      if (tx.Status === 20 && !isSigningHoldStale(tx, now)) {
+      if (tx.Status === TransactionStatus.InProgress && !isSigningHoldStale(tx, now)) {
         throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} is being processed (status 20): it expires only once a signing hold has gone stale.`);
       }
-      return { ...withoutSigningHold(base), Status: 50, EndedDateTime: at };
+      return { ...withoutSigningHold(base), Status: TransactionStatus.Expired, EndedDateTime: at };
     case 'cancel': {
       const ended = isEndStatus(tx.Status);
       const cancelled: Transaction = {
         ...base,
-        Status: ended ? tx.Status : 60,
+        Status: ended ? tx.Status : TransactionStatus.Cancelled,
         EndedDateTime: tx.EndedDateTime ?? at,
         // A second DELETE (within the grace period) keeps when and why the first one cancelled.
         CanceledDateTime: tx.CanceledDateTime ?? at,
@@ -401,13 +413,14 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
 
 /**
  * How long a signing hold may keep a transaction at 20 before it counts as left by a process that died while signing
- * (decisions.md §1: 20 means the service is processing): then the signer may sign again and the timers release it.
+ * (20 means the service is processing, docs/design/transactions.md#signing-hold): then the signer may sign again and
+ * the timers release it.
  */
 export const SIGNING_HOLD_STALE_MS = 5 * 60_000;
 
 /** The signer whose signature is being applied (status 20 while signing), and since when; undefined without one. */
 export function signingHoldOf(tx: Transaction): { signerId: string; since: string } | undefined {
-  if (tx.Status !== 20) return undefined;
+  if (tx.Status !== TransactionStatus.InProgress) return undefined;
   for (const signer of tx.Signers) {
     const since = signer.SignSession?.signingSince;
     if (typeof since === 'string') return { signerId: signer.Id, since };
@@ -443,7 +456,7 @@ function refusal(tx: Transaction, event: TransactionEvent): DomainError {
   if (isEndStatus(tx.Status)) {
     return new DomainError('TRANSACTION_ENDED', `Transaction ${tx.Id} has ended with status ${tx.Status}; ${event.type} is not possible.`);
   }
-  if (tx.Status === 5) {
+  if (tx.Status === TransactionStatus.WaitingForDocument) {
     return new DomainError('TRANSACTION_NOT_STARTED', `Transaction ${tx.Id} has not been started: ${event.type} is not possible yet.`);
   }
   return new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status ${tx.Status} cannot ${event.type}.`);
@@ -470,9 +483,10 @@ export function signerAtTurn(tx: Transaction, signerId?: string): Signer {
 const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', 'Image', 'Code', 'DateOfBirth', 'AccountHolderDateOfBirth'];
 
 /**
- * Deletes what decisions.md §8 says cleaning deletes: document and receipt references, metadata and placements,
- * sign tokens, BSN, IBAN, mobile numbers, scribble images and codes. Keeps ids, statuses, dates, references and the
- * signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once unreferenced.
+ * Deletes what cleaning deletes (docs/design/transactions.md#cleaning): document and receipt references, metadata and
+ * placements, sign tokens, BSN, IBAN, mobile numbers, scribble images and codes. Keeps ids, statuses, dates, references
+ * and the signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once
+ * unreferenced.
  */
 export function cleanTransaction(tx: Transaction, now: Date): Transaction {
   const at = formatTime(now);
@@ -487,8 +501,9 @@ export function cleanTransaction(tx: Transaction, now: Date): Transaction {
 }
 
 /**
- * Deletes the sensitive data of decisions.md §8 at once (BSN, IBAN, mobile numbers, scribble images and codes, the
- * signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE leaves for its grace period.
+ * Deletes the sensitive data at once (docs/design/transactions.md#cancellation) (BSN, IBAN, mobile numbers, scribble
+ * images and codes, the signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE
+ * leaves for its grace period.
  */
 export function deleteSensitiveData(tx: Transaction): Transaction {
   const signers = tx.Signers.map((signer) => {
@@ -554,7 +569,7 @@ export function uploadedBytes(tx: Transaction): number {
 }
 
 /**
- * Adds or replaces a file (PUT file). Only at status 5 (decisions.md §3).
+ * Adds or replaces a file (PUT file). Only at status 5 (docs/design/files.md#upload-kinds).
  *
  * @throws DomainError `TRANSACTION_ALREADY_STARTED` ("The transaction has already been started.") at any other status.
  */
@@ -562,7 +577,7 @@ export function putFile(tx: Transaction, file: StoredFile, now: Date): Transacti
   if (tx.cleanedAt !== undefined) {
     throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
   }
-  if (tx.Status !== 5) throw new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new DomainError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
   const at = formatTime(now);
   const exists = tx.Files.some((f) => f.FileId === file.FileId);
   const files = exists ? tx.Files.map((f) => (f.FileId === file.FileId ? file : f)) : [...tx.Files, file];
@@ -590,7 +605,8 @@ export function updateFile(tx: Transaction, fileId: string, update: (file: Store
 }
 
 /**
- * Appends an activity to the signer or receiver `personId` (decisions.md §1: receivers only get 301 and 999).
+ * Appends an activity to the signer or receiver `personId` (receivers only get 301 and 999,
+ * docs/design/transactions.md#activities).
  *
  * @throws DomainError `SIGNER_NOT_FOUND` / `RECEIVER_NOT_FOUND`, `TRANSACTION_CLEANED`, `INVALID_TRANSITION` for a
  *   receiver code other than 301/999.
@@ -619,7 +635,7 @@ export function recordActivity(
   if (!tx.Receivers.some((r) => r.Id === person.receiverId)) {
     throw new DomainError('RECEIVER_NOT_FOUND', `Receiver ${person.receiverId} is not part of transaction ${tx.Id}.`);
   }
-  if (activity.code !== 301 && activity.code !== 999) {
+  if (activity.code !== ActivityCode.SignedDocumentSent && activity.code !== ActivityCode.Failed) {
     throw new DomainError('INVALID_TRANSITION', `Receivers only get activities 301 and 999, not ${activity.code}.`);
   }
   const receivers = tx.Receivers.map((r) =>

@@ -1,6 +1,6 @@
 /**
- * Retry schedule of the outbox (decisions.md §7): exponential backoff with jitter, the first retry within a minute,
- * later ones at most an hour apart, given up 72 hours after the row was first due.
+ * Retry schedule of the outbox (docs/design/events.md#retries): exponential backoff with jitter, the first retry within
+ * a minute, later ones at most an hour apart, given up 72 hours after the row was first due.
  */
 
 /** How long deliveries are retried. */

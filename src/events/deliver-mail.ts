@@ -1,9 +1,9 @@
 /**
- * Delivering one `mail` outbox row (decisions.md §7, issue 7 "E-mail"): reads the transaction as it is now, renders
+ * Delivering one `mail` outbox row (docs/design/events.md#mail): reads the transaction as it is now, renders
  * the mail in the recipient's language, attaches the signed PDFs (and the receipt for signers' confirmations), sends
  * it, and has the use case `recordMailSent` (src/service/record-mail-delivery.ts) commit what the sending means.
  */
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionStatus, type Transaction } from '../domain/transaction.js';
 import { buildSignUrl } from '../domain/transaction-view.js';
 import type { ServiceContext } from '../service/context.js';
 import { parseMailPayload, type MailPayload } from '../service/mail-payload.js';
@@ -102,7 +102,7 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
 // longer wanted.
 function staleReason(tx: Transaction, payload: MailPayload): string | undefined {
   if (payload.kind !== 'invitation' && payload.kind !== 'reminder') return undefined;
-  if (tx.cleanedAt !== undefined || tx.Status !== 10) return `transaction is at status ${tx.Status}`;
+  if (tx.cleanedAt !== undefined || tx.Status !== TransactionStatus.WaitingForSigner) return `transaction is at status ${tx.Status}`;
   const signer = tx.Signers.find((s) => s.Id === payload.signerId);
   if (signer === undefined) return `signer ${payload.signerId ?? '(none)'} is not part of the transaction`;
   if (signer.SignedDateTime !== undefined || signer.RejectDateTime !== undefined) return `signer ${signer.Id} has signed or rejected`;

@@ -1,6 +1,6 @@
 /**
- * Delivering one `postback` outbox row (decisions.md §7): the account's shared secret and postback version, the
- * transaction rendered at the row's status, one POST. A postback given up on is audited by the use case
+ * Delivering one `postback` outbox row (docs/design/events.md#postbacks): the account's shared secret and postback
+ * version, the transaction rendered at the row's status, one POST. A postback given up on is audited by the use case
  * `recordPostbackFailure` (src/service/record-postback-delivery.ts).
  */
 import type { JsonValue, TransactionStatusCode } from '../domain/transaction.js';

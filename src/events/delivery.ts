@@ -1,5 +1,5 @@
 /**
- * The outcome of delivering one outbox row (issue 7), shared by the postback and mail deliverers and the worker
+ * The outcome of delivering one outbox row, shared by the postback and mail deliverers and the worker
  * that records it as an attempt.
  */
 

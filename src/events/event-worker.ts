@@ -1,5 +1,5 @@
 /**
- * The outbox worker (decisions.md §7, issue 7 "Outbox and worker"): claims due rows with a lease (rows of a crashed
+ * The outbox worker (docs/design/events.md#outbox): claims due rows with a lease (rows of a crashed
  * worker come back when their lease ends) and delivers them concurrently. The store hands out one row per order key
  * at a time, so postbacks to one URL stay in order; a slow or failing URL holds only its own queue, because the
  * worker claims new rows as soon as any delivery ends instead of waiting for a whole batch. Outcomes are written

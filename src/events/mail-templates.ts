@@ -1,7 +1,7 @@
 /**
- * The texts of the service's e-mails (decisions.md §7, issue 7 "E-mail"): sign request, reminder, confirmation,
+ * The texts of the service's e-mails (docs/design/events.md#mail): sign request, reminder, confirmation,
  * documents to receivers, cancellation notice, sender notification and verification code, in every language of
- * decisions.md §2 (texts in src/i18n, issue 18), each as HTML and plain text. Pure: values in, strings out.
+ * docs/design/api.md#languages (texts in src/i18n), each as HTML and plain text. Pure: values in, strings out.
  */
 import type { Language } from '../domain/transaction.js';
 import { catalogueFor, type MailTexts } from '../i18n/catalogue.js';
@@ -44,7 +44,7 @@ export interface MailText {
   readonly html: string;
 }
 
-/** The texts of a language (decisions.md §2; unknown languages fall back to `en-US`). */
+/** The texts of a language (unknown languages fall back to `en-US`, docs/design/api.md#languages). */
 function textsFor(language: Language | undefined): MailTexts {
   return catalogueFor(language).mail;
 }

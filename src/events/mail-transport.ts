@@ -1,7 +1,7 @@
 /**
- * Sending a mail (decisions.md §7): through nodemailer's SMTP transport when an SMTP URL is configured, otherwise
- * written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that a
- * developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
+ * Sending a mail (docs/design/events.md#mail): through nodemailer's SMTP transport when an SMTP URL is configured,
+ * otherwise written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that
+ * a developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
  * up at once instead of retrying for 72 hours.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -90,7 +90,7 @@ function emlTransport(dir: string): MailTransport {
         await mkdir(dir, { recursive: true, mode: 0o700 });
         const name = `${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
         const temp = join(dir, `.${name}.tmp`);
-        // Mails carry sign links: readable by the service's user only (issue 13).
+        // Mails carry sign links: readable by the service's user only.
         await writeFile(temp, info.message as Buffer, { mode: 0o600 });
         await rename(temp, join(dir, name));
         return { ok: true, messageId: info.messageId, detail: `written to ${join(dir, name)}` };

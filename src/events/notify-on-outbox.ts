@@ -1,7 +1,7 @@
 /**
  * A store view that calls back after every commit that enqueued outbox rows, so that the in-process event worker
- * starts delivering at once instead of at its next poll (decisions.md §7; issue 7's status change → postback
- * latency). Other processes sharing the store still find the rows by polling.
+ * starts delivering at once instead of at its next poll (the latency from a status change to its postback,
+ * docs/design/events.md#outbox). Other processes sharing the store still find the rows by polling.
  */
 import type { Store, TransactionChange } from '../store/store.js';
 

@@ -1,8 +1,8 @@
 /**
- * One delivery of an outbox row and what follows from it (decisions.md §7), shared by the embedded outbox worker
- * (event-worker.ts) and the PostgreSQL job runner (postgres-job-runner.ts): deliver the postback or mail, judge the
- * outcome (delivered; retried with backoff and jitter for 72 hours; given up), record the attempts in one store write
- * and audit a row given up on (mails also get activity 999).
+ * One delivery of an outbox row and what follows from it (docs/design/events.md#outbox), shared by the embedded outbox
+ * worker (event-worker.ts) and the PostgreSQL job runner (postgres-job-runner.ts): deliver the postback or mail, judge
+ * the outcome (delivered; retried with backoff and jitter for 72 hours; given up), record the attempts in one store
+ * write and audit a row given up on (mails also get activity 999).
  */
 import type { ServiceContext } from '../service/context.js';
 import { parseMailPayload } from '../service/mail-payload.js';

@@ -1,5 +1,5 @@
 /**
- * Postbacks (decisions.md §7, spec §6): the body is the transaction as GET returns it plus `Checksum`, the same
+ * Postbacks (docs/design/events.md#postbacks): the body is the transaction as GET returns it plus `Checksum`, the same
  * value goes in a `Checksum` header, and `X-Paraph-Signature: sha256=<hex HMAC-SHA256(secret, body)>` signs the
  * exact body bytes. Sending: http(s) only, one POST, redirects not followed, 30 s timeout, success on any 2xx.
  */

@@ -1,5 +1,5 @@
 /**
- * The jobs of a PostgreSQL-backed service (issue 17, decisions.md §11) on graphile-worker: every outbox row is a job
+ * The jobs of a PostgreSQL-backed service (docs/design/storage.md#jobs) on graphile-worker: every outbox row is a job
  * from the moment its commit lands (a trigger of migration 4 adds it in the same transaction), and a recurring job runs
  * the timers (expiry, reminders, cleaning, stale signing holds and sealing after the last signer) and the garbage
  * collection. Whichever process locks a job runs it; a postback URL's job has its own named queue, so one process at

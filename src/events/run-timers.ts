@@ -1,9 +1,10 @@
 /**
- * The timers' dispatcher (decisions.md §8, issue 5): each due timer calls one use case — expiry (a transaction still at 5 or 10 when `DaysToExpire`
- * or a signer's `Expires` passes becomes 50), cleaning (documents, receipt, audit details and sensitive data of
- * an ended transaction are deleted `retentionDays` after it ended; GET then answers 410), and the release of a
- * signing hold a dead process left at 20 (issue 6; expiry applies to such a transaction too). The timers are derived
- * from the transactions' dates by the store, so nothing is lost on restart; reminders are issue 7's.
+ * The timers' dispatcher (docs/design/events.md#timers): each due timer calls one use case — expiry (a transaction
+ * still at 5 or 10 when `DaysToExpire` or a signer's `Expires` passes becomes 50), cleaning (documents, receipt, audit
+ * details and sensitive data of an ended transaction are deleted `retentionDays` after it ended; GET then answers 410),
+ * and the release of a signing hold a dead process left at 20 (expiry applies to such a transaction too). The timers
+ * are derived from the transactions' dates by the store, so nothing is lost on restart; and reminders
+ * (docs/design/events.md#timers).
  */
 import { cleanAfterDeleteGrace, cleanTransactionData } from '../service/clean-transaction.js';
 import type { ServiceContext } from '../service/context.js';

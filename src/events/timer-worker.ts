@@ -1,8 +1,8 @@
 /**
- * The in-process worker of the embedded service (issue 5, decisions.md §10 "/health answers 200 when the store is
- * open and the worker runs"): every `intervalMs` it runs the due timers (expiry, cleaning, stale signing holds) and, now and then,
- * removes blobs no transaction references (failed uploads, cleaned documents). Postback and mail delivery are issue
- * 7's worker; their outbox rows wait for it. One tick at a time; `stop()` waits for the running tick.
+ * The in-process worker of the embedded service (its running is what `/health` reports, docs/design/storage.md#health):
+ * every `intervalMs` it runs the due timers (expiry, cleaning, stale signing holds) and, now and then, removes blobs no
+ * transaction references (failed uploads, cleaned documents). Postbacks and mails are delivered by the outbox
+ * worker, not here. One tick at a time; `stop()` waits for the running tick.
  */
 import { collectUnreferencedBlobs } from '../service/collect-garbage.js';
 import type { ServiceContext } from '../service/context.js';

@@ -1,6 +1,7 @@
 /**
- * Checking a received postback, for client code (decisions.md §7): the `X-Paraph-Signature` HMAC over the exact
- * body bytes, and the Signhost-compatible `Checksum` (body field and header) over Id, Status and the shared secret.
+ * Checking a received postback, for client code (docs/design/events.md#checksum): the `X-Paraph-Signature` HMAC over
+ * the exact body bytes, and the Signhost-compatible `Checksum` (body field and header) over Id, Status and the shared
+ * secret.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ParaphError } from '../errors.js';

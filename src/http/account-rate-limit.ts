@@ -1,5 +1,5 @@
 /**
- * The per-account request rate quota of the API (issue 13 point 7, SECURITY.md "Quotas"), enforced after
+ * The per-account request rate quota of the API (SECURITY.md "Quotas"), enforced after
  * authentication: a used-up quota answers 429 `{"Message"}` with `Retry-After` (seconds until one request is allowed
  * again). The buckets are src/service/account-rate-quota.ts's: in memory, or shared through the store.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP adapter of the transaction service (spec §4–§5, issue 5): `buildApp(deps)` wires the store, clock, ids,
+ * The HTTP adapter of the transaction service (docs/design/api.md): `buildApp(deps)` wires the store, clock, ids,
  * keys, TSA and logger it is handed into fastify; nothing here reads the environment (server.ts does that). Routes
  * are registered explicitly per resource; request bodies are validated with the TypeBox schemas (ajv: no type
  * coercion, no removal of unknown properties, so that unknown properties and nulls are refused with their names);
@@ -38,9 +38,9 @@ export interface AppDeps extends ServiceContextDeps {
   readonly version?: string;
   /** Senders of the PhoneNumber/Email verification codes (default: SMS to the log, e-mail through the mail outbox). */
   readonly verificationSenders?: VerificationSenders;
-  /** API requests per account and minute (issue 13; default: no quota). */
+  /** API requests per account and minute (default: no quota). */
   readonly accountRequestsPerMinute?: number;
-  /** Development only: the default SMS sender logs the codes (issue 13; default false). */
+  /** Development only: the default SMS sender logs the codes (default false). */
   readonly logVerificationCodes?: boolean;
   /** The context the composition root built (shared with the workers); built from the fields above when absent. */
   readonly context?: ServiceContext;
@@ -54,7 +54,7 @@ export function loggerOptions(level: string): Record<string, unknown> {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // The SignUrl token is a credential (decisions.md §6): never in a log line.
+    // The SignUrl token is a credential (docs/design/signer-api.md#token): never in a log line.
     serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactSignToken(req.url ?? ''), id: req.id }) },
   };
 }
@@ -95,7 +95,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
  */
 export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const ctx = deps.context ?? createServiceContext(deps);
-  // Every JSON body is held to the nesting limit before a route walks it (issue 13); the transaction routes add the
+  // Every JSON body is held to the nesting limit before a route walks it; the transaction routes add the
   // tolerant reader on top in their own parser.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -107,7 +107,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
       else done(null, value);
     });
   });
-  // Security headers on every response (issue 19); the HTML pages set their own stricter ones (sign-page.routes.ts),
+  // Security headers on every response; the HTML pages set their own stricter ones (sign-page.routes.ts),
   // swagger-ui its own CSP for /api/docs. JSON and PDFs load nothing, so their policy allows nothing.
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },

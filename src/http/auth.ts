@@ -1,5 +1,5 @@
 /**
- * Authentication of the transaction API (spec §5, decisions.md §9): `Authorization: APIKey <user token>` and
+ * Authentication of the transaction API (docs/design/api.md#authentication): `Authorization: APIKey <user token>` and
  * `Application: APPKey <app key>` must both match one account; the store keeps only their SHA-256. Anything else
  * answers 401 `{"Message":"Authorization has been denied for this request."}` before the body is read.
  */

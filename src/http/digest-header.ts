@@ -1,5 +1,5 @@
 /**
- * The `Digest` request header of PUT file (spec §4.4, decisions.md §3; RFC 3230 with the algorithm names of
+ * The `Digest` request header of PUT file (docs/design/files.md#digest; RFC 3230 with the algorithm names of
  * RFC 5843): `SHA-256=<base64>` and/or `SHA-512=<base64>`, comma-separated, algorithm token case-insensitive,
  * `SHA256`/`SHA512` accepted as aliases. MD5, SHA (SHA-1) and anything else: 400 "Hash algorithm [X] is not supported."
  */

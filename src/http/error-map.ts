@@ -1,5 +1,5 @@
 /**
- * The one table from error codes to HTTP statuses (STYLE.md "Errors"; spec §2.9, §7; decisions.md §2–§3) and the
+ * The one table from error codes to HTTP statuses (docs/design/api.md#errors) and the
  * fastify error handler that applies it: every error becomes `{"Message": "..."}`. Input errors keep their message;
  * the text of a 5xx never reaches the client (it is logged with the request id instead).
  */
@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, ParaphError, ValidationError } from '../errors.js';
 import { QuotaError } from '../service/quota-error.js';
 
-/** The 401 body of decisions.md §2. */
+/** The 401 body, Signhost's text (docs/design/api.md#authentication). */
 export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';
 
 /**
@@ -48,7 +48,7 @@ function messageOf(error: unknown, request: FastifyRequest): string {
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      // Only the file upload takes a PDF; every other body is JSON (issue 13 point 8).
+      // Only the file upload takes a PDF; every other body is JSON.
       return /\/file\/[^/]+$/.test(request.routeOptions.url ?? '')
         ? "Unexpected or missing Content-Type header, did you specify 'application/pdf'?"
         : "Unexpected or missing Content-Type header: send 'application/json'.";

@@ -1,5 +1,5 @@
 /**
- * The file resource (spec §4.4–§4.5, decisions.md §3): PUT a PDF (raw body streamed to the blob store, never
+ * The file resource (docs/design/files.md): PUT a PDF (raw body streamed to the blob store, never
  * buffered by fastify) or FileMetaData JSON (raw bytes, so the Digest covers exactly what was sent), GET the
  * current PDF. fileIds arrive percent-encoded and the router decodes them once.
  */
@@ -26,7 +26,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
     // This scope's own parser replaces the app's (which only checks the nesting limit).
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: METADATA_BODY_LIMIT }, (_request, body, done) => done(null, body));
-    // Any other type reaches the use case, which names the problem (decisions.md §3).
+    // Any other type reaches the use case, which names the problem (docs/design/files.md#upload-kinds).
     app.addContentTypeParser('*', (_request, payload, done) => {
       payload.resume();
       done(null, undefined);
@@ -115,7 +115,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
   };
 }
 
-/** Signhost's bodies of 201 and 202 (decisions.md §3). */
+/** Signhost's bodies of 201 and 202 (docs/design/files.md#upload-kinds). */
 function uploadMessage(status: 201 | 202, fileId: string, transactionId: string): string {
   return status === 201 ? `Stored file ${fileId} to transaction ${transactionId}` : `Meta data for file ${fileId} accepted, waiting for actual file`;
 }

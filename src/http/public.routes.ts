@@ -1,6 +1,6 @@
 /**
- * Routes without authentication (decisions.md §10): the service's CA certificates, so relying parties can trust
- * its signatures and seals; `/health`; and the OpenAPI document.
+ * Routes without authentication (docs/design/storage.md#public-endpoints): the service's CA certificates, so relying
+ * parties can trust its signatures and seals; `/health`; and the OpenAPI document.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../service/context.js';

@@ -1,5 +1,5 @@
 /**
- * GET /api/file/receipt/{transactionId} (spec §4.6, decisions.md §3): the sealed evidential receipt.
+ * GET /api/file/receipt/{transactionId} (docs/design/receipt.md#availability): the sealed evidential receipt.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

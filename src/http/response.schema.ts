@@ -1,5 +1,5 @@
 /**
- * The named schemas of the OpenAPI document (`components.schemas`, issue 19): the transaction, signer, receiver,
+ * The named schemas of the OpenAPI document (`components.schemas`): the transaction, signer, receiver,
  * activity and partial 410 view in both response versions, derived from the one list of keys the views render
  * (transaction-view.ts) so that version 1's nulls are stated exactly as served; one Verification schema per type
  * under a discriminator with a mapping; ErrorModel. The request bodies' components are request.schema.ts's.

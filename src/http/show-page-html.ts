@@ -1,8 +1,8 @@
 /**
- * The HTML of ShowUrl and of the ReceiptUrl pages (decisions.md §6, issue 18): the signer's documents with links to
- * open and download them (and the receipt once there is one), the SecureDownload code step when a fresh code is
- * needed first, and the "not ready" / "ended" pages of ReceiptUrl. Fully server-rendered; the small show-page script
- * only drives the code step. Dates are formatted for the page's language with Intl.
+ * The HTML of ShowUrl and of the ReceiptUrl pages (docs/design/signer-api.md#show-and-receipt-urls): the signer's
+ * documents with links to open and download them (and the receipt once there is one), the SecureDownload code step when
+ * a fresh code is needed first, and the "not ready" / "ended" pages of ReceiptUrl. Fully server-rendered; the small
+ * show-page script only drives the code step. Dates are formatted for the page's language with Intl.
  */
 import type { ShowView } from '../service/signer/show-documents.js';
 import { escapeHtml as e, pageTop } from './sign-page-html.js';

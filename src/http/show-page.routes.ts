@@ -1,8 +1,8 @@
 /**
- * ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) (decisions.md §6, issue 18): HTML pages in the
- * signer's language with the signing page's headers (CSP, no framing, no referrer, no caching), and the PDFs they
- * link to — `?download=1` saves instead of opening. A download that needs a fresh SecureDownload code first goes
- * back to the page (303), which asks for it. Unknown token 404, cleaned transaction 410, as HTML pages.
+ * ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) (docs/design/signer-api.md#show-and-receipt-urls): HTML
+ * pages in the signer's language with the signing page's headers (CSP, no framing, no referrer, no caching), and the
+ * PDFs they link to — `?download=1` saves instead of opening. A download that needs a fresh SecureDownload code first
+ * goes back to the page (303), which asks for it. Unknown token 404, cleaned transaction 410, as HTML pages.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * The signer API's refusals in the signer's language (issue 18): the API answers `{"Message"}` in English and names
+ * The signer API's refusals in the signer's language: the API answers `{"Message"}` in English and names
  * its stable error code in the `Paraph-Error-Code` header (error-map.ts); the pages show the catalogue text for that
  * code, else a localized text for the HTTP status — never the API's English. Pure.
  */

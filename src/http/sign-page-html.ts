@@ -1,5 +1,5 @@
 /**
- * The HTML of the signing page (issues 6 and 18): one server-rendered document whose sections the page script shows
+ * The HTML of the signing page: one server-rendered document whose sections the page script shows
  * one at a time — loading, status messages (waiting, ended, …), the documents, the verification steps (consent, a
  * typed-name signature rendered in the bundled script font or a drawn one, phone/e-mail code), sign and reject, and
  * the final screen. WCAG 2.2 AA: landmarks, a skip link, one h1 per state, every control labelled and described,

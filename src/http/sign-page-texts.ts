@@ -1,7 +1,7 @@
 /**
- * The texts of the signing, show and receipt pages (issue 18): the `page` part of the signer's language catalogue
- * (src/i18n; decisions.md §2: the signer's `Language`, else the transaction's; unknown languages fall back to
- * `en-US`). The page's script receives the table as a data attribute, so no text lives in the browser code.
+ * The texts of the signing, show and receipt pages: the `page` part of the signer's language catalogue
+ * (src/i18n; docs/design/api.md#languages: the signer's `Language`, else the transaction's; unknown languages fall back
+ * to `en-US`). The page's script receives the table as a data attribute, so no text lives in the browser code.
  */
 import { catalogueFor, type PageTexts } from '../i18n/catalogue.js';
 

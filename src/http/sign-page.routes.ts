@@ -1,5 +1,5 @@
 /**
- * The signing page at SignUrl (`/sign/<token>`, decisions.md §6, issues 6 and 18): server-rendered HTML in the
+ * The signing page at SignUrl (`/sign/<token>`, docs/design/signer-api.md): server-rendered HTML in the
  * signer's language, built on the signer JSON API by one small module script; pdf.js (`pdfjs-dist`) and
  * `signature_pad` are served from node_modules and the script font from assets/fonts by the asset route (brotli or
  * gzip when the browser accepts it, compressed once), so the page makes no third-party request. Every response

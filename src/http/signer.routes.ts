@@ -1,5 +1,5 @@
 /**
- * The signer JSON API behind SignUrl (decisions.md §6, issue 6), authorized by the token in the path only:
+ * The signer JSON API behind SignUrl (docs/design/signer-api.md), authorized by the token in the path only:
  * GET session, GET file, POST verification, POST sign, POST reject. JSON bodies only (other content types get 415,
  * which with the token in the path makes the API CSRF-safe); responses are never cached. The routes are in the
  * OpenAPI document under the `signer` tag with `security: []`: the token in the path is the credential.
@@ -110,7 +110,7 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
   };
 }
 
-/** A URL with the SignUrl token replaced, for logs (decisions.md §6: the token is a credential). */
+/** A URL with the SignUrl token replaced, for logs (the token is a credential, docs/design/signer-api.md#token). */
 export function redactSignToken(url: string): string {
   return url.replace(/^(\/(?:api\/signer|sign)\/)[^/?#]+/, '$1[token]');
 }

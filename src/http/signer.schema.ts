@@ -1,5 +1,5 @@
 /**
- * JSON shapes of the signer API behind SignUrl (decisions.md §6, issue 6) as TypeBox schemas: the token parameter,
+ * JSON shapes of the signer API behind SignUrl (docs/design/signer-api.md) as TypeBox schemas: the token parameter,
  * the verification, sign and reject bodies. Shape only; the rules (order of verifications, codes, field formats)
  * are the signer use cases'.
  */

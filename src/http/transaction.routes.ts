@@ -1,6 +1,7 @@
 /**
- * The transaction resource (spec §4.1–§4.3, §4.7): create, get, delete, start, each with and without the trailing
- * slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked for.
+ * The transaction resource (docs/design/api.md#endpoints): create, get, delete, start, each with and without the
+ * trailing slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked
+ * for.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,7 +22,7 @@ import { errorResponse as error, goneResponse, transactionResponse, type RouteDo
 import { ref } from './response.schema.js';
 
 /**
- * The tolerant reader (decisions.md §2) after the nesting limit (issue 13): null properties are absent.
+ * The tolerant reader (docs/design/api.md#tolerant-reader) after the nesting limit: null properties are absent.
  *
  * @throws ValidationError naming the path nested too deep.
  */

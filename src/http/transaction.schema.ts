@@ -1,5 +1,5 @@
 /**
- * The HTTP-only JSON shapes of the transaction endpoints (spec §2.9, §4.2–§4.3, §4.7) as TypeBox schemas: path
+ * The HTTP-only JSON shapes of the transaction endpoints (docs/design/api.md#endpoints) as TypeBox schemas: path
  * parameters, the DELETE body, FileMetaData for the document, ErrorModel. The transaction itself is declared once in
  * the domain (transaction-schema.ts). The same schemas feed request validation and the OpenAPI document.
  */
@@ -10,7 +10,7 @@ import { stringEnum } from '../domain/transaction-schema.js';
 const Str = (options: Record<string, unknown> = {}) => Type.String(options);
 const opt = Type.Optional;
 
-/** DELETE /api/transaction/{id} optional body (spec §4.3). */
+/** DELETE /api/transaction/{id} optional body (docs/design/api.md#endpoints). */
 export const DeleteTransactionSchema = Type.Object(
   {
     SendNotifications: opt(Type.Boolean()),
@@ -30,7 +30,7 @@ export const FileParamsSchema = Type.Object({
 
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 
-/** Where a field goes (spec §2.8, decisions.md §4): a search text and its occurrence, or coordinates in points. */
+/** Where a field goes (docs/design/locations.md): a search text and its occurrence, or coordinates in points. */
 export const LocationSchema = Type.Object(
   {
     Search: opt(Type.Union([Str(), Type.Null()])),
@@ -48,8 +48,9 @@ export const LocationSchema = Type.Object(
 );
 
 /**
- * FileMetaData (spec §2.8, decisions.md §4) for the OpenAPI document only: the upload keeps its raw bytes (the
- * Digest covers them) and the domain's parser validates them (file-metadata.ts); null means absent there too.
+ * FileMetaData (docs/design/files.md#filemetadata, docs/design/locations.md) for the OpenAPI document only: the upload
+ * keeps its raw bytes (the Digest covers them) and the domain's parser validates them (file-metadata.ts); null means
+ * absent there too.
  */
 export const FileMetaDataSchema = Type.Object(
   {
@@ -75,5 +76,5 @@ export const FileMetaDataSchema = Type.Object(
   { description: 'FileMetaData: the fields to add and where (docs/locations.md)' },
 );
 
-/** ErrorModel (spec §2.9). */
+/** ErrorModel (docs/design/api.md#errors). */
 export const ErrorModelSchema = Type.Object({ Message: Str() });

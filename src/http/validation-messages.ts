@@ -1,7 +1,7 @@
 /**
- * Turns JSON-schema validation errors into the messages of decisions.md §2: the field path written as a client
- * reads it (`Signers[0].Email`), then the rule (`not a valid e-mail address`, `Null values must not be sent`,
- * `unknown property`). The error keeps the code `INVALID_REQUEST` and maps to 400.
+ * Turns JSON-schema validation errors into messages that name the field and the rule (docs/design/api.md#errors): the
+ * field path written as a client reads it (`Signers[0].Email`), then the rule (`not a valid e-mail address`, `Null
+ * values must not be sent`, `unknown property`). The error keeps the code `INVALID_REQUEST` and maps to 400.
  */
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ValidationError } from '../errors.js';

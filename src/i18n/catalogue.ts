@@ -1,5 +1,5 @@
 /**
- * The text catalogues (issue 18, decisions.md §2): one per language of {@link LANGUAGES}, each with the texts of the
+ * The text catalogues (docs/design/api.md#languages): one per language of {@link LANGUAGES}, each with the texts of the
  * signing, show and receipt pages and of the e-mails. `en-US` is the reference; a language code that is not one of
  * ours falls back by its primary subtag (`de-AT` → `de-DE`), then to `en-US`. Pure.
  */

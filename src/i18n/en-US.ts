@@ -1,5 +1,5 @@
 /**
- * English (en-US) texts of the signing, show and receipt pages and of the e-mails (issue 18). This catalogue is the
+ * English (en-US) texts of the signing, show and receipt pages and of the e-mails. This catalogue is the
  * reference: every other language has exactly its keys and, in each text, exactly its `{placeholders}`.
  */
 export const enUS = {

@@ -1,4 +1,4 @@
-/** Italian (it-IT) texts of the pages and e-mails (issue 18); keys and placeholders as in en-US.ts. */
+/** Italian (it-IT) texts of the pages and e-mails; keys and placeholders as in en-US.ts. */
 import type { Catalogue } from './catalogue.js';
 
 export const itIT: Catalogue = {

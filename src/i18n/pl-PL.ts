@@ -1,4 +1,4 @@
-/** Polish (pl-PL) texts of the pages and e-mails (issue 18); keys and placeholders as in en-US.ts. */
+/** Polish (pl-PL) texts of the pages and e-mails; keys and placeholders as in en-US.ts. */
 import type { Catalogue } from './catalogue.js';
 
 export const plPL: Catalogue = {

@@ -1,8 +1,8 @@
 /**
- * Appearance streams of signed signature widgets (ISO 32000-2 §12.5.5, §12.7.5.5; decisions.md §5): a signature
- * shows the scribble image (or the typed name in the bundled Unicode font), the signer's name and the date; a seal
- * shows the organization's name and "Sealed" with the date. The form XObject is drawn upright in the box the reader
- * sees; its /Matrix undoes the page's /Rotate.
+ * Appearance streams of signed signature widgets (ISO 32000-2 §12.5.5, §12.7.5.5,
+ * docs/design/signatures.md#appearance): a signature shows the scribble image (or the typed name in the bundled Unicode
+ * font), the signer's name and the date; a seal shows the organization's name and "Sealed" with the date. The form
+ * XObject is drawn upright in the box the reader sees; its /Matrix undoes the page's /Rotate.
  */
 import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from '../pdf/pdf-lib.js';
 import { SigningError } from '../errors.js';

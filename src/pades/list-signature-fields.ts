@@ -1,5 +1,5 @@
 /**
- * The public form of `listSignatureFields` (issue 15 point 8): takes PDF bytes like every other library function,
+ * The public form of `listSignatureFields`: takes PDF bytes like every other library function,
  * loads them with paraph's loader (PdfParseError for garbage, encrypted or truncated input) and lists the signature
  * fields, signed or not. The pdf-lib document form stays internal to the signing code.
  */

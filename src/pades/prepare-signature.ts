@@ -24,7 +24,10 @@ import {
 } from './signature-field.js';
 import type { HashAlgorithm } from './types.js';
 
-/** A box on a page as the reader sees it (decisions.md §4): points from the visible page's top-left, y down. */
+/**
+ * A box on a page as the reader sees it (docs/design/locations.md#units): points from the visible page's top-left, y
+ * down.
+ */
 export interface SignaturePlacement {
   /** 1-based. */
   readonly pageNumber: number;

@@ -1,7 +1,7 @@
 /**
- * `sealPdf`: the organizational seal (decisions.md §5), a PAdES signature by the organization's seal certificate,
- * applied as the last signature of a document. Visible in the document's unsigned Seal field when it has one (placed
- * by placeFields from a `Seal` Location), otherwise invisible.
+ * `sealPdf`: the organizational seal (docs/design/signatures.md#seal), a PAdES signature by the organization's seal
+ * certificate, applied as the last signature of a document. Visible in the document's unsigned Seal field when it has
+ * one (placed by placeFields from a `Seal` Location), otherwise invisible.
  */
 import { SigningError } from '../errors.js';
 import type { SignatureFieldInfo } from './signature-field.js';

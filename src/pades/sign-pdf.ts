@@ -1,6 +1,6 @@
 /**
  * `signPdf`: one PAdES signature (ETSI EN 319 142-1 B-B, or B-T with a time-stamper) in its own incremental update
- * (decisions.md §5), over the staged API of prepare-signature.ts and the CMS of cms.ts.
+ * (docs/design/signatures.md#pades), over the staged API of prepare-signature.ts and the CMS of cms.ts.
  */
 import './crypto-engine.js';
 import * as pkijs from 'pkijs';

@@ -1,5 +1,5 @@
 /**
- * RFC 3161 time-stamp client (issue 3, B-T and B-LTA): builds a TimeStampReq (RFC 3161 §2.4.1, with nonce and
+ * RFC 3161 time-stamp client (B-T and B-LTA): builds a TimeStampReq (RFC 3161 §2.4.1, with nonce and
  * certReq), posts it over HTTP (RFC 3161 §3.4, `application/timestamp-query`), and accepts the TimeStampResp only
  * when the status is granted, the nonce and message imprint are the ones asked for, the token's CMS signature
  * holds and its certificate is a TSA certificate (critical EKU timeStamping only, RFC 3161 §2.3). Returns the

@@ -1,24 +1,26 @@
 /**
- * FileMetaData: the JSON a client uploads next to a PDF to say which fields go where (service-spec §2.8,
- * decisions.md §2 and §4). Parses untrusted text or bytes with a size limit and a nesting guard, then validates the
- * parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
+ * FileMetaData: the JSON a client uploads next to a PDF to say which fields go where 
+ * (docs/design/files.md#filemetadata). Parses untrusted text or bytes with a size limit and a nesting guard, then
+ * validates the parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
  */
 import { ValidationError } from '../errors.js';
 
-/** The kinds of field a Location can place (decisions.md §4). */
+/** The kinds of field a Location can place (docs/design/locations.md). */
 export type FieldType = 'Signature' | 'Seal' | 'Check' | 'Radio' | 'SingleLine' | 'Date' | 'Number';
 
 /** Every {@link FieldType}, in the order the spec lists them. */
 export const FIELD_TYPES: readonly FieldType[] = ['Signature', 'Seal', 'Check', 'Radio', 'SingleLine', 'Date', 'Number'];
 
-/** A field's `Value` as the official clients send it: a string, a number or a boolean (decisions.md §4). */
+/**
+ * A field's `Value` as the official clients send it: a string, a number or a boolean (docs/design/fields.md#values).
+ */
 export type FieldValueInput = string | number | boolean;
 
 /**
  * Where a field goes, in PDF points, CSS-absolute-positioning style inside the matched text's box (with `Search`) or
- * the page (decisions.md §4). After validation the alias `Occurrence` has been folded into `Occurence`. Over-constrained
- * like CSS (Left, Right and Width all given; likewise Top, Bottom and Height): Right (Bottom) is ignored, as the .NET
- * client's own test sends such Locations.
+ * the page (docs/design/locations.md#occurrence). After validation the alias `Occurrence` has been folded into
+ * `Occurence`. Over-constrained like CSS (Left, Right and Width all given; likewise Top, Bottom and Height): Right
+ * (Bottom) is ignored, as the .NET client's own test sends such Locations.
  */
 export interface Location {
   Search?: string;
@@ -69,8 +71,8 @@ export interface FileMetaData {
 export interface ValidateFileMetaDataOptions {
   /**
    * The fileId the metadata belongs to. A signer's `FormSets` entry equal to it (with no such key in `FormSets`)
-   * gives that signer the PDF's own form fields (Signhost's fillable PDFs, decisions.md §4); without `fileId` such an
-   * entry is refused like any unknown formset.
+   * gives that signer the PDF's own form fields (Signhost's fillable PDFs, docs/design/fields.md#fillable-pdfs);
+   * without `fileId` such an entry is refused like any unknown formset.
    */
   fileId?: string;
 }
@@ -189,7 +191,7 @@ function jsonNestingDepth(text: string): number {
 }
 
 /**
- * Validates an already-parsed JSON value as FileMetaData (spec §2.8, decisions.md §2 and §4) and returns a clean
+ * Validates an already-parsed JSON value as FileMetaData (docs/design/files.md#filemetadata) and returns a clean
  * copy: only known properties, `null` treated as absent (the Python client sends every unset property as null),
  * `Occurrence` folded into `Occurence`. Every broken rule is collected before throwing.
  *
@@ -389,8 +391,8 @@ export function fieldValueText(value: string | number): string {
 }
 
 /**
- * The signers that fill the PDF's own form fields (Signhost's fillable PDFs, decisions.md §4): those whose `FormSets`
- * name the fileId itself while `FormSets` has no such key.
+ * The signers that fill the PDF's own form fields (Signhost's fillable PDFs, docs/design/fields.md#fillable-pdfs):
+ * those whose `FormSets` name the fileId itself while `FormSets` has no such key.
  */
 export function fillableSignerIds(metadata: FileMetaData, fileId: string): string[] {
   if (Object.hasOwn(metadata.FormSets ?? {}, fileId)) return [];
@@ -400,8 +402,8 @@ export function fillableSignerIds(metadata: FileMetaData, fileId: string): strin
 }
 
 /**
- * The export value of a Check or Radio field (decisions.md §4): its string (or number) `Value`; a Check without one
- * (or with `true`/`false`) exports `Yes`, a Radio button its field key.
+ * The export value of a Check or Radio field (docs/design/fields.md#radio-groups): its string (or number) `Value`; a
+ * Check without one (or with `true`/`false`) exports `Yes`, a Radio button its field key.
  */
 export function exportValueOf(type: 'Check' | 'Radio', fieldKey: string, value: FieldValueInput | undefined): string {
   if (typeof value === 'string' || typeof value === 'number') return fieldValueText(value);
@@ -412,9 +414,9 @@ export function exportValueOf(type: 'Check' | 'Radio', fieldKey: string, value: 
 const MIXED_RADIO_GROUP = 'Radio group';
 
 /**
- * The PDF field name of a formset's radio group (decisions.md §4): `<formset>` when the formset holds only Radio
- * fields; when it holds others too, `<formset>` is their parent field and cannot also be the group, so the group is
- * its kid `<formset>.Radio group`. Undefined when the formset has no Radio field.
+ * The PDF field name of a formset's radio group (docs/design/fields.md#radio-groups): `<formset>` when the formset
+ * holds only Radio fields; when it holds others too, `<formset>` is their parent field and cannot also be the group, so
+ * the group is its kid `<formset>.Radio group`. Undefined when the formset has no Radio field.
  */
 export function radioGroupFieldName(formSet: string, fields: Readonly<Record<string, FieldSpec>>): string | undefined {
   const types = Object.values(fields).map((f) => f.Type);
@@ -524,7 +526,7 @@ function isObject(value: unknown): value is JsonObject {
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
-/** Whether `obj` has `key` with a value: `null` counts as absent (decisions.md §2). */
+/** Whether `obj` has `key` with a value: `null` counts as absent (docs/design/api.md#tolerant-reader). */
 function has(obj: JsonObject, key: string): boolean {
   return Object.hasOwn(obj, key) && obj[key] !== null;
 }

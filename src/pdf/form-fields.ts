@@ -1,9 +1,9 @@
 /**
  * The form fields a PDF already has (ISO 32000-2 §12.7.4: the field tree under /AcroForm /Fields, with inheritable
- * /FT, /Ff and /V), for Signhost's fillable PDFs (decisions.md §4 "approach 1"): text fields, check boxes, radio
- * groups and unsigned signature fields a signer may fill, with their widgets. Read-only fields, push buttons, choice,
- * password and file-select fields and signed signature fields are left out: nobody fills them. Pure: reads a parsed
- * document, changes nothing.
+ * /FT, /Ff and /V), for Signhost's fillable PDFs ("approach 1", docs/design/fields.md#fillable-pdfs): text fields,
+ * check boxes, radio groups and unsigned signature fields a signer may fill, with their widgets. Read-only fields, push
+ * buttons, choice, password and file-select fields and signed signature fields are left out: nobody fills them. Pure:
+ * reads a parsed document, changes nothing.
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from './pdf-lib.js';
 import { pageGeometry } from './page-boxes.js';

@@ -253,10 +253,3 @@ export function appendPageAnnotation(session: PdfUpdateSession, pageRef: PDFRef,
   page.set(PDFName.of('Annots'), context.obj([annotRef]));
   session.markModified(pageRef);
 }
-
-/** The highest object number of the original file (objects above it are new). Exposed for tests and tooling. */
-export function highestOriginalObjectNumber(session: PdfUpdateSession): number {
-  const state = states.get(session);
-  if (!state) throw new TypeError('highestOriginalObjectNumber needs a session opened with openPdfForUpdate');
-  return state.highestOriginal;
-}

@@ -1,5 +1,5 @@
 /**
- * Normalization of unsigned PDFs that readers open but paraph could not work on (issue 14): a document encrypted
+ * Normalization of unsigned PDFs that readers open but paraph could not work on: a document encrypted
  * with an empty user password (owner-password "protection", permissions allowing form filling or signing), or one
  * whose cross-reference table is damaged (`startxref` off, a table that does not point at its objects). Such a file is
  * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and

@@ -1,6 +1,6 @@
 /**
- * Page geometry and the one mapping between PDF user space and the reader coordinates of decisions.md §4: points,
- * measured inside the page's visible area (CropBox ∩ MediaBox, ISO 32000-2 §14.11.2), with the page's /Rotate
+ * Page geometry and the one mapping between PDF user space and the reader coordinates (docs/design/locations.md#units):
+ * points, measured inside the page's visible area (CropBox ∩ MediaBox, ISO 32000-2 §14.11.2), with the page's /Rotate
  * (§7.7.3.3, clockwise, inherited through the page tree) applied, origin at the top-left, y growing downwards.
  * Free of pdf-lib, so that the text engines' worker threads need not load it (page-boxes.ts reads a pdf-lib page).
  */

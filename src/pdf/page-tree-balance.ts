@@ -1,5 +1,5 @@
 /**
- * Read-side helper of the text index (issue 2): gives pdf.js a balanced page tree (ISO 32000-2 §7.7.3.2) for
+ * Read-side helper of the text index: gives pdf.js a balanced page tree (ISO 32000-2 §7.7.3.2) for
  * documents whose root `/Pages` holds all pages in one flat `/Kids` array, as every pdf-lib output does. On such a
  * tree pdf.js's `Catalog.getPageDict` walks every kid on each `getPage` (O(n) per page, O(n²) per document: ~0.6 ms per
  * page at 5,000 pages). One incremental update replaces the root's `/Kids` with intermediate `/Type /Pages` nodes of

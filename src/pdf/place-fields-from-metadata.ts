@@ -1,5 +1,5 @@
 /**
- * The placement facade (issue 2, decisions.md §4): FileMetaData + PDF in, PDF with AcroForm fields out, in one
+ * The placement facade (docs/design/locations.md): FileMetaData + PDF in, PDF with AcroForm fields out, in one
  * incremental update. {@link resolvePlacements} then {@link placeFields}; a caller that resolves and writes at
  * different moments (the service: resolve at upload, write at start) calls the two itself.
  */

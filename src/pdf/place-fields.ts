@@ -1,5 +1,5 @@
 /**
- * Field placement (decisions.md §4, ISO 32000-2 §12.7 interactive forms): adds the AcroForm fields of resolved
+ * Field placement (ISO 32000-2 §12.7 interactive forms, docs/design/locations.md): adds the AcroForm fields of resolved
  * placements to a PDF in ONE incremental update, so the input's bytes, and any signature over them, stay intact.
  *
  * Naming: a formset is a non-terminal parent field with partial name `<formset>`, and each of its fields a kid with
@@ -13,7 +13,7 @@
  * fields the subset keeps all of Latin-1 and Latin Extended-A, ~40 KB, so a viewer can show what a signer types). Every widget
  * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R. The /AP /N
  * state dictionaries of check boxes and radio buttons are indirect objects: validators before pyHanko's 2026 fix
- * for stateful fields crash on a direct one in a field a later revision modifies (issue 12).
+ * for stateful fields crash on a direct one in a field a later revision modifies.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -1,8 +1,8 @@
 /**
- * The location resolver (decisions.md §4): turns FileMetaData Locations into widget rectangles in reader coordinates
- * (points, CropBox with /Rotate applied, origin top-left, y down). A Location positions a box like CSS absolute
- * positioning inside a containing block: the box of the matched `Search` text, else the page. Pure: it reads only
- * the page geometries and text matches it is handed, so resolving after indexing costs microseconds.
+ * The location resolver (docs/design/locations.md#units): turns FileMetaData Locations into widget rectangles in reader
+ * coordinates (points, CropBox with /Rotate applied, origin top-left, y down). A Location positions a box like CSS
+ * absolute positioning inside a containing block: the box of the matched `Search` text, else the page. Pure: it reads
+ * only the page geometries and text matches it is handed, so resolving after indexing costs microseconds.
  */
 import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, type FileMetaData, type Location } from './file-metadata.js';
 import { PlacementError } from '../errors.js';
@@ -26,7 +26,10 @@ export interface FieldPlacement {
   value?: string;
   /** Check: pre-checked; Radio: the button pre-selected. */
   checked?: boolean;
-  /** A field of the PDF itself (fillable PDFs, decisions.md §4): nothing is placed, the signers fill it. */
+  /**
+   * A field of the PDF itself (fillable PDFs, docs/design/fields.md#fillable-pdfs): nothing is placed, the signers fill
+   * it.
+   */
   existing?: boolean;
   /** An existing text, check box or radio field the PDF marks required (/Ff bit 2). */
   required?: boolean;
@@ -48,7 +51,8 @@ export interface LocateMatch {
 
 /**
  * What the resolver needs from a document: the geometry of every page and, when a Location has `Search`, a way to
- * find text (the Search semantics of decisions.md §4, matches in page order). {@link toLocateSource} adapts a TextIndex.
+ * find text (the Search semantics of docs/design/locations.md#search, matches in page order). {@link toLocateSource}
+ * adapts a TextIndex.
  */
 export interface LocateSource {
   /** Geometry of every page, `pages[i]` being page `i + 1`. */
@@ -92,7 +96,7 @@ function isPageArray(input: LocateInput): input is readonly PageGeometry[] {
   return Array.isArray(input);
 }
 
-/** Default field sizes when a Location does not imply one (decisions.md §4). */
+/** Default field sizes when a Location does not imply one (docs/design/locations.md). */
 export const DEFAULT_FIELD_SIZES: Readonly<Record<FieldType, { width: number; height: number }>> = {
   Signature: { width: 140, height: 70 },
   Seal: { width: 140, height: 70 },
@@ -309,7 +313,7 @@ export interface DefaultPlacementOptions {
 }
 
 /**
- * Where each signer's signature goes on a document without metadata for them (decisions.md §4): at the first
+ * Where each signer's signature goes on a document without metadata for them (docs/design/locations.md): at the first
  * `{{SignerN}}` tag (N = the signer's 1-based position in `signerIds`; field top-left at the tag's top-left, moved
  * inwards when it would leave the page), else at the top right of page 1, signers stacked downwards (a new column
  * to the left when the page is full). Fields are named `<signerId>.Signature`, 140×70 pt.

@@ -1,5 +1,5 @@
 /**
- * Resolving a document's placements without writing anything (issue 16, decisions.md §4): FileMetaData + PDF in, one
+ * Resolving a document's placements without writing anything (docs/design/locations.md): FileMetaData + PDF in, one
  * widget rectangle per field (page, reader rect) plus the page geometry they were resolved against out. The service
  * resolves at upload (refusing a Location that cannot be resolved there) and writes the fields at start with
  * `placeFields(pdf, placements, { pages })`, which checks that its own reading of every page agrees with `pages`.
@@ -32,8 +32,8 @@ export interface ResolvePlacementsOptions {
   limits?: IndexTextOptions['limits'];
   /**
    * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document
-   * gets the default signature field of decisions.md §4 (first `{{SignerN}}` tag, N = position here, else the top
-   * right of page 1), named `<signerId>.Signature`.
+   * gets the default signature field (docs/design/locations.md#default-placement: first `{{SignerN}}` tag, N = position
+   * here, else the top right of page 1), named `<signerId>.Signature`.
    */
   signerIds?: readonly string[];
   /**
@@ -102,7 +102,7 @@ export async function resolvePlacements(
     if (options.signal) indexOptions.signal = options.signal;
     if (options.limits) indexOptions.limits = options.limits;
     if (options.whileExtracting) indexOptions.whileExtracting = options.whileExtracting;
-    // Every search runs where the text is extracted (the index's worker threads, issue 13 point 2); only the boxes
+    // Every search runs where the text is extracted (the index's worker threads); only the boxes
     // of the matches a Location can use come back: its Occurence, or one past the widget cap to tell it is passed.
     const queries = new Queries();
     for (const l of searching) queries.add(l.Search as string, l.PageNumber, l.Occurence ?? maxWidgetsPerLocation + 1);

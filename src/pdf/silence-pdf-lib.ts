@@ -1,6 +1,6 @@
 /**
  * pdf-lib reports damaged objects with `console.warn` ("Trying to parse invalid object", "Invalid object ref"), which
- * would land on the stderr of a host application that only asked paraph to read a PDF (issue 15 point 9). paraph
+ * would land on the stderr of a host application that only asked paraph to read a PDF. paraph
  * judges damage itself (PdfParseError, verification reports), so these lines carry nothing a caller needs: while
  * pdf-lib runs inside {@link withPdfLibQuiet}, its warnings are dropped. Only warnings raised in that asynchronous
  * context are dropped; everyone else's `console.warn` passes through unchanged.

@@ -1,8 +1,8 @@
 /**
- * The signer's initials on pages (SetParaph, decisions.md §4): a locked, printable Stamp annotation (ISO 32000-2
- * §12.5.6.12) with its own appearance at the bottom right of the page as the reader sees it: inside the visible area
- * (CropBox), upright on a page with /Rotate (the appearance's /Matrix undoes the rotation, as for widgets). Adds to
- * an open update session; the caller writes the update.
+ * The signer's initials on pages (SetParaph, docs/design/fields.md#initials): a locked, printable Stamp annotation (ISO
+ * 32000-2 §12.5.6.12) with its own appearance at the bottom right of the page as the reader sees it: inside the visible
+ * area (CropBox), upright on a page with /Rotate (the appearance's /Matrix undoes the rotation, as for widgets). Adds
+ * to an open update session; the caller writes the update.
  */
 import { PDFHexString, type PDFFont } from './pdf-lib.js';
 import { num, rotationMatrix } from './field-appearance.js';

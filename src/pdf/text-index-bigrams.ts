@@ -1,7 +1,7 @@
 /**
  * Per-page bigram signatures for the text index: a 4,096-bit Bloom filter of the page text's character pairs, so a
- * whole-document Search (decisions.md §4) only scans the few pages that can hold the needle. 512 bytes per page; a
- * needle of n characters is ruled out on a page unless all its n − 1 pairs are set.
+ * whole-document Search (docs/design/locations.md#search) only scans the few pages that can hold the needle. 512 bytes
+ * per page; a needle of n characters is ruled out on a page unless all its n − 1 pairs are set.
  */
 
 const BITS = 4096;

@@ -1,9 +1,9 @@
 /**
- * Compact storage of per-character boxes for the text index (decisions.md §4 search boxes). A 5,000-page document
- * holds millions of characters; four doubles each would cost hundreds of MB. Boxes are quantized to 1/8 pt and
- * stored as varints. A character that continues its line (its left edge is the previous right edge, same top and
- * height; a space spans the gap to the next character) costs only its width: one byte up to 8 pt, two up to 1,024 pt.
- * Any other character stores all four deltas. Ordinary text takes a little over one byte per character.
+ * Compact storage of per-character boxes for the text index (search boxes, docs/design/locations.md#search). A
+ * 5,000-page document holds millions of characters; four doubles each would cost hundreds of MB. Boxes are quantized to
+ * 1/8 pt and stored as varints. A character that continues its line (its left edge is the previous right edge, same top
+ * and height; a space spans the gap to the next character) costs only its width: one byte up to 8 pt, two up to 1,024
+ * pt. Any other character stores all four deltas. Ordinary text takes a little over one byte per character.
  */
 
 const SCALE = 8;

@@ -1,9 +1,9 @@
 /**
  * Exact per-character text positions of PDF pages with pdf.js (ISO 32000-2 §9.4 text objects, §9.3 text state),
- * for Location `Search` (decisions.md §4). pdf.js's text items are runs, often whole lines, so positions inside
- * them cannot be interpolated; instead this module replays each page's operator list with a small text-state
- * simulation (CTM, Tm, Td/TD/T*, TJ adjustments, Tc, Tw, Tz, Ts, font widths, Form XObjects) and measures every
- * glyph. It imports the pdf.js legacy build, which installs core-js polyfills process-wide: the host normally
+ * for Location `Search` (docs/design/locations.md#search). pdf.js's text items are runs, often whole lines, so
+ * positions inside them cannot be interpolated; instead this module replays each page's operator list with a small
+ * text-state simulation (CTM, Tm, Td/TD/T*, TJ adjustments, Tc, Tw, Tz, Ts, font widths, Form XObjects) and measures
+ * every glyph. It imports the pdf.js legacy build, which installs core-js polyfills process-wide: the host normally
  * runs it inside worker threads (text-index-worker.ts).
  */
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';

@@ -1,5 +1,5 @@
 /**
- * Bounded work per document for the text index (issue 14, issue 13 point 7): a page-count limit, a heap cap for the
+ * Bounded work per document for the text index: a page-count limit, a heap cap for the
  * worker that retries what the small worker could not hold, a time budget per page and one for the whole document
  * (scaled by its pages). A document past any of them is refused with `PDF_TOO_COMPLEX` naming the page, and the
  * threads working on it are ended, so the process that asked keeps serving with its memory back where it was.

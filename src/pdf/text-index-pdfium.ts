@@ -1,5 +1,5 @@
 /**
- * The PDFium text engine of the text index (issue 14): every page's characters with their positions from PDFium's
+ * The PDFium text engine of the text index: every page's characters with their positions from PDFium's
  * text page (WebAssembly, pdfium.ts), turned into exactly the per-page structure the pdf.js engine produces
  * (text-index-builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
  * baseline, 0.2 em below to 0.8 em above it — in the same reader coordinates), so search and placement downstream

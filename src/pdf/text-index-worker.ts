@@ -109,7 +109,7 @@ async function handle(message: Message): Promise<void> {
           else geometry = geo;
         },
         text: (text) => {
-          // Searched here, where the page's text is (issue 13 point 2): the page's time budget covers it.
+          // Searched here, where the page's text is: the page's time budget covers it.
           const found = message.queries.length > 0 ? searchPage(text.pageNumber, text.text, text.boxes, message.queries, searched) : undefined;
           if (!message.keepText) {
             port!.postMessage({ type: 'geometry', job, geo: geometry, found });

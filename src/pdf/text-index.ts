@@ -1,5 +1,5 @@
 /**
- * The text index behind Location `Search` (decisions.md §4, issue 2): every page's geometry, and per page a
+ * The text index behind Location `Search` (docs/design/locations.md#search): every page's geometry, and per page a
  * normalized string (runs of white space = one space) with an exact box per character in reader coordinates
  * (CropBox, /Rotate applied, origin top-left, y down, points). Extract once with {@link indexText}, then every
  * search is a string search with {@link findText}.
@@ -8,7 +8,7 @@
  * below the baseline to 0.8 em above it (em = the font size as drawn), whatever the font's own ascent and descent,
  * so the box height of text at size s is s. Text drawn at an angle gets the axis-aligned box of its rotated box.
  *
- * Two engines extract (issue 14): PDFium in WebAssembly by default (text-index-pdfium-host.ts), or pdf.js in worker
+ * Two engines extract: PDFium in WebAssembly by default (text-index-pdfium-host.ts), or pdf.js in worker
  * threads (text-index-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents
  * (unref'd, ended after 10 idle seconds) because loading an engine costs 0.1–0.5 s.
  */
@@ -66,7 +66,7 @@ export interface IndexTextOptions {
    */
   limits?: Partial<IndexLimits>;
   /**
-   * The text engine: `pdfium` (default, see `setDefaultTextEngine`; issue 14: PDFium in WebAssembly, one or two worker
+   * The text engine: `pdfium` (default, see `setDefaultTextEngine`: PDFium in WebAssembly, one or two worker
    * threads; a page whose forms nest deeper than PDFium reads is read with pdf.js) or `pdfjs`. Both give the same
    * per-page structure, boxes within 1 pt.
    */
@@ -178,11 +178,12 @@ class Index implements TextIndex {
 }
 
 /**
- * Finds `needle` in the indexed text, in page order (then text order), as decisions.md §4 defines: case-sensitive,
- * runs of white space in the needle and the text count as one space, never across pages, non-overlapping matches.
- * When that finds nothing in the pages searched, the needle is matched again with all white space removed from
- * both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches nothing. Pages whose
- * bigram signature rules the needle out are skipped, so a search of thousands of pages scans only a few.
+ * Finds `needle` in the indexed text, in page order (then text order), as docs/design/locations.md#search defines:
+ * case-sensitive, runs of white space in the needle and the text count as one space, never across pages,
+ * non-overlapping matches. When that finds nothing in the pages searched, the needle is matched again with all white
+ * space removed from both sides, so letter-spaced text (`{ { s i g n } }`) is found too. A blank needle matches
+ * nothing. Pages whose bigram signature rules the needle out are skipped, so a search of thousands of pages scans only
+ * a few.
  *
  * @throws ParaphError `TEXT_NOT_INDEXED` when a page to search was left out by `indexText`'s `pages` option.
  * @example
@@ -264,9 +265,9 @@ export interface TextSearch {
 }
 
 /**
- * Reads every page's geometry and finds each of `queries` (findText's semantics, decisions.md §4) where the text
- * is extracted: in the index's worker threads, within the extraction's time budget, so neither the search nor the
- * page texts reach the calling thread; only the kept matches' boxes do. With `workers: 0` in the calling thread.
+ * Reads every page's geometry and finds each of `queries` (findText's semantics, docs/design/locations.md#search) where
+ * the text is extracted: in the index's worker threads, within the extraction's time budget, so neither the search nor
+ * the page texts reach the calling thread; only the kept matches' boxes do. With `workers: 0` in the calling thread.
  *
  * @throws as {@link indexText}.
  * @example
@@ -646,7 +647,7 @@ function extractInWorkers(
     // A page that takes too long (a cycle of forms or patterns pdf.js follows forever) or a document past its total
     // budget ends the extraction; finish() terminates the threads, which frees whatever they hold.
     const watchdog = new ExtractionWatchdog<PooledWorker>(limits, () => performance.now(), (error) => finish(error));
-    // Cycle detection while extracting (issue 14): a page still running after a second is checked for content that
+    // Cycle detection while extracting: a page still running after a second is checked for content that
     // draws itself, and a cycle ends the extraction at once rather than when the page's time or memory runs out.
     let cycleChecks = 0;
     watchdog.watchSlowPages(Math.min(SLOW_PAGE_MS, limits.pageMs / 2), (page) => {

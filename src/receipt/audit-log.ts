@@ -1,5 +1,5 @@
 /**
- * The tamper-evident audit trail of a signing transaction (decisions.md §5, issue 4): an append-only list of
+ * The tamper-evident audit trail of a signing transaction (docs/design/receipt.md#audit-log): an append-only list of
  * entries, each carrying the SHA-256 of the canonical JSON of itself (without `hash`) including the hash of the
  * entry before it, so that changing, removing, inserting or reordering any entry breaks the chain where it happened.
  * Pure: the caller hands in the time of every entry; nothing here reads a clock.
@@ -63,7 +63,7 @@ export interface AuditEventData {
     certificate: AuditCertificate;
   };
   'signer.rejected': { signerId: string; reason: string; ip: string; userAgent: string };
-  /** A signing hold left at 20 by a process that died while signing was released by the timers (issue 6). */
+  /** A signing hold left at 20 by a process that died while signing was released by the timers. */
   'signing.released': { signerId: string; heldSince: string; reason: string };
   'document.finalized': { fileId: string; sha256: string; bytes: number };
   'transaction.sealed': { certificate: AuditCertificate; level: 'advanced' | 'qualified'; fileIds: readonly string[] };
@@ -112,7 +112,9 @@ export type AuditEntry = {
   [T in AuditEventType]: {
     /** 1-based position in the log: entry `i` (0-based index) has `seq` `i + 1`. */
     readonly seq: number;
-    /** ISO 8601 UTC with milliseconds and offset, e.g. `2026-11-21T10:00:00.000+00:00` (decisions.md §2). */
+    /**
+     * ISO 8601 UTC with milliseconds and offset, e.g. `2026-11-21T10:00:00.000+00:00` (docs/design/api.md#timestamps).
+     */
     readonly at: string;
     readonly type: T;
     readonly actor: AuditActor;
@@ -313,10 +315,5 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-/** Type guard: narrows an entry to one type, e.g. `entries.filter(isAuditEntryOf('signer.signed'))`. */
-export function isAuditEntryOf<T extends AuditEventType>(type: T) {
-  return (entry: AuditEntry): entry is Extract<AuditEntry, { type: T }> => entry.type === type;
 }
 

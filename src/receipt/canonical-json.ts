@@ -1,7 +1,7 @@
 /**
  * Canonical JSON: one byte-exact text per JSON value, so that a hash over it means the same thing everywhere
- * (decisions.md §5, audit trail). The text is RFC 8785 (JSON Canonicalization Scheme, JCS), written by the
- * `canonicalize` package, so a third party can re-compute the audit chain with any JCS library.
+ * (audit trail, docs/design/receipt.md#canonical-json). The text is RFC 8785 (JSON Canonicalization Scheme, JCS),
+ * written by the `canonicalize` package, so a third party can re-compute the audit chain with any JCS library.
  *
  * Stricter than JCS on input: values JSON cannot carry faithfully (undefined, NaN, Infinity, functions, bigint, dates,
  * class instances, cycles, array holes) are refused rather than silently dropped or coerced, because a hash over a

@@ -1,5 +1,5 @@
 /**
- * A small flowing-page layout for the evidential receipt (issue 4): headings, wrapped paragraphs and tables whose
+ * A small flowing-page layout for the evidential receipt: headings, wrapped paragraphs and tables whose
  * cells wrap long values (hashes, user agents, e-mail addresses) and whose rows continue on the next page with the
  * header repeated, so that nothing ever runs outside the page and a 10,000-entry audit trail stays fast.
  *

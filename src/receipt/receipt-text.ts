@@ -1,6 +1,6 @@
 /**
- * The words of the evidential receipt in each language of the signing page (issue 4; decisions.md §2): en-US, nl-NL,
- * de-DE, fr-FR, es-ES, it-IT and pl-PL; every other language falls back to `en-US`.
+ * The words of the evidential receipt in each language of the signing page (docs/design/api.md#languages): en-US,
+ * nl-NL, de-DE, fr-FR, es-ES, it-IT and pl-PL; every other language falls back to `en-US`.
  */
 import type { AuditEventType } from './audit-log.js';
 import type { TransactionStatusCode } from './types.js';

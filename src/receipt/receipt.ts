@@ -1,5 +1,5 @@
 /**
- * The evidential receipt (spec §1, §4.6; decisions.md §5; issue 4): a new PDF, in the transaction's language,
+ * The evidential receipt (docs/design/receipt.md#contents): a new PDF, in the transaction's language,
  * that lists the transaction, its documents with their SHA-256 before and after signing, every signer with their
  * verifications, IP address, user agent and certificate, the receivers, and the whole hash-chained audit trail;
  * the audit log itself is attached as JSON (`/AF`, `AFRelationship /Data`) so a machine can re-check the chain,

@@ -1,10 +1,10 @@
 /**
- * The snapshot of a finished transaction that the evidential receipt is built from (spec §2.2–2.4, §4.6;
- * decisions.md §1 and §5). The service maps its records to these plain values; the receipt module knows nothing
+ * The snapshot of a finished transaction that the evidential receipt is built from (docs/design/receipt.md#contents).
+ * The service maps its records to these plain values; the receipt module knows nothing
  * of the store. Times are `Date`s; the receipt prints them in UTC.
  */
 
-/** Transaction status codes (decisions.md §1). */
+/** Transaction status codes (docs/design/transactions.md#statuses). */
 export type TransactionStatusCode = 5 | 10 | 20 | 30 | 40 | 50 | 60 | 70;
 
 /** A certificate as the receipt shows it. */
@@ -18,13 +18,15 @@ export interface ReceiptCertificate {
 /** The seal applied to the documents (and, separately, to the receipt itself). */
 export interface ReceiptSeal {
   readonly certificate: ReceiptCertificate;
-  /** Advanced (the service's own seal CA) or qualified (a configured QSeal, decisions.md §5). */
+  /**
+   * Advanced (the service's own seal CA) or qualified (a configured QSeal, docs/design/signatures.md#qualified-seal).
+   */
   readonly level: 'advanced' | 'qualified';
 }
 
 /** One verification of a signer, with its outcome and the evidence kept (never a secret such as an OTP). */
 export interface ReceiptVerification {
-  /** The Verification `Type` as in decisions.md §1, e.g. `PhoneNumber`, `Scribble`, `iDIN`. */
+  /** The Verification `Type` (docs/design/signer-api.md#verification-types), e.g. `PhoneNumber`, `Scribble`, `iDIN`. */
   readonly type: string;
   readonly result: 'passed' | 'failed' | 'not performed';
   /** When it was performed. */
@@ -33,7 +35,7 @@ export interface ReceiptVerification {
   readonly evidence: Readonly<Record<string, string>>;
 }
 
-/** A signer activity (decisions.md §1: code, name, optional info). */
+/** A signer activity (code, name, optional info, docs/design/transactions.md#activities). */
 export interface ReceiptActivity {
   readonly code: number;
   readonly activity: string;
@@ -41,7 +43,7 @@ export interface ReceiptActivity {
   readonly at: Date;
 }
 
-/** A signer as the receipt shows it (spec §2.3). */
+/** A signer as the receipt shows it (docs/design/api.md#response-values). */
 export interface ReceiptSigner {
   readonly id: string;
   readonly name?: string;
@@ -62,7 +64,7 @@ export interface ReceiptSigner {
   readonly activities: readonly ReceiptActivity[];
 }
 
-/** A receiver of the finished documents (spec §2.4). */
+/** A receiver of the finished documents (docs/design/api.md#response-values). */
 export interface ReceiptReceiver {
   readonly id: string;
   readonly name?: string;
@@ -91,7 +93,7 @@ export interface ReceiptDocument {
   readonly finalBytes?: number;
 }
 
-/** The transaction as the receipt shows it (spec §2.2). */
+/** The transaction as the receipt shows it (docs/design/api.md#response-values). */
 export interface ReceiptTransaction {
   readonly id: string;
   readonly reference?: string;

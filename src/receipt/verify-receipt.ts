@@ -1,5 +1,5 @@
 /**
- * Checking an evidential receipt by machine (issue 4, `paraph receipt verify`): its seal must be valid, trusted and
+ * Checking an evidential receipt by machine (`paraph receipt verify`): its seal must be valid, trusted and
  * cover the whole file; the audit log attached to it (`/AF`, `AFRelationship /Data`) must be readable, its hash
  * chain intact, and its entry count and head hash those the attachment declares; documents handed in must be ones the
  * log records (by SHA-256). The verdict is data.

@@ -1,5 +1,5 @@
 /**
- * The per-account request rate quota (issue 13 point 7, SECURITY.md "Quotas"): a token bucket per account of
+ * The per-account request rate quota (SECURITY.md "Quotas"): a token bucket per account of
  * `perMinute` tokens (burst of one minute's worth), refilled continuously. Real elapsed time is measured (a monotonic
  * clock), not the service's business clock, which tests freeze.
  *

@@ -1,6 +1,6 @@
 /**
- * The bootstrap account of decisions.md §9, made safe for processes that start together on one empty database
- * (issue 17): without configured keys, the processes elect one account Id through the store's settings
+ * The bootstrap account (docs/design/api.md#authentication), made safe for processes that start together on one
+ * empty database: without configured keys, the processes elect one account Id through the store's settings
  * (`putSettingIfAbsent`), so they end up with one account instead of one each.
  */
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
- * Use case DELETE /api/transaction/{id} (spec §3, §4.3; decisions.md §8): on 5/10/20 the transaction becomes 60
- * with CanceledDateTime and CancelationReason; on an end status the status stays. Either way its sensitive data is
+ * Use case DELETE /api/transaction/{id} (docs/design/transactions.md#cancellation): on 5/10/20 the transaction becomes
+ * 60 with CanceledDateTime and CancelationReason; on an end status the status stays. Either way its sensitive data is
  * deleted at once (the domain's `deleteSensitiveData`); its documents and receipt stay downloadable for
  * `deleteGraceMinutes` (default 15, 0: at once), then the timers clean them (run-timers.ts) and the blobs go with the
  * store's garbage collection. The answer is the transaction as it was just before the data went. A cleaned

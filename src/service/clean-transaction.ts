@@ -1,14 +1,15 @@
 /**
- * Use case of the cleaning timers (decisions.md §8): documents, receipt, audit details and sensitive data of an ended
- * transaction are deleted `retentionDays` after it ended, or when a DELETE's grace period has passed (GET then 410).
+ * Use case of the cleaning timers (docs/design/transactions.md#cleaning): documents, receipt, audit details and
+ * sensitive data of an ended transaction are deleted `retentionDays` after it ended, or when a DELETE's grace period
+ * has passed (GET then 410).
  */
 import { isEndStatus, transition } from '../domain/transaction.js';
 import { commitChange } from './commit-change.js';
 import { loadTransaction, type ServiceContext } from './context.js';
 
 /**
- * Cleans a DELETEd transaction once its grace period has passed (decisions.md §8: until then its documents and
- * receipt stay downloadable); false when it has none pending (the timer was a signing hold's).
+ * Cleans a DELETEd transaction once its grace period has passed (docs/design/transactions.md#cancellation: until then
+ * its documents and receipt stay downloadable); false when it has none pending (the timer was a signing hold's).
  */
 export async function cleanAfterDeleteGrace(ctx: ServiceContext, id: string): Promise<boolean> {
   const tx = await loadTransaction(ctx, id);

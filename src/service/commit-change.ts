@@ -1,5 +1,5 @@
 /**
- * Applying a change to a stored transaction under optimistic concurrency (issue 5 "Store"): read, compute the new
+ * Applying a change to a stored transaction under optimistic concurrency: read, compute the new
  * state with the pure domain functions, commit with the version read; when another request committed in between,
  * read again and recompute (a handful of times), so that, say, two files uploaded in parallel both land.
  */

@@ -1,5 +1,5 @@
 /**
- * What every use case of the transaction service (issue 5) is handed: the store, the clock, the id and token
+ * What every use case of the transaction service is handed: the store, the clock, the id and token
  * source, the service keys, the optional time-stamp authority and the settings. No use case reads the environment
  * or the system clock itself, so tests run them at fixed dates.
  */
@@ -41,9 +41,9 @@ export interface ServiceSettings {
   readonly retentionDays: number;
   /** Minutes a DELETEd transaction's documents and receipt stay downloadable before the clean job removes them (default 15). */
   readonly deleteGraceMinutes?: number;
-  /** Where postbacks may go (issue 13); default: https and public addresses only. */
+  /** Where postbacks may go; default: https and public addresses only. */
   readonly postbackPolicy?: PostbackPolicy;
-  /** Limits of uploads and accounts (issue 13); default: DEFAULT_SECURITY_SETTINGS. */
+  /** Limits of uploads and accounts; default: DEFAULT_SECURITY_SETTINGS. */
   readonly quotas?: ServiceQuotas;
   /** Who the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
   readonly organizationName?: string;
@@ -51,7 +51,7 @@ export interface ServiceSettings {
   readonly pdfWork?: PdfWorkLimits;
 }
 
-/** Per-upload and per-account limits (issue 13 point 7). */
+/** Per-upload and per-account limits. */
 export interface ServiceQuotas {
   /** Most pages of an uploaded PDF. */
   readonly maxPages: number;
@@ -67,9 +67,12 @@ export interface ServiceContext {
   readonly keys: ServiceKeys;
   readonly timestamper?: Timestamper;
   readonly settings: ServiceSettings;
-  /** In-flight and recent uploads, for 409 (decisions.md §3): in the store when it has a shared guard, else in memory. */
+  /**
+   * In-flight and recent uploads, for 409 (docs/design/files.md#replace-guard): in the store when it has a shared
+   * guard, else in memory.
+   */
   readonly uploads: UploadGuards;
-  /** External identity methods by verification Type (decisions.md §1); none by default. */
+  /** External identity methods by verification Type (docs/design/signer-api.md#verification-types); none by default. */
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
   /** Resolves PostbackUrl host names at creation and before each delivery (default: the system resolver). */
   readonly resolveHost?: ResolveHost;
@@ -111,7 +114,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
   };
 }
 
-/** Lowercase hex SHA-256 of a UTF-8 string or bytes (keys are stored hashed, decisions.md §9). */
+/** Lowercase hex SHA-256 of a UTF-8 string or bytes (keys are stored hashed, docs/design/api.md#authentication). */
 export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
 }
@@ -125,7 +128,7 @@ export async function loadTransaction(ctx: ServiceContext, id: string): Promise<
 
 /**
  * The transaction `id` of `account`, or a ServiceError: `TRANSACTION_NOT_FOUND` (401, the same answer as for another
- * account's transaction, decisions.md §2).
+ * account's transaction, docs/design/api.md#authentication).
  */
 export async function loadOwnTransaction(ctx: ServiceContext, account: Account, id: string): Promise<Transaction> {
   const tx = await ctx.store.getTransaction(id);

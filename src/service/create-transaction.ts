@@ -1,5 +1,5 @@
 /**
- * Use case POST /api/transaction (spec §4.1, decisions.md §2): the body's JSON shape was checked by the HTTP schema;
+ * Use case POST /api/transaction (docs/design/api.md#defaults): the body's JSON shape was checked by the HTTP schema;
  * the domain's rules (transaction-rules.ts) check the business rules, apply the defaults and assign signer ids and
  * SignUrl tokens; the new transaction (status 5) and its `transaction.created` audit entry are one commit.
  */

@@ -1,13 +1,14 @@
 /**
- * Use case GET /api/file/receipt/{id} (spec §4.6, decisions.md §3, §8): the sealed evidential receipt at status 30
- * (also after a DELETE, until the clean job ran); otherwise 404 "receipt not found."; 410 "The receipt is no longer
- * available" once cleaned.
+ * Use case GET /api/file/receipt/{id} (docs/design/receipt.md#availability, docs/design/transactions.md#cleaning): the
+ * sealed evidential receipt at status 30 (also after a DELETE, until the clean job ran); otherwise 404 "receipt not
+ * found."; 410 "The receipt is no longer available" once cleaned.
  */
 import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { ServiceError } from './service-error.js';
+import { TransactionStatus } from '../domain/transaction.js';
 
-/** Signhost's 410 text once the receipt is cleaned (decisions.md §8). */
+/** Signhost's 410 text once the receipt is cleaned (docs/design/transactions.md#cleaning). */
 export const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
 
 /**
@@ -18,6 +19,6 @@ export const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
 export async function downloadReceipt(ctx: ServiceContext, account: Account, transactionId: string): Promise<Uint8Array> {
   const tx = await loadOwnTransaction(ctx, account, transactionId);
   if (tx.cleanedAt !== undefined) throw new ServiceError('RECEIPT_GONE', RECEIPT_GONE_MESSAGE);
-  if (tx.Status !== 30 || tx.Receipt === undefined) throw new ServiceError('RECEIPT_NOT_FOUND', 'receipt not found.');
+  if (tx.Status !== TransactionStatus.Signed || tx.Receipt === undefined) throw new ServiceError('RECEIPT_NOT_FOUND', 'receipt not found.');
   return ctx.store.blobs.read(tx.Receipt.sha256);
 }

@@ -1,8 +1,8 @@
 /**
- * Use case of the expiry timer (decisions.md §8): a transaction still at 5 or 10 when `DaysToExpire` or a signer's
- * `Expires` passes becomes 50, with its postback and notification.
+ * Use case of the expiry timer (docs/design/transactions.md#expiry): a transaction still at 5 or 10 when `DaysToExpire`
+ * or a signer's `Expires` passes becomes 50, with its postback and notification.
  */
-import { transition } from '../domain/transaction.js';
+import { TransactionStatus, transition } from '../domain/transaction.js';
 import { commitChange } from './commit-change.js';
 import { loadTransaction, type ServiceContext } from './context.js';
 import { notificationRow, postbackRow } from './outbox-rows.js';
@@ -14,7 +14,7 @@ export async function expireTransaction(ctx: ServiceContext, id: string): Promis
     ctx,
     () => loadTransaction(ctx, id),
     (tx, now) => {
-      if (tx.cleanedAt !== undefined || (tx.Status !== 5 && tx.Status !== 10)) {
+      if (tx.cleanedAt !== undefined || (tx.Status !== TransactionStatus.WaitingForDocument && tx.Status !== TransactionStatus.WaitingForSigner)) {
         done = false;
         return undefined;
       }

@@ -1,9 +1,10 @@
 /**
- * Finishing a transaction at status 20 (spec §1 and §3: "Start completes → 30, the document is sealed"; decisions.md
- * §5): every document is sealed when `Seal` is true (the seal is the last signature, in its own incremental update),
- * then the evidential receipt is built from the whole audit chain with R's `buildReceipt` and sealed too, and one
- * store commit writes the final PDFs, the receipt, status 30 and their audit entries. Idempotent: when the commit
- * loses a race or the process dies first, the transaction is still at 20 and finalizing again redoes it all.
+ * Finishing a transaction at status 20 (a seal-only start and the last signature both end
+ * here; docs/design/signatures.md#seal): every document is sealed when `Seal` is true (the seal is the last signature,
+ * in its own incremental update), then the evidential receipt is built from the whole audit chain with R's
+ * `buildReceipt` and sealed too, and one store commit writes the final PDFs, the receipt, status 30 and their audit
+ * entries. Idempotent: when the commit loses a race or the process dies first, the transaction is still at 20 and
+ * finalizing again redoes it all.
  */
 import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
@@ -11,7 +12,7 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import type { PdfUpdateSession } from '../pdf/incremental.js';
-import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
@@ -84,20 +85,14 @@ export async function finalizeTransaction(
     const rewritten = info.rewrittenBecause !== undefined ? { rewrittenBecause: info.rewrittenBecause } : {};
     audit.push({ at: now, type: 'document.finalized', actor: 'system', data: { fileId, sha256: info.sha256, bytes: info.size, ...rewritten } });
   }
-  audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: 30 } });
+  audit.push({ at: now, type: 'transaction.completed', actor: 'system', data: { status: TransactionStatus.Signed } });
 
   let completed = transition(tx, { type: 'complete' }, now);
-  completed = {
-    ...completed,
-    Files: completed.Files.map((file): StoredFile => {
-      const final = finals.get(file.FileId);
-      return final ? { ...file, Current: final } : file;
-    }),
-  };
+  for (const [fileId, final] of finals) completed = updateFile(completed, fileId, (file) => ({ ...file, Current: final }), now);
 
   let chain: readonly AuditEntry[] = await ctx.store.listAuditEntries(tx.Id);
   // The receipt must show the chain of the version this commit replaces: a change committed meanwhile (a file
-  // upload racing a seal-only start) loses to it with a ConcurrencyError, never an audit-order error (issue 19).
+  // upload racing a seal-only start) loses to it with a ConcurrencyError, never an audit-order error.
   const expectedVersion = prior?.expectedVersion ?? tx.version;
   const stored = await ctx.store.getTransaction(tx.Id);
   if (stored?.version !== expectedVersion) throw new ConcurrencyError(tx.Id, expectedVersion, stored?.version);
@@ -192,7 +187,7 @@ function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction
       ...(r.Name !== undefined ? { name: r.Name } : {}),
       ...(r.Reference !== undefined ? { reference: r.Reference } : {}),
       // The receiver's copy is queued in the same commit as the receipt (completionMailRows).
-      ...(tx.Status === 30 ? { documentsScheduled: true } : {}),
+      ...(tx.Status === TransactionStatus.Signed ? { documentsScheduled: true } : {}),
       activities: r.Activities.map((a) => ({ code: a.Code, activity: a.Activity, at: new Date(a.CreatedDateTime) })),
     })),
   };

@@ -1,6 +1,7 @@
 /**
- * Use case behind every transaction API request (decisions.md §9): the account whose user token and app key both
- * match. The store keeps only their SHA-256, so the credentials are hashed here and never stored or logged.
+ * Use case behind every transaction API request (docs/design/api.md#authentication): the account whose user token and
+ * app key both match. The store keeps only their SHA-256, so the credentials are hashed here and never stored or
+ * logged.
  */
 import type { Account } from '../domain/account.js';
 import { sha256Hex, type ServiceContext } from './context.js';

@@ -1,6 +1,7 @@
 /**
- * Use case GET /api/transaction/{id} (spec §4.2): the account's transaction; a cleaned one answers 410 with its
- * partial data (decisions.md §8), another account's or an unknown one 401 (decisions.md §2).
+ * Use case GET /api/transaction/{id} (docs/design/api.md#endpoints): the account's transaction; a cleaned one answers
+ * 410 with its partial data (docs/design/transactions.md#cleaning), another account's or an unknown one 401
+ * (docs/design/api.md#authentication).
  */
 import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../domain/account.js';

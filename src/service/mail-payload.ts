@@ -1,10 +1,10 @@
 /**
- * The payload of a `mail` outbox row (decisions.md §7 "E-mails", issue 7): what a use case enqueues, in the same
+ * The payload of a `mail` outbox row ("E-mails", docs/design/events.md#mail): what a use case enqueues, in the same
  * store commit as the change that causes the mail, and what the event worker reads back to render and send it.
  * Rows name the recipient and the kind only; the worker renders the body at delivery from the transaction as it
  * is then (documents, sign link, language), so a row stays small and never holds a document.
  *
- * Enqueue with {@link mailRow}, e.g. an e-mail verification code (decisions.md §6):
+ * Enqueue with {@link mailRow}, e.g. an e-mail verification code (docs/design/signer-api.md#codes):
  * `mailRow({ transactionId: tx.Id, kind: 'verification-code', signerId: signer.Id, to: signer.Email, code })`.
  */
 import type { JsonObject, JsonValue } from '../domain/transaction.js';

@@ -1,8 +1,8 @@
 /**
- * The outbox rows the use cases enqueue with their state changes (decisions.md §7; delivery is issue 7's worker):
- * a postback per status change when the transaction has a PostbackUrl (one queue per URL, so they arrive in order),
- * and mails (sign requests, cancellation notices; payload format in mail-payload.ts). Payloads name what to send; the
- * worker renders bodies at delivery.
+ * The outbox rows the use cases enqueue with their state changes (the outbox workers deliver them,
+ * docs/design/events.md#outbox): a postback per status change when the transaction has a PostbackUrl (one queue per
+ * URL, so they arrive in order), and mails (sign requests, cancellation notices; payload format in mail-payload.ts).
+ * Payloads name what to send; the worker renders bodies at delivery.
  */
 import type { MailKind } from '../receipt/audit-log.js';
 import type { Signer, Transaction } from '../domain/transaction.js';
@@ -25,7 +25,7 @@ export function signerMailRow(tx: Transaction, signer: Signer, kind: MailKind): 
 }
 
 /**
- * The sign requests due at start (decisions.md §2 `SignRequestMode`): 0 none, 1 every signer with
+ * The sign requests due at start (`SignRequestMode`, docs/design/api.md#sign-requests): 0 none, 1 every signer with
  * `SendSignRequest`, 2 (default) only the first signer, when it has `SendSignRequest` (later ones on their turn).
  */
 export function invitationRows(tx: Transaction): OutboxInput[] {
@@ -37,8 +37,9 @@ export function invitationRows(tx: Transaction): OutboxInput[] {
 }
 
 /**
- * A notice to the sender (decisions.md §7 "notices to the sender when SendEmailNotifications"), or undefined when the
- * transaction does not want them. `to` is left empty: the worker sends it to the account's `NotificationEmail`.
+ * A notice to the sender ("notices to the sender when SendEmailNotifications", docs/design/events.md#mail), or
+ * undefined when the transaction does not want them. `to` is left empty: the worker sends it to the account's
+ * `NotificationEmail`.
  */
 export function notificationRow(tx: Transaction, event: string): OutboxInput | undefined {
   if (!tx.SendEmailNotifications) return undefined;
@@ -46,8 +47,8 @@ export function notificationRow(tx: Transaction, event: string): OutboxInput | u
 }
 
 /**
- * The mails of a completed transaction (decisions.md §7): a confirmation with the signed documents and the receipt
- * to every signer with `SendSignConfirmation`, the signed documents to every receiver.
+ * The mails of a completed transaction (docs/design/events.md#mail): a confirmation with the signed documents and the
+ * receipt to every signer with `SendSignConfirmation`, the signed documents to every receiver.
  */
 export function completionMailRows(tx: Transaction): OutboxInput[] {
   const rows = tx.Signers.filter((s) => s.SendSignConfirmation === true).map((s) => signerMailRow(tx, s, 'confirmation'));

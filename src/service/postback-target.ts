@@ -1,5 +1,5 @@
 /**
- * Where a postback may go (issue 13 point 5, SECURITY.md "Postbacks"): an `https:` URL (`http:` only when the
+ * Where a postback may go (SECURITY.md "Postbacks"): an `https:` URL (`http:` only when the
  * configuration allows it) whose host resolves only to public unicast addresses. Loopback, private, link-local,
  * carrier-grade NAT, multicast, broadcast, unspecified and reserved ranges are refused, in IPv4 and IPv6; the
  * WHATWG URL parser has already turned decimal, hex and octal IPv4 spellings into dotted quads, and IPv4-mapped

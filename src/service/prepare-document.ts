@@ -1,7 +1,7 @@
 /**
- * Preparing a document for signing (decisions.md §3, §4; issue 16): its metadata's fields and a default signature
- * field for each signer the metadata gives none. Upload resolves where they go as soon as the PDF is there, and
- * checks that they can be written there (so a document start could not prepare is refused at upload), without
+ * Preparing a document for signing (docs/design/files.md#preparation-at-upload): its metadata's fields and a default
+ * signature field for each signer the metadata gives none. Upload resolves where they go as soon as the PDF is there,
+ * and checks that they can be written there (so a document start could not prepare is refused at upload), without
  * writing anything; start writes them in one incremental update at the placements upload resolved while the
  * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not. The pdf-lib
  * steps (reading the page geometry and the PDF's own fields, checking, writing) run in pdf-work.ts's threads, text

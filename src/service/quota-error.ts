@@ -1,5 +1,5 @@
 /**
- * A refused request because a quota of the account is used up (issue 13 point 7): 429 with `Retry-After`.
+ * A refused request because a quota of the account is used up: 429 with `Retry-After`.
  */
 import { ParaphError } from '../errors.js';
 

@@ -1,11 +1,11 @@
 /**
- * Use cases behind the mail worker (decisions.md §7, issue 7 "E-mail"): what a sent mail, or one given up on, means
+ * Use cases behind the mail worker (docs/design/events.md#mail): what a sent mail, or one given up on, means
  * for its transaction. A sent mail records its activity (101 InvitationSent, 104 ReminderSent, 301
  * SignedDocumentSent, 401 ReceiptSent), a `mail.sent` audit entry, a postback for the activity, and after an
  * invitation the signer's first reminder date. A failed one records 999 with the reason and `mail.failed`.
  * A cleaned transaction records nothing (its audit details are gone).
  */
-import { addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
+import { ActivityCode, TransactionStatus, addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
 import type { MailKind } from '../receipt/audit-log.js';
 import type { OutboxInput } from '../store/store.js';
 import { commitChange, existingTransaction } from './commit-change.js';
@@ -14,11 +14,11 @@ import type { MailPayload } from './mail-payload.js';
 import { postbackRow } from './outbox-rows.js';
 
 const ACTIVITIES: Partial<Record<MailPayload['kind'], readonly ActivityCodeNumber[]>> = {
-  invitation: [101],
-  reminder: [104],
-  confirmation: [301, 401],
-  documents: [301],
-  receipt: [401],
+  invitation: [ActivityCode.InvitationSent],
+  reminder: [ActivityCode.ReminderSent],
+  confirmation: [ActivityCode.SignedDocumentSent, ActivityCode.ReceiptSent],
+  documents: [ActivityCode.SignedDocumentSent],
+  receipt: [ActivityCode.ReceiptSent],
 };
 
 /** Records the mail of `payload` as sent with the transport's `messageId` (a verification code records nothing). */
@@ -51,7 +51,7 @@ export async function recordMailFailure(ctx: ServiceContext, payload: MailPayloa
   const who = person(payload);
   await commitChange(ctx, existingTransaction(ctx, payload.transactionId), (tx, now) => {
     if (tx.cleanedAt !== undefined) return undefined;
-    const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: 999, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
+    const next = who === undefined ? tx : recordActivity(tx, who, { id: ctx.ids.id(), code: ActivityCode.Failed, info: `${payload.kind} mail to ${payload.to} failed: ${reason}` }, now);
     const postback = who === undefined ? undefined : postbackRow(next);
     const recipientId = payload.signerId ?? payload.receiverId;
     const kind: MailKind = isAuditKind(payload.kind) ? payload.kind : 'notification';
@@ -77,7 +77,7 @@ function scheduleFirstReminder(tx: Transaction, signerId: string, now: Date): Tr
   return {
     ...tx,
     Signers: tx.Signers.map((s) =>
-      s.Id === signerId && s.DaysToRemind > 0 && s.SignedDateTime === undefined && s.RejectDateTime === undefined && tx.Status === 10
+      s.Id === signerId && s.DaysToRemind > 0 && s.SignedDateTime === undefined && s.RejectDateTime === undefined && tx.Status === TransactionStatus.WaitingForSigner
         ? { ...s, NextReminderDateTime: addDays(now, s.DaysToRemind) }
         : s,
     ),

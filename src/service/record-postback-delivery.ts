@@ -1,6 +1,7 @@
 /**
- * Use case behind the postback worker (decisions.md §7): a postback given up on after 72 hours is written to the
- * transaction's audit trail as `postback.failed`, unless the transaction was cleaned (its audit details are gone).
+ * Use case behind the postback worker (docs/design/events.md#retries): a postback given up on after 72 hours is written
+ * to the transaction's audit trail as `postback.failed`, unless the transaction was cleaned (its audit details are
+ * gone).
  */
 import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';

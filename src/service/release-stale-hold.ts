@@ -1,5 +1,5 @@
 /**
- * Use case of the release timer (issue 6): a signing hold a dead process left at 20 goes back to 10, or to 50 when
+ * Use case of the release timer: a signing hold a dead process left at 20 goes back to 10, or to 50 when
  * the transaction expired meanwhile.
  */
 import { isSigningHoldStale, signingHoldOf, transition } from '../domain/transaction.js';
@@ -11,8 +11,9 @@ import { notificationRow, postbackRow } from './outbox-rows.js';
 /**
  * Recovers a transaction left at 20 by a process that died while applying a signature, without waiting for the
  * signer: once the signing hold is stale, it goes back to 10 (the signer may sign again; nothing of the interrupted
- * signing was committed) or, when its expiry has passed meanwhile, to 50 (decisions.md §8). Both are audited with
- * `signing.released`. Returns what happened; undefined when there is no stale hold (nothing to do).
+ * signing was committed) or, when its expiry has passed meanwhile, to 50 (docs/design/transactions.md#signing-hold).
+ * Both are audited with `signing.released`. Returns what happened; undefined when there is no stale hold (nothing to
+ * do).
  */
 export async function releaseStaleHold(ctx: ServiceContext, id: string): Promise<'released' | 'expired' | undefined> {
   let outcome: 'released' | 'expired' | undefined;

@@ -1,10 +1,10 @@
 /**
- * Reminders (decisions.md §7 "reminders every DaysToRemind (104)"): when a signer's `NextReminderDateTime` has
- * passed while the transaction waits at 10 and the signer has neither signed nor rejected, a reminder mail is
- * queued and the next reminder is set `DaysToRemind` days later, in one commit (the 104 activity is recorded when
- * the mail is sent). The first reminder date is set when the sign request is sent.
+ * Reminders every `DaysToRemind` days, activity 104 (docs/design/events.md#reminders): when a signer's
+ * `NextReminderDateTime` has passed while the transaction waits at 10 and the signer has neither signed nor rejected, a
+ * reminder mail is queued and the next reminder is set `DaysToRemind` days later, in one commit (the 104 activity is
+ * recorded when the mail is sent). The first reminder date is set when the sign request is sent.
  */
-import { addDays, formatTime } from '../domain/transaction.js';
+import { TransactionStatus, addDays, formatTime } from '../domain/transaction.js';
 import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { signerMailRow } from './outbox-rows.js';
@@ -18,7 +18,7 @@ export async function remindSigners(ctx: ServiceContext, transactionId: string):
     existingTransaction(ctx, transactionId),
     (tx, now) => {
       queued = 0;
-      if (tx.Status !== 10 || tx.cleanedAt !== undefined) return undefined;
+      if (tx.Status !== TransactionStatus.WaitingForSigner || tx.cleanedAt !== undefined) return undefined;
       const nowText = formatTime(now);
       const outbox: OutboxInput[] = [];
       const signers = tx.Signers.map((s) => {

@@ -1,12 +1,12 @@
 /**
- * The service's own keys (decisions.md §5, §10): an advanced signing CA (issues the per-signature certificates of
- * signers, issue 6) and a seal CA with the organizational seal certificate under it. Created on first start with the
- * CA toolkit of src/pades/keys/ca.ts and kept in the store's settings (PEM certificate + PKCS#8 key), so every later
- * start, and every process sharing the store, uses the same ones. A configured qualified seal (PKCS#12 or PKCS#11)
- * replaces the advanced seal for sealing; the CAs stay. With a master key (issue 13) the private keys are stored
- * sealed (`privateKeySealed`, purpose `setting:<key>.privateKeySealed`, as the rotation re-seals them); keys stored in
- * clear by an earlier version are sealed on the first start with a key. Keys kept in a PKCS#11 token (`tokenKeys`)
- * replace the stored signing CA and advanced seal: they never enter the process or the store.
+ * The service's own keys (docs/design/signatures.md#signing-ca): an advanced signing CA (issues the
+ * per-signature certificates of signers) and a seal CA with the organizational seal certificate under it. Created on
+ * first start with the CA toolkit of src/pades/keys/ca.ts and kept in the store's settings (PEM certificate + PKCS#8
+ * key), so every later start, and every process sharing the store, uses the same ones. A configured qualified seal
+ * (PKCS#12 or PKCS#11) replaces the advanced seal for sealing; the CAs stay. With a master key the private keys are
+ * stored sealed (`privateKeySealed`, purpose `setting:<key>.privateKeySealed`, as the rotation re-seals them); keys
+ * stored in clear by an earlier version are sealed on the first start with a key. Keys kept in a PKCS#11 token
+ * (`tokenKeys`) replace the stored signing CA and advanced seal: they never enter the process or the store.
  */
 import { randomBytes } from 'node:crypto';
 import { webcrypto } from 'node:crypto';
@@ -28,7 +28,7 @@ interface StoredKey {
 
 /** The keys the use cases sign with. */
 export interface ServiceKeys {
-  /** The advanced signing CA (issue 6 issues signer certificates under it). */
+  /** The advanced signing CA. */
   readonly signingCa: CertificateAuthority;
   readonly signingCaPem: string;
   readonly sealCaPem: string;

@@ -1,5 +1,5 @@
 /**
- * The upload and account limits a use case applies when the context's settings give none (issue 13 point 7). The
+ * The upload and account limits a use case applies when the context's settings give none. The
  * composition root's security defaults (config.ts) take theirs from here, so the two cannot drift apart.
  */
 import type { ServiceQuotas, ServiceSettings } from './context.js';

@@ -1,15 +1,15 @@
 /**
- * Use case PUT /api/transaction/{id}/start (spec §3, §4.7; decisions.md §1, §3, §5; issue 5): checks the
+ * Use case PUT /api/transaction/{id}/start (docs/design/transactions.md#start): checks the
  * transaction can start, prepares every document (its metadata's fields placed and a default signature field for
  * each signer the metadata gives none, one incremental update per document, at the placements upload resolved),
  * then
- * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued (signing is issue 6);
+ * - with signers: status 10, the prepared PDFs, the sign requests of `SignRequestMode` queued;
  * - seal-only: sealed at once and finished with the receipt → 30 (finalize-transaction.ts), in the same commit as
  *   the start, so that a crash leaves the transaction at 5 or at 30, never half done.
  * Refusals the client can still repair (no PDF yet) answer 400 and leave status 5; errors in the transaction itself
  * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
  */
-import { transition, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
 import { ParaphError, isInputError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
@@ -21,7 +21,7 @@ import { prepareDocument, reusableResolution, type PreparedDocument } from './pr
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
-/** Verification and authentication types paraph performs itself (decisions.md §1, §6). */
+/** Verification and authentication types paraph performs itself (docs/design/signer-api.md#verifications). */
 const BUILT_IN_VERIFICATIONS: ReadonlySet<string> = new Set(['Scribble', 'Consent', 'PhoneNumber', 'Email']);
 const BUILT_IN_AUTHENTICATIONS: ReadonlySet<string> = new Set(['PhoneNumber']);
 
@@ -60,22 +60,16 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   assertStartable(current);
   if (current.version !== tx.version) throw conflict();
   const now = changeTime(ctx, current);
-  const next = transition(current, { type: 'start' }, now);
-  const startedTx: Transaction = {
-    ...next,
-    Files: next.Files.map((f): StoredFile => {
-      const p = prepared.get(f.FileId);
-      // The placements include the default signature fields, so the signing page can highlight them too.
-      if (p === undefined) return f;
-      const { Prepared: _prepared, ...rest } = f;
-      return { ...rest, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements };
-    }),
-  };
+  let startedTx = transition(current, { type: 'start' }, now);
+  for (const [fileId, p] of prepared) {
+    // The placements include the default signature fields, so the signing page can highlight them too.
+    startedTx = updateFile(startedTx, fileId, ({ Prepared: _prepared, ...rest }) => ({ ...rest, Current: { sha256: p.sha256, size: p.size }, Placements: p.placements }), now);
+  }
   const audit: AuditEntryInput[] = [
     { at: now, type: 'transaction.started', actor: 'api', data: { files: startedTx.Files.length, signers: startedTx.Signers.length } },
   ];
   try {
-    if (startedTx.Status === 20 && startedTx.Signers.length === 0) {
+    if (startedTx.Status === TransactionStatus.InProgress && startedTx.Signers.length === 0) {
       // Seal-only: started, sealed and completed in one commit, so a crash leaves it at 5 (start again) or 30.
       try {
         await finalizeTransaction(ctx, startedTx, { expectedVersion: current.version, audit, outbox: [] });
@@ -101,7 +95,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
 
 function assertStartable(tx: Transaction): void {
   assertNotCleaned(tx);
-  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
 }
 
 /** The first verification or authentication no configured provider can perform, as a message naming it. */
@@ -121,7 +115,10 @@ function missingProvider(tx: Transaction, providers: ServiceContext['identityPro
   return undefined;
 }
 
-/** Ends the transaction at 70 with `reason` and answers 400 with it (spec §3 "Transaction contains errors"). */
+/**
+ * Ends the transaction at 70 with `reason` and answers 400 with it ("Transaction contains errors",
+ * docs/design/transactions.md#transitions).
+ */
 async function fail(ctx: ServiceContext, account: Account, tx: Transaction, reason: string): Promise<never> {
   await commitChange(
     ctx,

@@ -1,6 +1,7 @@
 /**
- * Checks every use case makes before touching a transaction: a cleaned transaction (decisions.md §8) answers 410
- * with its partial data, which the HTTP layer renders from the transaction this error carries.
+ * Checks every use case makes before touching a transaction: a cleaned transaction
+ * (docs/design/transactions.md#cleaning) answers 410 with its partial data, which the HTTP layer renders from the
+ * transaction this error carries.
  */
 import type { Transaction } from '../domain/transaction.js';
 import { ServiceError } from './service-error.js';

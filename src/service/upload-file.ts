@@ -1,5 +1,5 @@
 /**
- * Use case PUT /api/transaction/{id}/file/{fileId} (spec §4.4, decisions.md §3): a PDF (streamed into the blob
+ * Use case PUT /api/transaction/{id}/file/{fileId} (docs/design/files.md#file-ids): a PDF (streamed into the blob
  * store with the Digest checked while streaming, then opened with pdf-lib and pdf.js) or FileMetaData JSON.
  * Locations are resolved as soon as both are present; when that fails nothing of the upload is kept (the blob
  * written meanwhile is unreferenced and goes with the store's garbage collection). 201 new PDF, 204 replaced (or
@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { parseFileMetaData, type FileMetaData } from '../pdf/file-metadata.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
-import { findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
 import { QuotaError } from './quota-error.js';
@@ -40,7 +40,7 @@ export interface UploadFileInput {
 export type UploadFileStatus = 201 | 202 | 204;
 
 const CONTENT_TYPE_MESSAGE = "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
-/** Checks a fileId against spec §4.4 and decisions.md §3 (see transaction-file-id.ts). */
+/** Checks a fileId against the file id rule (docs/design/files.md#file-ids; see transaction-file-id.ts). */
 export function checkFileId(fileId: string): void {
   if (!isValidFileId(fileId)) throw new ServiceError('INVALID_FILE_ID', invalidFileIdMessage(fileId));
 }
@@ -73,7 +73,7 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
 
 function assertUploadable(tx: Transaction): void {
   assertNotCleaned(tx);
-  if (tx.Status !== 5) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
+  if (tx.Status !== TransactionStatus.WaitingForDocument) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
 }
 
 function tooLarge(ctx: ServiceContext): ServiceError {
@@ -95,7 +95,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   }
   // An unsigned document with an empty user password or a damaged xref is rewritten once (normalize-pdf.ts); the
   // rewrite is what the transaction works on, and the audit entry keeps the uploaded file's SHA-256 and the reason.
-  // pdf-lib reads it in pdf-work.ts's threads, within their heap and time budget (issue 13 point 2).
+  // pdf-lib reads it in pdf-work.ts's threads, within their heap and time budget.
   const uploaded = info;
   let bytes: Uint8Array;
   let pages: number;
@@ -117,7 +117,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     facts = opened.facts;
     checkPageCount(pages, maxPages);
   } catch (error) {
-    // A refused upload does not stay on disk until the garbage collection (issue 13 point 7).
+    // A refused upload does not stay on disk until the garbage collection.
     await ctx.store.discardBlob(info.sha256);
     if (info !== uploaded) await ctx.store.discardBlob(uploaded.sha256);
     throw error;
@@ -241,9 +241,9 @@ async function resolvedFor(
 }
 
 /**
- * Refuses more pages than the limit, as pdf-lib reads them (decisions.md §3: normalize-pdf.ts opened the PDF with
- * pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its placements
- * (issue 13 point 6: no pdf.js on the serving thread).
+ * Refuses more pages than the limit, as pdf-lib reads them (docs/design/files.md#pdf-checks: normalize-pdf.ts opened
+ * the PDF with pdf-lib). pdf.js reads it only in the text index's workers, when prepare-document.ts resolves its
+ * placements, never on the serving thread.
  */
 function checkPageCount(pages: number, maxPages: number): void {
   if (pages > maxPages) {

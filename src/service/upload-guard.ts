@@ -1,6 +1,6 @@
 /**
- * The 409 rule of decisions.md §3: a second upload of the same kind (PDF or metadata) for the same fileId that
- * arrives while the first is still being received or processed, or within `fileReplaceGuardMs` after it was
+ * The 409 rule (docs/design/files.md#replace-guard): a second upload of the same kind (PDF or metadata) for the same
+ * fileId that arrives while the first is still being received or processed, or within `fileReplaceGuardMs` after it was
  * accepted, is refused, because the latest version would be unclear. {@link UploadGuard} keeps it in memory, for the
  * one process of the embedded default; {@link SharedUploadGuard} keeps it in a store that many processes share.
  */
@@ -61,7 +61,7 @@ export class UploadGuard implements UploadGuards {
  */
 const SHARED_LEASE_MS = 30_000;
 
-/** The guard in the store that every process of a deployment shares (decisions.md §11). */
+/** The guard in the store that every process of a deployment shares (docs/design/storage.md#scale-out). */
 export class SharedUploadGuard implements UploadGuards {
   constructor(
     private readonly slots: UploadSlots,

@@ -1,9 +1,9 @@
 /**
- * Pluggable senders of the one-time codes of the `PhoneNumber` and `Email` verifications (decisions.md §6, issue
- * 6). A sender turns a code into outbox rows committed with the change that created the code (so a code is sent
- * exactly when it is stored) and/or a side effect of its own. Defaults: SMS codes are written to the outbox log
- * (a log line; no SMS gateway is configured by default), e-mail codes become a `verification-code` mail row that
- * the mail worker of issue 7 delivers. External identity methods (DigiD, iDIN, …) go through
+ * Pluggable senders of the one-time codes of the `PhoneNumber` and `Email` verifications
+ * (docs/design/signer-api.md#codes). A sender turns a code into outbox rows committed with the change that created the
+ * code (so a code is sent exactly when it is stored) and/or a side effect of its own. Defaults: SMS codes are written
+ * to the outbox log (a log line; no SMS gateway is configured by default), e-mail codes become a `verification-code`
+ * mail row that the mail worker delivers. External identity methods (DigiD, iDIN, …) go through
  * {@link IdentityProvider}; none is configured by default.
  */
 import { mailRow } from './mail-payload.js';
@@ -40,7 +40,7 @@ export interface OutboxLog {
 /** Options of the default senders. */
 export interface DefaultSenderOptions {
   /**
-   * Development only: write the SMS code itself to the log (issue 13). Off by default: the log says that a code
+   * Development only: write the SMS code itself to the log. Off by default: the log says that a code
    * was sent and to which signer, never the code, since anyone reading the log could otherwise sign.
    */
   readonly logCodes?: boolean;
@@ -79,9 +79,10 @@ export function defaultVerificationSenders(log: OutboxLog, options: DefaultSende
 }
 
 /**
- * An external identity method (decisions.md §1): sends the signer to the provider and checks what the provider
- * sends back. paraph ships none; `PUT start` refuses transactions that need one that is not configured. The signer
- * comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the provider's query parameters.
+ * An external identity method (docs/design/signer-api.md#verification-types): sends the signer to the provider and
+ * checks what the provider sends back. paraph ships none; `PUT start` refuses transactions that need one that is not
+ * configured. The signer comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the
+ * provider's query parameters.
  */
 export interface IdentityProvider {
   /** The verification `Type` it performs, e.g. `iDIN`. */

@@ -1,5 +1,5 @@
 /**
- * A content-addressed blob store in a directory (issue 5, "Store"): `<dir>/ab/abcdef…` named by the SHA-256 of the
+ * A content-addressed blob store in a directory: `<dir>/ab/abcdef…` named by the SHA-256 of the
  * content. A write streams into `<dir>/tmp/<random>.part` while computing SHA-256 and SHA-512, checks the expected
  * digests and the size limit, fsyncs the file, renames it into place and fsyncs the directory, so a blob that exists
  * under its name is complete and durable. Temporary files live only in `tmp/`, which is emptied on open, so a crash
@@ -43,7 +43,7 @@ export class FileBlobStore implements BlobStore {
     const sha256 = createHash('sha256');
     const sha512 = createHash('sha512');
     let size = 0;
-    // Documents are readable by the service's user only (issue 13).
+    // Documents are readable by the service's user only.
     const handle = await open(tmp, 'wx', 0o600);
     let closed = false;
     try {

@@ -1,5 +1,5 @@
 /**
- * The master key that protects secrets at rest (issue 13 point 4, SECURITY.md "Data at rest"): the CA and seal
+ * The master key that protects secrets at rest (SECURITY.md "Data at rest"): the CA and seal
  * private keys and the SignUrl tokens are stored as AES-256-GCM ciphertexts under a key derived (HKDF-SHA-256) from
  * a 32-byte master key. The master key comes from `PARAPH_MASTER_KEY` (base64 or hex); without it a key is generated
  * on first start into `<data dir>/master.key` (mode 0600), so a zero-configuration start still works, and a copy of

@@ -1,7 +1,7 @@
 /**
- * Picks the service's store (decisions.md §11): SQLite under the data directory by default, PostgreSQL when a
- * `postgres://` URL is configured. In PostgreSQL mode nothing is read from or written to local disk, so the master
- * key must be configured (PARAPH_MASTER_KEY): a key file on one machine would not reach the others.
+ * Picks the service's store (docs/design/storage.md#scale-out): SQLite under the data directory by default, PostgreSQL
+ * when a `postgres://` URL is configured. In PostgreSQL mode nothing is read from or written to local disk, so the
+ * master key must be configured (PARAPH_MASTER_KEY): a key file on one machine would not reach the others.
  */
 import { createMasterKey, parseMasterKey } from './master-key.js';
 import { openProtectedStore, type ProtectedStore } from './protected-store.js';

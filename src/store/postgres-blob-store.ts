@@ -1,8 +1,8 @@
 /**
- * Documents and receipts in PostgreSQL (decisions.md §11: no local disk state): a {@link BlobStore} over the tables
- * `blobs` and `blob_chunks`. Content is streamed in chunks of {@link CHUNK_BYTES}, both digests are computed while
- * streaming and checked before the blob becomes visible (one database transaction); a read checks the SHA-256 again.
- * An S3-compatible store would implement the same interface.
+ * Documents and receipts in PostgreSQL (no local disk state, docs/design/storage.md#scale-out): a {@link BlobStore}
+ * over the tables `blobs` and `blob_chunks`. Content is streamed in chunks of {@link CHUNK_BYTES}, both digests are
+ * computed while streaming and checked before the blob becomes visible (one database transaction); a read checks the
+ * SHA-256 again. An S3-compatible store would implement the same interface.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';

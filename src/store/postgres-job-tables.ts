@@ -1,5 +1,5 @@
 /**
- * paraph's side of the PostgreSQL job engine (issue 17, decisions.md §11). graphile-worker decides when and where a
+ * paraph's side of the PostgreSQL job engine (docs/design/storage.md#jobs). graphile-worker decides when and where a
  * job runs; the outbox rows stay the record of what is to be delivered and of every attempt. A job names an outbox
  * key — `key:<orderKey>` for the rows of one postback URL, delivered one at a time in order, or `row:<id>` for a row
  * of its own — and works through the key's pending rows oldest first. The nodes table holds a heartbeat per running

@@ -1,9 +1,9 @@
 /**
- * The numbered schema of the PostgreSQL store (decisions.md §11). `paraph migrate` (or `PARAPH_MIGRATE=1` on start)
- * applies the missing ones, each in its own transaction, under an advisory lock so that processes starting together
- * do not race; a store refuses a database whose schema is older or newer than the one it knows. Never edit a
- * migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON is stored as text
- * exactly as written (the audit entries' canonical text must stay byte-exact).
+ * The numbered schema of the PostgreSQL store (docs/design/storage.md#migrations). `paraph migrate` (or
+ * `PARAPH_MIGRATE=1` on start) applies the missing ones, each in its own transaction, under an advisory lock so that
+ * processes starting together do not race; a store refuses a database whose schema is older or newer than the one it
+ * knows. Never edit a migration that has shipped: add the next. Times are milliseconds since the epoch (BIGINT), JSON
+ * is stored as text exactly as written (the audit entries' canonical text must stay byte-exact).
  */
 import type { Pool, PoolClient } from 'pg';
 
@@ -108,7 +108,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 2,
-    // The 409 re-upload guard (decisions.md §3) shared by every process: a slot per transaction, fileId and kind.
+    // The 409 re-upload guard (docs/design/files.md#replace-guard) shared by every process: a slot per transaction,
+    // fileId and kind.
     sql: `
       CREATE TABLE upload_slots (
         transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
@@ -123,7 +124,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 3,
-    // The storage quota (issue 13) reads one column per transaction (domain uploadedBytes, written by every commit)
+    // The storage quota reads one column per transaction (domain uploadedBytes, written by every commit)
     // under an index by account, instead of every upload size out of every transaction's JSON.
     sql: `
       ALTER TABLE transactions ADD COLUMN storage_bytes BIGINT NOT NULL DEFAULT 0;
@@ -175,7 +176,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 5,
-    // The account rate quota (issue 13) shared by every process: a token bucket per account that processes lease
+    // The account rate quota shared by every process: a token bucket per account that processes lease
     // tokens from in batches (src/store/postgres-rate-buckets.ts). Times are the database's, in fractional ms.
     sql: `
       CREATE TABLE account_rate_buckets (

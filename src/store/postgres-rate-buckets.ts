@@ -1,5 +1,5 @@
 /**
- * The account rate buckets of the PostgreSQL store (issue 13 point 7 across processes): one row per account, each
+ * The account rate buckets of the PostgreSQL store: one row per account, each
  * lease one atomic upsert that refills the bucket by the database's clock and takes whole tokens from it.
  */
 import type { QueryResult, QueryResultRow } from 'pg';

@@ -1,9 +1,9 @@
 /**
- * The PostgreSQL {@link Store} (issue 17, decisions.md §11): the same behaviour as the embedded SQLite store, shared
- * by any number of `paraph serve` processes. Each `commit` is one READ COMMITTED transaction: the optimistic version
- * check is an `UPDATE … WHERE version = $expected` whose row lock serialises every change of one transaction across
- * processes, so the audit chain is appended to the last committed entry and two writers of the same version cannot
- * both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
+ * The PostgreSQL {@link Store} (docs/design/storage.md#scale-out): the same behaviour as the embedded SQLite store,
+ * shared by any number of `paraph serve` processes. Each `commit` is one READ COMMITTED transaction: the optimistic
+ * version check is an `UPDATE … WHERE version = $expected` whose row lock serialises every change of one transaction
+ * across processes, so the audit chain is appended to the last committed entry and two writers of the same version
+ * cannot both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
  * Documents and receipts live in the database too ({@link PostgresBlobStore}); nothing is kept on local disk.
  */
 import pg from 'pg';
@@ -300,7 +300,8 @@ export class PostgresStore implements Store {
       if (blobs.length > 0) {
         await client.query('INSERT INTO blob_refs (transaction_id, sha256) SELECT $1, unnest($2::text[])', [txId, blobs]);
       }
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (decisions.md §6).
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
+      // (docs/design/signer-api.md#show-and-receipt-urls).
       if (stored.cleanedAt === undefined) {
         await client.query('DELETE FROM sign_tokens WHERE transaction_id = $1', [txId]);
         const tokens = stored.Signers.filter((s) => s.SignToken !== undefined);
@@ -442,15 +443,6 @@ export class PostgresStore implements Store {
     return rows
       .map(outboxMessage)
       .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id);
-  }
-
-  async markDone(id: number): Promise<void> {
-    await this.query("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = $1", [id]);
-  }
-
-  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
-    if (retryAt === undefined) await this.query("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = $1 WHERE id = $2", [error, id]);
-    else await this.query('UPDATE outbox SET due_at = $1, lease_until = NULL, last_error = $2 WHERE id = $3', [retryAt.getTime(), error, id]);
   }
 
   async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {

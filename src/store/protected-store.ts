@@ -1,9 +1,9 @@
 /**
- * Opening the service's store with its master key, and rotating that key (issue 13 point 4, SECURITY.md "Data at
- * rest"). The key is `PARAPH_MASTER_KEY` or the data directory's `master.key` (generated on first start). A
- * rotation of a file key writes `master.key.new` first, re-seals every secret in one database transaction, then
- * renames the new file over the old one; a start after a crash in between finds whichever file matches the data
- * and finishes the rename, so no crash leaves the data without its key.
+ * Opening the service's store with its master key, and rotating that key (SECURITY.md "The master key"). The key is
+ * `PARAPH_MASTER_KEY` or the data directory's `master.key` (generated on first start). A rotation of a file key writes
+ * `master.key.new` first, re-seals every secret in one database transaction, then renames the new file over the old
+ * one; a start after a crash in between finds whichever file matches the data and finishes the rename, so no crash
+ * leaves the data without its key.
  */
 import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * How a store keeps secrets at rest (issue 13 point 4): a signer's SignUrl token is stored as `SignTokenSealed` and a
+ * How a store keeps secrets at rest: a signer's SignUrl token is stored as `SignTokenSealed` and a
  * postback secret sealed in place, both under the master key, and handed back in clear to the use cases. One rule for
  * every store (SQLite, PostgreSQL); without a master key secrets stay in clear.
  */

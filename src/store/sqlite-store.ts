@@ -1,5 +1,5 @@
 /**
- * The embedded {@link Store} (issue 5, "Store"): SQLite (through sqlite-driver.ts: better-sqlite3, or node:sqlite on
+ * The embedded {@link Store}: SQLite (through sqlite-driver.ts: better-sqlite3, or node:sqlite on
  * Node 24+) plus a {@link FileBlobStore} under one data directory (`<dataDir>/paraph.db`, `<dataDir>/blobs/`). Each `commit` is one SQLite transaction holding
  * the new state, its audit entries (chained in R's audit-log format), its outbox rows, its blob references and its
  * sign-token index, so none of them can diverge. Numbered migrations are recorded in `migrations`.
@@ -48,7 +48,7 @@ export interface SqliteStoreOptions {
    */
   synchronous?: 'FULL' | 'NORMAL';
   /**
-   * Seals the secrets of transactions and accounts (SignUrl tokens, postback secrets) at rest (issue 13). Without
+   * Seals the secrets of transactions and accounts (SignUrl tokens, postback secrets) at rest. Without
    * it they are stored in clear, and the migration that seals them waits for the first open with a key.
    */
   masterKey?: MasterKey;
@@ -122,7 +122,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
-    // Issue 7: every delivery attempt is recorded; retries stop a fixed time after a row was first due.
+    // Every delivery attempt is recorded; retries stop a fixed time after a row was first due.
     version: 2,
     sql: `
       ALTER TABLE outbox ADD COLUMN first_due_at INTEGER;
@@ -139,7 +139,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
-    // Issue 6: a signing hold left by a process that died is released by the timers (transactionTimers().releaseAt).
+    // A signing hold left by a process that died is released by the timers (transactionTimers().releaseAt).
     // Transactions already held at 20 get their release date from the hold (signingSince + 5 minutes), as a commit
     // would write it; julianday reads the stored `…+00:00` times.
     version: 3,
@@ -155,7 +155,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
-    // The storage quota (issue 13) summed every upload size out of every transaction's JSON on each upload: the
+    // The storage quota summed every upload size out of every transaction's JSON on each upload: the
     // bytes now sit in a column (domain uploadedBytes, written by every commit) under an index by account.
     version: 5,
     sql: `
@@ -177,7 +177,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
  * try { await store.getTransaction(id); } finally { await store.close(); }
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
-  // Only the service's user may read the data (issue 13): the directory 0700, the database files 0600 (SQLite gives
+  // Only the service's user may read the data: the directory 0700, the database files 0600 (SQLite gives
   // its -wal and -shm files the database file's mode), blobs 0600 (file-blob-store.ts).
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(options.dataDir, 0o700);
@@ -215,7 +215,7 @@ function migrate(db: SqliteDatabase, store: SqliteStore, withKey: boolean): void
       db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
     });
   }
-  // Issue 13: SignUrl tokens and postback secrets stored in clear by earlier versions are sealed with the master key.
+  // SignUrl tokens and postback secrets stored in clear by earlier versions are sealed with the master key.
   if (withKey && !applied.has(SEAL_MIGRATION)) {
     db.immediate(() => {
       store.resealAll();
@@ -438,7 +438,8 @@ export class SqliteStore implements Store {
       this.sql('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
       const addRef = this.sql('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
       for (const sha256 of blobs) addRef.run(txId, sha256);
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404 (decisions.md §6).
+      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
+      // (docs/design/signer-api.md#show-and-receipt-urls).
       if (stored.cleanedAt === undefined) {
         this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
         const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
@@ -517,19 +518,6 @@ export class SqliteStore implements Store {
       if (row.last_error !== null) message.lastError = row.last_error;
       return message;
     });
-  }
-
-  async markDone(id: number): Promise<void> {
-    this.sql("UPDATE outbox SET status = 'done', lease_until = NULL WHERE id = ?").run(id);
-  }
-
-  async markFailed(id: number, error: string, retryAt?: Date): Promise<void> {
-    if (retryAt === undefined) {
-      this.sql("UPDATE outbox SET status = 'failed', lease_until = NULL, last_error = ? WHERE id = ?").run(error, id);
-    } else {
-      this.sql('UPDATE outbox SET due_at = ?, lease_until = NULL, last_error = ? WHERE id = ?')
-        .run(retryAt.getTime(), error, id);
-    }
   }
 
   async settleOutbox(settlements: readonly OutboxSettlement[]): Promise<void> {

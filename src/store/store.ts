@@ -1,5 +1,5 @@
 /**
- * The storage contract of the transaction service (issue 5, "Store"): accounts, transactions (as whole aggregates
+ * The storage contract of the transaction service: accounts, transactions (as whole aggregates
  * with a version for optimistic concurrency), the audit hash chain, the outbox of postbacks/mails, settings and a
  * content-addressed blob store. Every method is async and nothing here is SQLite-specific, so a PostgreSQL
  * implementation can follow without changing any caller; `test/store/store-suite.ts` is the behaviour both must pass.
@@ -32,8 +32,8 @@ export interface OutboxInput {
   /** Earliest delivery time; default: the commit's transaction `ModifiedDateTime`. */
   dueAt?: Date;
   /**
-   * Rows with the same key are delivered one at a time, in enqueue order (decisions.md §7: postbacks to one URL).
-   * A row is only claimable when every earlier row of its key is done or failed.
+   * Rows with the same key are delivered one at a time, in enqueue order (postbacks to one URL,
+   * docs/design/events.md#ordering). A row is only claimable when every earlier row of its key is done or failed.
    */
   orderKey?: string;
 }
@@ -49,7 +49,7 @@ export interface OutboxMessage {
   /** Attempts so far, including the current claim. */
   attempts: number;
   lastError?: string;
-  /** When the row was first due (retries give up a fixed time after this, decisions.md §7). */
+  /** When the row was first due (retries give up a fixed time after this, docs/design/events.md#retries). */
   firstDueAt: Date;
 }
 
@@ -59,7 +59,7 @@ export interface OutboxSettlement {
   retryAt?: Date;
 }
 
-/** One delivery attempt of an outbox row (decisions.md §7 "Every attempt is recorded"). */
+/** One delivery attempt of an outbox row ("Every attempt is recorded", docs/design/events.md#outbox). */
 export interface OutboxAttempt {
   outboxId: number;
   /** 1-based attempt number. */
@@ -82,7 +82,7 @@ export interface TransactionChange {
   audit?: readonly AuditEntryInput[];
   /** Enqueued in order. */
   outbox?: readonly OutboxInput[];
-  /** Deletes the transaction's audit entries (cleaning removes audit details, decisions.md §8). */
+  /** Deletes the transaction's audit entries (cleaning removes audit details, docs/design/transactions.md#cleaning). */
   purgeAudit?: boolean;
 }
 
@@ -130,8 +130,8 @@ export interface UploadSlot {
 }
 
 /**
- * The state of the 409 re-upload guard (decisions.md §3) kept in the store, for a store that many processes share:
- * an upload claims its slot before it is received and releases it when it ends.
+ * The state of the 409 re-upload guard (docs/design/files.md#replace-guard) kept in the store, for a store that many
+ * processes share: an upload claims its slot before it is received and releases it when it ends.
  */
 export interface UploadSlots {
   /**
@@ -153,7 +153,7 @@ export interface RateLease {
 }
 
 /**
- * The per-account request rate quota (issue 13) kept in the store, for a store that many processes share: one token
+ * The per-account request rate quota kept in the store, for a store that many processes share: one token
  * bucket per account, refilled continuously by the database's clock (so processes with skewed clocks agree).
  */
 export interface RateBuckets {
@@ -173,7 +173,10 @@ export interface Store {
   countAccounts(): Promise<number>;
   /** Every account, oldest first (the first is the bootstrap account of a zero-config start). */
   listAccounts(): Promise<Account[]>;
-  /** Replaces an account's postback secret (rotation, decisions.md §9). @throws StoreError `ACCOUNT_NOT_FOUND`. */
+  /**
+   * Replaces an account's postback secret (rotation, docs/design/events.md#checksum). @throws StoreError
+   * `ACCOUNT_NOT_FOUND`.
+   */
   setPostbackSecret(accountId: string, secret: string): Promise<void>;
   /** Sets (or, with `undefined`, removes) the address an account's sender notices go to. @throws StoreError `ACCOUNT_NOT_FOUND`. */
   setNotificationEmail(accountId: string, email: string | undefined): Promise<void>;
@@ -200,9 +203,6 @@ export interface Store {
    * counts the attempt.
    */
   claimDue(now: Date, limit: number, leaseMs: number): Promise<OutboxMessage[]>;
-  markDone(id: number): Promise<void>;
-  /** Records the error; with `retryAt` the row is due again then, without it the row is given up (`failed`). */
-  markFailed(id: number, error: string, retryAt?: Date): Promise<void>;
   /**
    * Records delivery attempts and their consequences in one write: `delivered` marks the row done, `retry` makes it
    * due again at `retryAt`, `failed` gives it up. (One write for a whole round keeps the worker off the disk's
@@ -227,11 +227,11 @@ export interface Store {
 
   /**
    * Bytes of the uploads (original PDFs and metadata) of the account's transactions that are not cleaned: what
-   * its storage quota counts (issue 13).
+   * its storage quota counts.
    */
   accountStorageBytes(accountId: string): Promise<number>;
   /**
-   * Deletes the blob `sha256` at once unless a transaction references it (a rejected upload, issue 13). Returns
+   * Deletes the blob `sha256` at once unless a transaction references it (a rejected upload). Returns
    * whether it was deleted.
    */
   discardBlob(sha256: string): Promise<boolean>;
@@ -263,8 +263,8 @@ export interface StoreHealth {
 
 /**
  * A storage failure with a stable code: `DIGEST_MISMATCH` (message exactly "SHA-256 digest mismatch" or
- * "SHA-512 digest mismatch", decisions.md §3; origin `input`), `BLOB_TOO_LARGE` (origin `input`), `BLOB_NOT_FOUND`,
- * `ACCOUNT_EXISTS`, `STORE_CLOSED`.
+ * "SHA-512 digest mismatch", docs/design/files.md#digest; origin `input`), `BLOB_TOO_LARGE` (origin `input`),
+ * `BLOB_NOT_FOUND`, `ACCOUNT_EXISTS`, `STORE_CLOSED`.
  */
 export class StoreError extends ParaphError {}
 

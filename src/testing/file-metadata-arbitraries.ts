@@ -1,8 +1,9 @@
 /**
- * fast-check arbitraries for FileMetaData (issue 8, `paraph/testing`; spec §2.8, decisions.md §4): `location`,
- * `fileMetaData` produce only values `validateFileMetaData` accepts, built from records and arrays so they shrink
- * field by field; `invalidFileMetaData` breaks exactly one rule of a valid value and carries the message the validator
- * gives for it. With a page size (and search texts drawn away from the page edges) every field also fits its page.
+ * fast-check arbitraries for FileMetaData (`paraph/testing`, docs/design/files.md#filemetadata,
+ * docs/design/locations.md): `location`, `fileMetaData` produce only values `validateFileMetaData` accepts, built from
+ * records and arrays so they shrink field by field; `invalidFileMetaData` breaks exactly one rule of a valid value and
+ * carries the message the validator gives for it. With a page size (and search texts drawn away from the page edges)
+ * every field also fits its page.
  */
 import type { Arbitrary } from 'fast-check';
 import { fc, once } from './fast-check.js';
@@ -26,7 +27,10 @@ export interface LocationArbitraryOptions {
   maxSize?: number;
 }
 
-/** The largest default size of any field type (decisions.md §4: SingleLine 150 wide, Signature/Seal 70 high). */
+/**
+ * The largest default size of any field type (SingleLine 150 wide, Signature/Seal 70 high,
+ * docs/design/fields.md#field-types).
+ */
 const DEFAULT_WIDTH = 150;
 const DEFAULT_HEIGHT = 70;
 const DEFAULT_SEARCH_TEXTS = ['{{Signer1}}', '{{Signer2}}', '{{Signer3}}'];
@@ -36,8 +40,9 @@ const HORIZONTAL: Axis = { start: 'Left', end: 'Right', size: 'Width' };
 const VERTICAL: Axis = { start: 'Top', end: 'Bottom', size: 'Height' };
 
 /**
- * One axis of a Location on the page (no Search): each legal combination of start/end/size (decisions.md §4), with
- * values that keep the field between 0 and `extent` whatever the field type's default size.
+ * One axis of a Location on the page (no Search): each legal combination of start/end/size
+ * (docs/design/locations.md#search), with values that keep the field between 0 and `extent` whatever the field type's
+ * default size.
  */
 function pageAxis(axis: Axis, extent: number, maxSize: number, defaultSize: number): Arbitrary<Partial<Location>> {
   const size = fc.integer({ min: 1, max: Math.max(1, Math.min(maxSize, Math.floor(extent))) });

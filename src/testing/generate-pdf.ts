@@ -1,9 +1,10 @@
 /**
- * Deterministic generator of test PDFs with text at known reader positions (decisions.md §4 coordinates), for the
- * text index and location tests: any page size, /Rotate 0/90/180/270, MediaBox and CropBox with non-zero origins,
- * text inside longer runs, split over runs, fonts and text objects, TJ kerning, character spacing (letter-spaced),
- * horizontal scaling, glyph-by-glyph placement, rotated text, and four kinds of font: standard Type1 (WinAnsi), the
- * bundled DejaVu Sans embedded as a CID TrueType font (Type0/Identity-H), and a Type3 font.
+ * Deterministic generator of test PDFs with text at known reader positions (coordinates,
+ * docs/design/locations.md#units), for the text index and location tests: any page size, /Rotate 0/90/180/270, MediaBox
+ * and CropBox with non-zero origins, text inside longer runs, split over runs, fonts and text objects, TJ kerning,
+ * character spacing (letter-spaced), horizontal scaling, glyph-by-glyph placement, rotated text, and four kinds of
+ * font: standard Type1 (WinAnsi), the bundled DejaVu Sans embedded as a CID TrueType font (Type0/Identity-H), and a
+ * Type3 font.
  *
  * Content streams are written by hand so that every glyph's position is computed here, independently of pdf.js:
  * the returned `truth` holds each anchor's box as paraph defines it (advance along the text, 0.2 em below to 0.8 em
@@ -174,8 +175,9 @@ export interface GeneratePdfOptions extends Partial<RandomPagesOptions> {
 }
 
 /**
- * Generates a PDF with anchor texts where `truth` says, in reader coordinates (decisions.md §4): either exactly the
- * pages described, or random pages from a seed (`{ seed, pages, anchorsPerPage, rotate, cropBox, fonts, rotatedText }`).
+ * Generates a PDF with anchor texts where `truth` says, in reader coordinates (docs/design/locations.md#units): either
+ * exactly the pages described, or random pages from a seed (`{ seed, pages, anchorsPerPage, rotate, cropBox, fonts,
+ * rotatedText }`).
  *
  * @example
  * const { bytes, truth } = await generatePdf({ seed: 7, pages: 3, fonts: ['Helvetica', 'DejaVuSans'] });

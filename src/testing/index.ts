@@ -1,5 +1,5 @@
 /**
- * `paraph/testing` (issue 8): the generators and fakes paraph's own test suite uses, published for harnesses and
+ * `paraph/testing`: the generators and fakes paraph's own test suite uses, published for harnesses and
  * benchmarks that drive paraph — fast-check arbitraries of valid (and invalid) requests, a PDF generator with ground
  * truth, the test PKI, a fake TSA and OCSP responder, an SMTP sink, a postback receiver, and the real service on a
  * random port. Needs the optional peer dependency `fast-check` for the arbitraries (and `smtp-server` for the sink). Never use the test PKI outside tests: its keys are public.

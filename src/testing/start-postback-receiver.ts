@@ -1,5 +1,5 @@
 /**
- * A postback receiver for tests (issue 7): a node HTTP server on 127.0.0.1 that records every POST (path, headers,
+ * A postback receiver for tests: a node HTTP server on 127.0.0.1 that records every POST (path, headers,
  * raw body) and answers with the status a handed-in function picks (default 200), e.g. 500 three times then 200.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * An SMTP server for tests (issue 7): `smtp-server` on 127.0.0.1 accepting every mail (no TLS, any login) and
+ * An SMTP server for tests: `smtp-server` on 127.0.0.1 accepting every mail (no TLS, any login) and
  * keeping the raw messages with their envelope; parse them with `mailparser`'s `simpleParser`. `smtp-server` is an
  * optional peer dependency, loaded here only, so `paraph/testing` imports without it.
  */

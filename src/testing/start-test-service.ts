@@ -1,8 +1,8 @@
 /**
- * The real transaction service for tests (issue 8, `paraph/testing`): starts `startServer` with a SQLite store in a
+ * The real transaction service for tests (`paraph/testing`): starts `startServer` with a SQLite store in a
  * temporary data directory, ECDSA keys for speed, no background worker unless asked and a clock the test moves, on a
  * free port of 127.0.0.1, and returns a small HTTP client that sends the account headers a Signhost client sends
- * (decisions.md §9).
+ * (docs/design/api.md#authentication).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { startServer, type RunningServer, type ServiceOptions } from '../server.
 export const USER_TOKEN = 'test-user-token-0123456789';
 /** The application key every test service is started with. */
 export const APP_KEY = 'test-app-key-0123456789';
-/** The postback secret every test service signs postbacks with (never empty: decisions.md §9). */
+/** The postback secret every test service signs postbacks with (never empty: docs/design/events.md#checksum). */
 export const POSTBACK_SECRET = 'test-postback-secret-0123456789';
 /** The `Authorization` and `Application` headers of the test account. */
 export const AUTH_HEADERS = { authorization: `APIKey ${USER_TOKEN}`, application: `APPKey ${APP_KEY}` } as const;

@@ -1,5 +1,5 @@
 /**
- * fast-check arbitrary of the create-transaction request (issue 8, `paraph/testing`; spec §2.2–§2.7, decisions.md §1–§2):
+ * fast-check arbitrary of the create-transaction request (`paraph/testing`, docs/design/api.md):
  * every field the service accepts, with valid BSNs (11-proef), IBANs (mod 97), E.164 numbers (+32 for itsme),
  * verification lists in a legal order and DaysToRemind below DaysToExpire, so each value passes both the HTTP schema
  * and `createTransaction`. Built from records and arrays, so counterexamples shrink field by field.

@@ -1,5 +1,5 @@
 /**
- * Chromium helpers of the accessibility tests (issue 18): Debian's /usr/bin/chromium through playwright-core, a
+ * Chromium helpers of the accessibility tests: Debian's /usr/bin/chromium through playwright-core, a
  * page that records outside requests, CSP violations and script errors, axe-core injected through the DevTools
  * protocol (the page's CSP forbids inline scripts, so no script tag), and Chromium's accessibility tree.
  */

@@ -1,5 +1,5 @@
 /**
- * Accessibility of the signing, show and receipt pages in Debian's Chromium (issue 18). axe-core checks every state
+ * Accessibility of the signing, show and receipt pages in Debian's Chromium. axe-core checks every state
  * of a walk (walk.ts: 22 states, a screenshot of each in test-artifacts/sign-page/) for the WCAG 2.0/2.1/2.2 A and AA
  * rules in en-US on a desktop, in nl-NL on a phone with reduced motion, and in de-DE at 400 % zoom (320 CSS px); no
  * state may scroll sideways on the phone or at 400 %. Also keyboard-only signing to status 30 with valid signatures,

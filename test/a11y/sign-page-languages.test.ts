@@ -1,6 +1,6 @@
 /**
  * Screenshots of every state of the signing, show and receipt pages (walk.ts) in fr-FR, es-ES, it-IT and pl-PL
- * (issue 18; en-US, nl-NL and de-DE are walked with axe-core in sign-page-a11y.test.ts), alternately on a phone and a
+ * (en-US, nl-NL and de-DE are walked with axe-core in sign-page-a11y.test.ts), alternately on a phone and a
  * desktop, each in its own language, without sideways scrolling, outside requests, CSP violations or script errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

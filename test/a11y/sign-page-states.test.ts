@@ -1,5 +1,5 @@
 /**
- * The signing page's remaining states (issue 18) and its refusals in the signer's language. axe-core (WCAG 2.0/2.1/
+ * The signing page's remaining states and its refusals in the signer's language. axe-core (WCAG 2.0/2.1/
  * 2.2 A and AA) and a screenshot in test-artifacts/sign-page/ for: the external-identity step (an iDIN provider is
  * configured), the provider's refusal page, and the processing state (status 20 while a signature is applied), in
  * nl-NL and de-DE on a phone and a desktop. Then API refusals met on the page — wrong code, empty reject reason, a

@@ -1,5 +1,5 @@
 /**
- * One walk through every state a signer meets on the signing, show and receipt pages (issue 18), in one language on
+ * One walk through every state a signer meets on the signing, show and receipt pages, in one language on
  * one viewport, with a screenshot of each in test-artifacts/sign-page/ and, on request, axe-core's WCAG 2.0/2.1/2.2
  * A and AA check of each: waiting for one's turn, the phone authentication (code sent, wrong code), the overview
  * with the documents and consent, the consent error, the typed and the drawn signature, missing fields, ready with

@@ -1,5 +1,5 @@
 /**
- * The layers of the README's architecture section, enforced: every relative import in src/ must point to the same
+ * The layers of ARCHITECTURE.md, enforced: every relative import in src/ must point to the same
  * floor or one the table allows. A folder that needs something from a floor above it is a sign the concept lives on
  * the wrong floor (move the concept down instead of adding an exception here).
  */

@@ -53,7 +53,7 @@ describe('npm run bench -- --quick (verify benchmark, 1 page)', () => {
     expect(existsSync(join(dir, 'verify.md'))).toBe(true);
   });
 
-  it('refuses to copy a --quick run into the README', () => {
+  it('refuses to copy a --quick run into the published tables', () => {
     const run = spawnSync(process.execPath, ['--import', TSX_LOADER, 'bench/run.ts', '--quick', '--write-readme'], { cwd: root, encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--write-readme needs a full run/);

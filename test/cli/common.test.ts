@@ -1,5 +1,5 @@
 /**
- * What a CLI user sees when something fails (issue 20 point 5): never a stack trace; an unreachable TSA, OCSP
+ * What a CLI user sees when something fails: never a stack trace; an unreachable TSA, OCSP
  * responder or CRL server is exit 2 with the flag to use (`--allow-incomplete`, `--tsa`), not "internal error";
  * `paraph --version`; the top-level help names --pkcs11, --lt and --lta.
  */

@@ -1,5 +1,5 @@
 /**
- * `paraph place --help` and usage errors answer before the heavy libraries load (issue 14: a cold CLI start is
+ * `paraph place --help` and usage errors answer before the heavy libraries load (a cold CLI start is
  * dominated by module loading). Checked in a fresh process, by which packages it loaded, not by timing.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * What the client tests share (issue 11): the recorded client flows of fixtures/clients/ (see its README), a
+ * What the client tests share: the recorded client flows of fixtures/clients/ (see its README), a
  * request builder that puts a fixture's bytes on the wire unchanged, a service with a known postback secret and a log
  * sink for SMS codes, and the response-shape check: every v1 body against the schema derived from Signhost's OpenAPI
  * with the non-nullable properties of the official .NET models required and never null.

@@ -1,5 +1,5 @@
 /**
- * DELETE's grace period (issue 11 point 10, decisions.md §8): after a DELETE the documents and the receipt stay
+ * DELETE's grace period (docs/design/transactions.md#cancellation): after a DELETE the documents and the receipt stay
  * downloadable for `PARAPH_DELETE_GRACE_MINUTES` (here 5) — the recorded real flow downloads the receipt right after
  * DELETE — while the sensitive data goes at once; then the clean job removes them, also across a restart, and GET,
  * downloads and a second DELETE answer 410 with Signhost's texts and the partial view.

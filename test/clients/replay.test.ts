@@ -1,5 +1,5 @@
 /**
- * Real Signhost clients work unchanged (issue 11): the byte-exact requests of the .NET client v5 and v4.3 and the
+ * Real Signhost clients work unchanged: the byte-exact requests of the .NET client v5 and v4.3 and the
  * Python client (fixtures/clients/, written from their models and serializer settings) replayed against the real
  * service over HTTP — create, file metadata, upload with their Digest header, start, GET, signing (through the
  * signer API), file and receipt download, DELETE, downloads during DELETE's grace period, 410s once cleaned — and the
@@ -100,7 +100,8 @@ describe.each(CLIENTS)('the %s client', (client: ClientName) => {
           const tx = json();
           values.id = tx.Id as string;
           expect(responseShapeProblems(tx)).toEqual([]);
-          // Read-only properties sent back (v4: Status 0, Files null, dates) are ignored; 0 = 2 (decisions.md §2).
+          // Read-only properties sent back (v4: Status 0, Files null, dates) are ignored; 0 = 2
+          // (docs/design/api.md#tolerant-reader).
           expect(tx).toMatchObject({ Status: 5, SignRequestMode: 2, SendEmailNotifications: sent.SendEmailNotifications, Files: {} });
           const signer = tx.Signers[0];
           token = (signer.SignUrl as string).split('/sign/')[1] as string;

@@ -1,5 +1,5 @@
 /**
- * Responses the official clients can parse (issue 11 point 4, point 9): every version-1 body — create, GET at each
+ * Responses the official clients can parse: every version-1 body — create, GET at each
  * status, DELETE, postbacks — checked against the schema derived from Signhost's OpenAPI `Transaction`, `Signer` and
  * `Receiver` with the non-nullable properties of the .NET models required and never null
  * (fixtures/clients/signhost-response.schema.json); version 2 too. And the OpenAPI document the service serves
@@ -75,7 +75,7 @@ describe('every version-1 body parses in the .NET models', () => {
     await s.service.server.events.drain();
     tx = await expectParsable(signed.id, 'at 30');
     expect(tx.Status).toBe(30);
-    // Info is there for the activities that have one and left out for the others (decisions.md §2).
+    // Info is there for the activities that have one and left out for the others (docs/design/api.md#response-values).
     for (const activity of tx.Signers[0].Activities as Json[]) expect(activity.Info === undefined || typeof activity.Info === 'string').toBe(true);
 
     const rejected = await started({ Signers: [{ Email: 'b@example.com', Verifications: [{ Type: 'Consent' }] }] });

@@ -1,5 +1,5 @@
 /**
- * The tolerant reader of decisions.md §2 over HTTP (issue 11 points 1, 2, 3, 5, 8, 12; issue 13 points 6 and 8):
+ * The tolerant reader (docs/design/api.md#tolerant-reader) over HTTP:
  * nulls are absent, every property Signhost's OpenAPI documents is accepted and the read-only ones ignored, while
  * the checks that matter stay (unknown properties named, types, control characters, limits, nesting, fileIds).
  */
@@ -35,7 +35,7 @@ function rawPut(path: string, body: Uint8Array): Promise<{ status: number; text:
 const create = (json: unknown) => call(service.url, 'POST', '/api/transaction', { json });
 const createText = (body: string) => call(service.url, 'POST', '/api/transaction', { body, headers: { 'content-type': 'application/json' } });
 
-describe('null means absent (point 1)', () => {
+describe('null means absent', () => {
   it('accepts null for every optional property, at every level, and answers as if it was not sent', async () => {
     const withNulls = await create({
       Id: null, Seal: null, Reference: null, PostbackUrl: null, SignRequestMode: null, DaysToExpire: null, SendEmailNotifications: null,
@@ -64,7 +64,7 @@ describe('null means absent (point 1)', () => {
   });
 });
 
-describe('documented properties (points 2 and 5)', () => {
+describe('documented properties', () => {
   it('accepts every verification and authentication property of the OpenAPI; echoes the writable ones, ignores the read-only ones', async () => {
     const created = await createText(fixtureText('openapi/create-verifications.json'));
     expect(created.status, created.text).toBe(200);
@@ -141,8 +141,8 @@ describe('documented properties (points 2 and 5)', () => {
   });
 });
 
-describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications (points 3 and 8)', () => {
-  it('0 or absent means 2, responses show 1 or 2; SendSignRequest true unless sent false, SendSignConfirmation follows it; SendEmailNotifications true', async () => {
+describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications ', () => {
+  it('0 or absent means 2, responses show 1 or 2; SendSignConfirmation follows SendSignRequest; SendEmailNotifications true', async () => {
     const signer = { Email: 'a@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' };
     for (const [mode, shown] of [[0, 2], [undefined, 2], [1, 1], [2, 2]] as const) {
       const created = await create({ SignRequestMode: mode, Signers: [signer, { Email: 'b@example.com' }, { Email: 'c@example.com', SendSignRequest: false }] });
@@ -178,8 +178,8 @@ describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications (points 
   });
 });
 
-describe("Signhost's messages (point 12)", () => {
-  it('the public texts of decisions.md §2', async () => {
+describe("Signhost's messages", () => {
+  it('answers with Signhost\'s public texts', async () => {
     expect((await create({ Signers: [{ Email: 'a@example.com', SendSignRequest: true }] })).json.Message).toBe('The sign request message is null or empty.');
     expect((await create({ DaysToExpire: 5, Signers: [{ Email: 'a@example.com', DaysToRemind: 6 }] })).json.Message).toBe('The days to remind must be lower than the days to expire.');
     expect((await create({ Signers: [{ Id: 's', Email: 'a@example.com' }, { Id: 's', Email: 'b@example.com' }] })).json.Message).toBe('The signer id is already used by another signer.');
@@ -187,7 +187,7 @@ describe("Signhost's messages (point 12)", () => {
   });
 });
 
-describe('fileIds (point 12, issue 13 point 8)', () => {
+describe('fileIds', () => {
   it('refuses . and .. and bidirectional control characters with Signhost\'s text, no backticks', async () => {
     const id = (await create({ Seal: true })).json.Id as string;
     const pdf = await makePdf([['x']]);
@@ -208,7 +208,7 @@ describe('fileIds (point 12, issue 13 point 8)', () => {
   });
 });
 
-describe('nesting limit (issue 13 point 6)', () => {
+describe('nesting limit', () => {
   it('a Context nested 4,200 deep is a 400 naming its path, not a 500; 32 levels are fine', async () => {
     const deep = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
     const tooDeep = await createText(`{"Seal":true,"Signers":[{"Email":"a@example.com","Context":${deep(4200)}}]}`);

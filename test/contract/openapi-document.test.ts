@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document is the contract (issue 19): Redocly's linter finds no errors in it; the response check every
+ * The OpenAPI document is the contract: Redocly's linter finds no errors in it; the response check every
  * test runs under (response-contract.setup.ts) does refuse what the document does not describe; a TypeScript
  * client generated with `openapi-typescript` type-checks a program that creates, uploads, starts and reads a
  * transaction, and that program runs against the live service; the interactive page is served without any

@@ -1,5 +1,5 @@
 /**
- * Requests generated from the document's own request schemas against a live service (issue 19): whatever the
+ * Requests generated from the document's own request schemas against a live service: whatever the
  * generator builds — valid by the schemas, yet often refused by the domain's rules — the service answers without a
  * 5xx and every answer conforms to the document (checked here and by response-contract.setup.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * Vitest setup (every test file): every response a paraph service running in the test's process sends is checked
- * against the service's own OpenAPI document (issue 19). A test-only `onSend` hook is added to each fastify
+ * against the service's own OpenAPI document. A test-only `onSend` hook is added to each fastify
  * instance as it is created (fastify's `fastify.initialization` diagnostics channel); a mismatch fails the test that
  * received the response, loudly, with the operation, the schema errors and the body. Services started as child
  * processes are checked by the suite's `call` helper (served-contract.ts) and fail the test the same way.

@@ -1,5 +1,5 @@
 /**
- * Checks an HTTP response a paraph service sends against its own OpenAPI document (issue 19): the status must be
+ * Checks an HTTP response a paraph service sends against its own OpenAPI document: the status must be
  * documented for the operation, the media type too, and a JSON body must match the documented schema. Validators
  * are compiled once per distinct document (every test service serves the same paths and components; only the
  * server URL differs) and once per operation and status.

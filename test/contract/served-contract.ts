@@ -1,5 +1,5 @@
 /**
- * The contract check for services this test process cannot hook into (issue 19): a `paraph serve` started as a child
+ * The contract check for services this test process cannot hook into: a `paraph serve` started as a child
  * process, or any base URL the suite's `call` helper talks to. Each response is checked against the document the
  * serving process itself publishes at `/api/openapi.json` (fetched once per base URL), with the request path matched
  * to the document's path templates. Mismatches go to the list the setup file (response-contract.setup.ts) turns into

@@ -1,5 +1,5 @@
 /**
- * The corpus run of issue 14 over the committed hazard sample (fixtures/corpus/, see generate-corpus.ts): every file
+ * The corpus run over the committed hazard sample (fixtures/corpus/, see generate-corpus.ts): every file
  * is either indexed or refused with its stated code, never crashes the process, stays under the memory limits, and
  * where both paraph and poppler's `pdftotext -bbox` read a file, each anchor word is where poppler puts it within
  * 1 pt (left and right edges; baselines from Helvetica's AFM descent, as in test/pdf/text-index-poppler.test.ts).

@@ -1,5 +1,5 @@
 /**
- * Issue 14 at the service: pathological PDFs from the hazard corpus are uploaded to a running service (with metadata
+ * Pathological PDFs from the hazard corpus are uploaded to a running service (with metadata
  * that searches their text) while ordinary seal transactions proceed. Each hazard gets its answer (400 naming the
  * page, or accepted after normalization with both SHA-256s in the audit trail), every ordinary transaction completes,
  * and the process's resident memory comes back to where it was.

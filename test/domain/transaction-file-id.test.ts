@@ -1,5 +1,5 @@
 /**
- * The fileId rule (spec §4.4, decisions.md §3, issue 13 point 8) and Signhost's message for a refused one.
+ * The fileId rule (docs/design/files.md#file-ids) and Signhost's message for a refused one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

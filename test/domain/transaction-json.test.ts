@@ -1,5 +1,5 @@
 /**
- * The tolerant reader's pure parts (decisions.md §2, issue 13 point 6): null properties dropped everywhere except
+ * The tolerant reader's pure parts (docs/design/api.md#tolerant-reader): null properties dropped everywhere except
  * inside Context, and the nesting limit naming the path, whatever the input.
  */
 import fc from 'fast-check';

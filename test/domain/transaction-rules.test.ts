@@ -86,7 +86,7 @@ describe('create request rules', () => {
     expect(build({ Signers: [signer()] }).Signers[0]?.DaysToRemind).toBe(7);
     expect(build({ Signers: [signer({ DaysToRemind: 0 })] }).Signers[0]?.DaysToRemind).toBe(7);
     expect(build({ Signers: [signer({ DaysToRemind: -1 })] }).Signers[0]?.DaysToRemind).toBe(-1);
-    // Signhost's exact text (decisions.md §2).
+    // Signhost's exact text (docs/design/api.md#errors).
     expect(issuesOf({ Signers: [signer({ DaysToRemind: 30 })] })).toEqual(['The days to remind must be lower than the days to expire.']);
     expect(issuesOf({ DaysToExpire: 5, Signers: [signer({ DaysToRemind: 0 })] })).toEqual(['The days to remind must be lower than the days to expire.']);
     expect(issuesOf({ Signers: [signer({ DaysToRemind: -2 })] })).toEqual([
@@ -153,7 +153,7 @@ describe('create request rules', () => {
       'Signers[0].Expires: not an ISO 8601 date-time with offset (e.g. 2026-12-31T23:59:59+01:00)',
     ]);
     expect(issuesOf({ Signers: [signer({ Expires: '2026-12-31T23:59:59+01:00' })] })).toEqual([]);
-    // AllowDelegation true is stored and echoed; delegation itself is not offered (decisions.md §2).
+    // AllowDelegation true is stored and echoed; delegation itself is not offered (docs/design/api.md#response-values).
     expect(issuesOf({ Signers: [signer({ AllowDelegation: true })] })).toEqual([]);
     expect(build({ Signers: [signer({ AllowDelegation: true })] }).Signers[0]?.AllowDelegation).toBe(true);
     expect(issuesOf({ Signers: [signer({ AllowDelegation: false })] })).toEqual([]);

@@ -1,7 +1,8 @@
 /**
- * DELETE's grace period in the domain (decisions.md §8): `cancel` with `graceMinutes` deletes the sensitive data at
- * once, keeps documents, receipt and sign tokens, and derives the clean timer from `CleanDueDateTime` (through the
- * `releaseAt` column the store already indexes); a second DELETE does not extend it; cleaning removes it.
+ * DELETE's grace period in the domain (docs/design/transactions.md#cancellation): `cancel` with `graceMinutes` deletes
+ * the sensitive data at once, keeps documents, receipt and sign tokens, and derives the clean timer from
+ * `CleanDueDateTime` (through the `releaseAt` column the store already indexes); a second DELETE does not extend it;
+ * cleaning removes it.
  */
 import { describe, expect, it } from 'vitest';
 import { putFile, transition } from '../../src/domain/transaction.js';

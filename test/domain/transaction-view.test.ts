@@ -81,7 +81,8 @@ describe('transaction view', () => {
         const tx = withExtras(makeTransaction(request), activity, false);
         const v1 = toTransactionView(tx, { version: 1, baseUrl: BASE });
         const v2 = toTransactionView(tx, { version: 2, baseUrl: BASE });
-        // Info and CancelationReason are left out of both versions when there is none (decisions.md §2).
+        // Info and CancelationReason are left out of both versions when there is none
+        // (docs/design/api.md#response-values).
         for (const { keys, value } of nestedObjects(v1)) {
           expect(Object.keys(value)).toEqual(keys.filter((key) => value[key] !== undefined || (key !== 'Info' && key !== 'CancelationReason')));
         }
@@ -91,7 +92,7 @@ describe('transaction view', () => {
             expect(field).not.toBeNull();
           }
         }
-        // Never null where the .NET models declare a non-nullable type (decisions.md §2).
+        // Never null where the .NET models declare a non-nullable type (docs/design/api.md#response-values).
         for (const key of ['Status', 'Seal', 'Files', 'Signers', 'Receivers', 'SignRequestMode', 'DaysToExpire', 'SendEmailNotifications', 'CreatedDateTime']) {
           expect(v1[key], key).not.toBeNull();
         }
@@ -126,7 +127,7 @@ describe('transaction view', () => {
     for (const hidden of ['AccountId', 'SignToken', 'version', 'sha256', 'ExpiresDateTime', 'cleanedAt']) expect(text).not.toContain(hidden);
     expect(signers[0]?.ShowUrl).toBe(`https://sign.example.com/show/${tx.Signers[0]?.SignToken}`);
     expect(signers[0]?.ReceiptUrl).toBe(`https://sign.example.com/receipt/${tx.Signers[0]?.SignToken}`);
-    // Defaults the client did not send are those Signhost returns (decisions.md §2), never null.
+    // Defaults the client did not send are those Signhost returns (docs/design/api.md#response-values), never null.
     expect(signers[0]).toMatchObject({
       SendSignRequest: true,
       SendSignConfirmation: true,

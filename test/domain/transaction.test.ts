@@ -46,7 +46,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Every (from, event) → to the spec (§3) and decisions.md §8 allow. */
+/** Every (from, event) → to the state machine allows (docs/design/transactions.md#transitions). */
 function allowed(from: TransactionStatusCode, event: TransactionEvent['type'], to: TransactionStatusCode): boolean {
   switch (event) {
     case 'start':
@@ -212,7 +212,7 @@ const eventArb: fc.Arbitrary<TransactionEvent> = fc.oneof(
 );
 
 describe('state machine property', () => {
-  it('random event sequences only make the transitions of spec §3 / decisions.md §8; end statuses are final', () => {
+  it('random event sequences only make the allowed transitions; end statuses are final', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 3 }),

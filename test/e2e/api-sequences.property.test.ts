@@ -1,7 +1,8 @@
 /**
- * Model-based property test (issue 5): random sequences of API calls (create, upload PDF or metadata, replace,
- * start, delete, get, downloads) over real HTTP never produce a 5xx, never make a transition outside spec §3 /
- * decisions.md §8, answer with the status code the model predicts, and GET always reflects the last accepted change.
+ * Model-based property test: random sequences of API calls (create, upload PDF or metadata, replace,
+ * start, delete, get, downloads) over real HTTP never produce a 5xx, never make a transition outside the state machine
+ * (docs/design/transactions.md#transitions), answer with the status code the model predicts, and GET always reflects
+ * the last accepted change.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ afterAll(async () => {
   await service?.dispose();
 });
 
-/** Transitions of spec §3 and decisions.md §8 (the service's own 20 is passed through synchronously). */
+/** The transitions (docs/design/transactions.md#transitions) (the service's own 20 is passed through synchronously). */
 const ALLOWED = new Set(['5>10', '5>30', '5>70', '5>60', '10>60', '20>60']);
 
 interface ModelFile {

@@ -1,6 +1,6 @@
 /**
- * Every error path of issue 5 over real HTTP, each with its exact status code and a message that names the problem:
- * auth (401, also for another account's transaction), create validation (unknown properties, nulls, formats,
+ * Every error path of the transaction API over real HTTP, each with its exact status code and a message that names the
+ * problem: auth (401, also for another account's transaction), create validation (unknown properties, nulls, formats,
  * business rules), DELETE 200/400/410, PUT file 400/409/410/413 (fileId rules, Content-Type, Digest, bad PDFs,
  * unresolvable locations with nothing stored), GET file 404/410, receipt 404/410, start 400 (stays 5 or ends at 70).
  */
@@ -38,7 +38,7 @@ function putPdf(id: string, fileId: string, bytes: Uint8Array, headers: Record<s
   return call(service.url, 'PUT', `/api/transaction/${id}/file/${fileId}`, { body: bytes, headers: { 'content-type': 'application/pdf', ...headers } });
 }
 
-describe('authentication (spec §5, decisions.md §9)', () => {
+describe('authentication', () => {
   it('answers 401 without headers, with a wrong key, a wrong scheme, or for an unknown transaction', async () => {
     expect(await call(service.url, 'POST', '/api/transaction', { json: { Seal: true }, auth: false })).toMatchObject({ status: 401, json: DENIED });
     const wrong = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true }, auth: false, headers: { authorization: 'APIKey nope', application: 'APPKey nope' } });
@@ -74,7 +74,7 @@ describe('authentication (spec §5, decisions.md §9)', () => {
   });
 });
 
-describe('POST /api/transaction validation (decisions.md §2)', () => {
+describe('POST /api/transaction validation', () => {
   const cases: [string, unknown, string][] = [
     ['unknown property', { Seal: true, Foo: 1 }, 'Foo: unknown property; only documented properties may be sent'],
     ['null signer (a null property is absent, a null item is not)', { Seal: true, Signers: [null] }, 'Signers[0]: Null values must not be sent'],
@@ -120,7 +120,7 @@ describe('POST /api/transaction validation (decisions.md §2)', () => {
   });
 });
 
-describe('DELETE /api/transaction/{id} (decisions.md §8)', () => {
+describe('DELETE /api/transaction/{id}', () => {
   it('200 with the cancelled transaction, then 410 for GET, downloads and a second DELETE', async () => {
     const id = await create({ Seal: true, Reference: 'to-cancel' });
     expect((await putPdf(id, 'doc.pdf', pdf)).status).toBe(201);
@@ -167,7 +167,7 @@ describe('DELETE /api/transaction/{id} (decisions.md §8)', () => {
   });
 });
 
-describe('PUT file (spec §4.4, decisions.md §3)', () => {
+describe('PUT file', () => {
   it('400 naming the fileId for forbidden characters, also when percent-encoded; an encoded fileId is decoded once', async () => {
     const id = await create();
     for (const [raw, decoded] of [
@@ -316,7 +316,7 @@ describe('downloads and start', () => {
   });
 });
 
-describe('expiry and cleaning (decisions.md §8)', () => {
+describe('expiry and cleaning', () => {
   it('the worker expires a transaction after DaysToExpire (50) and cleans it after the retention period (410)', async () => {
     const timed = await startTestService({ env: { PARAPH_RETENTION_DAYS: '2' } });
     try {

@@ -1,7 +1,7 @@
 /**
- * The three typical flows of spec §1 over real HTTP on a random port, from create to download: seal-only (sealed
+ * The three typical flows over real HTTP on a random port, from create to download: seal-only (sealed
  * PDF checked by pdfsig, openssl cms, qpdf and verifyPdf; receipt by verifyReceipt), multi-document with signers
- * (prepared PDFs carry the placed fields; status stays 10 until issue 6's signing), generated fields (metadata
+ * (prepared PDFs carry the placed fields; status stays 10 until a signer signs), generated fields (metadata
  * first: 202, then the PDF: 201).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ async function fieldNames(pdf: Uint8Array): Promise<string[]> {
   return doc.getForm().getFields().map((f) => f.getName()).sort();
 }
 
-describe('seal-only flow (spec §1 flow 2)', () => {
+describe('seal-only flow', () => {
   it('create → upload → start gives status 30, a sealed PDF every tool accepts and a verifiable receipt', async () => {
     const created = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true, Reference: 'seal-only-1' } });
     expect(created.status).toBe(200);
@@ -88,7 +88,7 @@ describe('seal-only flow (spec §1 flow 2)', () => {
   }, 120_000);
 });
 
-describe('multi-document flow (spec §1 flow 1)', () => {
+describe('multi-document flow', () => {
   it('metadata then PDF for one document, a PDF without metadata for the other; start prepares both and waits for the signers', async () => {
     const created = await call(service.url, 'POST', '/api/transaction/', {
       json: {
@@ -137,7 +137,7 @@ describe('multi-document flow (spec §1 flow 1)', () => {
     const annexFields = listSignatureFields(await loadPdf(annexPrepared.bytes)).map((f) => f.name).sort();
     expect(annexFields).toEqual(['Signer1.Signature', 'Signer2.Signature']);
 
-    // Issue 7 delivers them: a sign request for the first signer (SignRequestMode 2) and a postback for status 10.
+    // The outbox delivers them: a sign request for the first signer (SignRequestMode 2) and a postback for status 10.
     const queued = await service.server.store.claimDue(new Date('2100-01-01T00:00:00Z'), 100, 60_000);
     const mine = queued.filter((row) => row.transactionId === id).map((row) => [row.kind, row.payload]);
     expect(mine).toEqual([
@@ -152,7 +152,7 @@ describe('multi-document flow (spec §1 flow 1)', () => {
   }, 120_000);
 });
 
-describe('generated fields flow (spec §1 flow 3)', () => {
+describe('generated fields flow', () => {
   it('JSON metadata first (202), the PDF under the same fileId (201), start (204): the fields are in the prepared PDF', async () => {
     const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'dana@example.com' }] } });
     const id = created.json.Id as string;

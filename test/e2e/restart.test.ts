@@ -1,5 +1,5 @@
 /**
- * Restarting the service between every two steps of a flow loses nothing (issue 5): the same data directory, the
+ * Restarting the service between every two steps of a flow loses nothing: the same data directory, the
  * same port, a new process state each time; the CAs and the account survive, and the flow completes with a sealed
  * PDF and receipt that verify against the CA served before the first restart.
  */

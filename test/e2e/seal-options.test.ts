@@ -1,7 +1,7 @@
 /**
- * Environment-level seal options (decisions.md §5): with `PARAPH_TSA_URL` the seal carries an RFC 3161 signature
- * time-stamp (B-T), and with `PARAPH_QSEAL_P12` every seal — documents and receipt — is made with the configured
- * qualified seal instead of the service's own seal CA. TSA and PKI are the test fixtures, on 127.0.0.1.
+ * Environment-level seal options (docs/design/signatures.md#timestamps): with `PARAPH_TSA_URL` the seal carries an RFC
+ * 3161 signature time-stamp (B-T), and with `PARAPH_QSEAL_P12` every seal — documents and receipt — is made with the
+ * configured qualified seal instead of the service's own seal CA. TSA and PKI are the test fixtures, on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';

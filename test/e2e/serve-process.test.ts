@@ -1,8 +1,9 @@
 /**
- * `paraph serve` as a process (decisions.md §9–§10, issue 5 "Running it"): with zero configuration it listens on
- * 127.0.0.1, creates the bootstrap account and prints its credentials once (not on the next start), answers
- * /health, and shuts down cleanly on SIGTERM. Killed with SIGKILL at random moments of seal-only flows, it restarts
- * on the same data with every transaction at 5 or 30, never half done, and every sealed one complete.
+ * `paraph serve` as a process (docs/design/api.md#authentication, docs/design/storage.md#running-the-service): with
+ * zero configuration it listens on 127.0.0.1, creates the bootstrap account and prints its credentials once (not on the
+ * next start), answers /health, and shuts down cleanly on SIGTERM. Killed with SIGKILL at random moments of seal-only
+ * flows, it restarts on the same data with every transaction at 5 or 30, never half done, and every sealed one
+ * complete.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';

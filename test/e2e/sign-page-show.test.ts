@@ -1,10 +1,10 @@
 /**
- * ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) over HTTP (decisions.md §6, issue 18): pages in the
- * signer's language; before signing the receipt is "not ready" (404 page); after signing with a SecureDownload
- * authentication the documents and the receipt ask for a fresh code first (page with the code step, a file link
- * goes back to it), the code opens them for 10 minutes; opening and downloading record 302/303 (Info = fileId) and
- * 402/403; once cleaned every URL answers 410. The Chromium journey through these pages is in
- * test/a11y/sign-page-a11y.test.ts.
+ * ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) over HTTP
+ * (docs/design/signer-api.md#show-and-receipt-urls): pages in the signer's language; before signing the receipt is "not
+ * ready" (404 page); after signing with a SecureDownload authentication the documents and the receipt ask for a fresh
+ * code first (page with the code step, a file link goes back to it), the code opens them for 10 minutes; opening and
+ * downloading record 302/303 (Info = fileId) and 402/403; once cleaned every URL answers 410. The Chromium journey
+ * through these pages is in test/a11y/sign-page-a11y.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './service-harness.js';

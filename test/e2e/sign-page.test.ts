@@ -1,5 +1,5 @@
 /**
- * The signing page in a real headless Chromium (playwright-core driving Debian's /usr/bin/chromium; issue 6):
+ * The signing page in a real headless Chromium (playwright-core driving Debian's /usr/bin/chromium):
  * two signers each open their SignUrl, see both documents, consent, draw a signature with the mouse, fill a check box
  * and a text field and sign; the transaction reaches 30 and the PDFs carry both signatures and the seal, valid in
  * pdfsig, openssl, qpdf and verifyPdf, with the drawn signature visible in a pdftoppm rendering. Also a phone-sized

@@ -1,10 +1,10 @@
 /**
- * A Signhost-shaped client round trip (issue 5): requests built the way the public Signhost clients build them —
+ * A Signhost-shaped client round trip: requests built the way the public Signhost clients build them —
  * PascalCase bodies with every optional property they fill, `Accept: application/vnd.signhost.v1+json`,
  * `Content-Type: application/json; charset=utf-8`, `Digest: SHA-256=…`, percent-encoded fileIds, `DaysToExpire: 0`,
  * `SignRequestMode: 0`, PUT start with a JSON Content-Type and an empty body — are accepted, and the responses carry
  * what the client sent plus version-1 nulls (version 2 omits them), with `SignRequestMode` 0 shown as 2 (its meaning,
- * decisions.md §2). The byte-exact bodies of the real clients are replayed by test/clients/.
+ * docs/design/api.md#sign-requests). The byte-exact bodies of the real clients are replayed by test/clients/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_KEY, USER_TOKEN, digestHeader, makePdf, startTestService, type TestService } from './service-harness.js';

@@ -1,6 +1,6 @@
 /**
- * Nothing is lost on a crash (issue 7, decisions.md §7): `paraph serve` is killed with SIGKILL while postbacks (slow
- * receiver, in flight) and mails are pending, then started again on the same data: every postback and every sign
+ * Nothing is lost on a crash (docs/design/events.md#outbox): `paraph serve` is killed with SIGKILL while postbacks
+ * (slow receiver, in flight) and mails are pending, then started again on the same data: every postback and every sign
  * request arrives at least once; duplicates only for deliveries that were in flight.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Mails through a real SMTP server on 127.0.0.1 (issue 7, `smtp-server` + `mailparser`): the sign request carries
+ * Mails through a real SMTP server on 127.0.0.1 (`smtp-server` + `mailparser`): the sign request carries
  * the SignUrl, the signer's message and the document name and records 101; the confirmation carries the signed PDF
  * and the receipt; receivers get the signed documents (301); a refused recipient gives 999 at once; without SMTP
  * the mail is an .eml file in the data directory. Templates: en-US and nl-NL, others fall back to en-US.
@@ -255,7 +255,7 @@ describe('mail without SMTP', () => {
 });
 
 describe('templates', () => {
-  it('have texts in every language for every kind (issue 18); unknown languages fall back to en-US', () => {
+  it('have texts in every language for every kind; unknown languages fall back to en-US', () => {
     const kinds = ['invitation', 'reminder', 'confirmation', 'documents', 'receipt', 'cancellation', 'notification', 'verification-code'] as const;
     for (const kind of kinds) {
       const en = renderMailText({ kind, language: 'en-US', documents: ['a.pdf'], reference: 'R' });

@@ -1,5 +1,5 @@
 /**
- * Issue 20 point 6: every mail kind in every language of the signing page, rendered in Chromium at phone (375 px)
+ * Every mail kind in every language of the signing page, rendered in Chromium at phone (375 px)
  * and desktop (800 px) width to test-artifacts/mails/ (look at them), and checked where a reader would notice:
  * a whole HTML document in the mail's language, who asks, one button whose link is the one in the plain-text part,
  * the expiry date in the language's own format, no horizontal scrolling on a phone, and no text of another moment

@@ -1,5 +1,5 @@
 /**
- * Migration 2 of the SQLite store (issue 7): a data directory written before it (outbox without attempts and first
+ * Migration 2 of the SQLite store: a data directory written before it (outbox without attempts and first
  * due dates) opens with its pending rows intact, their first due date taken from their due date, so the 72-hour
  * retry window still counts from when they were queued.
  */

@@ -1,5 +1,5 @@
 /**
- * Postback delivery through the real service (issue 7): a receiver that answers 500 three times then 200 gets every
+ * Postback delivery through the real service: a receiver that answers 500 three times then 200 gets every
  * postback, in enqueue order, each checksum and HMAC valid; a second URL keeps receiving while the first fails;
  * every attempt is recorded. The test drives the outbox worker and moves the injected clock past each retry.
  */

@@ -1,6 +1,7 @@
 /**
- * Postback format (decisions.md §7): the documented Checksum test vector, the HMAC header, verifyPostback on
- * genuine and tampered postbacks, sending (2xx only, redirects not followed, timeout), and the retry schedule.
+ * Postback format (docs/design/events.md#checksum): the documented Checksum test vector, the HMAC header,
+ * verifyPostback on genuine and tampered postbacks, sending (2xx only, redirects not followed, timeout), and the retry
+ * schedule.
  */
 import fc from 'fast-check';
 import { createServer } from 'node:http';
@@ -37,7 +38,7 @@ const TX: Transaction = {
 };
 
 describe('Checksum and signature', () => {
-  it('matches the test vector of decisions.md §7', () => {
+  it('matches the documented Checksum test vector', () => {
     expect(postbackChecksum('b10ae331-af78-4e79-a39e-5b64693b6b68', 20, 'SharedSecret')).toBe('cdc09eee2ed6df2846dcc193aedfef59f2834f8d');
   });
 

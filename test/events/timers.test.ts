@@ -1,7 +1,8 @@
 /**
- * Reminders, expiry and cleaning with a moved clock (issue 7 "Timers", decisions.md §7–§8): reminders every
- * DaysToRemind days while unsigned (104, one postback each), expiry to 50 at DaysToExpire (postback 50), cleaning
- * after the retention period (GET 410 with only the partial fields, file download 410).
+ * Reminders, expiry and cleaning with a moved clock (docs/design/events.md#reminders,
+ * docs/design/transactions.md#expiry): reminders every DaysToRemind days while unsigned (104, one postback each),
+ * expiry to 50 at DaysToExpire (postback 50), cleaning after the retention period (GET 410 with only the partial
+ * fields, file download 410).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { simpleParser } from 'mailparser';
@@ -87,7 +88,7 @@ describe('timers with a moved clock', () => {
     await runWorkers();
     const cleaned = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(cleaned.status).toBe(410);
-    // CancelationReason is left out when there is none (decisions.md §2).
+    // CancelationReason is left out when there is none (docs/design/api.md#response-values).
     expect(Object.keys(cleaned.json).sort()).toEqual(PARTIAL_TRANSACTION_KEYS.filter((key) => key !== 'CancelationReason').sort());
     expect(cleaned.json).toMatchObject({ Id: id, Status: 50, Reference: 'timers-1' });
     expect(cleaned.json.Signers).toEqual([{ Id: 'Signer1' }]);

@@ -1,5 +1,5 @@
 /**
- * Comparing two text indexes of one document (issue 14: the PDFium engine against pdf.js): every page's words of 3+
+ * Comparing two text indexes of one document (the PDFium engine against pdf.js): every page's words of 3+
  * characters that occur once on the page are anchors; an anchor found once on the same page by both engines is
  * compared by its box (largest difference of left, top, width, height, in pt). Used by the parity tests and by
  * bench/engine-parity.ts.

@@ -1,5 +1,5 @@
 /**
- * The Digest header of PUT file (decisions.md §3, RFC 3230 / RFC 5843).
+ * The Digest header of PUT file (RFC 3230 / RFC 5843, docs/design/files.md#digest).
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';

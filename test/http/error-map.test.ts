@@ -1,5 +1,5 @@
 /**
- * The one error table (STYLE.md "Errors"): codes map to statuses, input errors keep their message, internal errors
+ * The one error table: codes map to statuses, input errors keep their message, internal errors
  * answer 500 without their text.
  */
 import Fastify from 'fastify';

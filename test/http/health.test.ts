@@ -1,5 +1,5 @@
 /**
- * `/health` (issue 17): reports the database (kind, whether it answered, schema version) and the workers, answers 503
+ * `/health`: reports the database (kind, whether it answered, schema version) and the workers, answers 503
  * when either is down, and never names where the data lives. PostgreSQL: test/postgres/service-on-postgres.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Structured logs (issue 5): every request is logged with its request id (also sent back as `x-request-id`), and
+ * Structured logs: every request is logged with its request id (also sent back as `x-request-id`), and
  * neither the credentials, nor BSNs, nor document contents appear in the log.
  */
 import { Writable } from 'node:stream';

@@ -1,7 +1,7 @@
 /**
- * SecureDownload (decisions.md §6, issue 6): a signer whose authentication has `SecureDownload: true` is asked for
- * it again for downloads after signing — a fresh one-time code (the same rules as the verification codes) opens the
- * downloads for 10 minutes; signers without SecureDownload are not asked.
+ * SecureDownload (docs/design/signer-api.md#authentications): a signer whose authentication has `SecureDownload: true`
+ * is asked for it again for downloads after signing — a fresh one-time code (the same rules as the verification codes)
+ * opens the downloads for 10 minutes; signers without SecureDownload are not asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../e2e/service-harness.js';

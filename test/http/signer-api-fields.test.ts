@@ -1,5 +1,5 @@
 /**
- * Issue 11 points 6, 7, 11 and 13 over HTTP: the .NET v5 client's own "complex" FileMetaData (Radio, numbers,
+ * Over HTTP: the .NET v5 client's own "complex" FileMetaData (Radio, numbers,
  * booleans) byte for byte, then two signers filling it with plain keys, a check box's export value and radio export
  * values; a fillable PDF (Signhost's approach 1) whose own fields the signer fills by their PDF names and whose own
  * signature field they sign; each signer's Context lists every file. Final PDFs checked with pdfsig, openssl and qpdf,

@@ -1,5 +1,5 @@
 /**
- * The signer JSON API over HTTP (decisions.md §6, issue 6): a full journey of two signers driven through the API,
+ * The signer JSON API over HTTP (docs/design/signer-api.md): a full journey of two signers driven through the API,
  * and every refusal — unknown token, out of turn, missing or out-of-order verification, wrong/expired codes and
  * attempts, bad field values, ended and cancelled transactions, replayed sign requests (no second signature).
  * Signed PDFs are checked with pdfsig, openssl, qpdf and verifyPdf.
@@ -186,10 +186,12 @@ describe('signer API', () => {
     expect(JSON.stringify((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession)).toContain('imageBase64');
     const cancelled = await call(base, 'DELETE', `/api/transaction/${tx.id}`, { json: { Reason: 'wrong file' } });
     expect(cancelled.status).toBe(200);
-    // Cleaning deletes the scribble and codes with the rest of the signer's session (decisions.md §8).
+    // Cleaning deletes the scribble and codes with the rest of the signer's session
+    // (docs/design/transactions.md#cleaning).
     expect((await s.service.server.store.getTransaction(tx.id))!.Signers[0]!.SignSession).toBeUndefined();
     const gone = await signer(tx.signers[0]!.token, 'GET', '');
-    // During DELETE's grace period (decisions.md §8) the session shows the ended transaction without documents.
+    // During DELETE's grace period (docs/design/transactions.md#cancellation) the session shows the ended transaction
+    // without documents.
     expect(gone.status).toBe(200);
     expect(gone.json).toMatchObject({ TransactionStatus: 60, State: 'ended', Documents: [] });
     expect((await signer(tx.signers[0]!.token, 'POST', '/sign', {})).status).toBeGreaterThanOrEqual(404);
@@ -215,7 +217,7 @@ describe('signer API', () => {
       if (claimed.length === 0) break;
       for (const row of claimed) {
         if (row.transactionId === tx.id) payloads.push(row.payload);
-        await s.service.server.store.markDone(row.id);
+        await s.service.server.store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
       }
     }
     expect(payloads).toEqual(
@@ -382,7 +384,7 @@ describe('signer API', () => {
       if (claimed.length === 0) break;
       for (const row of claimed) {
         if (row.transactionId === tx.id && row.kind === 'postback') statuses.push((row.payload as { status: number }).status);
-        await store.markDone(row.id);
+        await store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
       }
     }
     expect(statuses).toEqual([10, 20, 20, 30]);

@@ -1,5 +1,5 @@
 /**
- * Schema errors become messages naming the field as a client reads it (decisions.md §2).
+ * Schema errors become messages naming the field as a client reads it (docs/design/api.md#errors).
  */
 import { describe, expect, it } from 'vitest';
 import { fieldPath } from '../../src/http/validation-messages.js';

@@ -1,7 +1,7 @@
 /**
- * Packing paraph as npm publishes it and installing the tarball into a fresh project, as a new user would (issue 15
- * "How to test it"). Shared by test/package/consumer.test.ts and bench/package.bench.ts (which prints the sizes
- * and the install time). Packages come from the local npm cache where it has them (`--prefer-offline`).
+ * Packing paraph as npm publishes it and installing the tarball into a fresh project, as a new user would. Shared by
+ * test/package/consumer.test.ts and bench/package.bench.ts (which prints the sizes and the install time). Packages come
+ * from the local npm cache where it has them (`--prefer-offline`).
  */
 import { execFile } from 'node:child_process';
 import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Embedding the service (issue 15 point 4): a host fastify app with its own routes mounts paraph under a prefix
+ * Embedding the service: a host fastify app with its own routes mounts paraph under a prefix
  * with `paraphPlugin`; paraph's API works there, logs through the host's logger, keeps its validation and error
  * format to itself, and its workers run with the host (a postback arrives, signed with the configured secret) and
  * stop when the host closes.

@@ -1,5 +1,5 @@
 /**
- * Input hygiene of the library API (issue 15 points 8 and 9): metadata that is not a plain JSON object gets one
+ * Input hygiene of the library API: metadata that is not a plain JSON object gets one
  * clear issue (a 1 MB buffer once gave a million), `listSignatureFields` takes bytes, and pdf-lib's warnings about a
  * damaged file stay off the host's console while the host's own warnings still get through.
  */

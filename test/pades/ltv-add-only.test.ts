@@ -1,5 +1,5 @@
 /**
- * The long-term flow of issue 12: three signers each at B-LT (sign with a signature time-stamp, then /DSS), a seal
+ * The long-term flow: three signers each at B-LT (sign with a signature time-stamp, then /DSS), a seal
  * at B-LT, then two B-LTA renewals (/DSS round + document time-stamp, twice). Every signature stays VALID with only
  * allowed changes after it, and every /DSS update only adds: each /VRI entry, once written, is the same object with
  * the same bytes in every later revision, and the /Certs, /OCSPs and /CRLs arrays keep every earlier entry.

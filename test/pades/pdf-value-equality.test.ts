@@ -1,5 +1,5 @@
 /**
- * Semantic comparison of PDF values (issue 12 point 4): another product re-serialising what it did not mean to
+ * Semantic comparison of PDF values: another product re-serialising what it did not mean to
  * change (a /TU in UTF-16BE instead of PDFDocEncoding, 1.0 for 1, reordered keys) is no change; a different value
  * is. And in verifyPdf: a later signer that re-encodes a field's /TU and bumps the catalog /Version with ISO 32002
  * /Extensions leaves the earlier signature VALID.

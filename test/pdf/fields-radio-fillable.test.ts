@@ -1,8 +1,8 @@
 /**
- * Radio groups, pre-set Check and Number values (decisions.md §4, issue 11 point 6), fillable PDFs' own fields
- * (point 7), check box state dictionaries written as indirect objects (issue 12), and the default signature field
- * that must not merge with a metadata field of the same name. Every produced PDF is read back by pdf-lib and pdf.js and
- * checked by qpdf; signed ones by pdfsig and openssl too.
+ * Radio groups, pre-set Check and Number values (docs/design/fields.md#values), fillable PDFs' own fields
+ * (docs/design/fields.md#fillable-pdfs), check box state dictionaries written as indirect objects, and the default
+ * signature field that must not merge with a metadata field of the same name. Every produced PDF is read back by
+ * pdf-lib and pdf.js and checked by qpdf; signed ones by pdfsig and openssl too.
  */
 import { readFile } from 'node:fs/promises';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '../../src/pdf/pdf-lib.js';
@@ -87,7 +87,7 @@ describe('radio groups and typed values', () => {
     expect(form.getCheckBox('mixed.decline').isChecked()).toBe(false);
     expect(form.getTextField('mixed.amount').getText()).toBe('123.45');
 
-    // Every check box and radio button has its /AP /N state dictionary as an indirect object (issue 12).
+    // Every check box and radio button has its /AP /N state dictionary as an indirect object.
     for (const field of [form.getCheckBox('mixed.agree'), form.getCheckBox('mixed.decline'), choice, mixedRadio]) {
       for (const widget of field.acroField.getWidgets()) expect(normalStates(doc, widget.dict).indirect).toBe(true);
     }
@@ -196,7 +196,7 @@ describe('fillable PDFs: the PDF\'s own fields', () => {
     expect(form.getTextField('Customer.City').getText()).toBe('Delft');
     expect(form.getCheckBox('Agree').isChecked()).toBe(true);
     expect(form.getRadioGroup('Plan').getSelected()).toBe('Premium');
-    // The filled check box's direct /N state dictionary became an indirect object (issue 12).
+    // The filled check box's direct /N state dictionary became an indirect object.
     expect(normalStates(doc, form.getCheckBox('Agree').acroField.getWidgets()[0]!.dict)).toEqual({ indirect: true, states: ['Yes', 'Off'] });
     // The text field got a new appearance showing the value.
     const nameWidget = form.getTextField('Customer.Name').acroField.getWidgets()[0]!;

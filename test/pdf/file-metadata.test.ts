@@ -277,7 +277,7 @@ describe('textFieldValueProblem', () => {
   });
 });
 
-describe('validateFileMetaData: what the real clients send (issue 11 point 6)', () => {
+describe('validateFileMetaData: what the real clients send', () => {
   it("accepts the .NET v5 client's complex metadata byte for byte: Radio, numbers, booleans, over-constrained Locations", () => {
     const out = parseFileMetaData(DOTNET_V5_COMPLEX_METADATA);
     expect(out.DisplayOrder).toBe(1);

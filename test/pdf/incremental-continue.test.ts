@@ -1,5 +1,5 @@
 /**
- * Several incremental updates from one parse (issue 16): `continueUpdates` carries the parsed document on after an
+ * Several incremental updates from one parse: `continueUpdates` carries the parsed document on after an
  * update, so a signer's form values and each of their signatures are successive updates without parsing the file
  * again. Every revision must stay a byte prefix of the next, open in pdf-lib and pdf.js and pass qpdf --check, and
  * every signature must stay valid, whatever the kind of the file's cross-reference section.

@@ -1,5 +1,5 @@
 /**
- * normalizePdf (issue 14): unsigned PDFs that readers open but paraph could not use are rewritten once, cleanly;
+ * normalizePdf: unsigned PDFs that readers open but paraph could not use are rewritten once, cleanly;
  * signed ones are never rewritten. Every rewrite is checked by `qpdf --check` and by pdf-lib's incremental writer.
  */
 import { execFileSync } from 'node:child_process';

@@ -60,7 +60,7 @@ function placementError(fn: () => unknown): PlacementError {
   throw new Error('expected a PlacementError');
 }
 
-describe('resolveLocations: CSS-like offsets (decisions.md §4)', () => {
+describe('resolveLocations: CSS-like offsets', () => {
   it('Search alone: top-left of the text box, default Signature size 140×70', () => {
     expect(rects(one({ Search: '{{Signer1}}' }))).toEqual([{ pageNumber: 1, left: 100, top: 200, width: 140, height: 70 }]);
   });

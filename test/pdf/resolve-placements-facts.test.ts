@@ -1,5 +1,5 @@
 /**
- * resolvePlacements with the document's facts handed in (issue 13 point 2): what it would read of the PDF with
+ * resolvePlacements with the document's facts handed in: what it would read of the PDF with
  * pdf-lib (page geometry when nothing searches, the PDF's own fields of a fillable PDF) comes from `documentFacts`,
  * computed elsewhere; the resolver then never calls pdf-lib's `PDFDocument.load`, and resolves exactly as without.
  */

@@ -83,7 +83,7 @@ describe('boxCheckpoints', () => {
     );
   });
 
-  it('one lookup reads only the bytes from its checkpoint to its end, however long the page (issue 13: linear search)', () => {
+  it('one lookup reads only the bytes from its checkpoint to its end, however long the page (a search is linear)', () => {
     const boxesOfLine = Array.from({ length: 20_000 }, (_, i) => [i * 5, 100, i * 5 + 4.5, 110]).flat();
     const encoded = encodeBoxes(boxesOfLine);
     const checkpoints = boxCheckpoints(encoded, 20_000);

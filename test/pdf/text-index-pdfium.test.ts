@@ -1,5 +1,5 @@
 /**
- * The PDFium text engine (issue 14) against the pdf.js one: same anchors, same boxes within 1 pt, same refusals, and
+ * The PDFium text engine against the pdf.js one: same anchors, same boxes within 1 pt, same refusals, and
  * bounded on the hostile files of fixtures/corpus.
  */
 import { readFileSync } from 'node:fs';
@@ -113,7 +113,7 @@ describe('the PDFium engine on fixtures/corpus', () => {
   });
 });
 
-describe('the PDFium engine where the loose box is not the advance (issue 14: freeculture.pdf)', () => {
+describe('the PDFium engine where the loose box is not the advance (freeculture.pdf)', () => {
   // PDFium's loose character box is the advance box united with the glyph's ink: wider than the advance where the ink
   // overhangs it (DejaVu Sans: J and ƒ reach left of the origin, f and ƒ past the advance) and where text is slanted.
   const SIZE = 48;

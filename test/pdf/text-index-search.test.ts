@@ -1,5 +1,5 @@
 /**
- * searchText (issue 13 point 2): the searches of a placement run where the text is extracted, in the index's worker
+ * searchText: the searches of a placement run where the text is extracted, in the index's worker
  * threads, and only the kept matches' boxes come back. They must find exactly what findText finds on the whole index
  * (same pages, order and boxes, the white-space-ignoring fallback, PageNumber restriction), whatever the document.
  */

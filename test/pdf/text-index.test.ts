@@ -167,7 +167,7 @@ describe('what the index holds', () => {
   });
 });
 
-describe('findText semantics (decisions.md §4)', () => {
+describe('findText semantics', () => {
   let index: TextIndex;
   const ready = (async () => {
     index = await indexText(

@@ -1,5 +1,5 @@
 /**
- * The zero-config bootstrap account when processes start together on one empty PostgreSQL database (issue 17): they
+ * The zero-config bootstrap account when processes start together on one empty PostgreSQL database: they
  * end up with one account, whose credentials exactly one of them reports for printing; a process that died between
  * electing the account's Id and creating it does not block the next start.
  */

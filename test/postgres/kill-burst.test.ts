@@ -1,8 +1,9 @@
 /**
- * Issue 17's third test: kill -9 of random `paraph serve` processes (three on one PostgreSQL database) during a burst
- * of 200 transactions with postbacks to a receiver that refuses 30% of what it gets (each request, at random). After the survivors catch up,
- * every transaction is at its end state, every postback was delivered (at least once, in order, duplicates only with
- * the same delivery id), no document or audit entry is lost, and every receipt's audit chain verifies.
+ * Scale-out under crashes (docs/design/storage.md#jobs): kill -9 of random `paraph serve` processes (three on one
+ * PostgreSQL database) during a burst of 200 transactions with postbacks to a receiver that refuses 30% of what it gets
+ * (each request, at random). After the survivors catch up, every transaction is at its end state, every postback was
+ * delivered (at least once, in order, duplicates only with the same delivery id), no document or audit entry is lost,
+ * and every receipt's audit chain verifies.
  *
  * Two choices keep this within a few minutes; they follow from the service's own timings, not from its guarantees:
  * - Refused postbacks are retried from PARAPH_RETRY_BASE_MS = 1 s (then 2 s, 4 s …; the default is 30 s), so that a

@@ -1,8 +1,9 @@
 /**
- * Jobs on PostgreSQL (issue 17, decisions.md §7 and §11) run on graphile-worker: postbacks of two servers sharing a
- * database go out once each and in order per URL; a failed postback holds back the later ones of its URL until its
- * retry; the jobs a dead process left locked run elsewhere once its heartbeat is stale; rows pending before the job
- * engine existed (schema 3) get their jobs when the schema is migrated; and the timers run as a job.
+ * Jobs on PostgreSQL (docs/design/events.md#postbacks, docs/design/storage.md#jobs) run on graphile-worker: postbacks
+ * of two servers sharing a database go out once each and in order per URL; a failed postback holds back the later ones
+ * of its URL until its retry; the jobs a dead process left locked run elsewhere once its heartbeat is stale; rows
+ * pending before the job engine existed (schema 3) get their jobs when the schema is migrated; and the timers run as a
+ * job.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * The service on PostgreSQL (decisions.md §11): PARAPH_DATABASE_URL selects the store, PARAPH_MIGRATE=1 migrates on
- * start, two servers on one database serve the same transactions and documents (no local state), the master key
- * must be configured, and a server refuses a database it has not migrated.
+ * The service on PostgreSQL (docs/design/storage.md#migrations): PARAPH_DATABASE_URL selects the store,
+ * PARAPH_MIGRATE=1 migrates on start, two servers on one database serve the same transactions and documents (no local
+ * state), the master key must be configured, and a server refuses a database it has not migrated.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

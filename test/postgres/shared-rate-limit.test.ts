@@ -1,5 +1,5 @@
 /**
- * The account rate quota across processes (issue 13 point 7 on issue 17's PostgreSQL): the shared bucket hands out
+ * The account rate quota across processes: the shared bucket hands out
  * no more tokens than it holds to leases racing from two connection pools, and two servers on one database together
  * accept one quota's worth of a burst (minus the documented slack of tokens leased but unspent), the rest 429 with
  * Retry-After.

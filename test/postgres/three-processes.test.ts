@@ -1,5 +1,5 @@
 /**
- * Issue 17: three `paraph serve` processes on one PostgreSQL database, every request sent to a random one of them.
+ * Three `paraph serve` processes on one PostgreSQL database, every request sent to a random one of them.
  * The three spec flows (seal-only, one signer, two signers), two signers racing to sign, the same file uploaded to two
  * processes within the re-upload guard window (exactly one 409), and a signer's sign replayed on another process
  * (the same answer, one signature). The processes start one after the other (the first creates the account and keys).
@@ -212,7 +212,8 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     const [one, two] = tx.tokens as [string, string];
     await verify(one, 'Ada Lovelace');
     const [a, b] = twoDifferent();
-    // Signers sign in turn (decisions.md §2): while the first signs on one process, the second keeps trying on another.
+    // Signers sign in turn (docs/design/transactions.md#signing-order): while the first signs on one process, the
+    // second keeps trying on another.
     let firstDone = false;
     const first = signer(a, one, '/sign', {}).finally(() => (firstDone = true));
     const refusals = new Set<string>();

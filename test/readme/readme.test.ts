@@ -1,5 +1,5 @@
 /**
- * The README-runner (issue 20): every TypeScript block of README.md and docs/*.md compiles against the PACKED package
+ * The README-runner: every TypeScript block of README.md and docs/*.md compiles against the PACKED package
  * (`npm pack`, installed with --ignore-scripts into a fresh strict `nodenext` project, as test/package does) and runs
  * there unless marked `<!-- not run: why -->`; every shell block of README.md is run (the first one starts the
  * service with `npm start`, the seal-only curl flow runs against it, `npx paraph bench` runs on the sample) or carries

@@ -1,5 +1,5 @@
 /**
- * Issue 20 (last paragraph): the evidential receipt rendered for every language of the signing page, first pages
+ * The evidential receipt rendered for every language of the signing page, first pages
  * to PNG with `pdftoppm` into test-artifacts/receipts/ (look at them). Unsealed: rendering only, the seal is
  * covered by receipt.test.ts.
  */

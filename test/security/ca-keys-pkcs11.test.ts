@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 4 (PKCS#11 option): the signing CA and the advanced seal keys live in a PKCS#11 token (SoftHSM,
+ * The signing CA and the advanced seal keys live in a PKCS#11 token (SoftHSM,
  * initialized by this test in a temporary directory) instead of the store. A whole flow signs with a signer
  * certificate the token's CA issued and seals with the token's seal key; the CA certificates the service publishes
  * are the token's; the store holds none of those keys. Every signed PDF is checked with pdfsig, openssl and qpdf.

@@ -1,5 +1,5 @@
 /**
- * The shared harness of the test/security suite (issue 13): a real `paraph serve` process on 127.0.0.1 with a
+ * The shared harness of the test/security suite: a real `paraph serve` process on 127.0.0.1 with a
  * temporary data directory and the settings a test gives (environment variables, as an operator would), its
  * resident memory, and hostile clients on loopback: stalled connections from other loopback source addresses
  * (127.0.0.2 and up, so per-address caps do not hit the test's own requests from 127.0.0.1). Every loop is bounded.

@@ -1,12 +1,12 @@
 /**
- * Issue 13's property, against a real `paraph serve`: no input of the HTTP API — arbitrary JSON bodies, headers,
+ * The hostile-input property, against a real `paraph serve`: no input of the HTTP API — arbitrary JSON bodies, headers,
  * fileIds, scribble PNGs (dimensions up to the cap the signing-fields work enforces, damaged data) and PDFs from a
  * hazard generator (truncations, byte flips, deep nesting, lying lengths and counts, garbage after the header) —
  * produces a 5xx, a response slower than its budget, or takes the process above its memory cap. Bounded: 300 runs
  * (about 30 s after a 1–2 minute start here); the seed is printed by fast-check on failure.
  *
  * Budgets (generous on purpose: CI runs this on a loaded 2-core machine, three Node versions in a row). Here each
- * answer takes well under a second. The attacks of issue 13 took 48 s (PNG bomb), 77 s (search) or never ended
+ * answer takes well under a second. The attacks this guards against took 48 s (PNG bomb), 77 s (search) or never ended
  * (stalled bodies), so a budget far above normal still catches them without flaking:
  * - a request that carries a PDF: 60 s, i.e. the service's own budgets for what an upload may legitimately take
  *   before it is refused: the repair of a damaged file (30 s, normalize-pdf.ts) plus one page of the text index

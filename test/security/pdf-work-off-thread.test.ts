@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 2, placement half: the pdf-lib steps of an upload (opening and normalizing, the page count, the
+ * The pdf-lib steps of an upload (opening and normalizing, the page count, the
  * placement check) and of a start (writing the fields) run in worker threads with a heap cap and a time budget
  * (src/service/pdf-work.ts). A crafted PDF with a flat tree of 150,000 pages (15 MB) takes pdf-lib seconds: on the
  * serving thread /health waited that long; now /health and another transaction's upload and start answer

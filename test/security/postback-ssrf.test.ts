@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 5: SSRF through PostbackUrl. Against a real `paraph serve` with its defaults, a transaction whose
+ * SSRF through PostbackUrl. Against a real `paraph serve` with its defaults, a transaction whose
  * PostbackUrl is http:, or names (in any spelling) a loopback, private, link-local, CGNAT, multicast, unspecified
  * or reserved address, IPv4 or IPv6 (also IPv4-mapped and NAT64), or a name resolving to one, is refused with a 400
  * naming PostbackUrl; public addresses and names that do not resolve yet are accepted. With an explicit allow-list

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 7 (service side): against a real `paraph serve`, a refused upload (not a PDF, more pages than
+ * Against a real `paraph serve`, a refused upload (not a PDF, more pages than
  * `PARAPH_MAX_PAGES`) leaves nothing in the blob store; an account that uses up
  * its storage quota (`PARAPH_ACCOUNT_STORAGE_BYTES`) or its request rate (`PARAPH_ACCOUNT_REQUESTS_PER_MINUTE`) gets
  * 429 `{"Message"}` with `Retry-After`. (Stream inflation budgets and the page limit inside the PDF parser are the

@@ -1,7 +1,7 @@
 /**
- * Issue 13 point 2, the last pdf-lib parse of an upload on the serving thread: resolving the placements of a document
- * whose Locations only name pages (the page geometry) or of a fillable PDF (the PDF's own fields) read the PDF with
- * pdf-lib where the service runs. Now pdf-work.ts's threads read those facts (in the job that opens the upload, or
+ * No pdf-lib parse of an upload on the serving thread: resolving the placements of a document
+ * whose Locations only name pages (the page geometry) or of a fillable PDF (the PDF's own fields) needs facts of the
+ * PDF; pdf-work.ts's threads read those facts (in the job that opens the upload, or
  * one of their own) and the serving thread never calls `PDFDocument.load` (spied here: a worker thread has its own
  * pdf-lib), from upload to start; the placements are those the library resolves by reading the PDF itself.
  */

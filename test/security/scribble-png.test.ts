@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 3: the signer's scribble PNG is a decompression-bomb vector. A 16000×16000 PNG of ~250 KB is refused
+ * The signer's scribble PNG is a decompression-bomb vector. A 16000×16000 PNG of ~250 KB is refused
  * from its header (400, a clear message) without decoding and without the service's memory growing; an image whose
  * data inflates to more than its header says is stopped at that limit; damaged data is refused; ordinary drawings
  * pass. The service runs on 127.0.0.1, driven through the signer API.
@@ -79,7 +79,7 @@ async function scribbleAs(image: string): Promise<{ status: number; message: str
   return (await atScribble())(image);
 }
 
-describe('scribble PNG bombs (issue 13 point 3)', () => {
+describe('scribble PNG bombs', () => {
   it('refuses a 16000×16000 PNG of ~250 KB from its header, with a clear 400, and the service memory stays flat', async () => {
     const bomb = png(16000, 16000, await deflatedZeros(16000 * 16001));
     expect(bomb.length).toBeLessThan(300_000);

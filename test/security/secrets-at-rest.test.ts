@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 4: keys and tokens at rest, against a real `paraph serve`. The data directory is 0700 and every
+ * Keys and tokens at rest, against a real `paraph serve`. The data directory is 0700 and every
  * file in it 0600; no file holds a SignUrl token, a private key or the postback secret in clear, yet SignUrl is
  * shown again by later GETs (also after a restart); a zero-config start generates and keeps a master key file and
  * says so; a wrong `PARAPH_MASTER_KEY` stops the start with a clear message; `paraph rotate-master-key` re-seals

@@ -1,5 +1,5 @@
 /**
- * The security settings of issue 13 in the configuration: absent keys take the documented defaults (SECURITY.md),
+ * The security settings in the configuration: absent keys take the documented defaults (SECURITY.md),
  * set ones are validated with the variable named, and the file keys live under `security`.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 6: pdf.js never runs on the serving thread, so neither its global patches (core-js polyfills of
+ * pdf.js never runs on the serving thread, so neither its global patches (core-js polyfills of
  * `Array.prototype.push`, `JSON.stringify`, …) nor its work reach the thread that answers requests. A child process
  * runs a whole transaction against the service started in-process (serving-thread-flow.ts) and reports pdf.js's
  * globals afterwards; it then loads pdf.js itself, which shows that the probe sees it when it is there.

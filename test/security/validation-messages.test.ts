@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 8 (the service-wide part): against a real `paraph serve`, JSON routes name JSON (not PDF) when
+ * Against a real `paraph serve`, JSON routes name JSON (not PDF) when
  * the Content-Type is wrong, every refusal and unknown route is a `{"Message"}` object, and an SMS one-time code is
  * never written to the log by default (only that one was created). A PDF that passes upload also passes start.
  * (fileId `.`/`..` and bidi characters are the
@@ -30,7 +30,7 @@ describe('validation and messages', () => {
       expect([path, answer.status < 500, Object.keys(answer.json ?? {})]).toEqual([path, true, ['Message']]);
     }
 
-    // Upload runs the checks start needs (issue 13 point 8).
+    // Upload runs the checks start needs.
     const onePage = await makePdf([['One page']]);
     const put = (id: string, fileId: string, body: Uint8Array) =>
       serve.call('PUT', `/api/transaction/${id}/file/${fileId}`, { body, headers: { 'content-type': 'application/pdf' } });

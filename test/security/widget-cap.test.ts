@@ -1,5 +1,5 @@
 /**
- * Issue 14 (cap on widgets per Location): metadata whose Search without Occurence matches more often than the cap is a
+ * Metadata whose Search without Occurence matches more often than the cap is a
  * clear 400 naming the field and the count; the cap is `PARAPH_MAX_WIDGETS_PER_LOCATION` (default 1000, see
  * find-text-linear.test.ts for 102,400 matches against the default).
  */

@@ -1,5 +1,5 @@
 /**
- * The account rate quota's buckets (issue 13 point 7): the in-memory one of a single process, and the leased one
+ * The account rate quota's buckets: the in-memory one of a single process, and the leased one
  * that spends batches taken from a shared bucket (here an in-memory stand-in for the PostgreSQL table).
  */
 import { describe, expect, it } from 'vitest';

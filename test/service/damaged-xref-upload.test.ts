@@ -1,5 +1,5 @@
 /**
- * Issue 19: a PDF whose cross-reference data is broken must never upload with 201 and then fail at start, ending
+ * A PDF whose cross-reference data is broken must never upload with 201 and then fail at start, ending
  * the transaction at 70 for good. Upload either refuses it (4xx, nothing kept) or accepts it (normalized when needed)
  * and then start succeeds: seal-only to 30 with a seal pdfsig, openssl and qpdf accept, with a signer to 10.
  */
@@ -49,7 +49,10 @@ const DAMAGES: Record<string, () => string> = {
   'xref stream, startxref 0': () => stream.replace(/startxref\s+\d+/, 'startxref\n0'),
 };
 
-/** Uploads `pdf` and starts; returns what happened, asserting the rule of issue 19 on the way. */
+/**
+ * Uploads `pdf` and starts; returns what happened, asserting on the way that an upload answered 201 never fails at
+ * start.
+ */
 async function uploadThenStart(pdf: Uint8Array, signers: boolean): Promise<'refused' | 'started'> {
   const tx = await createTransaction(f.ctx, f.account, signers ? { Signers: [{ Email: 'signer@example.com' }] } : { Seal: true });
   try {

@@ -1,8 +1,9 @@
 /**
- * A transaction stuck at 20 (issue 6, decisions.md §1 and §8): when the process dies while a signature is applied,
- * the signing hold stays. The timers recover it without the signer: 5 minutes after the hold was taken it is
- * released back to 10 (audit `signing.released`, postback 10) and the signer can sign again; when the transaction's
- * expiry has passed meanwhile, it becomes 50 instead. Tested with a moved clock and the worker ticked by the test.
+ * A transaction stuck at 20 (docs/design/transactions.md#statuses, docs/design/transactions.md#expiry): when the
+ * process dies while a signature is applied, the signing hold stays. The timers recover it without the signer: 5
+ * minutes after the hold was taken it is released back to 10 (audit `signing.released`, postback 10) and the signer can
+ * sign again; when the transaction's expiry has passed meanwhile, it becomes 50 instead. Tested with a moved clock and
+ * the worker ticked by the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../src/domain/transaction.js';
@@ -44,7 +45,7 @@ async function postbackStatuses(id: string): Promise<number[]> {
     if (claimed.length === 0) break;
     for (const row of claimed) {
       if (row.transactionId === id && row.kind === 'postback') statuses.push((row.payload as { status: number }).status);
-      await store.markDone(row.id);
+      await store.settleOutbox([{ attempt: { outboxId: row.id, attempt: row.attempts, at: new Date(), outcome: 'delivered' } }]);
     }
   }
   return statuses;

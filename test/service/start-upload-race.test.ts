@@ -1,5 +1,5 @@
 /**
- * Issue 19: a seal-only start racing a file upload. The start seals and builds the receipt from the audit chain it
+ * A seal-only start racing a file upload. The start seals and builds the receipt from the audit chain it
  * reads; an upload committed meanwhile (with a later time) must make the start lose with a retryable 409
  * `START_CONFLICT` and leave the transaction at 5, never a 400 with the audit chain's internal time-order message.
  * The interleaving is forced: the upload runs exactly when the start reads the audit chain.

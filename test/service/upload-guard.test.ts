@@ -1,5 +1,5 @@
 /**
- * The 409 window of decisions.md §3.
+ * The 409 window of a repeated upload (docs/design/files.md#replace-guard).
  */
 import { describe, expect, it } from 'vitest';
 import { UploadGuard } from '../../src/service/upload-guard.js';

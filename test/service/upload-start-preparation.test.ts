@@ -1,5 +1,5 @@
 /**
- * Issue 16: upload resolves where each document's fields go (default signature fields included) without writing
+ * Upload resolves where each document's fields go (default signature fields included) without writing
  * them, and start writes them there instead of extracting text and resolving again; a change that alters what the
  * resolution depends on (new metadata, a replaced PDF) resolves again. Checked by what start reads (the uploaded PDF
  * only) and by the text extractions it runs (none when reusing).
@@ -123,7 +123,7 @@ describe('upload resolves, start places', () => {
     expect((await qpdfCheck(await f.store.blobs.read(started.Current!.sha256))).ok).toBe(true);
   });
 
-  it('a file stored before issue 16 (Prepared with the blob of a prepared PDF) starts at its placements; that blob is no longer referenced', async () => {
+  it('a file stored by an older version (Prepared with the blob of a prepared PDF) starts at its placements; that blob is no longer referenced', async () => {
     const tx = await createTransaction(f.ctx, f.account, { Signers: signers });
     expect(await uploadPdf(f, tx.Id, 'old.pdf', await makePdf([['Old'], ['{{Signer1}}']]))).toBe(201);
     const stored = (await f.store.getTransaction(tx.Id))!;

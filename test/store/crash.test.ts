@@ -1,5 +1,5 @@
 /**
- * Crash consistency of the embedded store (issue 5): a child process runs an upload/commit loop and is killed with
+ * Crash consistency of the embedded store: a child process runs an upload/commit loop and is killed with
  * SIGKILL at random moments; after every kill the store is reopened and must be consistent.
  */
 import { spawn } from 'node:child_process';

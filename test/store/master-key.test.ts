@@ -1,5 +1,5 @@
 /**
- * The master key and the sealed secrets of the store (issue 13 point 4): key formats, sealing bound to a purpose,
+ * The master key and the sealed secrets of the store: key formats, sealing bound to a purpose,
  * a wrong key refused at open, tokens never in the database file, the rotation and its crash recovery, and the
  * store's refused-upload and quota queries.
  */

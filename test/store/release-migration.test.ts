@@ -1,5 +1,5 @@
 /**
- * Migration 3 of the SQLite store (issue 6): a data directory written before it opens with the release timer of a
+ * Migration 3 of the SQLite store: a data directory written before it opens with the release timer of a
  * transaction already stuck at 20 under a signing hold (hold + 5 minutes, as a commit would write it); other
  * transactions get none.
  */

@@ -260,16 +260,16 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       const again = await store.claimDue(at(2.1), 10, 60_000);
       expect(again.map((m) => [m.payload, m.attempts])).toEqual([[{ n: 1 }, 2]]);
       const id = again[0]?.id as number;
-      await store.markFailed(id, 'HTTP 500', at(10));
+      await store.settleOutbox([{ attempt: { outboxId: id, attempt: 2, at: at(2.1), outcome: 'retry', detail: 'HTTP 500' }, retryAt: at(10) }]);
       const mail = await store.claimDue(at(6), 10, 60_000);
       expect(mail.map((m) => m.kind)).toEqual(['mail']);
-      await store.markDone(mail[0]?.id as number);
+      await store.settleOutbox([{ attempt: { outboxId: mail[0]?.id as number, attempt: 1, at: at(6), outcome: 'delivered' } }]);
       const retried = await store.claimDue(at(10), 10, 60_000);
       expect(retried.map((m) => [m.payload, m.attempts, m.lastError])).toEqual([[{ n: 1 }, 3, 'HTTP 500']]);
-      await store.markDone(id);
+      await store.settleOutbox([{ attempt: { outboxId: id, attempt: 3, at: at(10), outcome: 'delivered' } }]);
       const second = await store.claimDue(at(11), 10, 60_000);
       expect(second.map((m) => m.payload)).toEqual([{ n: 2 }]);
-      await store.markFailed(second[0]?.id as number, 'gave up');
+      await store.settleOutbox([{ attempt: { outboxId: second[0]?.id as number, attempt: 1, at: at(11), outcome: 'failed', detail: 'gave up' } }]);
       expect(await store.claimDue(at(100_000), 10, 60_000)).toEqual([]);
     });
 

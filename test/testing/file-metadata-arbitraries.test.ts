@@ -67,7 +67,7 @@ describe('location()', () => {
         expect(loc.Search).toBeUndefined();
         expect(loc.PageNumber).toBeGreaterThanOrEqual(1);
         expect(loc.PageNumber).toBeLessThanOrEqual(3);
-        // The widest default size is 150 × 70 (decisions.md §4).
+        // The widest default size is 150 × 70 (docs/design/locations.md#default-sizes).
         const left = loc.Left ?? (loc.Right !== undefined ? page.width - loc.Right - (loc.Width ?? 150) : 0);
         const width = loc.Left !== undefined && loc.Right !== undefined ? page.width - loc.Left - loc.Right : (loc.Width ?? 150);
         const top = loc.Top ?? (loc.Bottom !== undefined ? page.height - loc.Bottom - (loc.Height ?? 70) : 0);
@@ -98,7 +98,8 @@ describe('invalidFileMetaData()', () => {
         expect(thrown).toBeInstanceOf(ValidationError);
         expect((thrown as ValidationError).code).toBe('INVALID_FILE_METADATA');
         expect((thrown as ValidationError).issues).toEqual([message]);
-        // The same through the JSON parser a service upload goes through, where null means absent (decisions.md §2).
+        // The same through the JSON parser a service upload goes through, where null means absent
+        // (docs/design/api.md#tolerant-reader).
         if (message.endsWith('Null values must not be sent')) expect(() => parseFileMetaData(JSON.stringify(value))).not.toThrow();
         else expect(() => parseFileMetaData(JSON.stringify(value))).toThrow(message);
       }),

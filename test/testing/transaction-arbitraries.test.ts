@@ -21,7 +21,7 @@ describe('createTransactionRequest()', () => {
     );
   });
 
-  it('reaches the fields of spec §2.2–§2.7: signer extras, verifications in every legal position, authentications, receivers', () => {
+  it('reaches every documented transaction field: signer extras, verifications in every legal position, authentications, receivers', () => {
     const seen = new Set<string>();
     fc.assert(
       fc.property(createTransactionRequest(), (request) => {
@@ -78,7 +78,8 @@ describe('over HTTP (the service schema and rules)', () => {
     const created = await service.client.request('POST', '/api/transaction', { json: { Seal: true } });
     const id = (created.json as { Id: string }).Id;
     await fc.assert(
-      // A null property is absent to the service (decisions.md §2), so those mutations are valid uploads there.
+      // A null property is absent to the service (docs/design/api.md#tolerant-reader), so those mutations are valid
+      // uploads there.
       fc.asyncProperty(invalidFileMetaData().filter(({ message }) => !message.endsWith('Null values must not be sent')), async ({ value, message }) => {
         const response = await service.client.request('PUT', `/api/transaction/${id}/file/doc.pdf`, { json: value });
         expect(response.status).toBe(400);

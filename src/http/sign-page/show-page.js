@@ -1,4 +1,5 @@
-// The SecureDownload step of the ShowUrl and ReceiptUrl pages (decisions.md §6, issue 18): ask for a fresh code
+// The SecureDownload step of the ShowUrl and ReceiptUrl pages (docs/design/signer-api.md#authentications): ask for a
+// fresh code
 // (POST /api/signer/<token>/verification {Type}), enter it ({Type, Code}); once it is right the page reloads and
 // offers the downloads, open for 10 minutes. Results and errors are announced; errors are tied to the code field.
 const $ = (id) => document.getElementById(id);

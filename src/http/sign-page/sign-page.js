@@ -1,4 +1,4 @@
-// The signing page's script (issues 6 and 18): drives the signer JSON API (decisions.md §6) — session, documents
+// The signing page's script: drives the signer JSON API (docs/design/signer-api.md) — session, documents
 // shown page by page with pdf.js (canvas plus a text layer screen readers read), the signer's fields on the page
 // where they will appear with "next field", verification steps, a typed-name signature drawn in the bundled script
 // font (the equal, keyboard path) or a drawn one, sign, reject, final screen and ReturnUrl redirect. Every async
@@ -14,6 +14,8 @@ const serviceUrl = (path) => new URL(path, root).href;
 const api = serviceUrl(`api/signer/${encodeURIComponent(token)}`);
 const asset = (name) => new URL(name, import.meta.url).href;
 const $ = (id) => document.getElementById(id);
+/** TransactionStatus.Signed: everything signed (and sealed). */
+const STATUS_SIGNED = 30;
 const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => String(values[k] ?? ''));
 const number = new Intl.NumberFormat(T.lang);
 const listFormat = typeof Intl.ListFormat === 'function' ? new Intl.ListFormat(T.lang, { type: 'conjunction' }) : { format: (xs) => xs.join(', ') };
@@ -127,7 +129,7 @@ async function load() {
   switch (s.State) {
     case 'signed':
     case 'rejected':
-      return finish(s.State, s.ReturnUrl, s.TransactionStatus === 30);
+      return finish(s.State, s.ReturnUrl, s.TransactionStatus === STATUS_SIGNED);
     case 'waiting': {
       // Signers before this one are named when the transaction gives their name; never by e-mail address.
       const names = s.WaitingFor.map((w) => w.Name).filter((name) => typeof name === 'string' && name !== '');
@@ -442,7 +444,7 @@ async function verify(body, errorEl, input) {
       const next = session.Verifications.find((s) => !s.Done);
       announce(`${fmt(T.stepCompleted, { step: done ? stepName(done) : '' })} ${next ? stepName(next) : T.readyHeading}.`);
       renderSteps(true);
-      // Documents are shown once the authentications are done (decisions.md §6).
+      // Documents are shown once the authentications are done (docs/design/signer-api.md#authentications).
       if (before === 'authenticate' && session.State !== 'authenticate') await renderDocuments(session.Documents);
     }
     return result;
@@ -663,7 +665,7 @@ function wire() {
     announce(T.signing);
     try {
       const result = await request('POST', '/sign', { Fields: values });
-      finish('signed', result.ReturnUrl, result.TransactionStatus === 30);
+      finish('signed', result.ReturnUrl, result.TransactionStatus === STATUS_SIGNED);
     } catch (error) {
       showError($('sign-error'), error.message);
       $('sign-button').disabled = false;

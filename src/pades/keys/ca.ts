@@ -1,7 +1,7 @@
 /**
  * A small certification-authority toolkit on pkijs: self-signed roots, certificates issued under fixed profiles
  * (intermediate CA, natural-person signer, organizational seal, TSA, OCSP responder) and CRLs. Used by the service
- * for its advanced signing and seal CAs (decisions.md §5) and by the tests' PKI (issue 3 "Keys and certificates").
+ * for its advanced signing and seal CAs (docs/design/signatures.md#seal) and by the tests' PKI.
  * Profiles follow RFC 5280 §4.2, RFC 3161 §2.3 (TSA: critical EKU timeStamping), RFC 6960 §4.2.2.2 (OCSP signing,
  * id-pkix-ocsp-nocheck) and ETSI EN 319 412-1 §5.1.4 (organizationIdentifier).
  * Pure: validity, serial numbers and keys are handed in; nothing reads the clock or draws randomness.

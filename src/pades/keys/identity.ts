@@ -1,8 +1,8 @@
 /**
- * Ready-made identities for the service's own CAs (decisions.md §5: an advanced signing CA issuing one certificate
- * per signature, a seal CA and seal certificate, created on first start and persisted by the caller): generate a
- * key, issue its certificate with ca.ts, and hand back the certificate, the PKCS#8 key to persist and a `Signer`.
- * Pure apart from key generation: serial numbers and validity are handed in.
+ * Ready-made identities for the service's own CAs (docs/design/signatures.md#signing-ca: an advanced signing CA issuing
+ * one certificate per signature, a seal CA and seal certificate, created on first start and persisted by the caller):
+ * generate a key, issue its certificate with ca.ts, and hand back the certificate, the PKCS#8 key to persist and a
+ * `Signer`. Pure apart from key generation: serial numbers and validity are handed in.
  */
 import { webcrypto } from 'node:crypto';
 import { createRootCertificate, issueCertificate, type CertificateAuthority, type CertificateProfile, type SoftwareAuthority, type DistinguishedName, type SerialNumber } from './ca.js';

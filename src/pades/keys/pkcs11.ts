@@ -1,9 +1,9 @@
 /**
- * PKCS#11 tokens and HSMs as `Signer`s (issue 3 "Keys and certificates"; decisions.md §5 qualified seal on a
- * token), through `pkcs11js`. The key never leaves the token: RSA signs with CKM_SHA*_RSA_PKCS or
- * CKM_SHA*_RSA_PKCS_PSS (MGF1 with the same hash, salt = hash length), ECDSA with CKM_ECDSA over a digest computed
- * here, its r||s output re-encoded as DER (PKCS#11 v2.40 §2.3.1). The certificate comes from the token (same
- * CKA_ID, else same CKA_LABEL as the key) or is handed in. Keys marked CKA_ALWAYS_AUTHENTICATE get the PIN again
+ * PKCS#11 tokens and HSMs as `Signer`s (a qualified seal on a token,
+ * docs/design/signatures.md#qualified-seal), through `pkcs11js`. The key never leaves the token: RSA signs with
+ * CKM_SHA*_RSA_PKCS or CKM_SHA*_RSA_PKCS_PSS (MGF1 with the same hash, salt = hash length), ECDSA with CKM_ECDSA over a
+ * digest computed here, its r||s output re-encoded as DER (PKCS#11 v2.40 §2.3.1). The certificate comes from the token
+ * (same CKA_ID, else same CKA_LABEL as the key) or is handed in. Keys marked CKA_ALWAYS_AUTHENTICATE get the PIN again
  * (context-specific login) for every signature.
  */
 import { createHash } from 'node:crypto';

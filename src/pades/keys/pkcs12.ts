@@ -1,7 +1,7 @@
 /**
  * PKCS#12 (RFC 7292) key stores as `Signer`s: node-forge only decrypts and unpacks the file; the key is handed to
- * WebCrypto as PKCS#8 and the certificates are kept as their original DER. Implements the PKCS#12 part of issue 3
- * "Keys and certificates" and the qualified-seal configuration of decisions.md §5.
+ * WebCrypto as PKCS#8 and the certificates are kept as their original DER. Also the
+ * qualified-seal configuration of a PKCS#12 file (docs/design/signatures.md#qualified-seal).
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type forgeTypes from 'node-forge';

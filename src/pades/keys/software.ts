@@ -1,6 +1,6 @@
 /**
  * Software keys: a `Signer` over a WebCrypto private key held in memory (generated here or imported from PKCS#8).
- * Implements the key side of issue 3 "Keys and certificates": RSA PKCS#1 v1.5, RSA-PSS (salt length = hash
+ * Key algorithms: RSA PKCS#1 v1.5, RSA-PSS (salt length = hash
  * length, RFC 4055 §3.1 / ETSI TS 119 312 recommendation) and ECDSA P-256/P-384, whose WebCrypto output (IEEE P1363
  * r||s) is re-encoded as the DER `ECDSA-Sig-Value` CMS expects (RFC 5753 §7.2).
  */

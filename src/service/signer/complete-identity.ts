@@ -1,7 +1,7 @@
 /**
- * Use case GET /sign/<token>/identity (decisions.md §1, issue 6): the signer comes back from an external identity
- * provider. The one-time `state` paraph put in the return URL must match the step in progress; the provider checks
- * its own answer and returns the evidence, which is recorded as a passed verification.
+ * Use case GET /sign/<token>/identity (docs/design/signer-api.md#verification-types): the signer comes back from an
+ * external identity provider. The one-time `state` paraph put in the return URL must match the step in progress; the
+ * provider checks its own answer and returns the evidence, which is recorded as a passed verification.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { formatTime, type Signer } from '../../domain/transaction.js';

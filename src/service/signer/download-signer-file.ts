@@ -1,10 +1,11 @@
 /**
- * Use case GET /api/signer/<token>/file/<fileId> (decisions.md §6): the PDF the signer is shown — the prepared
- * document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
+ * Use case GET /api/signer/<token>/file/<fileId> (docs/design/signer-api.md#session): the PDF the signer is shown — the
+ * prepared document with the signatures so far. Records activity 105 (DocumentOpened, Info = fileId) the first time the
  * signer opens each document, with an audit entry. After signing, a signer whose authentication has
- * `SecureDownload: true` downloads only within the window a fresh code opened (decisions.md §6).
+ * `SecureDownload: true` downloads only within the window a fresh code opened
+ * (docs/design/signer-api.md#authentications).
  */
-import { findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
@@ -25,8 +26,8 @@ export async function downloadSignerFile(
 ): Promise<{ bytes: Uint8Array; fileName: string }> {
   const access = await findSignerByToken(ctx, token);
   const tx = access.transaction;
-  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
-  if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
   if (needsAuthentication(access.signer)) {
     throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first (the authentication step) to see the documents.');
   }
@@ -41,15 +42,15 @@ export async function downloadSignerFile(
   const blob = file?.Current ?? file?.Original;
   if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', `There is no document ${JSON.stringify(fileId)} in this transaction.`);
   const bytes = await ctx.store.blobs.read(blob.sha256);
-  const opened = access.signer.Activities.some((a) => a.Code === 105 && a.Info === fileId);
-  if (!opened && tx.Status === 10) {
+  const opened = access.signer.Activities.some((a) => a.Code === ActivityCode.DocumentOpened && a.Info === fileId);
+  if (!opened && tx.Status === TransactionStatus.WaitingForSigner) {
     await commitChange(
       ctx,
       async () => (await reloadAccess(ctx, access)).transaction,
       (current, now) => {
         const signer = current.Signers.find((s) => s.Id === access.signer.Id);
-        if (signer === undefined || current.Status !== 10 || signer.Activities.some((a) => a.Code === 105 && a.Info === fileId)) return undefined;
-        const next = recordActivity(current, { signerId: signer.Id }, { id: ctx.ids.id(), code: 105, info: fileId }, now);
+        if (signer === undefined || current.Status !== TransactionStatus.WaitingForSigner || signer.Activities.some((a) => a.Code === ActivityCode.DocumentOpened && a.Info === fileId)) return undefined;
+        const next = recordActivity(current, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.DocumentOpened, info: fileId }, now);
         const postback = postbackRow(next);
         return {
           transaction: next,

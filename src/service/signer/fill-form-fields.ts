@@ -2,7 +2,7 @@
  * Writing a signer's values into the form fields paraph placed or the PDF had (fillable PDFs) (ISO 32000-2 §12.7.4:
  * text fields /V plus a new normal appearance; check boxes /V and /AS set to the on-state or Off; radio groups /V set
  * to the chosen button's state and each button's /AS to it or Off), and the signer's initials for `SetParaph`
- * (decisions.md §4: the initials at the bottom right of every page without a signature field, as a Stamp
+ * (docs/design/fields.md#initials: the initials at the bottom right of every page without a signature field, as a Stamp
  * annotation with its own appearance), in one incremental update before the signer's signature. Pure: bytes in,
  * bytes out.
  */

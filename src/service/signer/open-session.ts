@@ -1,9 +1,9 @@
 /**
- * Use case GET /api/signer/<token> (decisions.md §6, issue 6): the signer's session — transaction reference,
+ * Use case GET /api/signer/<token> (docs/design/signer-api.md#session): the signer's session — transaction reference,
  * signer, documents with the fields to fill, the verifications still to do, whether it is their turn and whom
  * they wait for. The first call records activity 103 (Opened) with an audit entry holding IP and user agent.
  */
-import { recordActivity } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, recordActivity } from '../../domain/transaction.js';
 import { postbackRow } from '../outbox-rows.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -17,15 +17,15 @@ import { toSessionView, type SignerSessionView } from './session-view.js';
  */
 export async function openSignerSession(ctx: ServiceContext, token: string, info: SignerRequestInfo): Promise<SignerSessionView> {
   let access = await findSignerByToken(ctx, token);
-  const firstOpen = !access.signer.Activities.some((a) => a.Code === 103) && access.transaction.Status === 10;
+  const firstOpen = !access.signer.Activities.some((a) => a.Code === ActivityCode.Opened) && access.transaction.Status === TransactionStatus.WaitingForSigner;
   if (firstOpen) {
     const committed = await commitChange(
       ctx,
       async () => (await reloadAccess(ctx, access)).transaction,
       (tx, now) => {
         const signer = tx.Signers.find((s) => s.Id === access.signer.Id);
-        if (signer === undefined || signer.Activities.some((a) => a.Code === 103) || tx.Status !== 10) return undefined;
-        const next = recordActivity(tx, { signerId: signer.Id }, { id: ctx.ids.id(), code: 103 }, now);
+        if (signer === undefined || signer.Activities.some((a) => a.Code === ActivityCode.Opened) || tx.Status !== TransactionStatus.WaitingForSigner) return undefined;
+        const next = recordActivity(tx, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Opened }, now);
         const postback = postbackRow(next);
         return {
           transaction: next,

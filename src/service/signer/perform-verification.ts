@@ -1,16 +1,17 @@
 /**
- * Use case POST /api/signer/<token>/verification (decisions.md §6, issue 6): the verifications paraph performs,
- * in the order the signer's `Verifications` list them — `Consent`, `Scribble` (a drawn PNG, or a typed name unless
- * RequireHandsignature; the name fixed when ScribbleNameFixed), `PhoneNumber` and `Email` one-time codes (6 digits,
- * valid 10 minutes, 5 attempts, a new code at most once a minute and 5 codes per verification). Each completed step
- * is an audit entry `verification.performed` (evidence without secrets). After signing, a signer whose
+ * Use case POST /api/signer/<token>/verification (docs/design/signer-api.md#verifications): the verifications paraph
+ * performs, in the order the signer's `Verifications` list them — `Consent`, `Scribble` (a drawn PNG, or a typed name
+ * unless RequireHandsignature; the name fixed when ScribbleNameFixed), `PhoneNumber` and `Email` one-time codes (6
+ * digits, valid 10 minutes, 5 attempts, a new code at most once a minute and 5 codes per verification). Each completed
+ * step is an audit entry `verification.performed` (evidence without secrets). After signing, a signer whose
  * authentication has `SecureDownload: true` asks for a fresh code of that type the same way; the right code opens
- * their downloads for {@link SECURE_DOWNLOAD_WINDOW_MS} (decisions.md §6: "later downloads ask for it again").
+ * their downloads for {@link SECURE_DOWNLOAD_WINDOW_MS} ("later downloads ask for it again",
+ * docs/design/signer-api.md).
  */
 import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
-import { formatTime, isEndStatus } from '../../domain/transaction.js';
+import { TransactionStatus, formatTime, isEndStatus } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -88,10 +89,11 @@ export async function performVerification(
       const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
       const secure = secureDownloadStep(signer);
       if (secure !== undefined && secure.type === request.Type) {
-        // SecureDownload (decisions.md §6): after signing, a fresh code opens a download window.
-        if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+        // SecureDownload (docs/design/signer-api.md#authentications): after signing, a fresh code opens a download
+        // window.
+        if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
         // A commit now would make the signing of the signer at turn fail on its version check.
-        if (tx.Status === 20) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
+        if (tx.Status === TransactionStatus.InProgress) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
         const session = readSignSession(signer);
         const key = SECURE_DOWNLOAD_CODE_KEY;
         const to = codeRecipient(signer, secure);
@@ -274,12 +276,6 @@ async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonV
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** True when every verification of the signer is done (signing is refused until then). */
-export function verificationsComplete(signer: Signer): boolean {
-  const done = readSignSession(signer).done;
-  return signerSteps(signer).every((s) => done.includes(s.index));
 }
 
 

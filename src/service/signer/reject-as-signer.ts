@@ -1,9 +1,9 @@
 /**
- * Use case POST /api/signer/<token>/reject (decisions.md §6, issue 6): the signer whose turn it is rejects with a
- * reason. `RejectReason`, `RejectDateTime`, activity 202, status 40 and the audit entry in one commit; the
+ * Use case POST /api/signer/<token>/reject (docs/design/signer-api.md#reject): the signer whose turn it is rejects with
+ * a reason. `RejectReason`, `RejectDateTime`, activity 202, status 40 and the audit entry in one commit; the
  * postback and the sender's notification are queued with it.
  */
-import { recordActivity, transition } from '../../domain/transaction.js';
+import { ActivityCode, recordActivity, transition } from '../../domain/transaction.js';
 import type { OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
@@ -36,7 +36,7 @@ export async function rejectAsSigner(ctx: ServiceContext, token: string, reason:
       assertCanAct(tx, signer);
       assertTurn(tx, signer);
       let next = transition(tx, { type: 'reject', signerId: signer.Id, reason: text }, now);
-      next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 202, info: text }, now);
+      next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Rejected, info: text }, now);
       const outbox: OutboxInput[] = [];
       const postback = postbackRow(next);
       if (postback) outbox.push(postback);

@@ -1,6 +1,6 @@
 /**
- * The drawn signature a signer uploads (decisions.md §6 Scribble) is untrusted: a 250 KB PNG can claim 16000×16000
- * pixels and inflate to a gigabyte (issue 13 point 3). This module checks the PNG's header (W3C PNG §11.2.2 IHDR)
+ * The drawn signature a signer uploads (Scribble, docs/design/signer-api.md) is untrusted: a 250 KB PNG can claim
+ * 16000×16000 pixels and inflate to a gigabyte. This module checks the PNG's header (W3C PNG §11.2.2 IHDR)
  * against a size cap and a pixel budget BEFORE anything is decoded, then inflates the image data with zlib on the
  * thread pool (never the serving thread) with an output limit equal to what the header's size needs, so a stream
  * that inflates to more is refused at the limit, not after. Only a PNG that passes both reaches pdf-lib, whose own

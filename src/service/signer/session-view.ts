@@ -1,9 +1,9 @@
 /**
- * The signer's session as the signing page shows it (body of GET /api/signer/<token>, decisions.md §6): state of
- * the journey, documents with the fields to fill, verification steps without secrets. Pure; the use cases
- * (open-session.ts, show-documents.ts) render it from a {@link SignerAccess}.
+ * The signer's session as the signing page shows it (body of GET /api/signer/<token>,
+ * docs/design/signer-api.md#session): state of the journey, documents with the fields to fill, verification steps
+ * without secrets. Pure; the use cases (open-session.ts, show-documents.ts) render it from a {@link SignerAccess}.
  */
-import { isEndStatus, type Language } from '../../domain/transaction.js';
+import { TransactionStatus, isEndStatus, type Language } from '../../domain/transaction.js';
 import {
   readSignSession,
   SECURE_DOWNLOAD_CODE_KEY,
@@ -95,9 +95,9 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
   let state: SignerState;
   if (signer.SignedDateTime !== undefined) state = 'signed';
   else if (signer.RejectDateTime !== undefined) state = 'rejected';
-  else if (tx.Status === 5) state = 'not-started';
+  else if (tx.Status === TransactionStatus.WaitingForDocument) state = 'not-started';
   else if (isEndStatus(tx.Status)) state = 'ended';
-  else if (tx.Status === 20) state = 'processing';
+  else if (tx.Status === TransactionStatus.InProgress) state = 'processing';
   else if (waiting.length > 0) state = 'waiting';
   else if (steps.some((s) => s.Phase === 'authentication' && !s.Done)) state = 'authenticate';
   else state = allDone ? 'sign' : 'verify';

@@ -1,12 +1,13 @@
 /**
- * Use cases behind ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) (decisions.md §6, issue 11 point 9,
- * issue 18): the signer's read-only view of their documents — the signed ones once the signer has signed — and the
- * receipt once the transaction is 30. Both are authorized by the signer's token, refuse a cleaned transaction (410),
- * honour `SecureDownload` (after signing, a fresh code through POST /api/signer/<token>/verification opens the
- * downloads for 10 minutes) and record the signer's activities: 302 SignedDocumentOpened and 303
- * SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and 403 ReceiptDownloaded.
+ * Use cases behind ShowUrl (`/show/<token>`) and ReceiptUrl (`/receipt/<token>`) 
+ * (docs/design/signer-api.md#show-and-receipt-urls): the signer's read-only view of their documents — the signed ones
+ * once the signer has signed — and the receipt once the transaction is 30. Both are authorized by the signer's token,
+ * refuse a cleaned transaction (410), honour `SecureDownload` (after signing, a fresh code through POST
+ * /api/signer/<token>/verification opens the downloads for 10 minutes) and record the signer's activities: 302
+ * SignedDocumentOpened and 303 SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and
+ * 403 ReceiptDownloaded.
  */
-import { findFile, isEndStatus, recordActivity, type ActivityCodeNumber, type Language } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity, type ActivityCodeNumber, type Language } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
@@ -51,7 +52,7 @@ export async function showDocuments(ctx: ServiceContext, token: string): Promise
   const secure = secureDownloadStep(signer);
   const session = readSignSession(signer);
   const step = secure === undefined ? undefined : toSessionView(access, ctx.settings.publicUrl).Verifications.find((v) => v.Index === secure.index);
-  const unavailable = tx.Status === 5 ? 'not-started' : isEndStatus(tx.Status) && tx.Status !== 30 ? 'ended' : needsAuthentication(signer) ? 'authenticate' : undefined;
+  const unavailable = tx.Status === TransactionStatus.WaitingForDocument ? 'not-started' : isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed ? 'ended' : needsAuthentication(signer) ? 'authenticate' : undefined;
   const documents =
     unavailable !== undefined
       ? []
@@ -67,7 +68,7 @@ export async function showDocuments(ctx: ServiceContext, token: string): Promise
     ...(unavailable !== undefined ? { unavailable } : {}),
     ...(signer.SignedDateTime !== undefined ? { signedAt: signer.SignedDateTime } : {}),
     documents,
-    receiptReady: tx.Status === 30 && tx.Receipt !== undefined,
+    receiptReady: tx.Status === TransactionStatus.Signed && tx.Receipt !== undefined,
     ...(secure !== undefined
       ? {
           secureDownload: {
@@ -91,15 +92,15 @@ export async function showDocuments(ctx: ServiceContext, token: string): Promise
 export async function deliverShownDocument(ctx: ServiceContext, token: string, fileId: string, mode: DeliveryMode): Promise<{ bytes: Uint8Array; fileName: string }> {
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
-  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
-  if (isEndStatus(tx.Status) && tx.Status !== 30) throw new ServiceError('SIGNER_TRANSACTION_ENDED', 'This signing request has ended; its documents are not shown.');
+  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', 'This signing request has ended; its documents are not shown.');
   if (needsAuthentication(signer)) throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first on the signing page to see the documents.');
   assertDownloadOpen(access, ctx.clock());
   const file = findFile(tx, fileId);
   const blob = file?.Current ?? file?.Original;
   if (file === undefined || blob === undefined) throw new ServiceError('FILE_NOT_FOUND', `There is no document ${JSON.stringify(fileId)} in this transaction.`);
   const bytes = await ctx.store.blobs.read(blob.sha256);
-  if (signer.SignedDateTime !== undefined) await recordSignerActivity(ctx, access, mode === 'open' ? 302 : 303, fileId);
+  if (signer.SignedDateTime !== undefined) await recordSignerActivity(ctx, access, mode === 'open' ? ActivityCode.SignedDocumentOpened : ActivityCode.SignedDocumentDownloaded, fileId);
   return { bytes, fileName: file.DisplayName ?? file.FileId };
 }
 
@@ -117,10 +118,10 @@ export async function deliverReceipt(ctx: ServiceContext, token: string, mode: D
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
   const language = signer.Language ?? tx.Language;
-  if (tx.Status !== 30 || tx.Receipt === undefined) return { kind: isEndStatus(tx.Status) ? 'ended' : 'not-ready', language };
+  if (tx.Status !== TransactionStatus.Signed || tx.Receipt === undefined) return { kind: isEndStatus(tx.Status) ? 'ended' : 'not-ready', language };
   assertDownloadOpen(access, ctx.clock());
   const bytes = await ctx.store.blobs.read(tx.Receipt.sha256);
-  await recordSignerActivity(ctx, access, mode === 'open' ? 402 : 403);
+  await recordSignerActivity(ctx, access, mode === 'open' ? ActivityCode.ReceiptOpened : ActivityCode.ReceiptDownloaded);
   return { kind: 'receipt', bytes, transactionId: tx.Id };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Use case POST /api/signer/<token>/sign (decisions.md §5, §6; issue 6): the signer whose turn it is, with every
+ * Use case POST /api/signer/<token>/sign (docs/design/signer-api.md#sign): the signer whose turn it is, with every
  * verification done, signs. Their Check/SingleLine/Date/Number values are validated and written (one incremental
  * update, with the SetParaph initials), then every Signature field of theirs (or the default field) in every
  * document gets a PAdES signature in its own incremental update, with a certificate the service's signing CA issues
@@ -11,10 +11,13 @@
 import { withoutForbiddenCharacters } from '../../domain/text-rules.js';
 import { randomBytes } from 'node:crypto';
 import {
+  ActivityCode,
+  TransactionStatus,
   formatTime,
   recordActivity,
   signingHoldStaleAt,
   transition,
+  updateFile,
   type JsonObject,
   type JsonValue,
   type Signer,
@@ -94,11 +97,12 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
       throw new ServiceError('VERIFICATION_MISSING', `Complete the ${missing} verification before signing.`);
     }
     const { values, context } = validateFieldValues(tx, signer, withoutNulls(request.Fields));
-    // Status 20 while the signature is applied (decisions.md §1): committed first, so GET and other requests see it.
+    // Status 20 while the signature is applied (docs/design/transactions.md#statuses): committed first, so GET and
+    // other requests see it.
     let held: Transaction;
     try {
       // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
-      const hold = transition(tx.Status === 20 ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
+      const hold = transition(tx.Status === TransactionStatus.InProgress ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
       const postback = postbackRow(hold);
       held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
@@ -115,7 +119,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
   }
 }
 
-/** The submitted fields with `null` files left out (decisions.md §2: null is absent). */
+/** The submitted fields with `null` files left out (null is absent, docs/design/api.md#tolerant-reader). */
 function withoutNulls(fields: SignRequest['Fields']): Record<string, Readonly<Record<string, JsonValue>>> {
   const out: Record<string, Readonly<Record<string, JsonValue>>> = {};
   for (const [fileId, values] of Object.entries(fields ?? {})) if (values !== null) out[fileId] = values;
@@ -188,7 +192,7 @@ async function applySignature(
     const paraph = paraphPages(file);
     if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
     checkpoint();
-    // One parse per document (issue 16): the form values, then each signature, as successive incremental updates.
+    // One parse per document: the form values, then each signature, as successive incremental updates.
     let { bytes, session } = await fillFormFieldsInSession(
       await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
       fileValues,
@@ -212,13 +216,10 @@ async function applySignature(
   }
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
-  next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: 203 }, at);
+  next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Signed }, at);
+  for (const [fileId, u] of updated) next = updateFile(next, fileId, (f) => ({ ...f, Current: u }), at);
   next = {
     ...next,
-    Files: next.Files.map((f): StoredFile => {
-      const u = updated.get(f.FileId);
-      return u ? { ...f, Current: u } : f;
-    }),
     Signers: next.Signers.map((s) => {
       if (s.Id !== signer.Id) return s;
       const { SignSession: _session, ...rest } = s;
@@ -237,7 +238,7 @@ async function applySignature(
   const postback = postbackRow(next);
   if (postback) outbox.push(postback);
   const following = next.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
-  if (next.Status === 10 && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
+  if (next.Status === TransactionStatus.WaitingForSigner && next.SignRequestMode === 2 && following?.SendSignRequest) outbox.push(signerMailRow(next, following, 'invitation'));
   const audit: AuditEntryInput[] = [
     {
       at,
@@ -250,7 +251,7 @@ async function applySignature(
   // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
   // hold) or at 30, never signed by all and left at 20.
   const committed =
-    next.Status === 20
+    next.Status === TransactionStatus.InProgress
       ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
       : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
   return result(ctx, committed, signer.Id);
@@ -273,7 +274,7 @@ function signingCheckpoint(ctx: ServiceContext, held: Transaction): () => void {
 /** A replay: the signer has signed; finish a transaction left at 20 (e.g. by a crash) and answer the same result. */
 async function replay(ctx: ServiceContext, tx: Transaction, signerId: string): Promise<SignResult> {
   let current = tx;
-  if (tx.Status === 20 && tx.Signers.every((s) => s.SignedDateTime !== undefined)) {
+  if (tx.Status === TransactionStatus.InProgress && tx.Signers.every((s) => s.SignedDateTime !== undefined)) {
     try {
       current = await finalizeTransaction(ctx, tx);
     } catch (error) {

@@ -1,15 +1,15 @@
 /**
- * What every signer use case (issue 6, decisions.md §6) shares: finding the signer by the SignUrl token (the
+ * What every signer use case (docs/design/signer-api.md#turn) shares: finding the signer by the SignUrl token (the
  * token is the only credential; the store looks up its SHA-256), the refusals of a session that cannot go on
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import { TransactionStatus, isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
 
-/** Who made a signer request: recorded with activities 103, 105, 202, 203 (decisions.md §6, issue 6). */
+/** Who made a signer request: recorded with activities 103, 105, 202, 203 (docs/design/signer-api.md). */
 export interface SignerRequestInfo {
   readonly ip: string;
   readonly userAgent: string;
@@ -106,10 +106,10 @@ export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void 
   if (signer.RejectDateTime !== undefined) {
     throw new ServiceError('SIGNER_ALREADY_REJECTED', `Signer ${signer.Id} has already rejected this transaction.`);
   }
-  if (tx.Status === 5) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
+  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
   if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
   // A stale hold was left by a process that died while signing (domain: isSigningHoldStale): the signer may sign again.
-  if (tx.Status === 20 && (now === undefined || !isSigningHoldStale(tx, now))) {
+  if (tx.Status === TransactionStatus.InProgress && (now === undefined || !isSigningHoldStale(tx, now))) {
     throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
   }
 }
@@ -137,8 +137,8 @@ export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
 }
 
 /**
- * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet (decisions.md §2: signers
- * sign one after another in the order of `Signers`).
+ * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet
+ * (docs/design/transactions.md#signing-order: signers sign one after another in the order of `Signers`).
  */
 export function assertTurn(tx: Transaction, signer: Signer): void {
   const before = waitingFor(tx, signer);
@@ -166,8 +166,9 @@ export interface SignerStep {
 }
 
 /**
- * The steps the signer performs, in order: the `Authentications` first (decisions.md §6: done before the session
- * shows any document), then the `Verifications` (IPAddress is added by the service at signing, not done by the signer).
+ * The steps the signer performs, in order: the `Authentications` first (docs/design/signer-api.md#authentications: done
+ * before the session shows any document), then the `Verifications` (IPAddress is added by the service at signing, not
+ * done by the signer).
  */
 export function signerSteps(signer: Signer): SignerStep[] {
   const authentications = (signer.Authentications ?? []).map((a, i): SignerStep => ({ index: AUTHENTICATION_INDEX + i, type: a.Type, phase: 'authentication', spec: a }));
@@ -181,16 +182,19 @@ export function needsAuthentication(signer: Signer): boolean {
   return signerSteps(signer).some((s) => s.phase === 'authentication' && !done.includes(s.index));
 }
 
-/** How long a fresh SecureDownload authentication lets the signer download (decisions.md §6; our choice). */
+/**
+ * How long a fresh SecureDownload authentication lets the signer download (our choice,
+ * docs/design/signer-api.md#authentications).
+ */
 export const SECURE_DOWNLOAD_WINDOW_MS = 10 * 60_000;
 
 /** Key of the SecureDownload code in {@link SignSession.codes} (verification codes use their step index). */
 export const SECURE_DOWNLOAD_CODE_KEY = 'download';
 
 /**
- * The signer's authentication with `SecureDownload: true` (decisions.md §6), when the signer has signed: their later
- * downloads ask for it again. Undefined before signing (the authentication of the journey covers those downloads)
- * and for signers without SecureDownload.
+ * The signer's authentication with `SecureDownload: true` (docs/design/signer-api.md#authentications), when the signer
+ * has signed: their later downloads ask for it again. Undefined before signing (the authentication of the journey
+ * covers those downloads) and for signers without SecureDownload.
  */
 export function secureDownloadStep(signer: Signer): SignerStep | undefined {
   if (signer.SignedDateTime === undefined) return undefined;
@@ -210,7 +214,7 @@ export function nextVerification(signer: Signer): string | undefined {
   return signerSteps(signer).find((s) => !done.includes(s.index))?.type;
 }
 
-/** `ReturnUrl` with `sh_transactionid`, `sh_signerid` and `sh_signerstatus` (decisions.md §6). */
+/** `ReturnUrl` with `sh_transactionid`, `sh_signerid` and `sh_signerstatus` (docs/design/signer-api.md#return-url). */
 export function returnUrl(tx: Transaction, signerId: string, base: string, state: 'signed' | 'rejected'): string {
   const url = new URL(base);
   url.searchParams.set('sh_transactionid', tx.Id);

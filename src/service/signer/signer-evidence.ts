@@ -1,5 +1,5 @@
 /**
- * What the receipt says about a signer's journey (decisions.md §5 "Audit trail": the signers' verifications, IP
+ * What the receipt says about a signer's journey (docs/design/receipt.md#contents: the signers' verifications, IP
  * addresses and user agents, the certificates used), read from the audit chain the signer use cases wrote:
  * `verification.performed`, `signer.signed` and `signer.rejected` entries. Pure.
  */

@@ -1,10 +1,10 @@
 /**
- * The form fields a signer fills and signs in each document (decisions.md §4, §6): the placements of the formsets
- * the metadata gives the signer (a formset's Radio fields as one radio group), the PDF's own fields of a fillable PDF,
- * and their Signature fields or, when the metadata gives none, the default field `<signerId>.Signature` that
- * `PUT start` placed. Also the validation of a sign request's `Fields` (keys plain or `<formset>.<key>`; check boxes
- * true/false or their export value; radio groups the chosen button's export value; text fields required where paraph
- * placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
+ * The form fields a signer fills and signs in each document (docs/design/fields.md#filling): the placements of the
+ * formsets the metadata gives the signer (a formset's Radio fields as one radio group), the PDF's own fields of a
+ * fillable PDF, and their Signature fields or, when the metadata gives none, the default field `<signerId>.Signature`
+ * that `PUT start` placed. Also the validation of a sign request's `Fields` (keys plain or `<formset>.<key>`; check
+ * boxes true/false or their export value; radio groups the chosen button's export value; text fields required where
+ * paraph placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
  */
 import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { fieldValueText, type FieldType } from '../../pdf/file-metadata.js';
@@ -147,7 +147,8 @@ const MAX_TEXT = 1000;
 /**
  * Validates the submitted `Fields` (`{ "<fileId>": { "<key>": value } }`, the key plain or `<formset>.<key>`, or the
  * field's PDF name) against the signer's fields of every document and returns what to write per fileId, with the
- * signer's Context: every file of the transaction, `{}` where the signer has no fields (decisions.md §6).
+ * signer's Context: every file of the transaction, `{}` where the signer has no fields
+ * (docs/design/signer-api.md#context-after-signing).
  *
  * @throws ValidationError `SIGN_FIELDS_INVALID` listing every problem (unknown file or field, a field given twice,
  *   wrong type, missing required value, bad date or number, an export value the field does not have).

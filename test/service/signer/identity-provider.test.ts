@@ -1,7 +1,7 @@
 /**
- * External identity methods through the provider interface (decisions.md §1, issue 6): a configured provider lets
- * the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with paraph's
- * one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
+ * External identity methods through the provider interface (docs/design/signer-api.md#verification-types): a configured
+ * provider lets the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with
+ * paraph's one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
  */
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe('identity providers', () => {
       expect(first.json.RedirectUrl).toMatch(new RegExp(`^${server.url}/sign/${token}/identity\\?state=[A-Za-z0-9_-]{22}&result=cancelled`));
       const refused = await fetch(first.json.RedirectUrl, { redirect: 'manual' });
       expect(refused.status).toBe(400);
-      // Shown in the signer's language (issue 18), not in the provider's English.
+      // Shown in the signer's language, not in the provider's English.
       expect(await refused.text()).toContain(CATALOGUES['nl-NL'] /* the default Language */.page.apiErrors.identityFailed);
 
       answer = 'ok';

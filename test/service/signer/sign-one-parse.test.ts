@@ -1,5 +1,5 @@
 /**
- * Issue 16: a signer's sign request writes their form values and each of their signature fields as successive
+ * A signer's sign request writes their form values and each of their signature fields as successive
  * incremental updates from one parse of the document. A signer with three Signature fields and a SingleLine field
  * gets three signatures, each its own revision covering everything before it, that pdfsig, openssl, qpdf and
  * paraph's own verifier accept; and the request parses the document once.

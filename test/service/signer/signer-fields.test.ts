@@ -1,7 +1,8 @@
 /**
- * Field values a signer submits (decisions.md §4, §6): required text fields, Date `YYYY-MM-DD` (real calendar
- * dates), Number `42` / `-3.5` / `0,75`, Check true/false, unknown files and fields named in the message; the
- * signer's Context is `{ fileId: { field: value } }`. Also the default signature field and initials.
+ * Field values a signer submits (docs/design/fields.md#values, docs/design/fields.md#filling): required text fields,
+ * Date `YYYY-MM-DD` (real calendar dates), Number `42` / `-3.5` / `0,75`, Check true/false, unknown files and fields
+ * named in the message; the signer's Context is `{ fileId: { field: value } }`. Also the default signature field and
+ * initials.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Test fixture of the signer journey (issue 6): the real service on 127.0.0.1 with a log sink (the default SMS
+ * Test fixture of the signer journey: the real service on 127.0.0.1 with a log sink (the default SMS
  * sender writes codes to the log), and a transaction with two documents — `contract` with a Signature, a Check and
  * a SingleLine field per signer, and `annex` without metadata (default signature fields) — started and waiting.
  */

@@ -1,6 +1,7 @@
 /**
- * Pluggable code senders (decisions.md §6): the defaults (SMS code to the log, e-mail code as a mail outbox row),
- * and a custom SMS sender handed to `startServer` that receives the code and the rows it returns are committed.
+ * Pluggable code senders (docs/design/signer-api.md#codes): the defaults (SMS code to the log, e-mail code as a mail
+ * outbox row), and a custom SMS sender handed to `startServer` that receives the code and the rows it returns are
+ * committed.
  */
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
