@@ -32,7 +32,7 @@ import {
   type SignerStep,
   type SignSession,
 } from './signer-access.js';
-import { checkScribblePng } from './scribble-image.js';
+import { normalizeScribble } from './normalize-scribble.js';
 
 /** Limits of the one-time codes. */
 export const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -245,7 +245,7 @@ function checkCode(type: string, code: PendingCode | undefined, given: string, n
   return { refusal, code: { ...code, attempts } };
 }
 
-async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): Promise<{ imageBase64?: string; name: string }> {
+async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): Promise<{ imageBase64?: string; normalized?: true; name: string }> {
   const requireImage = spec.RequireHandsignature === true || signer.RequireScribble === true;
   const fixed = spec.ScribbleNameFixed === true || signer.ScribbleNameFixed === true;
   const preset = typeof spec.ScribbleName === 'string' ? spec.ScribbleName : signer.ScribbleName;
@@ -266,9 +266,10 @@ async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonV
   if (!request.Image.startsWith(prefix)) throw new ServiceError('SCRIBBLE_INVALID', 'Image: send the drawn signature as data:image/png;base64,…');
   const bytes = Buffer.from(request.Image.slice(prefix.length), 'base64');
   if (bytes.length > MAX_SCRIBBLE_BYTES) throw new ServiceError('SCRIBBLE_INVALID', `Image: the drawn signature is larger than ${MAX_SCRIBBLE_BYTES / 1024} KiB.`);
-  // Header (size cap, pixel budget) before any decoding, then the image data inflated off this thread with a limit.
-  await checkScribblePng(bytes);
-  return { imageBase64: bytes.toString('base64'), name };
+  // Header (size cap, pixel budget) before any decoding; then one still frame decoded on a capped thread and
+  // re-encoded by us: what is kept, and later drawn into the PDF, is never the signer's own bytes.
+  const { png } = await normalizeScribble(bytes);
+  return { imageBase64: Buffer.from(png).toString('base64'), normalized: true, name };
 }
 
 function sha256(text: string): string {

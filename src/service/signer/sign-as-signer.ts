@@ -21,6 +21,7 @@ import { describeCertificate, finalizeTransaction } from '../finalize-transactio
 import { postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { fillFormFieldsInSession } from './fill-form-fields.js';
+import { normalizeScribble } from './normalize-scribble.js';
 import {
   assertCanAct,
   assertTurn,
@@ -135,7 +136,9 @@ async function applySignature(
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
   const session = readSignSession(signer);
   const name = session.scribble?.name ?? signer.ScribbleName ?? signer.Email;
-  const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+  const stored = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+  // Only an image paraph re-encoded reaches the PDF.
+  const image = stored === undefined || session.scribble?.normalized === true ? stored : (await normalizeScribble(stored)).png;
 
   const identity = await issueSigningIdentity({
     issuer: ctx.keys.signingCa,
