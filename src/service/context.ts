@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.js';
+import type { MasterKey } from '../store/master-key.js';
 import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
@@ -73,6 +74,11 @@ export interface ServiceContext {
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
   /** Resolves PostbackUrl host names at creation and before each delivery (default: the system resolver). */
   readonly resolveHost?: ResolveHost;
+  /**
+   * The data directory's master key, for secrets the use cases keep outside the store's own sealing (one-time codes
+   * in the outbox, their keyed hashes). Without it they are kept as before: codes in clear, hashed with SHA-256.
+   */
+  readonly secrets?: MasterKey;
 }
 
 /** What a {@link ServiceContext} is built from (the composition root hands these over). */
@@ -85,6 +91,7 @@ export interface ServiceContextDeps {
   readonly settings: ServiceSettings;
   readonly identityProviders?: readonly IdentityProvider[];
   readonly resolveHost?: ResolveHost;
+  readonly secrets?: MasterKey;
 }
 
 /**
@@ -104,6 +111,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     uploads: deps.store.uploadSlots ? new SharedUploadGuard(deps.store.uploadSlots, window, () => ids.id()) : new UploadGuard(window),
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    ...(deps.secrets ? { secrets: deps.secrets } : {}),
   };
 }
 

@@ -17,7 +17,9 @@ export interface SignerRequestInfo {
 
 /** A one-time code sent for a PhoneNumber or Email verification. Only its SHA-256 is kept. */
 export interface PendingCode {
-  readonly codeSha256: string;
+  /** The code's keyed hash under the master key ({@link codeDigest}); a session stored without a master key keeps `codeSha256`. */
+  readonly codeMac?: string;
+  readonly codeSha256?: string;
   readonly expiresAt: string;
   /** Wrong codes entered for this code. */
   readonly attempts: number;
