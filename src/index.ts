@@ -146,5 +146,5 @@ export {
 } from './create-service.js';
 export { paraphPlugin, type ParaphPluginOptions } from './paraph-plugin.js';
 export { startServer, type RunningServer } from './server.js';
-export { verifyPostback, type PostbackVerification, type PostbackHeaders } from './events/verify-postback.js';
+export { verifyPostback, type PostbackVerification, type PostbackHeaders, type VerifyPostbackOptions } from './events/verify-postback.js';
 export { TransactionStatus, ActivityCode, type Transaction, type TransactionStatusCode, type ActivityCodeNumber } from './domain/transaction.js';
