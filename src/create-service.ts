@@ -10,7 +10,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { mailDirectory, securitySettings, type ServiceConfig } from './config.js';
 import { EventWorker } from './events/event-worker.js';
-import { createMailTransport, MAIL_FILE_PURPOSE } from './events/mail-transport.js';
+import { createMailTransport, MAIL_FILE_PURPOSE, removeMailFiles } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
 import { parseAllowedRanges, type ResolveHost } from './service/postback-target.js';
 import type { AppDeps } from './http/app.js';
@@ -188,6 +188,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       secrets: opened.masterKey,
+      ...(config.smtpUrl ? {} : { mailFiles: { remove: (transactionId: string) => removeMailFiles(mailDir, transactionId) } }),
     });
     const deps: AppDeps = {
       store: context.store,

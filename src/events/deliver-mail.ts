@@ -64,7 +64,7 @@ export async function composeMail(ctx: ServiceContext, tx: Transaction, payload:
   if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && tx.Receipt !== undefined && tx.cleanedAt === undefined) {
     attachments.push({ filename: 'receipt.pdf', content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
   }
-  return { from, to: payload.to, subject: text.subject, text: text.text, html: text.html, ...(attachments.length ? { attachments } : {}) };
+  return { from, to: payload.to, subject: text.subject, text: text.text, html: text.html, ...(attachments.length ? { attachments } : {}), transactionId: tx.Id };
 }
 
 function pdfName(name: string): string {

@@ -4,7 +4,7 @@
  * sealed under the master key when the directory is inside the data directory (`paraph open-mail` reads it). A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
  * up at once instead of retrying for 72 hours.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 
@@ -16,6 +16,8 @@ export interface OutgoingMail {
   readonly text: string;
   readonly html: string;
   readonly attachments?: readonly { filename: string; content: Uint8Array; contentType: string }[];
+  /** The transaction it is about: names its file without SMTP, so the file is removed with the transaction. */
+  readonly transactionId?: string;
 }
 
 /** The outcome of a send. */
@@ -96,6 +98,18 @@ function smtpTransport(url: string): MailTransport {
   };
 }
 
+/** How the mail files of a transaction begin. */
+function mailFilePrefix(transactionId: string): string {
+  return `${transactionId.replace(/[^A-Za-z0-9-]/g, '_')}--`;
+}
+
+/** Deletes the mail files written into `dir` for `transactionId` (nothing when there are none, or no directory). */
+export async function removeMailFiles(dir: string, transactionId: string): Promise<void> {
+  const prefix = mailFilePrefix(transactionId);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(prefix)).map((n) => rm(join(dir, n), { force: true })));
+}
+
 function emlTransport(dir: string, seal: ((text: string) => string) | undefined): MailTransport {
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
@@ -103,7 +117,8 @@ function emlTransport(dir: string, seal: ((text: string) => string) | undefined)
       try {
         const info = await transporter.sendMail(toNodemailer(mail));
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        const name = `${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}${seal ? SEALED_MAIL_SUFFIX : '.eml'}`;
+        const prefix = mail.transactionId === undefined ? '' : mailFilePrefix(mail.transactionId);
+        const name = `${prefix}${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}${seal ? SEALED_MAIL_SUFFIX : '.eml'}`;
         const temp = join(dir, `.${name}.tmp`);
         // Mails carry sign links and codes: readable by the service's user only, and sealed when asked.
         const message = info.message as Buffer;

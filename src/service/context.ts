@@ -79,6 +79,14 @@ export interface ServiceContext {
    * in the outbox, their keyed hashes). Without it they are kept as before: codes in clear, hashed with SHA-256.
    */
   readonly secrets?: MasterKey;
+  /** The mail files written without SMTP, removed when their transaction is cleaned (none with SMTP). */
+  readonly mailFiles?: MailFiles;
+}
+
+/** The mail files of transactions (mail-transport.ts writes them). */
+export interface MailFiles {
+  /** Deletes every mail file written for `transactionId`. */
+  remove(transactionId: string): Promise<void>;
 }
 
 /** What a {@link ServiceContext} is built from (the composition root hands these over). */
@@ -92,6 +100,7 @@ export interface ServiceContextDeps {
   readonly identityProviders?: readonly IdentityProvider[];
   readonly resolveHost?: ResolveHost;
   readonly secrets?: MasterKey;
+  readonly mailFiles?: MailFiles;
 }
 
 /**
@@ -112,6 +121,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    ...(deps.mailFiles ? { mailFiles: deps.mailFiles } : {}),
   };
 }
 

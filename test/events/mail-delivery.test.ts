@@ -13,6 +13,7 @@ import { mailRow } from '../../src/service/mail-payload.js';
 import { renderMailText } from '../../src/events/mail-templates.js';
 import { MAIL_FILE_PURPOSE, openSealedMail } from '../../src/events/mail-transport.js';
 import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
+import { readSealedMails } from '../helpers/mail-files.js';
 import { completionMailRows } from '../../src/service/outbox-rows.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
@@ -257,6 +258,42 @@ describe('mail without SMTP', () => {
       expect(mail.subject).toMatch(/^Verzoek tot ondertekening/);
       expect(mail.text).toContain('Graag tekenen');
       expect(mail.text).toContain(signUrl);
+    } finally {
+      await local.dispose();
+    }
+  });
+
+  it('removes the mail files of a transaction, which carry its signed PDFs and receipt, when it is cleaned after DELETE', async () => {
+    const local = await startTestService();
+    try {
+      const mailsOf = async (): Promise<string[]> => (await readdir(join(local.dataDir, 'mail')).catch(() => [] as string[]));
+      const signAndConfirm = async (email: string): Promise<string> => {
+        const created = await call(local.url, 'POST', '/api/transaction', {
+          json: { Signers: [{ Email: email, SendSignRequest: true, SignRequestMessage: 'Please sign', SendSignConfirmation: true }] },
+        });
+        const id = created.json.Id as string;
+        await call(local.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { body: await makePdf([['Text']]), headers: { 'content-type': 'application/pdf' } });
+        expect((await call(local.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+        const token = (created.json.Signers[0].SignUrl as string).split('/sign/')[1]!;
+        const api = (path: string, json: unknown) => call(local.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+        expect((await api('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Kim' })).status).toBe(200);
+        expect((await api('/sign', { Fields: {} })).status).toBeLessThan(300);
+        await local.server.events.drain();
+        return id;
+      };
+      const gone = await signAndConfirm('kim@example.com');
+      const kept = await signAndConfirm('lou@example.com');
+      const before = await mailsOf();
+      expect(before.filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0); // the confirmation
+      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('receipt.pdf'));
+      expect(confirmation).toBeDefined();
+      expect((await call(local.url, 'DELETE', `/api/transaction/${gone}`)).status).toBe(200);
+      // The documents stay downloadable during the DELETE's grace period, and so do the mails; then both go.
+      expect((await mailsOf()).filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0);
+      local.clock.advance(16 * 60_000);
+      await local.server.worker.tick();
+      expect((await mailsOf()).filter((f) => f.startsWith(`${gone}--`))).toEqual([]);
+      expect((await mailsOf()).filter((f) => f.startsWith(`${kept}--`))).toEqual(before.filter((f) => f.startsWith(`${kept}--`)));
     } finally {
       await local.dispose();
     }
