@@ -41,6 +41,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 're-seal the private keys and tokens of a stopped service under a new master key: paraph rotate-master-key [--data-dir <dir>]',
     load: async () => (await import('./cli/rotate-master-key.js')).rotateMasterKeyCommand,
   },
+  'open-mail': {
+    summary: 'print a mail the service sealed into its mail directory: paraph open-mail <file.eml.sealed> [--data-dir <dir>]',
+    load: async () => (await import('./cli/open-mail.js')).openMailCommand,
+  },
   migrate: {
     summary: 'apply the PostgreSQL schema migrations: paraph migrate [--database-url postgres://…] (default PARAPH_DATABASE_URL)',
     load: async () => (await import('./cli/migrate.js')).migrateCommand,

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { mailDirectory, securitySettings, type ServiceConfig } from './config.js';
 import { EventWorker } from './events/event-worker.js';
-import { createMailTransport } from './events/mail-transport.js';
+import { createMailTransport, MAIL_FILE_PURPOSE, removeMailFiles } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
 import { parseAllowedRanges, type ResolveHost } from './service/postback-target.js';
 import type { AppDeps } from './http/app.js';
@@ -167,7 +167,14 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
     const account = await ensureBootstrapAccount(store, config, clock);
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
-    const mailTransport = createMailTransport({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), mailDir });
+    // Mail files hold live sign links and codes: inside the data directory they are sealed, so a copy of the
+    // directory without the master key holds none; a directory the operator names elsewhere gets plain .eml files.
+    const sealMail = !isOutside(config.dataDir, mailDir);
+    const mailTransport = createMailTransport({
+      ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+      mailDir,
+      ...(sealMail ? { seal: (text: string) => opened.masterKey.seal(text, MAIL_FILE_PURPOSE) } : {}),
+    });
     const log = forwardingLog();
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;
@@ -189,6 +196,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(timestamper ? { timestamper } : {}),
       ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+      secrets: opened.masterKey,
+      ...(config.smtpUrl ? {} : { mailFiles: { remove: (transactionId: string) => removeMailFiles(mailDir, transactionId) } }),
     });
     const deps: AppDeps = {
       store: context.store,
@@ -345,3 +354,8 @@ async function openCaToken(config: ServiceConfig): Promise<{ signingCa: Pkcs11Si
   }
 }
 
+/** Whether `path` lies outside `dir` (both absolute). */
+function isOutside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel.startsWith('..') || isAbsolute(rel);
+}

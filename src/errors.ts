@@ -76,6 +76,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: row(401, 'The request has no valid application key and user token.', 'Send `Authorization: APIKey <user token>` and `Application: APPKey <app key>` of an existing account.'),
   ACCOUNT_EXISTS: row(400, 'An account with that Id or the same keys exists already.', 'Choose another account Id, or reuse the existing account.'),
   ACCOUNT_NOT_FOUND: row(400, 'No account has that Id.', 'Use the Id of an existing account (`paraph serve` prints the bootstrap account).'),
+  AUTH_THROTTLED: row(429, 'Too many requests with wrong credentials came from the client address.', 'Wait the seconds the Retry-After header names, then retry with the right APIKey and APPKey.'),
   ACCOUNT_RATE_LIMITED: row(429, "The account sent more requests per minute than its quota allows.", 'Wait the seconds the Retry-After header names, then retry.'),
   ACCOUNT_STORAGE_QUOTA: row(429, "The account's storage quota is used up.", 'Delete transactions or wait until ended ones are cleaned; Retry-After says when to try again.'),
   INVALID_MASTER_KEY: row(400, 'The master key is not 32 bytes in hex or base64.', 'Generate one with `openssl rand -base64 32`.'),

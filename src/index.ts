@@ -15,5 +15,5 @@ export * from './entry/pades.js';
 export * from './entry/receipt.js';
 
 // What a postback receiver needs, without the service: the signature check and the status and activity codes.
-export { verifyPostback, type PostbackVerification, type PostbackHeaders } from './events/verify-postback.js';
+export { verifyPostback, type PostbackVerification, type PostbackHeaders, type VerifyPostbackOptions } from './events/verify-postback.js';
 export { TransactionStatus, ActivityCode, type Transaction, type TransactionStatusCode, type ActivityCodeNumber } from './domain/transaction.js';

@@ -6,7 +6,7 @@
 import { TransactionStatus, type Transaction } from '../domain/transaction.js';
 import { buildSignUrl } from '../domain/transaction-view.js';
 import type { ServiceContext } from '../service/context.js';
-import { parseMailPayload, type MailPayload } from '../service/mail-payload.js';
+import { OUTBOX_CODE_PURPOSE, parseMailPayload, type MailPayload } from '../service/mail-payload.js';
 import { recordMailSent } from '../service/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
@@ -47,6 +47,7 @@ export async function composeMail(ctx: ServiceContext, tx: Transaction, payload:
     ...(message !== undefined ? { message } : {}),
     ...(subject !== undefined ? { subject } : {}),
     ...(payload.code !== undefined ? { code: payload.code } : {}),
+    ...(payload.codeSealed !== undefined && ctx.secrets !== undefined ? { code: ctx.secrets.open(payload.codeSealed, OUTBOX_CODE_PURPOSE) } : {}),
     ...(payload.event !== undefined ? { event: payload.event } : {}),
     ...(about.length > 0 ? { signerNames: about.map((s) => s.ScribbleName ?? s.Email) } : {}),
     ...(payload.kind === 'cancellation' && tx.CancelationReason !== undefined ? { cancelReason: tx.CancelationReason } : {}),
@@ -65,7 +66,7 @@ export async function composeMail(ctx: ServiceContext, tx: Transaction, payload:
   if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && tx.Receipt !== undefined && tx.cleanedAt === undefined) {
     attachments.push({ filename: 'receipt.pdf', content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
   }
-  return { from, to: payload.to, subject: text.subject, text: text.text, html: text.html, ...(attachments.length ? { attachments } : {}) };
+  return { from, to: payload.to, subject: text.subject, text: text.text, html: text.html, ...(attachments.length ? { attachments } : {}), transactionId: tx.Id };
 }
 
 function pdfName(name: string): string {
@@ -89,6 +90,10 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   }
   const stale = staleReason(tx, payload);
   if (stale !== undefined) return { ok: true, detail: `not sent: ${stale}` };
+  if (payload.codeSealed !== undefined && !opens(ctx, payload.codeSealed)) {
+    // Sealed under a master key since rotated: the signer asks for a new code.
+    return { ok: false, permanent: true, error: 'the one-time code was sealed under another master key' };
+  }
   const mail = await composeMail(ctx, tx, payload, deps.from);
   const sent = await deps.transport.send(mail);
   if (!sent.ok) {
@@ -96,6 +101,15 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   }
   await recordMailSent(ctx, payload, sent.messageId);
   return { ok: true, ...(sent.responseCode !== undefined ? { responseCode: sent.responseCode } : {}), ...(sent.detail ? { detail: sent.detail } : {}) };
+}
+
+function opens(ctx: ServiceContext, sealed: string): boolean {
+  try {
+    ctx.secrets?.open(sealed, OUTBOX_CODE_PURPOSE);
+    return ctx.secrets !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 // A sign request or reminder that waited (retries, a stopped service) must not ask for a signature that is no

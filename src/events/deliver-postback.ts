@@ -33,7 +33,7 @@ export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefi
 export async function deliverPostback(
   ctx: ServiceContext,
   message: OutboxMessage,
-  options: { timeoutMs?: number; resolve?: ResolveHost; signal?: AbortSignal } = {},
+  options: { timeoutMs?: number; resolve?: ResolveHost; signal?: AbortSignal; sendTime?: () => Date } = {},
 ): Promise<DeliveryOutcome> {
   const payload = parsePostbackPayload(message.payload);
   if (payload === undefined) return { ok: false, permanent: true, error: 'not a postback payload' };
@@ -44,10 +44,13 @@ export async function deliverPostback(
     secret: account?.PostbackSecret ?? '',
     version: account?.PostbackVersion ?? 1,
     baseUrl: ctx.settings.publicUrl,
+    // The outbox row id: the same for every retry, so a receiver can drop the duplicates at-least-once delivery
+    // can produce. The time is when this attempt is sent by the machine's clock, which the receiver compares with
+    // its own to refuse a replay (not the service's business clock, which tests move).
+    delivery: { id: `paraph-postback-${message.id}`, at: (options.sendTime ?? wallClock)() },
   });
   const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve ?? ctx.resolveHost);
   if (!target.ok) return { ok: false, permanent: target.kind === 'scheme', error: `PostbackUrl refused: ${target.reason}` };
-  // The row id lets a receiver drop the duplicates at-least-once delivery can produce (it is not part of the body).
   const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
@@ -61,6 +64,8 @@ export async function deliverPostback(
     ...(result.httpStatus !== undefined ? { responseCode: result.httpStatus } : {}),
   };
 }
+
+const wallClock = (): Date => new Date();
 
 /** A failed POST in words that name no address, port or system error text. */
 export function describeFailure(result: PostbackResult): string {

@@ -1,10 +1,10 @@
 /**
- * Sending a mail (docs/design/events.md#mail): through nodemailer's SMTP transport when an SMTP URL is configured,
- * otherwise written as an `.eml` file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that
- * a developer can open it. A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
+ * Sending a mail (docs/design/events.md#mail): through nodemailer's SMTP transport when an SMTP URL is configured, otherwise written as an `.eml`
+ * file into the mail directory (`PARAPH_MAIL_DIR`, by default `<dataDir>/mail/`) so that a developer can open it —
+ * sealed under the master key when the directory is inside the data directory (`paraph open-mail` reads it). A permanent SMTP refusal (5xx) is told apart from a temporary one, so that the worker gives
  * up at once instead of retrying for 72 hours.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 
@@ -16,6 +16,8 @@ export interface OutgoingMail {
   readonly text: string;
   readonly html: string;
   readonly attachments?: readonly { filename: string; content: Uint8Array; contentType: string }[];
+  /** The transaction it is about: names its file without SMTP, so the file is removed with the transaction. */
+  readonly transactionId?: string;
 }
 
 /** The outcome of a send. */
@@ -35,6 +37,21 @@ export interface MailTransportOptions {
   readonly smtpUrl?: string;
   /** Where `.eml` files go (created when missing). */
   readonly mailDir: string;
+  /**
+   * Seals each mail file under the master key (`<id>.eml.sealed`, opened by `paraph open-mail`): for a mail
+   * directory inside the data directory, whose sign links and codes must not be readable by whoever copies it.
+   */
+  readonly seal?: (text: string) => string;
+}
+
+/** Purpose under which mail files are sealed. */
+export const MAIL_FILE_PURPOSE = 'mail-file';
+/** Name ending of a sealed mail file. */
+export const SEALED_MAIL_SUFFIX = '.eml.sealed';
+
+/** The `.eml` text of a sealed mail file's contents, opened with `open` (the master key's, purpose {@link MAIL_FILE_PURPOSE}). */
+export function openSealedMail(contents: string, open: (sealed: string) => string): Buffer {
+  return Buffer.from(open(contents.trim()), 'base64');
 }
 
 /**
@@ -44,7 +61,7 @@ export interface MailTransportOptions {
  */
 export function createMailTransport(options: MailTransportOptions): MailTransport {
   if (options.smtpUrl !== undefined) return smtpTransport(options.smtpUrl);
-  return emlTransport(options.mailDir);
+  return emlTransport(options.mailDir, options.seal);
 }
 
 function toNodemailer(mail: OutgoingMail): SendMailOptions {
@@ -81,17 +98,31 @@ function smtpTransport(url: string): MailTransport {
   };
 }
 
-function emlTransport(dir: string): MailTransport {
+/** How the mail files of a transaction begin. */
+function mailFilePrefix(transactionId: string): string {
+  return `${transactionId.replace(/[^A-Za-z0-9-]/g, '_')}--`;
+}
+
+/** Deletes the mail files written into `dir` for `transactionId` (nothing when there are none, or no directory). */
+export async function removeMailFiles(dir: string, transactionId: string): Promise<void> {
+  const prefix = mailFilePrefix(transactionId);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(prefix)).map((n) => rm(join(dir, n), { force: true })));
+}
+
+function emlTransport(dir: string, seal: ((text: string) => string) | undefined): MailTransport {
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
       try {
         const info = await transporter.sendMail(toNodemailer(mail));
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        const name = `${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+        const prefix = mail.transactionId === undefined ? '' : mailFilePrefix(mail.transactionId);
+        const name = `${prefix}${info.messageId.replace(/[^A-Za-z0-9._-]/g, '_')}${seal ? SEALED_MAIL_SUFFIX : '.eml'}`;
         const temp = join(dir, `.${name}.tmp`);
-        // Mails carry sign links: readable by the service's user only.
-        await writeFile(temp, info.message as Buffer, { mode: 0o600 });
+        // Mails carry sign links and codes: readable by the service's user only, and sealed when asked.
+        const message = info.message as Buffer;
+        await writeFile(temp, seal ? `${seal(message.toString('base64'))}\n` : message, { mode: 0o600 });
         await rename(temp, join(dir, name));
         return { ok: true, messageId: info.messageId, detail: `written to ${join(dir, name)}` };
       } catch (error) {

@@ -1,7 +1,10 @@
 /**
- * Postbacks (docs/design/events.md#postbacks): the body is the transaction as GET returns it plus `Checksum`, the same
- * value goes in a `Checksum` header, and `X-Paraph-Signature: sha256=<hex HMAC-SHA256(secret, body)>` signs the
- * exact body bytes. Sending: http(s) only, one POST, redirects not followed, 30 s timeout, success on any 2xx.
+ * Postbacks (docs/design/events.md#postbacks): the body is the transaction as GET returns it plus `Checksum` (Signhost's), the same value goes in a
+ * `Checksum` header, and `X-Paraph-Signature: sha256=<hex HMAC-SHA256(secret, body)>` signs the exact body bytes.
+ * Each delivery attempt is also signed with its id and send time as Standard Webhooks does (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`), so that a receiver
+ * can refuse a postback replayed later ({@link verifyPostback}'s tolerance). Sending: http(s) only, one POST,
+ * redirects not followed, 30 s timeout, success on any 2xx.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -24,6 +27,14 @@ export function postbackSignature(body: string | Uint8Array, secret: string): st
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
+/**
+ * The `webhook-signature` value of one delivery: `v1,<base64 HMAC-SHA256(secret, "<id>.<unix seconds>.<body>")>`.
+ * The key is the shared secret's UTF-8 bytes (Standard Webhooks libraries take it as raw bytes, not `whsec_…`).
+ */
+export function deliverySignature(id: string, timestamp: number, body: string | Uint8Array, secret: string): string {
+  return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.`, 'utf8').update(body).digest('base64')}`;
+}
+
 /** A rendered postback request. */
 export interface PostbackRequest {
   /** The exact body bytes (UTF-8 JSON). */
@@ -37,6 +48,8 @@ export interface PostbackRenderOptions {
   readonly secret: string;
   readonly version: ResponseVersion;
   readonly baseUrl: string;
+  /** This delivery attempt: its id (the same on every retry of one postback) and when it is sent. */
+  readonly delivery: { readonly id: string; readonly at: Date };
 }
 
 /**
@@ -48,12 +61,16 @@ export function renderPostback(tx: Transaction, status: TransactionStatusCode, o
   const view = tx.cleanedAt !== undefined ? toPartialTransactionView(tx, options) : toTransactionView(tx, options);
   const checksum = postbackChecksum(tx.Id, status, options.secret);
   const body = JSON.stringify({ ...view, Status: status, Checksum: checksum });
+  const timestamp = Math.floor(options.delivery.at.getTime() / 1000);
   return {
     body,
     headers: {
       'content-type': 'application/json; charset=utf-8',
       checksum,
       'x-paraph-signature': postbackSignature(body, options.secret),
+      'webhook-id': options.delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': deliverySignature(options.delivery.id, timestamp, body, options.secret),
     },
   };
 }

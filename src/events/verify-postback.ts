@@ -1,11 +1,23 @@
 /**
- * Checking a received postback, for client code (docs/design/events.md#checksum): the `X-Paraph-Signature` HMAC over
- * the exact body bytes, and the Signhost-compatible `Checksum` (body field and header) over Id, Status and the shared
- * secret.
+ * Checking a received postback, for client code (docs/design/events.md#checksum): the `X-Paraph-Signature` HMAC over the exact body bytes, the
+ * delivery's `webhook-signature` over its id, send time and body, that send time within a tolerance of now (a
+ * replayed postback is refused), and the Signhost-compatible `Checksum` (body field and header) over Id, Status and
+ * the shared secret.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ParaphError } from '../errors.js';
-import { postbackChecksum, postbackSignature } from './postback.js';
+import { deliverySignature, postbackChecksum, postbackSignature } from './postback.js';
+
+/** Default of {@link VerifyPostbackOptions.toleranceSeconds}: five minutes, as Standard Webhooks recommends. */
+export const POSTBACK_TOLERANCE_SECONDS = 300;
+
+/** Options of {@link verifyPostback}. */
+export interface VerifyPostbackOptions {
+  /** How far the delivery's `webhook-timestamp` may be from now, either way (default {@link POSTBACK_TOLERANCE_SECONDS}). */
+  readonly toleranceSeconds?: number;
+  /** Now (default: the system clock). */
+  readonly now?: Date;
+}
 
 /** The verdict of {@link verifyPostback}. */
 export type PostbackVerification =
@@ -17,7 +29,8 @@ export type PostbackHeaders = Readonly<Record<string, string | readonly string[]
 
 /**
  * Verifies a postback with the account's shared secret. Pass the body exactly as received (bytes or the raw
- * string, not re-serialized JSON).
+ * string, not re-serialized JSON). A postback whose `webhook-timestamp` is more than `toleranceSeconds` from now is
+ * refused; remember the `webhook-id`s seen within that window to refuse a replay inside it too.
  *
  * @throws ParaphError `POSTBACK_SECRET_MISSING` when `secret` is empty or not a string: with an empty key anyone can
  *   forge a postback, so that is a configuration mistake, not a verdict. `paraph serve` prints the secret it
@@ -26,7 +39,7 @@ export type PostbackHeaders = Readonly<Record<string, string | readonly string[]
  * const verdict = verifyPostback(rawBody, req.headers, process.env.PARAPH_POSTBACK_SECRET!);
  * if (!verdict.valid) return res.writeHead(400).end(verdict.reason);
  */
-export function verifyPostback(body: string | Uint8Array, headers: PostbackHeaders, secret: string): PostbackVerification {
+export function verifyPostback(body: string | Uint8Array, headers: PostbackHeaders, secret: string, options: VerifyPostbackOptions = {}): PostbackVerification {
   if (typeof secret !== 'string' || secret === '') {
     throw new ParaphError(
       'POSTBACK_SECRET_MISSING',
@@ -36,6 +49,23 @@ export function verifyPostback(body: string | Uint8Array, headers: PostbackHeade
   const signature = header(headers, 'x-paraph-signature');
   if (signature === undefined) return { valid: false, reason: 'X-Paraph-Signature header missing' };
   if (!equalText(signature, postbackSignature(body, secret))) return { valid: false, reason: 'X-Paraph-Signature does not match the body' };
+  const id = header(headers, 'webhook-id');
+  const timestampText = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (id === undefined || timestampText === undefined || signatures === undefined) {
+    return { valid: false, reason: 'webhook-id, webhook-timestamp or webhook-signature header missing' };
+  }
+  if (!/^\d{1,12}$/.test(timestampText)) return { valid: false, reason: 'webhook-timestamp is not a Unix time in seconds' };
+  const timestamp = Number(timestampText);
+  const expectedDelivery = deliverySignature(id, timestamp, body, secret);
+  if (!signatures.split(' ').some((candidate) => equalText(candidate, expectedDelivery))) {
+    return { valid: false, reason: 'webhook-signature does not match the delivery id, time and body' };
+  }
+  const tolerance = options.toleranceSeconds ?? POSTBACK_TOLERANCE_SECONDS;
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (Math.abs(now - timestamp) > tolerance) {
+    return { valid: false, reason: `webhook-timestamp is ${now - timestamp} s from now, more than the ${tolerance} s tolerated: an old postback replayed, or a clock off` };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));

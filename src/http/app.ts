@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { nestingProblem } from '../domain/transaction-json.js';
+import { unpairedSurrogateProblem } from '../pdf/unicode-text.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
 import { ValidationError } from '../errors.js';
 import { createServiceContext, type ServiceContext, type ServiceContextDeps } from '../service/context.js';
@@ -101,7 +102,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
-      const problem = error ? undefined : nestingProblem(value, 'body');
+      const problem = error ? undefined : (nestingProblem(value, 'body') ?? unpairedSurrogateProblem(value, 'body'));
       if (error) done(error, undefined);
       else if (problem !== undefined) done(new ValidationError([problem], 'INVALID_REQUEST'), undefined);
       else done(null, value);
@@ -117,6 +118,9 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   app.decorateRequest('account', null);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
+    // Answers hold transactions, documents, receipts and tokens: no cache (browser, proxy) keeps them. Routes that
+    // may be cached (the sign page's static files) set their own.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
   app.setErrorHandler((error, request, reply) => {

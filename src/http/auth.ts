@@ -8,6 +8,7 @@ import type { ServiceContext } from '../service/context.js';
 import { findAccountByCredentials } from '../service/find-account.js';
 import type { Account } from '../domain/account.js';
 import { ServiceError } from '../service/service-error.js';
+import { AuthFailureThrottle } from './auth-throttle.js';
 import { UNAUTHORIZED_MESSAGE } from './error-map.js';
 
 declare module 'fastify' {
@@ -25,14 +26,21 @@ export function credentialOf(header: string | string[] | undefined, scheme: stri
   return match[2];
 }
 
-/** An onRequest hook that sets `request.account` or answers 401. */
-export function authenticate(ctx: ServiceContext) {
+/**
+ * An onRequest hook that sets `request.account` or answers 401; credentials that match no account count against
+ * the client address in `throttle` (429 once it has none left).
+ */
+export function authenticate(ctx: ServiceContext, throttle: AuthFailureThrottle = new AuthFailureThrottle()) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const userToken = credentialOf(request.headers.authorization, 'APIKey');
     const appKey = credentialOf(request.headers.application, 'APPKey');
     if (userToken === undefined || appKey === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    throttle.check(request.ip);
     const account = await findAccountByCredentials(ctx, userToken, appKey);
-    if (account === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    if (account === undefined) {
+      throttle.fail(request.ip);
+      throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    }
     request.account = account;
   };
 }

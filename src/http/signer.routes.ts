@@ -110,7 +110,10 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
   };
 }
 
-/** A URL with the SignUrl token replaced, for logs (the token is a credential, docs/design/signer-api.md#token). */
+/**
+ * A URL with the signer's token replaced, for logs: the token is a credential, and SignUrl, ShowUrl and ReceiptUrl
+ * (and the signer API) all carry the same one. Also under a plugin prefix (`/paraph/sign/…`).
+ */
 export function redactSignToken(url: string): string {
-  return url.replace(/^(\/(?:api\/signer|sign)\/)[^/?#]+/, '$1[token]');
+  return url.replace(/^((?:\/[^/?#]+)*?\/(?:api\/signer|sign|show|receipt)\/)[^/?#]+/, '$1[token]');
 }

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreateTransactionSchema } from '../domain/transaction-schema.js';
 import { dropNullProperties, nestingProblem } from '../domain/transaction-json.js';
+import { unpairedSurrogateProblem } from '../pdf/unicode-text.js';
 import { toTransactionView } from '../domain/transaction-view.js';
 import { hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
 import { ValidationError } from '../errors.js';
@@ -27,7 +28,7 @@ import { ref } from './response.schema.js';
  * @throws ValidationError naming the path nested too deep.
  */
 function readTolerantly(value: unknown): unknown {
-  const problem = nestingProblem(value, 'Transaction');
+  const problem = nestingProblem(value, 'Transaction') ?? unpairedSurrogateProblem(value, 'Transaction');
   if (problem !== undefined) throw new ValidationError([problem], 'INVALID_REQUEST');
   return dropNullProperties(value);
 }

@@ -4,6 +4,7 @@
  * validates the parsed value by hand, collecting every broken rule as a message that names the JSON path and the rule.
  */
 import { ValidationError } from '../errors.js';
+import { unpairedSurrogateProblem } from './unicode-text.js';
 
 /** The kinds of field a Location can place (docs/design/locations.md). */
 export type FieldType = 'Signature' | 'Seal' | 'Check' | 'Radio' | 'SingleLine' | 'Date' | 'Number';
@@ -165,6 +166,8 @@ export function parseFileMetaData(input: string | Uint8Array, options: ParseFile
     const reason = error instanceof Error ? error.message : String(error);
     throw new ValidationError([`FileMetaData: not valid JSON (${reason})`], INVALID_FILE_METADATA);
   }
+  const lone = unpairedSurrogateProblem(value, 'FileMetaData');
+  if (lone !== undefined) throw new ValidationError([lone.startsWith('FileMetaData') ? lone : `FileMetaData.${lone}`], INVALID_FILE_METADATA);
   return validateFileMetaData(value, options.fileId !== undefined ? { fileId: options.fileId } : {});
 }
 

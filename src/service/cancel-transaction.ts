@@ -31,6 +31,7 @@ export interface CancelRequest {
  */
 export async function cancelTransaction(ctx: ServiceContext, account: Account, transactionId: string, request: CancelRequest): Promise<Transaction> {
   let before: Transaction | undefined;
+  let cleaned = false;
   await commitChange(
     ctx,
     () => loadOwnTransaction(ctx, account, transactionId),
@@ -54,6 +55,7 @@ export async function cancelTransaction(ctx: ServiceContext, account: Account, t
           }
         }
       }
+      cleaned = cancelled.cleanedAt !== undefined;
       const postback = wasEnded ? undefined : postbackRow(cancelled);
       if (postback) outbox.push(postback);
       return {
@@ -71,5 +73,7 @@ export async function cancelTransaction(ctx: ServiceContext, account: Account, t
       };
     },
   );
+  // The mails written without SMTP carry the signed PDFs and the receipt: they go with the documents.
+  if (cleaned) await ctx.mailFiles?.remove(transactionId);
   return before as Transaction;
 }

@@ -1,7 +1,7 @@
 /**
- * Use case of the cleaning timers (docs/design/transactions.md#cleaning): documents, receipt, audit details and
- * sensitive data of an ended transaction are deleted `retentionDays` after it ended, or when a DELETE's grace period
- * has passed (GET then 410).
+ * Use case of the cleaning timers (docs/design/transactions.md#cleaning): documents, receipt, audit details and sensitive data of an ended
+ * transaction are deleted `retentionDays` after it ended, or when a DELETE's grace period has passed (GET then 410),
+ * with the mail files written for it (which carry the signed PDFs and the receipt).
  */
 import { isEndStatus, transition } from '../domain/transaction.js';
 import { commitChange } from './commit-change.js';
@@ -33,5 +33,7 @@ export async function cleanTransactionData(ctx: ServiceContext, id: string): Pro
       return { transaction: transition(tx, { type: 'clean' }, now), purgeAudit: true };
     },
   );
+  // The mails written without SMTP carry the signed PDFs and the receipt: they go with the documents.
+  if (done) await ctx.mailFiles?.remove(id);
   return done;
 }

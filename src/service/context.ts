@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.js';
+import type { MasterKey } from '../store/master-key.js';
 import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
@@ -78,6 +79,19 @@ export interface ServiceContext {
   readonly resolveHost?: ResolveHost;
   /** Aborted when the process is shutting down: long work (signing) stops at its next step rather than holding it up. */
   readonly stopping?: AbortSignal;
+  /**
+   * The data directory's master key, for secrets the use cases keep outside the store's own sealing (one-time codes
+   * in the outbox, their keyed hashes). Without it they are kept as before: codes in clear, hashed with SHA-256.
+   */
+  readonly secrets?: MasterKey;
+  /** The mail files written without SMTP, removed when their transaction is cleaned (none with SMTP). */
+  readonly mailFiles?: MailFiles;
+}
+
+/** The mail files of transactions (mail-transport.ts writes them). */
+export interface MailFiles {
+  /** Deletes every mail file written for `transactionId`. */
+  remove(transactionId: string): Promise<void>;
 }
 
 /** What a {@link ServiceContext} is built from (the composition root hands these over). */
@@ -91,6 +105,8 @@ export interface ServiceContextDeps {
   readonly identityProviders?: readonly IdentityProvider[];
   readonly resolveHost?: ResolveHost;
   readonly stopping?: AbortSignal;
+  readonly secrets?: MasterKey;
+  readonly mailFiles?: MailFiles;
 }
 
 /**
@@ -111,6 +127,8 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(deps.stopping ? { stopping: deps.stopping } : {}),
+    ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    ...(deps.mailFiles ? { mailFiles: deps.mailFiles } : {}),
   };
 }
 

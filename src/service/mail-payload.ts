@@ -34,9 +34,14 @@ export interface MailPayload {
   readonly receiverId?: string;
   /** One-time code of a `verification-code` mail. */
   readonly code?: string;
+  /** The same code sealed under the master key (how the service stores it); deliver-mail opens it. */
+  readonly codeSealed?: string;
   /** What a `notification` reports. */
   readonly event?: string;
 }
+
+/** Purpose under which a one-time code waiting in the outbox is sealed under the master key (`codeSealed`). */
+export const OUTBOX_CODE_PURPOSE = 'outbox-verification-code';
 
 const KINDS: readonly MailPayloadKind[] = [
   'invitation',
@@ -62,10 +67,10 @@ export function mailRow(payload: MailPayload, dueAt?: Date): OutboxInput {
  */
 export function parseMailPayload(value: JsonValue): MailPayload | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { transactionId, kind, to, signerId, receiverId, code, event } = value;
+  const { transactionId, kind, to, signerId, receiverId, code, codeSealed, event } = value;
   if (typeof transactionId !== 'string' || typeof to !== 'string' || typeof kind !== 'string') return undefined;
   if (!(KINDS as readonly string[]).includes(kind)) return undefined;
-  const optional = { signerId, receiverId, code, event };
+  const optional = { signerId, receiverId, code, codeSealed, event };
   const payload: Record<string, string> = { transactionId, kind, to };
   for (const [key, v] of Object.entries(optional)) {
     if (v === undefined) continue;

@@ -66,6 +66,9 @@ export function isAllowedAddress(address: string, policy: PostbackPolicy): boole
   for (const [range, bits] of parseAllowedRanges(policy.allowedRanges)) {
     if (range.kind() === parsed.kind() && parsed.match(range, bits)) return true;
   }
+  // ::/96, the deprecated IPv4-compatible form (`[::127.0.0.1]`): stacks route it to the IPv4 address it spells,
+  // and ipaddr.js calls it unicast. Nothing public is reached that way.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
   return parsed.range() === 'unicast';
 }
 

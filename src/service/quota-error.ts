@@ -3,10 +3,10 @@
  */
 import { ParaphError } from '../errors.js';
 
-/** Codes `ACCOUNT_RATE_LIMITED`, `ACCOUNT_STORAGE_QUOTA`; the HTTP layer sends `Retry-After: retryAfterSeconds`. */
+/** Codes `ACCOUNT_RATE_LIMITED`, `ACCOUNT_STORAGE_QUOTA`, `AUTH_THROTTLED`; the HTTP layer sends `Retry-After: retryAfterSeconds`. */
 export class QuotaError extends ParaphError {
   constructor(
-    code: 'ACCOUNT_RATE_LIMITED' | 'ACCOUNT_STORAGE_QUOTA',
+    code: 'ACCOUNT_RATE_LIMITED' | 'ACCOUNT_STORAGE_QUOTA' | 'AUTH_THROTTLED',
     message: string,
     readonly retryAfterSeconds: number,
   ) {

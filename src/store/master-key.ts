@@ -7,7 +7,7 @@
  * error instead of garbage. A sealed value is the text `pmk1.<key id>.<base64url(iv | ciphertext | tag)>`; the
  * rotation (rotate-master-key.ts) re-seals every such text.
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from './store.js';
@@ -24,6 +24,11 @@ export interface MasterKey {
   seal(plain: string, purpose: string): string;
   /** @throws StoreError `MASTER_KEY_MISMATCH` when the value was sealed under another key or was altered. */
   open(sealed: string, purpose: string): string;
+  /**
+   * A keyed hash (HMAC-SHA-256, hex) of `text` under a key derived from the master key for `purpose`: for short
+   * secrets that are checked, never read back (one-time codes), whose plain hash anyone could reverse by trying them all.
+   */
+  mac(text: string, purpose: string): string;
 }
 
 /** Where a loaded key came from. */
@@ -56,9 +61,13 @@ const OPENED_CACHE_ENTRIES = 10_000;
 export function createMasterKey(bytes: Uint8Array): MasterKey {
   const aesKey = Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), 'paraph at-rest encryption v1', 32));
   const id = createHash('sha256').update('paraph master key id').update(bytes).digest('hex').slice(0, 12);
+  const macKey = Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), 'paraph keyed hashes v1', 32));
   const opened = new Map<string, string>();
   return {
     id,
+    mac(text, purpose) {
+      return createHmac('sha256', macKey).update(purpose, 'utf8').update('\u0000').update(text, 'utf8').digest('hex');
+    },
     seal(plain, purpose) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', aesKey, iv);

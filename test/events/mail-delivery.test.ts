@@ -4,12 +4,16 @@
  * and the receipt; receivers get the signed documents (301); a refused recipient gives 999 at once; without SMTP
  * the mail is an .eml file in the data directory. Templates: en-US and nl-NL, others fall back to en-US.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailRow } from '../../src/service/mail-payload.js';
 import { renderMailText } from '../../src/events/mail-templates.js';
+import { MAIL_FILE_PURPOSE, openSealedMail } from '../../src/events/mail-transport.js';
+import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
+import { readSealedMails } from '../helpers/mail-files.js';
 import { completionMailRows } from '../../src/service/outbox-rows.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
@@ -231,7 +235,7 @@ describe('stale sign requests', () => {
 });
 
 describe('mail without SMTP', () => {
-  it('writes an .eml file under the data directory', async () => {
+  it('seals the mail file under the data directory: no sign link in clear; the master key (paraph open-mail) reads it', async () => {
     const local = await startTestService();
     try {
       const created = await call(local.url, 'POST', '/api/transaction', {
@@ -242,14 +246,74 @@ describe('mail without SMTP', () => {
       await call(local.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
       expect((await call(local.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
       expect(await local.server.events.drain()).toMatchObject({ delivered: 1 });
+      const signUrl = (await call(local.url, 'GET', `/api/transaction/${id}`)).json.Signers[0].SignUrl as string;
       const files = await readdir(join(local.dataDir, 'mail'));
-      expect(files.filter((f) => f.endsWith('.eml'))).toHaveLength(1);
-      const mail = await simpleParser(await readFile(join(local.dataDir, 'mail', files[0]!)));
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/\.eml\.sealed$/);
+      const stored = await readFile(join(local.dataDir, 'mail', files[0]!), 'utf8');
+      expect(stored).not.toContain(signUrl.split('/sign/')[1]);
+      expect(stored).not.toContain('Graag tekenen');
+      const key = createMasterKey(parseMasterKey(await readFile(join(local.dataDir, 'master.key'), 'utf8')));
+      const mail = await simpleParser(openSealedMail(stored, (sealed) => key.open(sealed, MAIL_FILE_PURPOSE)));
       expect(mail.subject).toMatch(/^Verzoek tot ondertekening/);
       expect(mail.text).toContain('Graag tekenen');
-      expect(mail.text).toContain('/sign/');
+      expect(mail.text).toContain(signUrl);
     } finally {
       await local.dispose();
+    }
+  });
+
+  it('removes the mail files of a transaction, which carry its signed PDFs and receipt, when it is cleaned after DELETE', async () => {
+    const local = await startTestService();
+    try {
+      const mailsOf = async (): Promise<string[]> => (await readdir(join(local.dataDir, 'mail')).catch(() => [] as string[]));
+      const signAndConfirm = async (email: string): Promise<string> => {
+        const created = await call(local.url, 'POST', '/api/transaction', {
+          json: { Signers: [{ Email: email, SendSignRequest: true, SignRequestMessage: 'Please sign', SendSignConfirmation: true }] },
+        });
+        const id = created.json.Id as string;
+        await call(local.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { body: await makePdf([['Text']]), headers: { 'content-type': 'application/pdf' } });
+        expect((await call(local.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+        const token = (created.json.Signers[0].SignUrl as string).split('/sign/')[1]!;
+        const api = (path: string, json: unknown) => call(local.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+        expect((await api('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Kim' })).status).toBe(200);
+        expect((await api('/sign', { Fields: {} })).status).toBeLessThan(300);
+        await local.server.events.drain();
+        return id;
+      };
+      const gone = await signAndConfirm('kim@example.com');
+      const kept = await signAndConfirm('lou@example.com');
+      const before = await mailsOf();
+      expect(before.filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0); // the confirmation
+      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('receipt.pdf'));
+      expect(confirmation).toBeDefined();
+      expect((await call(local.url, 'DELETE', `/api/transaction/${gone}`)).status).toBe(200);
+      // The documents stay downloadable during the DELETE's grace period, and so do the mails; then both go.
+      expect((await mailsOf()).filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0);
+      local.clock.advance(16 * 60_000);
+      await local.server.worker.tick();
+      expect((await mailsOf()).filter((f) => f.startsWith(`${gone}--`))).toEqual([]);
+      expect((await mailsOf()).filter((f) => f.startsWith(`${kept}--`))).toEqual(before.filter((f) => f.startsWith(`${kept}--`)));
+    } finally {
+      await local.dispose();
+    }
+  });
+
+  it('writes plain .eml files into a mail directory the operator names outside the data directory', async () => {
+    const mailDir = await mkdtemp(join(tmpdir(), 'paraph-mail-'));
+    const local = await startTestService({ env: { PARAPH_MAIL_DIR: mailDir } });
+    try {
+      const created = await call(local.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'erin@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }] } });
+      const id = created.json.Id as string;
+      await call(local.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, { body: await makePdf([['Text']]), headers: { 'content-type': 'application/pdf' } });
+      expect((await call(local.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+      expect(await local.server.events.drain()).toMatchObject({ delivered: 1 });
+      const files = await readdir(mailDir);
+      expect(files.filter((f) => f.endsWith('.eml'))).toHaveLength(1);
+      expect((await simpleParser(await readFile(join(mailDir, files[0]!)))).text).toContain('/sign/');
+    } finally {
+      await local.dispose();
+      await rm(mailDir, { recursive: true, force: true });
     }
   });
 });

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nextRetryAt, retryDelayMs, RETRY_WINDOW_MS } from '../../src/events/backoff.js';
-import { postbackChecksum, postbackSignature, renderPostback, sendPostback } from '../../src/events/postback.js';
+import { createHmac } from 'node:crypto';
+import { deliverySignature, postbackChecksum, postbackSignature, renderPostback, sendPostback } from '../../src/events/postback.js';
 import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
 import type { Transaction } from '../../src/domain/transaction.js';
@@ -37,13 +38,16 @@ const TX: Transaction = {
   version: 1,
 };
 
+/** A delivery sent now (verifyPostback compares with the system clock by default). */
+const DELIVERY = { id: 'paraph-postback-1', at: new Date() };
+
 describe('Checksum and signature', () => {
   it('matches the documented Checksum test vector', () => {
     expect(postbackChecksum('b10ae331-af78-4e79-a39e-5b64693b6b68', 20, 'SharedSecret')).toBe('cdc09eee2ed6df2846dcc193aedfef59f2834f8d');
   });
 
   it('puts the checksum in the body and the header, and signs the exact body', () => {
-    const request = renderPostback(TX, 20, { secret: 'SharedSecret', version: 2, baseUrl: 'http://127.0.0.1:1' });
+    const request = renderPostback(TX, 20, { secret: 'SharedSecret', version: 2, baseUrl: 'http://127.0.0.1:1', delivery: DELIVERY });
     const body = JSON.parse(request.body) as Record<string, unknown>;
     expect(body.Id).toBe(TX.Id);
     expect(body.Status).toBe(20);
@@ -55,14 +59,14 @@ describe('Checksum and signature', () => {
   });
 
   it('version 1 bodies carry null for absent properties, version 2 omit them', () => {
-    const v1 = JSON.parse(renderPostback(TX, 20, { secret: 's', version: 1, baseUrl: 'http://x' }).body) as Record<string, unknown>;
-    const v2 = JSON.parse(renderPostback(TX, 20, { secret: 's', version: 2, baseUrl: 'http://x' }).body) as Record<string, unknown>;
+    const v1 = JSON.parse(renderPostback(TX, 20, { secret: 's', version: 1, baseUrl: 'http://x', delivery: DELIVERY }).body) as Record<string, unknown>;
+    const v2 = JSON.parse(renderPostback(TX, 20, { secret: 's', version: 2, baseUrl: 'http://x', delivery: DELIVERY }).body) as Record<string, unknown>;
     expect(v1.CanceledDateTime).toBeNull();
     expect('CanceledDateTime' in v2).toBe(false);
   });
 
   it('verifyPostback refuses any changed body byte, a wrong secret, a missing or wrong header', () => {
-    const request = renderPostback(TX, 30, { secret: 'k3y', version: 1, baseUrl: 'http://x' });
+    const request = renderPostback(TX, 30, { secret: 'k3y', version: 1, baseUrl: 'http://x', delivery: DELIVERY });
     fc.assert(
       fc.property(fc.nat({ max: request.body.length - 1 }), fc.integer({ min: 1, max: 255 }), (index, delta) => {
         const bytes = Buffer.from(request.body, 'utf8');
@@ -80,6 +84,34 @@ describe('Checksum and signature', () => {
     expect(verifyPostback(forged, { 'x-paraph-signature': postbackSignature(forged, 'k3y') }, 'k3y').valid).toBe(false);
     expect(verifyPostback(request.body, new Headers(request.headers), 'k3y').valid).toBe(true);
   });
+
+  it('signs the delivery id and send time (Standard Webhooks); verifyPostback refuses an old one, a changed id or time', () => {
+    const at = new Date('2026-11-21T10:00:00Z');
+    const request = renderPostback(TX, 30, { secret: 'k3y', version: 1, baseUrl: 'http://x', delivery: { id: 'paraph-postback-7', at } });
+    expect(request.headers['webhook-id']).toBe('paraph-postback-7');
+    expect(request.headers['webhook-timestamp']).toBe(String(at.getTime() / 1000));
+    expect(request.headers['webhook-signature']).toBe(deliverySignature('paraph-postback-7', at.getTime() / 1000, request.body, 'k3y'));
+    // Standard Webhooks' construction: base64 HMAC-SHA256 over "<id>.<timestamp>.<body>" with the secret's bytes.
+    const expected = createHmac('sha256', 'k3y').update(`paraph-postback-7.${at.getTime() / 1000}.${request.body}`).digest('base64');
+    expect(request.headers['webhook-signature']).toBe(`v1,${expected}`);
+    // Keeps Signhost's Checksum and the body HMAC.
+    expect(request.headers.checksum).toBe(postbackChecksum(TX.Id, 30, 'k3y'));
+    const at5min = new Date(at.getTime() + 300_000);
+    expect(verifyPostback(request.body, request.headers, 'k3y', { now: at5min }).valid).toBe(true);
+    const late = verifyPostback(request.body, request.headers, 'k3y', { now: new Date(at.getTime() + 301_000) });
+    expect(late).toEqual({ valid: false, reason: 'webhook-timestamp is 301 s from now, more than the 300 s tolerated: an old postback replayed, or a clock off' });
+    expect(verifyPostback(request.body, request.headers, 'k3y', { now: new Date(at.getTime() + 3_600_000), toleranceSeconds: 3600 }).valid).toBe(true);
+    expect(verifyPostback(request.body, request.headers, 'k3y', { now: new Date(at.getTime() - 301_000) }).valid).toBe(false);
+    // A replay with a fresh time or another id does not carry a matching signature.
+    const refreshed = { ...request.headers, 'webhook-timestamp': String(at.getTime() / 1000 + 3600) };
+    expect(verifyPostback(request.body, refreshed, 'k3y', { now: new Date(at.getTime() + 3_600_000) })).toEqual({
+      valid: false,
+      reason: 'webhook-signature does not match the delivery id, time and body',
+    });
+    expect(verifyPostback(request.body, { ...request.headers, 'webhook-id': 'paraph-postback-8' }, 'k3y', { now: at }).valid).toBe(false);
+    const { 'webhook-timestamp': _t, ...noTime } = request.headers;
+    expect(verifyPostback(request.body, noTime, 'k3y', { now: at })).toEqual({ valid: false, reason: 'webhook-id, webhook-timestamp or webhook-signature header missing' });
+  });
 });
 
 describe('sendPostback', () => {
@@ -87,7 +119,7 @@ describe('sendPostback', () => {
     const statuses = [204, 500, 404];
     const receiver = await startPostbackReceiver({ respond: (n) => statuses[n] ?? 200 });
     receivers.push(receiver);
-    const request = renderPostback(TX, 20, { secret: 'SharedSecret', version: 1, baseUrl: 'http://x' });
+    const request = renderPostback(TX, 20, { secret: 'SharedSecret', version: 1, baseUrl: 'http://x', delivery: DELIVERY });
     expect(await sendPostback(`${receiver.url}/hook`, request)).toEqual({ ok: true, httpStatus: 204 });
     expect(await sendPostback(`${receiver.url}/hook`, request)).toEqual({ ok: false, httpStatus: 500, error: 'HTTP 500' });
     expect(await sendPostback(`${receiver.url}/hook`, request)).toMatchObject({ ok: false, httpStatus: 404 });
@@ -109,7 +141,7 @@ describe('sendPostback', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const request = renderPostback(TX, 20, { secret: 's', version: 1, baseUrl: 'http://x' });
+      const request = renderPostback(TX, 20, { secret: 's', version: 1, baseUrl: 'http://x', delivery: DELIVERY });
       expect(await sendPostback(`http://127.0.0.1:${port}/redirect`, request)).toMatchObject({ ok: false, httpStatus: 307 });
       expect(hits).toEqual(['/redirect']);
       expect(await sendPostback('ftp://127.0.0.1/x', request)).toMatchObject({ ok: false });

@@ -4,9 +4,8 @@
  * expiry to 50 at DaysToExpire (postback 50), cleaning after the retention period (GET 410 with only the partial
  * fields, file download 410).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readSealedMails } from '../helpers/mail-files.js';
 import { simpleParser } from 'mailparser';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARTIAL_TRANSACTION_KEYS } from '../../src/domain/transaction-view.js';
 import { verifyPostback } from '../../src/events/verify-postback.js';
@@ -61,17 +60,16 @@ describe('timers with a moved clock', () => {
     service.clock.advance(3 * DAY);
     await runWorkers();
     expect(await codes()).toEqual([101, 104, 104]);
-    const mails = (await readdir(join(service.dataDir, 'mail'))).filter((f) => f.endsWith('.eml'));
-    expect(mails).toHaveLength(3);
+    expect(await readSealedMails(service.dataDir)).toHaveLength(3);
 
     service.clock.advance(1 * DAY);
     await runWorkers();
     const expired = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(expired.json.Status).toBe(50);
     // The sender is told (SendEmailNotifications, the account's notification address).
-    const emls = (await readdir(join(service.dataDir, 'mail'))).filter((f) => f.endsWith('.eml'));
+    const emls = await readSealedMails(service.dataDir);
     expect(emls).toHaveLength(4);
-    const notices = await Promise.all(emls.map(async (f) => simpleParser(await readFile(join(service.dataDir, 'mail', f)))));
+    const notices = await Promise.all(emls.map(async (eml) => simpleParser(eml)));
     const notice = notices.find((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '') === 'sender@example.com');
     expect(notice?.subject).toBe('Nieuws over transactie: timers-1');
     expect(notice?.text).toContain('De transactie is verlopen');

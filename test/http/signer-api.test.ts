@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
+import { OUTBOX_CODE_PURPOSE } from '../../src/service/mail-payload.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../e2e/service-harness.js';
 import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
@@ -285,9 +286,14 @@ describe('signer API', () => {
     expect((await signer(token, 'POST', '/verification', { Type: 'Email' })).status).toBe(200);
     const rows = await s.service.server.store.claimDue(new Date('2100-01-01T00:00:00Z'), 100, 60_000);
     const mail = rows.find((r) => r.transactionId === tx.id && (r.payload as { kind?: string }).kind === 'verification-code');
-    const payload = mail?.payload as { to: string; code: string; signerId: string };
+    const payload = mail?.payload as { to: string; code?: string; codeSealed: string; signerId: string };
     expect(payload).toMatchObject({ to: 'e@example.com', signerId: 'Signer1' });
-    expect((await signer(token, 'POST', '/verification', { Type: 'Email', Code: payload.code })).status).toBe(200);
+    // The code waits in the outbox sealed under the master key, never in clear.
+    expect(payload.code).toBeUndefined();
+    const secrets = s.service.server.service.deps.context?.secrets;
+    if (secrets === undefined) throw new Error('the service has no master key');
+    const code = secrets.open(payload.codeSealed, OUTBOX_CODE_PURPOSE);
+    expect((await signer(token, 'POST', '/verification', { Type: 'Email', Code: code })).status).toBe(200);
     const renamed = await signer(token, 'POST', '/verification', { Type: 'Scribble', Name: 'Someone Else' });
     expect(renamed.status).toBe(400);
     expect(renamed.json.Message).toContain('fixed');

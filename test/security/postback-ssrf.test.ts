@@ -41,6 +41,10 @@ const REFUSED = [
   'https://[::ffff:127.0.0.1]/hook', // IPv4-mapped
   'https://[::ffff:a9fe:a9fe]/latest', // IPv4-mapped 169.254.169.254
   'https://[64:ff9b::7f00:1]/hook', // NAT64 of 127.0.0.1
+  'https://[::127.0.0.1]/hook', // IPv4-compatible (deprecated) 127.0.0.1
+  'https://[::7f00:1]/hook', // the same, in hex
+  'https://[::a9fe:a9fe]/latest', // IPv4-compatible 169.254.169.254
+  'https://[::8.8.8.8]/hook', // IPv4-compatible: refused whatever it spells
   'https://169.254.169.254/latest/meta-data',
   'https://10.0.0.1/', 'https://172.16.5.4/', 'https://192.168.1.1/', 'https://100.64.0.1/', 'https://0.0.0.0/',
   'https://224.0.0.1/', 'https://255.255.255.255/', 'https://240.0.0.1/', 'https://192.0.2.1/',

@@ -10,10 +10,12 @@
  */
 import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { MasterKey } from '../../store/master-key.js';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
 import { TransactionStatus, formatTime, isEndStatus } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
+import { OUTBOX_CODE_PURPOSE } from '../mail-payload.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
 import type { VerificationSenders } from '../verification-senders.js';
@@ -34,7 +36,7 @@ import {
   type SignerStep,
   type SignSession,
 } from './signer-access.js';
-import { checkScribblePng } from './scribble-image.js';
+import { normalizeScribble } from './normalize-scribble.js';
 
 /** Limits of the one-time codes. */
 export const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -98,11 +100,11 @@ export async function performVerification(
         const key = SECURE_DOWNLOAD_CODE_KEY;
         const to = codeRecipient(signer, secure);
         if (request.Code === undefined) {
-          const sent = await sendCode(senders, tx, signer, secure.type, to, session.codes[key], now);
+          const sent = await sendCode(ctx.secrets, senders, tx, signer, secure.type, to, session.codes[key], now);
           outcome = { Type: secure.type, Done: false, CodeSent: true, Remaining: [secure.type] };
           return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: sent.code } }), ModifiedDateTime: formatTime(now) }, outbox: sent.outbox };
         }
-        const checked = checkCode(secure.type, session.codes[key], request.Code, now);
+        const checked = checkCode(ctx.secrets, secure.type, session.codes[key], request.Code, now);
         if (checked.refusal !== undefined) {
           refusal = checked.refusal;
           return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: checked.code } }), ModifiedDateTime: formatTime(now) } };
@@ -160,11 +162,11 @@ export async function performVerification(
           const key = String(step.index);
           const code = session.codes[key];
           if (request.Code === undefined) {
-            const sent = await sendCode(senders, tx, signer, step.type, to, code, now);
+            const sent = await sendCode(ctx.secrets, senders, tx, signer, step.type, to, code, now);
             outcome = { Type: step.type, Done: false, CodeSent: true, Remaining: [step.type, ...remainingAfter] };
             return { transaction: { ...withSignSession(tx, signer.Id, { ...session, codes: { ...session.codes, [key]: sent.code } }), ModifiedDateTime: formatTime(now) }, outbox: sent.outbox };
           }
-          const checked = checkCode(step.type, code, request.Code, now);
+          const checked = checkCode(ctx.secrets, step.type, code, request.Code, now);
           if (checked.refusal !== undefined) {
             // The wrong attempt is committed, then the refusal is answered.
             refusal = checked.refusal;
@@ -210,6 +212,7 @@ function codeEvidence(type: string, to: string): Record<string, string> {
 
 /** Sends a new code (resend rules of {@link CODE_RULES}); returns what to keep and the sender's outbox rows. */
 async function sendCode(
+  secrets: MasterKey | undefined,
   senders: VerificationSenders,
   tx: Transaction,
   signer: Signer,
@@ -227,20 +230,25 @@ async function sendCode(
   const plain = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const expiresAt = new Date(now.getTime() + CODE_RULES.validMs);
   const sender = type === 'PhoneNumber' ? senders.sms : senders.email;
-  const outbox = await sender({ transactionId: tx.Id, signerId: signer.Id, to, code: plain, language: signer.Language ?? tx.Language, expiresAt });
-  return { code: { codeSha256: sha256(plain), expiresAt: formatTime(expiresAt), attempts: 0, sentAt: formatTime(now), sends: (previous?.sends ?? 0) + 1 }, outbox };
+  const rows = await sender({ transactionId: tx.Id, signerId: signer.Id, to, code: plain, language: signer.Language ?? tx.Language, expiresAt });
+  const outbox = secrets === undefined ? rows : rows.map((row) => sealOutboxCode(row, secrets));
+  const digest = secrets === undefined ? { codeSha256: sha256(plain) } : { codeMac: secrets.mac(plain, CODE_MAC_PURPOSE) };
+  return { code: { ...digest, expiresAt: formatTime(expiresAt), attempts: 0, sentAt: formatTime(now), sends: (previous?.sends ?? 0) + 1 }, outbox };
 }
 
 /**
  * Checks an entered code. Throws for a code never sent, malformed, expired or out of attempts; a wrong code returns
  * the refusal with the attempt counted (the caller commits the count, then answers the refusal).
  */
-function checkCode(type: string, code: PendingCode | undefined, given: string, now: Date): { refusal: ServiceError; code: PendingCode } | { refusal?: undefined } {
+function checkCode(secrets: MasterKey | undefined, type: string, code: PendingCode | undefined, given: string, now: Date): { refusal: ServiceError; code: PendingCode } | { refusal?: undefined } {
   if (code === undefined) throw new ServiceError('CODE_NOT_SENT', `${type}: ask for a code first (send {"Type": "${type}"}).`);
   if (!/^\d{6}$/.test(given)) throw new ServiceError('CODE_WRONG', `Code: enter the 6 digits of the code you received.`);
   if (now.getTime() > Date.parse(code.expiresAt)) throw new ServiceError('CODE_EXPIRED', 'The code has expired (codes are valid for 10 minutes): ask for a new code.');
   if (code.attempts >= CODE_RULES.maxAttempts) throw new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.');
-  if (timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(code.codeSha256, 'hex'))) return {};
+  const [stored, entered] = code.codeMac !== undefined && secrets !== undefined
+    ? [code.codeMac, secrets.mac(given, CODE_MAC_PURPOSE)]
+    : [code.codeSha256 ?? '', sha256(given)];
+  if (stored.length === entered.length && timingSafeEqual(Buffer.from(entered, 'hex'), Buffer.from(stored, 'hex'))) return {};
   const attempts = code.attempts + 1;
   const refusal = attempts >= CODE_RULES.maxAttempts
     ? new ServiceError('CODE_ATTEMPTS_EXCEEDED', 'Too many wrong codes were entered: ask for a new code.')
@@ -248,7 +256,7 @@ function checkCode(type: string, code: PendingCode | undefined, given: string, n
   return { refusal, code: { ...code, attempts } };
 }
 
-async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): Promise<{ imageBase64?: string; name: string }> {
+async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonValue>>, request: VerificationRequest): Promise<{ imageBase64?: string; normalized?: true; name: string }> {
   const requireImage = spec.RequireHandsignature === true || signer.RequireScribble === true;
   const fixed = spec.ScribbleNameFixed === true || signer.ScribbleNameFixed === true;
   const preset = typeof spec.ScribbleName === 'string' ? spec.ScribbleName : signer.ScribbleName;
@@ -269,9 +277,24 @@ async function checkScribble(signer: Signer, spec: Readonly<Record<string, JsonV
   if (!request.Image.startsWith(prefix)) throw new ServiceError('SCRIBBLE_INVALID', 'Image: send the drawn signature as data:image/png;base64,…');
   const bytes = Buffer.from(request.Image.slice(prefix.length), 'base64');
   if (bytes.length > MAX_SCRIBBLE_BYTES) throw new ServiceError('SCRIBBLE_INVALID', `Image: the drawn signature is larger than ${MAX_SCRIBBLE_BYTES / 1024} KiB.`);
-  // Header (size cap, pixel budget) before any decoding, then the image data inflated off this thread with a limit.
-  await checkScribblePng(bytes);
-  return { imageBase64: bytes.toString('base64'), name };
+  // Header (size cap, pixel budget) before any decoding; then one still frame decoded on a capped thread and
+  // re-encoded by us: what is kept, and later drawn into the PDF, is never the signer's own bytes.
+  const { png } = await normalizeScribble(bytes);
+  return { imageBase64: Buffer.from(png).toString('base64'), normalized: true, name };
+}
+
+/** Purpose of the codes' keyed hashes under the master key. */
+const CODE_MAC_PURPOSE = 'verification-code';
+
+/**
+ * A sender's outbox row with its one-time code sealed: a mail row's `code` becomes `codeSealed`, so a copy of the
+ * database without the master key does not hold a code that would let its reader pass the verification.
+ */
+function sealOutboxCode(row: OutboxInput, secrets: MasterKey): OutboxInput {
+  const payload = row.payload;
+  if (row.kind !== 'mail' || typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.code !== 'string') return row;
+  const { code, ...rest } = payload;
+  return { ...row, payload: { ...rest, codeSealed: secrets.seal(code, OUTBOX_CODE_PURPOSE) } };
 }
 
 function sha256(text: string): string {

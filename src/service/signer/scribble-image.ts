@@ -1,13 +1,17 @@
 /**
- * The drawn signature a signer uploads (Scribble, docs/design/signer-api.md) is untrusted: a 250 KB PNG can claim
- * 16000×16000 pixels and inflate to a gigabyte. This module checks the PNG's header (W3C PNG §11.2.2 IHDR)
- * against a size cap and a pixel budget BEFORE anything is decoded, then inflates the image data with zlib on the
- * thread pool (never the serving thread) with an output limit equal to what the header's size needs, so a stream
- * that inflates to more is refused at the limit, not after. Only a PNG that passes both reaches pdf-lib, whose own
- * decoding is then bounded by the cap.
+ * The drawn signature a signer uploads is untrusted: a 250 KB PNG can claim 16000×16000 pixels and inflate to a
+ * gigabyte, and an animated PNG (APNG) hides thousands of frames behind one small header, each of which a PDF
+ * library would decode. A scribble is accepted only as what it is: one still, non-interlaced frame within
+ * {@link SCRIBBLE_LIMITS}, made of the critical chunks (IHDR, PLTE, IDAT, IEND) plus chunks that only describe it
+ * (text, time, physical size, the sRGB flag). Animation chunks (acTL, fcTL, fdAT), chunks that change the decoded
+ * pixels (tRNS, gAMA, cHRM, iCCP, sBIT, cICP, …) and unknown chunks are refused.
+ *
+ * The header is checked first, at no cost ({@link readPngHeader}); the image data is inflated with an output limit of
+ * exactly what the header needs; the pixels are re-encoded by {@link encodeRgbaPng} into a plain 8-bit RGBA PNG, so
+ * what reaches the PDF is an image paraph wrote, never the signer's bytes. {@link normalizeScribblePng} is
+ * synchronous and CPU-bound: the service runs it on a separate thread under a memory cap (normalize-scribble.ts).
  */
-import { promisify } from 'node:util';
-import { inflate } from 'node:zlib';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { ServiceError } from '../service-error.js';
 
 /** Limits of a scribble: room for a 2400 px wide pad on a high-density screen, and a budget of 2 million pixels. */
@@ -22,6 +26,13 @@ export interface PngHeader {
   readonly interlaced: boolean;
 }
 
+/** A checked scribble, re-encoded: 8-bit RGBA, non-interlaced, only IHDR/IDAT/IEND. */
+export interface NormalizedScribble {
+  readonly png: Uint8Array;
+  readonly width: number;
+  readonly height: number;
+}
+
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Samples per pixel by colour type (W3C PNG Table 11.1), with the bit depths each allows. */
 const COLOR_TYPES: Readonly<Record<number, { samples: number; depths: readonly number[] }>> = {
@@ -31,7 +42,9 @@ const COLOR_TYPES: Readonly<Record<number, { samples: number; depths: readonly n
   4: { samples: 2, depths: [8, 16] },
   6: { samples: 4, depths: [8, 16] },
 };
-const inflateAsync = promisify(inflate);
+/** Chunks that only describe the image: skipped, and dropped by the re-encoding. */
+const DESCRIPTIVE_CHUNKS: ReadonlySet<string> = new Set(['tEXt', 'zTXt', 'iTXt', 'tIME', 'pHYs', 'sRGB', 'bKGD', 'eXIf']);
+const ANIMATION_CHUNKS: ReadonlySet<string> = new Set(['acTL', 'fcTL', 'fdAT']);
 
 function refuse(reason: string): ServiceError {
   return new ServiceError('SCRIBBLE_INVALID', `Image: ${reason}`);
@@ -66,51 +79,166 @@ export function readPngHeader(png: Uint8Array): PngHeader {
         `(${maxPixels.toLocaleString('en-US')} in all) are accepted. Send a smaller image.`,
     );
   }
+  if (header.interlaced) throw refuse('interlaced PNG images are not accepted; send a non-interlaced PNG.');
   return header;
 }
 
-/** Bytes the image data inflates to: per row a filter byte plus the packed samples, per Adam7 pass when interlaced. */
-export function inflatedSize(header: PngHeader): number {
-  const bitsPerPixel = (COLOR_TYPES[header.colorType]?.samples ?? 4) * header.bitDepth;
-  const rows = (width: number, height: number): number => (width === 0 || height === 0 ? 0 : height * (1 + Math.ceil((width * bitsPerPixel) / 8)));
-  if (!header.interlaced) return rows(header.width, header.height);
-  // Adam7 passes: [x start, x step, y start, y step].
-  const passes = [[0, 8, 0, 8], [4, 8, 0, 8], [0, 4, 4, 8], [2, 4, 0, 4], [0, 2, 2, 4], [1, 2, 0, 2], [0, 1, 1, 2]] as const;
-  return passes.reduce((sum, [x0, dx, y0, dy]) => sum + rows(Math.ceil((header.width - x0) / dx), Math.ceil((header.height - y0) / dy)), 0);
+/** Bytes of one packed row (without its filter byte). */
+function rowBytes(header: PngHeader): number {
+  return Math.ceil((header.width * COLOR_TYPES[header.colorType]!.samples * header.bitDepth) / 8);
 }
 
-/**
- * Checks a scribble PNG: the header first ({@link readPngHeader}), then the chunks, then the image data inflated on
- * zlib's thread pool with an output limit of exactly what the header needs.
- *
- * @throws ServiceError `SCRIBBLE_INVALID` (400) saying what is wrong.
- */
-export async function checkScribblePng(png: Uint8Array): Promise<PngHeader> {
-  const header = readPngHeader(png);
+/** Bytes the image data of a non-interlaced image inflates to: per row a filter byte plus the packed samples. */
+export function inflatedSize(header: PngHeader): number {
+  return header.height * (1 + rowBytes(header));
+}
+
+/** The chunks of `png` after IHDR, checked against what a scribble may hold. */
+function readChunks(png: Uint8Array): { palette?: Uint8Array; data: Uint8Array[] } {
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   const data: Uint8Array[] = [];
-  let ended = false;
-  for (let at = 8; at < png.length; ) {
+  let palette: Uint8Array | undefined;
+  let dataEnded = false;
+  for (let at = 33; ; ) {
     if (at + 12 > png.length) throw refuse('the PNG image is damaged (a chunk is cut off).');
     const length = view.getUint32(at);
     const type = String.fromCharCode(png[at + 4]!, png[at + 5]!, png[at + 6]!, png[at + 7]!);
     if (at + 12 + length > png.length) throw refuse('the PNG image is damaged (a chunk is cut off).');
-    if (type === 'IDAT') data.push(png.subarray(at + 8, at + 8 + length));
+    const body = png.subarray(at + 8, at + 8 + length);
     at += 12 + length;
-    if (type === 'IEND') {
-      ended = true;
-      break;
+    if (type === 'IEND') break;
+    if (type === 'IDAT') {
+      if (dataEnded) throw refuse('the PNG image is damaged (its image data is split by other chunks).');
+      data.push(body);
+      continue;
+    }
+    if (data.length > 0) dataEnded = true;
+    if (ANIMATION_CHUNKS.has(type)) throw refuse('animated PNG images are not accepted; send one still image of the signature.');
+    if (type === 'PLTE') {
+      if (palette !== undefined || data.length > 0 || length % 3 !== 0 || length === 0 || length > 768) throw refuse('the PNG image is damaged (its palette is not valid).');
+      palette = body;
+      continue;
+    }
+    if (!DESCRIPTIVE_CHUNKS.has(type)) {
+      throw refuse(`the PNG image holds a "${type.replace(/[^\x20-\x7e]/g, '?')}" chunk, which a drawn signature does not need; send a plain PNG image.`);
     }
   }
-  if (!ended || data.length === 0) throw refuse('the PNG image is damaged (no image data or no end).');
+  return { ...(palette !== undefined ? { palette } : {}), data };
+}
+
+/** Undoes the PNG row filters (W3C PNG §9) in place; `raw` holds per row a filter byte and `stride` bytes. */
+function unfilter(raw: Uint8Array, height: number, stride: number, bytesPerPixel: number): Uint8Array {
+  const out = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const src = y * (stride + 1) + 1;
+    const row = y * stride;
+    const prev = row - stride;
+    for (let x = 0; x < stride; x++) {
+      const a = x >= bytesPerPixel ? out[row + x - bytesPerPixel]! : 0;
+      const b = y > 0 ? out[prev + x]! : 0;
+      const c = y > 0 && x >= bytesPerPixel ? out[prev + x - bytesPerPixel]! : 0;
+      const value = raw[src + x]!;
+      switch (filter) {
+        case 0: out[row + x] = value; break;
+        case 1: out[row + x] = value + a; break;
+        case 2: out[row + x] = value + b; break;
+        case 3: out[row + x] = value + ((a + b) >> 1); break;
+        case 4: {
+          const p = a + b - c;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - b);
+          const pc = Math.abs(p - c);
+          out[row + x] = value + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+          break;
+        }
+        default: throw refuse('the PNG image data is damaged (a row has an unknown filter).');
+      }
+    }
+  }
+  return out;
+}
+
+/** The unfiltered samples as 8-bit RGBA. */
+function toRgba(header: PngHeader, pixels: Uint8Array, stride: number, palette: Uint8Array | undefined): Uint8Array {
+  const { width, height, bitDepth, colorType } = header;
+  const samples = COLOR_TYPES[colorType]!.samples;
+  const rgba = new Uint8Array(width * height * 4);
+  const max = (1 << Math.min(bitDepth, 8)) - 1;
+  const sample = (row: number, index: number): number => {
+    if (bitDepth === 8) return pixels[row + index]!;
+    if (bitDepth === 16) return pixels[row + index * 2]!;
+    const bit = index * bitDepth;
+    return (pixels[row + (bit >> 3)]! >> (8 - bitDepth - (bit & 7))) & max;
+  };
+  for (let y = 0; y < height; y++) {
+    const row = y * stride;
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      const s = x * samples;
+      if (colorType === 3) {
+        const index = sample(row, s);
+        if (palette === undefined || index * 3 + 2 >= palette.length) throw refuse('the PNG image is damaged (a pixel is not in its palette).');
+        rgba.set([palette[index * 3]!, palette[index * 3 + 1]!, palette[index * 3 + 2]!, 255], o);
+        continue;
+      }
+      const scale = (v: number): number => (bitDepth < 8 ? Math.round((v * 255) / max) : v);
+      if (colorType === 0 || colorType === 4) {
+        const grey = scale(sample(row, s));
+        rgba.set([grey, grey, grey, colorType === 4 ? sample(row, s + 1) : 255], o);
+      } else {
+        rgba.set([sample(row, s), sample(row, s + 1), sample(row, s + 2), colorType === 6 ? sample(row, s + 3) : 255], o);
+      }
+    }
+  }
+  return rgba;
+}
+
+/** A PNG chunk with its length and CRC. */
+function chunk(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  out.set(Buffer.from(type, 'latin1'), 4);
+  out.set(body, 8);
+  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)));
+  return out;
+}
+
+/** Encodes 8-bit RGBA pixels as a plain PNG: IHDR (colour type 6, not interlaced), one IDAT, IEND. */
+export function encodeRgbaPng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+  const stride = width * 4;
+  const raw = new Uint8Array(height * (stride + 1));
+  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  const ihdr = new Uint8Array(13);
+  new DataView(ihdr.buffer).setUint32(0, width);
+  new DataView(ihdr.buffer).setUint32(4, height);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from(SIGNATURE), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', new Uint8Array())]);
+}
+
+/**
+ * Checks a scribble PNG (header, chunks, image data inflated with a limit of exactly what the header needs), decodes
+ * its one frame and re-encodes it with {@link encodeRgbaPng}. Synchronous: run it off the serving thread.
+ *
+ * @throws ServiceError `SCRIBBLE_INVALID` (400) saying what is wrong.
+ */
+export function normalizeScribblePng(png: Uint8Array): NormalizedScribble {
+  const header = readPngHeader(png);
+  const { palette, data } = readChunks(png);
+  if (data.length === 0) throw refuse('the PNG image is damaged (no image data or no end).');
+  if (header.colorType === 3 && palette === undefined) throw refuse('the PNG image is damaged (its palette is missing).');
   const expected = inflatedSize(header);
-  let pixels: Buffer;
+  let raw: Buffer;
   try {
-    pixels = await inflateAsync(Buffer.concat(data), { maxOutputLength: expected });
+    raw = inflateSync(Buffer.concat(data), { maxOutputLength: expected });
   } catch (error) {
     const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw refuse(tooLarge ? 'the PNG image data is larger than its header says; send an image that is not damaged.' : 'the PNG image data is damaged.');
   }
-  if (pixels.length !== expected) throw refuse('the PNG image data is damaged (it does not fill the image).');
-  return header;
+  if (raw.length !== expected) throw refuse('the PNG image data is damaged (it does not fill the image).');
+  const stride = rowBytes(header);
+  const bytesPerPixel = Math.max(1, (COLOR_TYPES[header.colorType]!.samples * header.bitDepth) >> 3);
+  const rgba = toRgba(header, unfilter(raw, header.height, stride, bytesPerPixel), stride, palette);
+  return { png: encodeRgbaPng(header.width, header.height, rgba), width: header.width, height: header.height };
 }

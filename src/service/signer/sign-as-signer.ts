@@ -36,6 +36,7 @@ import { describeCertificate, finalizeTransaction } from '../finalize-transactio
 import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { fillFormFieldsInSession } from './fill-form-fields.js';
+import { normalizeScribble } from './normalize-scribble.js';
 import {
   assertCanAct,
   assertTurn,
@@ -172,7 +173,9 @@ async function applySignature(
   const session = readSignSession(signer);
   // Every way in refuses control and bidi characters; stored data from before that rule must not reach the certificate either.
   const name = withoutForbiddenCharacters(session.scribble?.name ?? signer.ScribbleName ?? signer.Email);
-  const image = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+  const stored = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+  // Only an image paraph re-encoded reaches the PDF.
+  const image = stored === undefined || session.scribble?.normalized === true ? stored : (await normalizeScribble(stored)).png;
 
   const identity = await issueSigningIdentity({
     issuer: ctx.keys.signingCa,
@@ -250,11 +253,59 @@ async function applySignature(
   checkpoint();
   // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
   // hold) or at 30, never signed by all and left at 20.
-  const committed =
-    next.Status === TransactionStatus.InProgress
-      ? await finalizeTransaction(ctx, next, { expectedVersion: held.version, audit, outbox }, open)
-      : await ctx.store.commit({ transaction: next, expectedVersion: held.version, audit, outbox });
-  return result(ctx, committed, signer.Id);
+  // A retry seals from the stored documents: the first attempt may have continued the open sessions already.
+  const commitSigned = (signed: Transaction, expectedVersion: number, first: boolean): Promise<Transaction> => {
+    // On a retry the signature is recorded when it is committed, after the change it was carried over.
+    const at = first ? undefined : changeTime(ctx, base);
+    const entries = at === undefined ? audit : audit.map((entry) => ({ ...entry, at }));
+    const recorded = at === undefined ? signed : { ...signed, ModifiedDateTime: formatTime(at) };
+    return recorded.Status === TransactionStatus.InProgress
+      ? first
+        ? finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox }, open)
+        : finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox })
+      : ctx.store.commit({ transaction: recorded, expectedVersion, audit: entries, outbox });
+  };
+  let base = held;
+  let signed = next;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return result(ctx, await commitSigned(signed, base.version, attempt === 1), signer.Id);
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= 3) throw error;
+      // A change committed under the hold (the mail worker recording a sent mail) that leaves this signer, the
+      // documents and the status alone is kept, and the signature committed on top of it.
+      const current = await ctx.store.getTransaction(held.Id);
+      const rebased = current === undefined ? undefined : rebaseSignature(held, signed, current, signer.Id);
+      if (current === undefined || rebased === undefined) throw error;
+      base = current;
+      signed = rebased;
+    }
+  }
+}
+
+/**
+ * `signed` (made from `held`) carried over onto `current`, a later version of the held transaction, when what changed
+ * in between touches neither this signer, nor anything the signature changed, nor anything but the other signers
+ * and receivers (their activities); undefined otherwise.
+ */
+export function rebaseSignature(held: Transaction, signed: Transaction, current: Transaction, signerId: string): Transaction | undefined {
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  const { Signers: hs, Receivers: hr, ModifiedDateTime: _hm, version: _hv, ...heldRest } = held;
+  const { Signers: cs, Receivers: cr, ModifiedDateTime: _cm, version: _cv, ...currentRest } = current;
+  if (!same(heldRest, currentRest) || hs.length !== cs.length || hr.length !== cr.length) return undefined;
+  const heldSigner = hs.find((s) => s.Id === signerId);
+  if (heldSigner === undefined || !same(heldSigner, cs.find((s) => s.Id === signerId))) return undefined;
+  // The signature changed only this signer (and the transaction's own fields): every other signer and receiver of
+  // `signed` must still be as held, so taking the current ones loses nothing of the signature.
+  const othersUntouched = signed.Signers.every((s) => s.Id === signerId || same(s, hs.find((h) => h.Id === s.Id))) && same(signed.Receivers, hr);
+  if (!othersUntouched) return undefined;
+  return {
+    ...signed,
+    Signers: cs.map((s) => (s.Id === signerId ? (signed.Signers.find((x) => x.Id === signerId) as Signer) : s)),
+    Receivers: cr,
+    ModifiedDateTime: Date.parse(current.ModifiedDateTime) > Date.parse(signed.ModifiedDateTime) ? current.ModifiedDateTime : signed.ModifiedDateTime,
+    version: current.version,
+  };
 }
 
 /**

@@ -17,7 +17,9 @@ export interface SignerRequestInfo {
 
 /** A one-time code sent for a PhoneNumber or Email verification. Only its SHA-256 is kept. */
 export interface PendingCode {
-  readonly codeSha256: string;
+  /** The code's keyed hash under the master key ({@link codeDigest}); a session stored without a master key keeps `codeSha256`. */
+  readonly codeMac?: string;
+  readonly codeSha256?: string;
   readonly expiresAt: string;
   /** Wrong codes entered for this code. */
   readonly attempts: number;
@@ -32,8 +34,11 @@ export interface SignSession {
   readonly done: readonly number[];
   /** Outstanding codes by verification index. */
   readonly codes: Readonly<Record<string, PendingCode>>;
-  /** The drawn signature (PNG, base64) and/or the name the signer typed or confirmed. */
-  readonly scribble?: { readonly imageBase64?: string; readonly name: string };
+  /**
+   * The drawn signature (PNG, base64) and/or the name the signer typed or confirmed. `normalized`: the image is the
+   * one paraph re-encoded (a session stored without it holds the signer's bytes, re-encoded before signing).
+   */
+  readonly scribble?: { readonly imageBase64?: string; readonly normalized?: boolean; readonly name: string };
   /** An external identity method in progress: the step and the one-time `state` of its return URL. */
   readonly identity?: { readonly index: number; readonly state: string };
   /** SecureDownload: until when a fresh authentication after signing lets the signer download. */
