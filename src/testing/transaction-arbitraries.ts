@@ -82,7 +82,7 @@ const parts = once(() => {
     fc.constantFrom<VerificationRequest>({ Type: 'eIDAS Login' }, { Type: 'iDIN' }, { Type: 'SURFnet' }, { Type: 'itsme sign' }),
   ];
 
-  /** Types a list may end with (decisions.md §1). */
+  /** Types a list may end with (docs/design/signer-api.md#verification-types). */
   const FINAL: readonly Arbitrary<VerificationRequest>[] = [
     fc.record({ Type: fc.constant('Scribble'), RequireHandsignature: fc.boolean(), ScribbleNameFixed: fc.boolean(), ScribbleName: printableText(40) }, { requiredKeys: ['Type'] }),
     fc.constant<VerificationRequest>({ Type: 'Consent' }),
