@@ -107,8 +107,11 @@ export const DEFAULT_FIELD_SIZES: Readonly<Record<FieldType, { width: number; he
   Number: { width: 150, height: 18 },
 };
 
-/** How far (points) a field may poke out of the page before it counts as outside: rounding of matched text boxes. */
-const PAGE_TOLERANCE = 0.5;
+/**
+ * How far (points) a field may poke out of the page and still be placed, trimmed to the page edge: the rounding of
+ * matched text boxes and of offsets computed by callers. Anything further out is LOCATION_OUTSIDE_PAGE.
+ */
+export const PAGE_EDGE_TOLERANCE = 0.5;
 
 /**
  * Resolves every field of `metadata.FormSets` to its widgets, in formset and field order. A Location without
@@ -247,11 +250,17 @@ export function resolveLocation(
         `${path}: Top ${location.Top} and Bottom ${location.Bottom} leave no height inside ${what} (height ${round(block.box.height)}); make them smaller`,
       );
     }
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.left + rect.width, geo.width);
+    const bottom = Math.min(rect.top + rect.height, geo.height);
     if (
-      rect.left < -PAGE_TOLERANCE ||
-      rect.top < -PAGE_TOLERANCE ||
-      rect.left + rect.width > geo.width + PAGE_TOLERANCE ||
-      rect.top + rect.height > geo.height + PAGE_TOLERANCE
+      rect.left < -PAGE_EDGE_TOLERANCE ||
+      rect.top < -PAGE_EDGE_TOLERANCE ||
+      rect.left + rect.width > geo.width + PAGE_EDGE_TOLERANCE ||
+      rect.top + rect.height > geo.height + PAGE_EDGE_TOLERANCE ||
+      right <= left ||
+      bottom <= top
     ) {
       const anchor = location.Search === undefined ? '' : ` (placed from Search text ${JSON.stringify(location.Search)})`;
       throw new PlacementError(
@@ -260,7 +269,8 @@ export function resolveLocation(
           `${round(rect.height)}${anchor} does not fit on page ${block.pageNumber} (${round(geo.width)} × ${round(geo.height)} pt); change its offsets or size`,
       );
     }
-    return { pageNumber: block.pageNumber, rect };
+    const inside = left === rect.left && top === rect.top && right === rect.left + rect.width && bottom === rect.top + rect.height;
+    return { pageNumber: block.pageNumber, rect: inside ? rect : { left, top, width: right - left, height: bottom - top } };
   });
 }
 

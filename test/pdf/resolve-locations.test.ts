@@ -229,6 +229,18 @@ describe('resolveLocations: errors name the formset, the field and the text', ()
     expect(placementError(() => resolveLocations(doc, one({ PageNumber: 1, Top: -1 }))).code).toBe('LOCATION_OUTSIDE_PAGE');
   });
 
+  it('a field up to 0.5 pt past the page edge is trimmed to the edge; further out it is refused', () => {
+    const [above] = resolveLocations(doc, one({ PageNumber: 1, Top: -0.4 }));
+    expect(above).toMatchObject({ pageNumber: 1, left: 0, top: 0, width: 140 });
+    expect(above?.height).toBeCloseTo(69.6, 9);
+    const [right] = resolveLocations(doc, one({ PageNumber: 1, Left: 460.4 }));
+    expect(right?.left).toBeCloseTo(460.4, 9);
+    expect((right?.left ?? 0) + (right?.width ?? 0)).toBe(600);
+    for (const location of [{ PageNumber: 1, Top: -0.6 }, { PageNumber: 1, Left: 460.6 }, { PageNumber: 1, Top: 730.6 }]) {
+      expect(placementError(() => resolveLocations(doc, one(location))).code).toBe('LOCATION_OUTSIDE_PAGE');
+    }
+  });
+
   it('Left and Right that leave no width', () => {
     const e = placementError(() => resolveLocations(doc, one({ Search: '{{Signer1}}', Left: 40, Right: 20 })));
     expect(e.code).toBe('LOCATION_EMPTY_BOX');
@@ -267,6 +279,12 @@ describe('resolveLocations: properties', () => {
           return;
         }
         if (!r) throw new Error('no placement');
+        if (r.left === 0 || r.top === 0 || r.left + r.width === 5000 || r.top + r.height === 5000) {
+          // at the page edge the field may have been trimmed (its own test covers that)
+          expect(r.left + r.width).toBeLessThanOrEqual(5000);
+          expect(r.top + r.height).toBeLessThanOrEqual(5000);
+          return;
+        }
         const near = 1e-6 * 5000;
         const w = location.Width ?? DEFAULT_FIELD_SIZES.Signature.width;
         const h = location.Height ?? DEFAULT_FIELD_SIZES.Signature.height;
@@ -318,10 +336,10 @@ describe('resolveLocations: properties', () => {
             if (!geo) throw new Error(`placement on missing page ${p.pageNumber}`);
             expect(p.width).toBeGreaterThan(0);
             expect(p.height).toBeGreaterThan(0);
-            expect(p.left).toBeGreaterThanOrEqual(-0.5);
-            expect(p.top).toBeGreaterThanOrEqual(-0.5);
-            expect(p.left + p.width).toBeLessThanOrEqual(geo.width + 0.5);
-            expect(p.top + p.height).toBeLessThanOrEqual(geo.height + 0.5);
+            expect(p.left).toBeGreaterThanOrEqual(0);
+            expect(p.top).toBeGreaterThanOrEqual(0);
+            expect(p.left + p.width).toBeLessThanOrEqual(geo.width);
+            expect(p.top + p.height).toBeLessThanOrEqual(geo.height);
           }
         } catch (error) {
           expect(error).toBeInstanceOf(ParaphError);

@@ -1,13 +1,14 @@
 /**
  * Numbers and behaviour the README and docs/ state, against what the code serves: the /health example's schema
  * version, the status of an unknown transaction, the nesting limits of request bodies, the languages of the mails,
- * and the settings a refused PostbackUrl names.
+ * the settings a refused PostbackUrl names, and how far a field may overhang the page.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/domain/transaction.js';
 import { MAX_BODY_DEPTH, MAX_CONTEXT_DEPTH } from '../../src/domain/transaction-json.js';
+import { PAGE_EDGE_TOLERANCE } from '../../src/pdf/resolve-locations.js';
 import { checkPostbackTarget } from '../../src/service/postback-target.js';
 import { startTestService, type TestService } from '../../src/testing/start-test-service.js';
 import { PROJECT_ROOT } from '../package/consumer-project.js';
@@ -45,6 +46,11 @@ describe('README and docs/ against the code', () => {
     expect(readme?.slice(1).map(Number)).toEqual([MAX_BODY_DEPTH, MAX_CONTEXT_DEPTH]);
     const api = /nest at most (\d+) levels, a `Context` at most (\d+)/.exec(API);
     expect(api?.slice(1).map(Number)).toEqual([MAX_BODY_DEPTH, MAX_CONTEXT_DEPTH]);
+  });
+
+  it('README and docs/design/locations.md give the overhang a field may have before it is outside the page', () => {
+    expect(Number(/overhangs the page edge by at most\s+([\d.]+) pt/.exec(README)?.[1])).toBe(PAGE_EDGE_TOLERANCE);
+    expect(Number(/an overhang of at most ([\d.]+) pt/.exec(read('docs/design/locations.md'))?.[1])).toBe(PAGE_EDGE_TOLERANCE);
   });
 
   it("README's mail sentence names every language the service has", () => {
