@@ -58,6 +58,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  stderrIsTerminal: process.stderr.isTTY === true,
 };
 
 function usage(): string {

@@ -1,7 +1,8 @@
 /**
  * `paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]`: runs
  * one operation N times on the user's own file and prints min/median/max ms, ms per page and peak RSS (or all of it
- * as JSON). A progress bar goes to stderr once a benchmark has taken longer than a second.
+ * as JSON). A progress bar goes to stderr once a benchmark has taken longer than a second (plain lines every few
+ * seconds when stderr is not a terminal).
  */
 import { parseArgs } from 'node:util';
 import { parseFileMetaData } from '../pdf/file-metadata.js';
@@ -64,7 +65,7 @@ export const benchCommand: CliCommand = async (args, io) => {
   const pdf = await readCliFile(files[0] as string, 'PDF');
   const metadata = op === 'place' ? parseFileMetaData(await readCliFile(files[1] as string, 'metadata JSON')) : undefined;
   const trustRoots = await Promise.all((values.trust ?? []).map((path) => readCliFile(path, 'trust root')));
-  const progress = values['no-progress'] ? undefined : createProgressBar({ total: runs, label: op, write: io.stderr });
+  const progress = values['no-progress'] ? undefined : createProgressBar({ total: runs, label: op, write: io.stderr, terminal: io.stderrIsTerminal === true });
   let result: BenchResult;
   try {
     result = await benchOperation({

@@ -9,6 +9,8 @@ import { isInputError, ParaphError } from '../errors.js';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress redrawn in place); absent means not (plain lines). */
+  stderrIsTerminal?: boolean;
 }
 
 /** A CLI command: parses its own arguments and returns the process exit code. */
