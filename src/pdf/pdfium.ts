@@ -68,6 +68,10 @@ export interface RawTextExports {
   FPDFTextObj_GetFont(textObject: number): number;
   /** Advance of the character PDFium maps `unicode` back to, at `fontSize`, as a float (text space). */
   FPDFFont_GetGlyphWidth(font: number, unicode: number, fontSize: number, width: number): number;
+  /** 1 for an embedded font, which a Type3 font always is. */
+  FPDFFont_GetIsEmbedded(font: number): number;
+  /** The font program's bytes (none for a Type3 font): with a null buffer, only their count is written to `length`. */
+  FPDFFont_GetFontData(font: number, buffer: number, bufferLength: number, length: number): number;
   /** The page's objects in content order (a form's: FPDFFormObj_*). */
   FPDFPage_CountObjects(page: number): number;
   FPDFPage_GetObject(page: number, index: number): number;

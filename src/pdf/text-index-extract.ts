@@ -55,6 +55,8 @@ function toMatrix(value: unknown): Matrix | undefined {
 interface FontInfo {
   fontMatrix: Matrix;
   isType3: boolean;
+  /** A Type3 font's glyph boxes at font size 1 in text space (its FontBBox through its FontMatrix): bottom, top. */
+  type3Extent?: readonly [number, number];
   vertical: boolean;
 }
 
@@ -89,12 +91,25 @@ function fontInfo(page: PDFPageProxy, name: unknown): FontInfo {
     return fallback;
   }
   if (font === null || typeof font !== 'object') return fallback;
-  const f = font as { fontMatrix?: unknown; isType3Font?: unknown; vertical?: unknown };
-  return {
-    fontMatrix: toMatrix(f.fontMatrix) ?? FONT_IDENTITY,
-    isType3: f.isType3Font === true,
-    vertical: f.vertical === true,
-  };
+  const f = font as { fontMatrix?: unknown; isType3Font?: unknown; vertical?: unknown; bbox?: unknown };
+  const fontMatrix = toMatrix(f.fontMatrix) ?? FONT_IDENTITY;
+  const isType3 = f.isType3Font === true;
+  const type3Extent = isType3 ? fontBoxExtent(f.bbox, fontMatrix) : undefined;
+  return { fontMatrix, isType3, vertical: f.vertical === true, ...(type3Extent ? { type3Extent } : {}) };
+}
+
+/**
+ * The vertical extent in text space at font size 1 of a font box in glyph space (FontBBox: x0, y0, x1, y1) through
+ * the FontMatrix; undefined when there is no box or it is flat. pdf.js gives a box smaller than one glyph unit as
+ * [0 0 0 0], so such a font keeps the em box.
+ */
+function fontBoxExtent(bbox: unknown, fm: Matrix): readonly [number, number] | undefined {
+  if (!Array.isArray(bbox) || bbox.length < 4 || !bbox.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
+  const [x0, y0, x1, y1] = bbox as number[];
+  const ys = [fm[1] * x0! + fm[3] * y0!, fm[1] * x0! + fm[3] * y1!, fm[1] * x1! + fm[3] * y0!, fm[1] * x1! + fm[3] * y1!].map((y) => y + fm[5]);
+  const low = Math.min(...ys);
+  const high = Math.max(...ys);
+  return high - low > 0 ? [low, high] : undefined;
 }
 
 /** Replays one page's operator list and returns its normalized text with per-character reader boxes. */
@@ -228,10 +243,12 @@ function showText(
   const hScale = gs.hScale * fontDirection;
   const fm = font.fontMatrix;
   const widthScale = fontSize * fm[0];
-  // The em in text space: the font size, or for Type3 fonts what their FontMatrix makes of 1000 glyph units.
+  // The em in text space: the font size, or for Type3 fonts what their FontMatrix makes of 1000 glyph units. A Type3
+  // font's glyph boxes are its FontBBox through its FontMatrix (its glyph space is whatever the FontMatrix makes it).
   const em = font.isType3 ? fontSize * Math.hypot(fm[2], fm[3]) * 1000 || fontSize : fontSize;
-  const below = -EM_BELOW * em * fontDirection;
-  const above = EM_ABOVE * em * fontDirection;
+  const extent = font.type3Extent;
+  const below = (extent ? extent[0] * fontSize : -EM_BELOW * em) * fontDirection;
+  const above = (extent ? extent[1] * fontSize : EM_ABOVE * em) * fontDirection;
   const tm = multiply(textMatrix, gs.ctm);
   const spacingDir = font.vertical ? 1 : -1;
   let x = 0;

@@ -2,8 +2,8 @@
  * The PDFium text engine of the text index: every page's characters with their positions from PDFium's
  * text page (WebAssembly, pdfium.ts), turned into exactly the per-page structure the pdf.js engine produces
  * (text-index-builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
- * baseline, 0.2 em below to 0.8 em above it — in the same reader coordinates), so search and placement downstream
- * do not know which engine ran. PDFium runs synchronously in the thread that calls it: the host runs it in a worker
+ * baseline, 0.2 em below to 0.8 em above it, or a Type3 font's FontBBox through its FontMatrix — in the same reader
+ * coordinates), so search and placement downstream do not know which engine ran. PDFium runs synchronously in the thread that calls it: the host runs it in a worker
  * thread (text-index-pdfium-worker.ts) to bound its time and memory.
  */
 import { PdfParseError } from '../errors.js';
@@ -157,7 +157,7 @@ class GlyphList {
   }
 
   /** Appends a glyph (or a word break, `text` empty) and returns its index. */
-  add(text: string, order: number, along: number, m0: number, m1: number, m2: number, m3: number, x: number, y: number, advance: number, size: number): number {
+  add(text: string, order: number, along: number, m0: number, m1: number, m2: number, m3: number, x: number, y: number, advance: number, below: number, above: number): number {
     const k = this.length++;
     if (this.length * STRIDE > this.numbers.length) {
       const grown = new Float64Array(this.numbers.length * 2);
@@ -176,8 +176,8 @@ class GlyphList {
     n[o + 6] = x;
     n[o + 7] = y;
     n[o + 8] = advance;
-    n[o + 9] = -EM_BELOW * size;
-    n[o + 10] = EM_ABOVE * size;
+    n[o + 9] = below;
+    n[o + 10] = above;
     this.texts[k] = text;
     return k;
   }
@@ -238,7 +238,7 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   const raw = pdfium.pdfium.wasmExports;
   const widths = new FontWidths(pdfium, scratch + 56);
   // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
-  // Layout: origin x, y (f64) at +0; loose FS_RECTF at +16; FS_MATRIX at +32; a width (f32) at +56; tight box
+  // Layout: origin x, y (f64) at +0; loose FS_RECTF at +16; FS_MATRIX at +32; a width or a font data length at +56; tight box
   // left, right, bottom, top (f64) at +64.
   let f64 = new Float64Array(pdfium.pdfium.HEAPU8.buffer, scratch, 12);
   let f32 = new Float32Array(pdfium.pdfium.HEAPU8.buffer, scratch + 16, 10);
@@ -267,6 +267,10 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   let c = 0;
   let d = 0;
   let size = 1;
+  let below = 0;
+  let above = 0;
+  let type3 = false;
+  const extents = new Type3Fonts(pdfium, scratch + 56);
   for (let i = 0; i < count; i++) {
     const code = raw.FPDFText_GetUnicode(textPage, i);
     if (code <= 32 && raw.FPDFText_IsGenerated(textPage, i) === 1) {
@@ -292,7 +296,7 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
       views();
       const len = spaceMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
       const x = f64[0]!;
-      glyphs.add('', position, len > 0 ? (x * f32[4]! + f64[1]! * f32[5]!) / len : x, 0, 0, 0, 0, 0, 0, 0, 0);
+      glyphs.add('', position, len > 0 ? (x * f32[4]! + f64[1]! * f32[5]!) / len : x, 0, 0, 0, 0, 0, 0, 0, 0, 0);
       last = -1;
       continue;
     }
@@ -303,6 +307,10 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
       size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
       views();
       [a, b, c, d] = [f32[4]!, f32[5]!, f32[6]!, f32[7]!];
+      type3 = extents.isType3(textObject);
+      below = -EM_BELOW * size;
+      above = EM_ABOVE * size;
+      views();
       objectRead = true;
     }
     views();
@@ -350,7 +358,16 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     py = y;
     pLeft = looseLeft;
     pRight = looseRight;
-    last = glyphs.add(unicode, position, x * ux + y * uy, ux, uy, c, d, x, y, advance, size);
+    if (type3) {
+      // PDFium's loose box of a Type3 glyph is its font's FontBBox through the FontMatrix (united with the glyph's
+      // ink): across the baseline it is the glyph box, read exactly when the text is upright or turned a quarter.
+      const extent = hasLoose && (upright || quarterTurned(a, b, c, d, len)) ? looseExtent(f32, x, y, c, d) : undefined;
+      if (extent) extents.remember(textObject, [extent[0] / size, extent[1] / size]);
+      const known = extent ?? extents.extent(textObject)?.map((e) => e * size);
+      last = glyphs.add(unicode, position, x * ux + y * uy, ux, uy, c, d, x, y, advance, known?.[0] ?? below, known?.[1] ?? above);
+    } else {
+      last = glyphs.add(unicode, position, x * ux + y * uy, ux, uy, c, d, x, y, advance, below, above);
+    }
     lastFontScale = fontScale;
     lastLooseFar = looseFar;
   }
@@ -424,6 +441,68 @@ class FontWidths {
     }
     return width;
   }
+}
+
+/**
+ * Type3 fonts and their glyph boxes. A Type3 font's glyph space is whatever its FontMatrix makes it, so the usual em
+ * box (font size × 1) would be a fraction of a point or hundreds of points high: its glyph box across the baseline is
+ * its FontBBox through its FontMatrix instead, which PDFium's loose character box holds. PDFium has no call that
+ * names a font's type: a Type3 font is the one it calls embedded that has no font program.
+ */
+class Type3Fonts {
+  private readonly type3 = new Map<number, boolean>();
+  /** Per Type3 font, the last glyph box read at font size 1 in text space (bottom, top above the baseline). */
+  private readonly extents = new Map<number, readonly [number, number]>();
+
+  constructor(
+    private readonly pdfium: Pdfium,
+    private readonly at: number,
+  ) {}
+
+  isType3(textObject: number): boolean {
+    const raw = this.pdfium.pdfium.wasmExports;
+    const font = textObject ? raw.FPDFTextObj_GetFont(textObject) : 0;
+    if (!font) return false;
+    let known = this.type3.get(font);
+    if (known === undefined) {
+      known =
+        raw.FPDFFont_GetIsEmbedded(font) === 1 &&
+        raw.FPDFFont_GetFontData(font, 0, 0, this.at) === 1 &&
+        new Uint32Array(this.pdfium.pdfium.HEAPU8.buffer, this.at, 1)[0] === 0;
+      this.type3.set(font, known);
+    }
+    return known;
+  }
+
+  remember(textObject: number, extent: readonly [number, number]): void {
+    const font = this.pdfium.pdfium.wasmExports.FPDFTextObj_GetFont(textObject);
+    if (font) this.extents.set(font, extent);
+  }
+
+  /** The glyph box of the text object's Type3 font at font size 1, for a glyph whose own PDFium cannot give exactly. */
+  extent(textObject: number): readonly [number, number] | undefined {
+    const font = this.pdfium.pdfium.wasmExports.FPDFTextObj_GetFont(textObject);
+    return font ? this.extents.get(font) : undefined;
+  }
+}
+
+/** Whether the text matrix (a, b, c, d) turns text by a quarter (or three) without slanting it. */
+function quarterTurned(a: number, b: number, c: number, d: number, len: number): boolean {
+  return Math.abs(a) <= UPRIGHT * len && Math.abs(d) <= UPRIGHT * len && len > 0;
+}
+
+/**
+ * The loose box (f32[0…3]: left, top, right, bottom, user space) across the baseline through origin (x, y), in text
+ * space units along the text's y axis (c, d): its bottom and top, undefined when flat.
+ */
+function looseExtent(f32: Float32Array, x: number, y: number, c: number, d: number): readonly [number, number] | undefined {
+  const norm = c * c + d * d;
+  if (!(norm > 0)) return undefined;
+  const along = (px: number, py: number): number => ((px - x) * c + (py - y) * d) / norm;
+  const ys = [along(f32[0]!, f32[1]!), along(f32[2]!, f32[3]!), along(f32[0]!, f32[3]!), along(f32[2]!, f32[1]!)];
+  const low = Math.min(...ys);
+  const high = Math.max(...ys);
+  return high - low > 0 ? [low, high] : undefined;
 }
 
 /** Last resort for the advance: the far end of the glyph's ink along the baseline (tight box at f64[8…11], user space). */

@@ -6,7 +6,8 @@
  *
  * Box of a character: along the text, the glyph's advance (character spacing excluded); across it, from 0.2 em
  * below the baseline to 0.8 em above it (em = the font size as drawn), whatever the font's own ascent and descent,
- * so the box height of text at size s is s. Text drawn at an angle gets the axis-aligned box of its rotated box.
+ * so the box height of text at size s is s; a Type3 font's glyphs instead span its FontBBox through its FontMatrix
+ * (its glyph space is whatever that matrix makes it). Text drawn at an angle gets the axis-aligned box of its rotated box.
  *
  * Two engines extract: PDFium in WebAssembly by default (text-index-pdfium-host.ts), or pdf.js in worker
  * threads (text-index-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents

@@ -8,7 +8,8 @@
  *
  * Content streams are written by hand so that every glyph's position is computed here, independently of pdf.js:
  * the returned `truth` holds each anchor's box as paraph defines it (advance along the text, 0.2 em below to 0.8 em
- * above the baseline, axis-aligned in reader coordinates).
+ * above the baseline — for the Type3 font its FontBBox through its FontMatrix, the baseline to 1 em above it —
+ * axis-aligned in reader coordinates).
  */
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, PDFName, type PDFFont, type PDFRef, StandardFonts } from '../pdf/pdf-lib.js';
@@ -64,7 +65,7 @@ export interface GenPage {
 export interface GenTruth {
   pageNumber: number;
   anchor: string;
-  /** Reader box per paraph's definition (advance × [baseline − 0.2 em, baseline + 0.8 em]). */
+  /** Reader box per paraph's definition (advance × [baseline − 0.2 em, baseline + 0.8 em]; for the Type3 font [baseline, baseline + 1 em]). */
   box: ReaderRect;
   font: GenFont;
   style: GenStyle;
@@ -103,13 +104,23 @@ interface FontHandle {
   encode(ch: string): string;
   /** Advance of `ch` in 1000-unit glyph space. */
   width(ch: string): number;
+  /** The glyph box's bottom and top above the baseline, in em. */
+  extent: readonly [number, number];
 }
+
+/** The box of most fonts' glyphs: 0.2 em below to 0.8 em above the baseline. */
+const EM_EXTENT = [-0.2, 0.8] as const;
+/** The Type3 font's FontBBox and FontMatrix, and its glyph box: its FontBBox through its FontMatrix, in em. */
+const TYPE3_BBOX = [0, 0, 1000, 1000] as const;
+const TYPE3_MATRIX = [0.001, 0, 0, 0.001, 0, 0] as const;
+const TYPE3_EXTENT = [TYPE3_BBOX[1] * TYPE3_MATRIX[3], TYPE3_BBOX[3] * TYPE3_MATRIX[3]] as const;
 
 function pdfFontHandle(key: string, font: PDFFont): FontHandle {
   return {
     key,
     encode: (ch) => font.encodeText(ch).toString(),
     width: (ch) => font.widthOfTextAtSize(ch, 1000),
+    extent: EM_EXTENT,
   };
 }
 
@@ -135,8 +146,8 @@ async function type3Font(doc: PDFDocument): Promise<PDFRef> {
   const font = doc.context.obj({
     Type: 'Font',
     Subtype: 'Type3',
-    FontBBox: [0, 0, 1000, 1000],
-    FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+    FontBBox: [...TYPE3_BBOX],
+    FontMatrix: [...TYPE3_MATRIX],
     CharProcs: procs,
     Encoding: doc.context.obj({ Type: 'Encoding', Differences: differences }),
     FirstChar: first,
@@ -155,6 +166,7 @@ function type3Handle(): FontHandle {
       return `<${ch.charCodeAt(0).toString(16).padStart(2, '0')}>`;
     },
     width: type3Width,
+    extent: TYPE3_EXTENT,
   };
 }
 
@@ -304,6 +316,8 @@ function drawText(ops: string[], geo: PageGeometry, text: GenText, fonts: Readon
   let glyphIndex = 0;
   let anchorLeft = Infinity;
   let anchorRight = -Infinity;
+  let anchorBottom = Infinity;
+  let anchorTop = -Infinity;
   const state = `${num(charSpacing)} Tc ${num(wordSpacing)} Tw ${num(hScale * 100)} Tz`;
   const at = (tx: number): string => `${tm.slice(0, 4).map(num).join(' ')} ${num(toUserX(tx))} ${num(toUserY(tx))} Tm`;
   const toUserX = (tx: number): number => tx * tm[0] + tm[4];
@@ -320,6 +334,8 @@ function drawText(ops: string[], geo: PageGeometry, text: GenText, fonts: Readon
       if (piece.isAnchor && ch !== ' ') {
         anchorLeft = Math.min(anchorLeft, x);
         anchorRight = Math.max(anchorRight, x + advance);
+        anchorBottom = Math.min(anchorBottom, font.extent[0] * size);
+        anchorTop = Math.max(anchorTop, font.extent[1] * size);
       }
       if (text.style === 'per-glyph') {
         ops.push(`BT ${state} /${font.key} ${num(size)} Tf ${at(x)} ${font.encode(ch)} Tj ET`);
@@ -342,10 +358,10 @@ function drawText(ops: string[], geo: PageGeometry, text: GenText, fonts: Readon
   if (text.style !== 'split-blocks' && text.style !== 'per-glyph') ops.push('ET');
 
   const corners = [
-    toReader(anchorLeft, -0.2 * size),
-    toReader(anchorRight, -0.2 * size),
-    toReader(anchorLeft, 0.8 * size),
-    toReader(anchorRight, 0.8 * size),
+    toReader(anchorLeft, anchorBottom),
+    toReader(anchorRight, anchorBottom),
+    toReader(anchorLeft, anchorTop),
+    toReader(anchorRight, anchorTop),
   ];
   const left = Math.min(...corners.map((c) => c.left));
   const top = Math.min(...corners.map((c) => c.top));

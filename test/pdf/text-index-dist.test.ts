@@ -39,6 +39,8 @@ const MODULES = [
   'src/pdf/normalize-pdf.ts',
   'src/pdf/normalize-worker.ts',
   'src/pdf/pdfium.ts',
+  'src/pdf/declared-objects.ts',
+  'src/pdf/memory-admission.ts',
 ];
 
 describe('text index from compiled JavaScript', () => {
