@@ -47,30 +47,30 @@ export const RejectBodySchema = Type.Object({ Reason: Type.String({ maxLength: 1
 const WIDGET = {
   type: 'object',
   description: 'Where a field is drawn: reader coordinates in points, top-left origin, 1-based page.',
-  properties: { pageNumber: { type: 'integer' }, left: { type: 'number' }, top: { type: 'number' }, width: { type: 'number' }, height: { type: 'number' } },
-  required: ['pageNumber', 'left', 'top', 'width', 'height'],
+  properties: { PageNumber: { type: 'integer' }, Left: { type: 'number' }, Top: { type: 'number' }, Width: { type: 'number' }, Height: { type: 'number' } },
+  required: ['PageNumber', 'Left', 'Top', 'Width', 'Height'],
   additionalProperties: false,
 } as const;
 
 /** A field the signer fills or signs in one document (signer-fields.ts `SignerField`). */
 const SESSION_FIELD = {
   type: 'object',
-  description: 'A field of this signer. `key` is what the sign body and the Context use for it.',
+  description: 'A field of this signer. `Key` is what the sign body and the Context use for it.',
   properties: {
-    name: { type: 'string', description: 'Fully qualified name in the PDF (`<formset>.<key>`; a radio group: its group name)' },
-    key: { type: 'string', description: 'The key in the sign body `Fields.<fileId>` and in the Context: the field key, `<formset>.<key>` where ambiguous' },
-    type: { type: 'string', enum: ['Signature', 'Seal', 'Check', 'Radio', 'SingleLine', 'Date', 'Number'] },
-    value: { type: 'string', description: 'Check and Radio: the export value; text fields: the pre-filled value' },
-    checked: { type: 'boolean', description: 'Check: pre-checked' },
-    options: {
+    Name: { type: 'string', description: 'Fully qualified name in the PDF (`<formset>.<key>`; a radio group: its group name)' },
+    Key: { type: 'string', description: 'The key in the sign body `Fields.<fileId>` and in the Context: the field key, `<formset>.<key>` where ambiguous' },
+    Type: { type: 'string', enum: ['Signature', 'Seal', 'Check', 'Radio', 'SingleLine', 'Date', 'Number'] },
+    Value: { type: 'string', description: 'Check and Radio: the export value; text fields: the pre-filled value' },
+    Checked: { type: 'boolean', description: 'Check: pre-checked' },
+    Options: {
       type: 'array',
-      description: 'Radio: the buttons; send the chosen one’s `value`',
-      items: { type: 'object', properties: { value: { type: 'string' }, key: { type: 'string' }, widgets: { type: 'array', items: WIDGET } }, required: ['value', 'key', 'widgets'], additionalProperties: false },
+      description: 'Radio: the buttons; send the chosen one’s `Value`',
+      items: { type: 'object', properties: { Value: { type: 'string' }, Key: { type: 'string' }, Widgets: { type: 'array', items: WIDGET } }, required: ['Value', 'Key', 'Widgets'], additionalProperties: false },
     },
-    required: { type: 'boolean', description: 'Must hold a value when signing' },
-    widgets: { type: 'array', items: WIDGET },
+    Required: { type: 'boolean', description: 'Must hold a value when signing' },
+    Widgets: { type: 'array', items: WIDGET },
   },
-  required: ['name', 'key', 'type', 'required', 'widgets'],
+  required: ['Name', 'Key', 'Type', 'Required', 'Widgets'],
   additionalProperties: false,
 } as const;
 

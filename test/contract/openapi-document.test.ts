@@ -77,6 +77,17 @@ describe('the served OpenAPI document', () => {
     expect(session?.additionalProperties).toBe(false);
     expect(Object.keys(session?.properties ?? {})).toEqual(expect.arrayContaining(['WaitingFor', 'Documents', 'Verifications', 'ReturnUrl', 'ScribbleName', 'SecureDownload']));
     expect(Object.keys(session?.properties?.Documents?.items?.properties ?? {})).toContain('Fields');
+    // Every key the session sends is PascalCase, as in the rest of the API (the fields and their widgets included).
+    const keys: string[] = [];
+    const collect = (schema: unknown): void => {
+      if (schema === null || typeof schema !== 'object') return;
+      const properties = (schema as { properties?: Record<string, unknown> }).properties;
+      if (properties !== undefined) keys.push(...Object.keys(properties));
+      for (const value of Object.values(schema)) collect(value);
+    };
+    collect(session);
+    expect(keys).toEqual(expect.arrayContaining(['Fields', 'Key', 'Options', 'Widgets', 'PageNumber']));
+    expect(keys.filter((key) => !/^[A-Z]/.test(key))).toEqual([]);
     const webhook = (document.webhooks as Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }>).transactionPostback;
     expect(webhook?.post?.requestBody?.content?.['application/json']).toEqual({ schema: { oneOf: [{ $ref: '#/components/schemas/PostbackV1' }, { $ref: '#/components/schemas/PostbackV2' }] } });
     expect(schemas.PostbackV1?.properties).toHaveProperty('Checksum');

@@ -63,9 +63,9 @@ describe('signer API: the fields real clients describe', () => {
     const [one, two] = (await tokens(id)) as [string, string];
 
     const session = await signerCall(one, 'GET', '');
-    const doc = (session.json.Documents as { FileId: string; DisplayName: string; Fields: { key: string; name: string; type: string; value?: string; options?: { value: string }[] }[] }[])[0]!;
+    const doc = (session.json.Documents as { FileId: string; DisplayName: string; Fields: { Key: string; Name: string; Type: string; Value?: string; Options?: { Value: string }[] }[] }[])[0]!;
     expect(doc.DisplayName).toBe('Complex Test Document');
-    expect(doc.Fields.map((f) => `${f.key}:${f.type}`)).toEqual([
+    expect(doc.Fields.map((f) => `${f.Key}:${f.Type}`)).toEqual([
       'SealField:Seal',
       'SignatureField:Signature',
       'CheckField:Check',
@@ -75,9 +75,9 @@ describe('signer API: the fields real clients describe', () => {
       'NumberFieldDecimal:Number',
       'DateField:Date',
     ]);
-    const radio = doc.Fields.find((f) => f.type === 'Radio')!;
-    expect(radio).toMatchObject({ name: 'FormSet2.Radio group', options: [{ value: 'Option A', key: 'RadioFieldString' }] });
-    expect(doc.Fields.find((f) => f.key === 'NumberFieldDecimal')?.value).toBe('123.45');
+    const radio = doc.Fields.find((f) => f.Type === 'Radio')!;
+    expect(radio).toMatchObject({ Name: 'FormSet2.Radio group', Options: [{ Value: 'Option A', Key: 'RadioFieldString' }] });
+    expect(doc.Fields.find((f) => f.Key === 'NumberFieldDecimal')?.Value).toBe('123.45');
 
     await scribble(one, 'Test Signer');
     const bad = await signerCall(one, 'POST', '/sign', { Fields: { [fileId]: { FormSet2: 'Option B', CheckField: 'yes' } } });
@@ -91,7 +91,7 @@ describe('signer API: the fields real clients describe', () => {
     expect(signed1.status, signed1.text).toBe(200);
 
     await scribble(two, 'Second Signer');
-    const keys2 = ((await signerCall(two, 'GET', '')).json.Documents[0].Fields as { key: string }[]).map((f) => f.key);
+    const keys2 = ((await signerCall(two, 'GET', '')).json.Documents[0].Fields as { Key: string }[]).map((f) => f.Key);
     expect(keys2).toEqual(expect.arrayContaining(['FormSet2', 'FormSet3', 'CheckFieldTrue', 'CheckFieldFalse', 'SingleLineFieldNull', 'Signature']));
     const signed2 = await signerCall(two, 'POST', '/sign', {
       Fields: { [fileId]: { CheckFieldFalse: true, CheckFieldTrue: false, SingleLineFieldNull: 'Optional text', FormSet3: 1 } },
@@ -162,15 +162,15 @@ describe('signer API: the fields real clients describe', () => {
     expect((await call(base, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
     const [token] = (await tokens(id)) as [string];
 
-    const fields = (await signerCall(token, 'GET', '')).json.Documents[0].Fields as { key: string; type: string; value?: string; required: boolean; options?: { value: string }[] }[];
-    expect(fields.map((f) => [f.key, f.type, f.value ?? null, f.required])).toEqual([
+    const fields = (await signerCall(token, 'GET', '')).json.Documents[0].Fields as { Key: string; Type: string; Value?: string; Required: boolean; Options?: { Value: string }[] }[];
+    expect(fields.map((f) => [f.Key, f.Type, f.Value ?? null, f.Required])).toEqual([
       ['Customer.Name', 'SingleLine', null, false],
       ['Customer.City', 'SingleLine', 'Delft', false],
       ['Agree', 'Check', 'Yes', false],
       ['Plan', 'Radio', null, false],
       ['Signature1', 'Signature', null, false],
     ]);
-    expect(fields[3]?.options?.map((o) => o.value)).toEqual(['Basic', 'Premium']);
+    expect(fields[3]?.Options?.map((o) => o.Value)).toEqual(['Basic', 'Premium']);
 
     await scribble(token, 'Zoë Janssen');
     const signed = await signerCall(token, 'POST', '/sign', { Fields: { [fileId]: { 'Customer.Name': 'Zoë Janssen', Agree: 'Yes', Plan: 'Premium' } } });

@@ -58,7 +58,7 @@ describe('signer API', () => {
     expect(session.headers.get('cache-control')).toBe('no-store');
     expect(session.json).toMatchObject({ TransactionId: tx.id, Reference: 'REF-42', State: 'verify', Signer: { Id: 'Signer1', Name: 'Alice Janssen' } });
     expect(session.json.Documents.map((d: { FileId: string }) => d.FileId)).toEqual(['contract', 'annex']);
-    const fields = session.json.Documents[0].Fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`);
+    const fields = session.json.Documents[0].Fields.map((f: { Name: string; Type: string }) => `${f.Name}:${f.Type}`);
     expect(fields).toEqual(['f1.sig:Signature', 'f1.agree:Check', 'f1.city:SingleLine']);
     expect(session.json.Verifications.map((v: { Type: string; Done: boolean }) => [v.Type, v.Done])).toEqual([['Consent', false], ['Scribble', false]]);
 

@@ -214,7 +214,7 @@ function domId(prefix, ...parts) {
 }
 
 function fieldLabel(field) {
-  return field.name.split('.').pop().replace(/_/g, ' ');
+  return field.Name.split('.').pop().replace(/_/g, ' ');
 }
 
 async function renderPdf(doc, host) {
@@ -225,7 +225,7 @@ async function renderPdf(doc, host) {
   const data = new Uint8Array(await response.arrayBuffer());
   const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: asset('standard_fonts/') }).promise;
   const width = Math.min(host.clientWidth || 800, 820);
-  const fields = doc.Fields.filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
+  const fields = doc.Fields.filter((f) => f.Type !== 'Signature' && f.Type !== 'Seal');
   for (let n = 1; n <= pdf.numPages; n++) {
     const page = await pdf.getPage(n);
     const base = page.getViewport({ scale: 1 });
@@ -259,17 +259,17 @@ async function renderPdf(doc, host) {
 
     const onPage = [];
     for (const field of doc.Fields) {
-      for (const w of field.widgets) {
-        if (w.pageNumber !== n) continue;
+      for (const w of field.Widgets) {
+        if (w.PageNumber !== n) continue;
         const o = document.createElement('div');
-        o.className = `overlay overlay-${field.type.toLowerCase()}`;
+        o.className = `overlay overlay-${field.Type.toLowerCase()}`;
         o.setAttribute('aria-hidden', 'true');
         o.dataset.fileId = doc.FileId;
-        o.dataset.field = field.name;
-        o.style.left = `${w.left * scale}px`;
-        o.style.top = `${w.top * scale}px`;
-        o.style.width = `${w.width * scale}px`;
-        o.style.height = `${w.height * scale}px`;
+        o.dataset.field = field.Name;
+        o.style.left = `${w.Left * scale}px`;
+        o.style.top = `${w.Top * scale}px`;
+        o.style.width = `${w.Width * scale}px`;
+        o.style.height = `${w.Height * scale}px`;
         wrap.append(o);
         if (fields.includes(field) && !onPage.includes(field)) onPage.push(field);
       }
@@ -286,33 +286,33 @@ function renderFieldInputs(doc, fields, n) {
   legend.textContent = fmt(T.fieldsOnPage, { n: number.format(n) });
   box.append(legend);
   for (const field of fields) {
-    const id = domId('field', doc.FileId, field.name);
+    const id = domId('field', doc.FileId, field.Name);
     const row = document.createElement('div');
-    row.className = field.type === 'Check' ? 'check-row field-row' : 'field-row';
+    row.className = field.Type === 'Check' ? 'check-row field-row' : 'field-row';
     const label = document.createElement('label');
     label.htmlFor = id;
-    label.textContent = fieldLabel(field) + (field.required ? ` (${T.required})` : '');
+    label.textContent = fieldLabel(field) + (field.Required ? ` (${T.required})` : '');
     const input = document.createElement('input');
     input.id = id;
-    input.dataset.field = field.name;
+    input.dataset.field = field.Name;
     input.dataset.fileId = doc.FileId;
     const error = document.createElement('span');
     error.id = `${id}-error`;
     error.className = 'error field-error';
     error.hidden = true;
     const described = [error.id];
-    if (field.type === 'Check') {
+    if (field.Type === 'Check') {
       input.type = 'checkbox';
-      values[doc.FileId][field.name] = false;
+      values[doc.FileId][field.Name] = false;
       input.addEventListener('change', () => {
-        values[doc.FileId][field.name] = input.checked;
-        syncOverlay(doc.FileId, field.name, input.checked ? '✓' : '');
+        values[doc.FileId][field.Name] = input.checked;
+        syncOverlay(doc.FileId, field.Name, input.checked ? '✓' : '');
       });
       row.append(input, label, error);
     } else {
       input.type = 'text';
       const parts = [label];
-      if (field.type === 'Date') {
+      if (field.Type === 'Date') {
         const hint = document.createElement('span');
         hint.className = 'hint';
         hint.id = `${id}-hint`;
@@ -320,13 +320,13 @@ function renderFieldInputs(doc, fields, n) {
         described.unshift(hint.id);
         parts.push(hint);
       }
-      if (field.type === 'Number') input.inputMode = 'decimal';
-      input.required = field.required;
-      input.value = field.value || '';
-      if (field.value) values[doc.FileId][field.name] = field.value;
+      if (field.Type === 'Number') input.inputMode = 'decimal';
+      input.required = field.Required;
+      input.value = field.Value || '';
+      if (field.Value) values[doc.FileId][field.Name] = field.Value;
       input.addEventListener('input', () => {
-        values[doc.FileId][field.name] = input.value;
-        syncOverlay(doc.FileId, field.name, input.value);
+        values[doc.FileId][field.Name] = input.value;
+        syncOverlay(doc.FileId, field.Name, input.value);
         if (input.value.trim() !== '') clearError(error, input);
       });
       row.append(...parts, input, error);
@@ -348,7 +348,7 @@ function renderFieldInputs(doc, fields, n) {
 }
 
 function overlaysOf(entry) {
-  return [...document.querySelectorAll('.overlay')].filter((o) => o.dataset.fileId === entry.fileId && o.dataset.field === entry.field.name);
+  return [...document.querySelectorAll('.overlay')].filter((o) => o.dataset.fileId === entry.fileId && o.dataset.field === entry.field.Name);
 }
 
 function highlight(entry, on) {
@@ -558,7 +558,7 @@ function showCode(step) {
 function missingFields() {
   const missing = [];
   for (const entry of fillable) {
-    if (!entry.field.required || entry.input.type === 'checkbox') continue;
+    if (!entry.field.Required || entry.input.type === 'checkbox') continue;
     if (entry.input.value.trim() === '') {
       showError(entry.error, fmt(T.fieldMissing, { field: fieldLabel(entry.field) }), entry.input);
       missing.push(entry);

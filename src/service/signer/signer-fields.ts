@@ -14,41 +14,41 @@ import type { FieldPlacement } from '../../pdf/resolve-locations.js';
 
 /** A widget in reader coordinates (points, top-left origin). */
 export interface SignerWidget {
-  readonly pageNumber: number;
-  readonly left: number;
-  readonly top: number;
-  readonly width: number;
-  readonly height: number;
+  readonly PageNumber: number;
+  readonly Left: number;
+  readonly Top: number;
+  readonly Width: number;
+  readonly Height: number;
 }
 
 /** A button of a radio group. */
 export interface SignerRadioOption {
   /** The export value to send to choose it. */
-  readonly value: string;
+  readonly Value: string;
   /** The button's field key in FileMetaData (for a fillable PDF: the export value). */
-  readonly key: string;
-  readonly widgets: readonly SignerWidget[];
+  readonly Key: string;
+  readonly Widgets: readonly SignerWidget[];
 }
 
 /** A field of the signer in one document. */
 export interface SignerField {
   /** The field's fully qualified name in the PDF (`<formset>.<fieldKey>`; a radio group's group name). */
-  readonly name: string;
+  readonly Name: string;
   /**
    * The key of the field in the sign body and the Context: the field key (a radio group: its formset; a fillable PDF's
    * field: its PDF name), `<formset>.<key>` where two of the signer's formsets in this document share the key.
    */
-  readonly key: string;
-  readonly type: FieldType;
+  readonly Key: string;
+  readonly Type: FieldType;
   /** Check and Radio: the export value (a radio group: the pre-selected button's); text fields: pre-filled value. */
-  readonly value?: string;
+  readonly Value?: string;
   /** Check: pre-checked. */
-  readonly checked?: boolean;
+  readonly Checked?: boolean;
   /** Radio: the buttons. */
-  readonly options?: readonly SignerRadioOption[];
+  readonly Options?: readonly SignerRadioOption[];
   /** Text fields paraph placed must hold a value when signing; a fillable PDF's fields when it marks them required. */
-  readonly required: boolean;
-  readonly widgets: readonly SignerWidget[];
+  readonly Required: boolean;
+  readonly Widgets: readonly SignerWidget[];
 }
 
 interface Collected {
@@ -92,21 +92,21 @@ export function signerFields(file: StoredFile, signer: Signer): SignerField[] {
       const options: SignerRadioOption[] = [];
       for (const p of e.placements) {
         const value = p.value ?? p.fieldKey;
-        const option = options.find((o) => o.value === value);
-        if (option) (option.widgets as SignerWidget[]).push(widgetOf(p));
-        else options.push({ value, key: e.existing ? value : p.fieldKey, widgets: [widgetOf(p)] });
+        const option = options.find((o) => o.Value === value);
+        if (option) (option.Widgets as SignerWidget[]).push(widgetOf(p));
+        else options.push({ Value: value, Key: e.existing ? value : p.fieldKey, Widgets: [widgetOf(p)] });
       }
       const selected = e.placements.find((p) => p.checked === true);
-      return { name: e.name, key, type: 'Radio', ...(selected ? { value: selected.value ?? selected.fieldKey } : {}), options, required: e.required, widgets };
+      return { Name: e.name, Key: key, Type: 'Radio', ...(selected ? { Value: selected.value ?? selected.fieldKey } : {}), Options: options, Required: e.required, Widgets: widgets };
     }
     return {
-      name: e.name,
-      key,
-      type: e.type,
-      ...(first.value !== undefined ? { value: first.value } : {}),
-      ...(e.type === 'Check' && first.checked === true ? { checked: true } : {}),
-      required: e.required,
-      widgets,
+      Name: e.name,
+      Key: key,
+      Type: e.type,
+      ...(first.value !== undefined ? { Value: first.value } : {}),
+      ...(e.type === 'Check' && first.checked === true ? { Checked: true } : {}),
+      Required: e.required,
+      Widgets: widgets,
     };
   });
 }
@@ -117,7 +117,7 @@ function qualifiedKey(e: Collected): string {
 }
 
 function widgetOf(p: FieldPlacement): SignerWidget {
-  return { pageNumber: p.pageNumber, left: p.left, top: p.top, width: p.width, height: p.height };
+  return { PageNumber: p.pageNumber, Left: p.left, Top: p.top, Width: p.width, Height: p.height };
 }
 
 /**
@@ -126,7 +126,7 @@ function widgetOf(p: FieldPlacement): SignerWidget {
  * placements are resolved, src/pdf/place-fields.ts).
  */
 export function signatureFieldNames(file: StoredFile, signer: Signer): string[] {
-  return signerFields(file, signer).filter((f) => f.type === 'Signature').map((f) => f.name);
+  return signerFields(file, signer).filter((f) => f.Type === 'Signature').map((f) => f.Name);
 }
 
 /** A value to write into a field. */
@@ -165,16 +165,16 @@ export function validateFieldValues(
     if (!tx.Files.some((f) => f.FileId === fileId)) issues.push(`Fields.${fileId}: there is no document ${JSON.stringify(fileId)} in this transaction.`);
   }
   for (const file of tx.Files) {
-    const fields = signerFields(file, signer).filter((f) => f.type !== 'Signature' && f.type !== 'Seal');
+    const fields = signerFields(file, signer).filter((f) => f.Type !== 'Signature' && f.Type !== 'Seal');
     const given = resolveKeys(file.FileId, fields, submitted[file.FileId] ?? {}, issues);
     const out: FieldValue[] = [];
     const ctx: JsonObject = {};
     for (const field of fields) {
-      const where = `Fields.${file.FileId}.${field.key}`;
+      const where = `Fields.${file.FileId}.${field.Key}`;
       const raw = given.get(field);
       const value = checkValue(field, raw, where, issues);
       if (value === undefined) continue;
-      ctx[field.key] = value.context;
+      ctx[field.Key] = value.context;
       if (value.write !== undefined) out.push(value.write);
     }
     if (out.length > 0) values.set(file.FileId, out);
@@ -200,8 +200,8 @@ function resolveKeys(
     aliases.set(alias, known === undefined || known === field ? field : null); // null: ambiguous
   };
   for (const f of fields) {
-    add(f.key, f);
-    add(f.name, f);
+    add(f.Key, f);
+    add(f.Name, f);
   }
   const resolved = new Map<SignerField, JsonValue>();
   const keyOf = new Map<SignerField, string>();
@@ -233,12 +233,12 @@ function checkValue(
   where: string,
   issues: string[],
 ): { write?: FieldValue; context: JsonValue } | undefined {
-  switch (field.type) {
+  switch (field.Type) {
     case 'Check': {
-      const exportValue = field.value ?? 'Yes';
+      const exportValue = field.Value ?? 'Yes';
       let on: boolean;
       // Not sent: the box stays as the PDF has it (pre-set by the metadata, or by an earlier signer of a shared formset).
-      if (raw === undefined) return { context: field.checked === true };
+      if (raw === undefined) return { context: field.Checked === true };
       if (typeof raw === 'boolean') on = raw;
       else if (raw === exportValue) on = true;
       else if (raw === 'Off') on = false;
@@ -246,68 +246,68 @@ function checkValue(
         issues.push(`${where}: a check box takes true, false or its export value ${JSON.stringify(exportValue)}.`);
         return undefined;
       }
-      return { write: { name: field.name, type: 'Check', value: on, exportValue }, context: on };
+      return { write: { name: field.Name, type: 'Check', value: on, exportValue }, context: on };
     }
     case 'Radio': {
-      const options = field.options ?? [];
+      const options = field.Options ?? [];
       let chosen: string | undefined;
       if (raw === undefined) {
-        if (field.value === undefined && field.required) {
+        if (field.Value === undefined && field.Required) {
           issues.push(`${where}: this field is required.`);
           return undefined;
         }
-        return { context: field.value ?? null };
+        return { context: field.Value ?? null };
       }
       if (typeof raw === 'string' || typeof raw === 'number') {
         const text = typeof raw === 'number' ? fieldValueText(raw) : raw;
-        chosen = options.find((o) => o.value === text)?.value;
+        chosen = options.find((o) => o.Value === text)?.Value;
         if (chosen === undefined) {
-          issues.push(`${where}: choose one of ${options.map((o) => JSON.stringify(o.value)).join(', ')}.`);
+          issues.push(`${where}: choose one of ${options.map((o) => JSON.stringify(o.Value)).join(', ')}.`);
           return undefined;
         }
       } else {
-        issues.push(`${where}: a radio group takes the export value of the chosen button (${options.map((o) => JSON.stringify(o.value)).join(', ')}).`);
+        issues.push(`${where}: a radio group takes the export value of the chosen button (${options.map((o) => JSON.stringify(o.Value)).join(', ')}).`);
         return undefined;
       }
-      return { write: { name: field.name, type: 'Radio', value: chosen }, context: chosen };
+      return { write: { name: field.Name, type: 'Radio', value: chosen }, context: chosen };
     }
     case 'SingleLine':
     case 'Date':
     case 'Number': {
-      if (raw !== undefined && typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw) && field.type !== 'Date')) {
+      if (raw !== undefined && typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw) && field.Type !== 'Date')) {
         issues.push(`${where}: send the value as a string.`);
         return undefined;
       }
       if (raw === undefined) {
         // Not sent: the pre-filled value (the metadata's, or the PDF's own) is already in the PDF and stays.
-        if ((field.value ?? '').trim() === '' && field.required) {
+        if ((field.Value ?? '').trim() === '' && field.Required) {
           issues.push(`${where}: this field is required.`);
           return undefined;
         }
-        return { context: field.type === 'Number' ? contextNumber(field.value ?? '') : (field.value ?? '') };
+        return { context: field.Type === 'Number' ? contextNumber(field.Value ?? '') : (field.Value ?? '') };
       }
       const text = (typeof raw === 'number' ? fieldValueText(raw) : raw).trim();
       if (text === '') {
-        if (field.required) {
+        if (field.Required) {
           issues.push(`${where}: this field is required.`);
           return undefined;
         }
-        return { write: { name: field.name, type: field.type, value: '' }, context: '' };
+        return { write: { name: field.Name, type: field.Type, value: '' }, context: '' };
       }
       if (text.length > MAX_TEXT || hasForbiddenCharacters(text)) {
         issues.push(`${where}: at most ${MAX_TEXT} characters on one line.`);
         return undefined;
       }
-      if (field.type === 'Date' && !isDate(text)) {
+      if (field.Type === 'Date' && !isDate(text)) {
         issues.push(`${where}: ${JSON.stringify(text)} is not a date; use YYYY-MM-DD, e.g. 2026-11-21.`);
         return undefined;
       }
-      if (field.type === 'Number' && !NUMBER.test(text)) {
+      if (field.Type === 'Number' && !NUMBER.test(text)) {
         issues.push(`${where}: ${JSON.stringify(text)} is not a number; use e.g. 42, -3.5 or 0,75.`);
         return undefined;
       }
       // The PDF shows the text as typed; the Context carries a Number field's value as a JSON number.
-      return { write: { name: field.name, type: field.type, value: text }, context: field.type === 'Number' ? contextNumber(text) : text };
+      return { write: { name: field.Name, type: field.Type, value: text }, context: field.Type === 'Number' ? contextNumber(text) : text };
     }
     default:
       return undefined;

@@ -53,7 +53,7 @@ function issues(values: Record<string, Record<string, string | boolean | number 
 
 describe('signer fields', () => {
   it('lists only the signer’s fields; signature fields as start placed them (the default one included)', () => {
-    expect(signerFields(file, signer).map((f) => f.name)).toEqual(['s1.sig', 's1.when', 's1.amount', 's1.ok', 's1.city']);
+    expect(signerFields(file, signer).map((f) => f.Name)).toEqual(['s1.sig', 's1.when', 's1.amount', 's1.ok', 's1.city']);
     expect(signatureFieldNames(file, signer)).toEqual(['s1.sig']);
     const plain = {
       FileId: 'plain',
@@ -68,7 +68,7 @@ describe('signer fields', () => {
       fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }), (date) => {
         const text = date.toISOString().slice(0, 10);
         const { context } = validateFieldValues(tx, signer, { doc: { 's1.when': text, 's1.amount': '1' } });
-        expect(context).toEqual({ doc: { when: text, amount: '1', ok: false, city: 'Delft' }, plain: {} });
+        expect(context).toEqual({ doc: { when: text, amount: 1, ok: false, city: 'Delft' }, plain: {} });
       }),
       { numRuns: 200 },
     );
@@ -111,10 +111,10 @@ describe('signer fields', () => {
 
   it('accepts plain keys, <formset>.<key> and a check box export value; a field sent twice or ambiguously is refused', () => {
     const { values, context } = validateFieldValues(tx, signer, { doc: { when: '2026-11-21', 's1.amount': 42.5, ok: 'Agreed', city: 'Gouda' } });
-    expect(context).toEqual({ doc: { when: '2026-11-21', amount: '42.5', ok: true, city: 'Gouda' }, plain: {} });
+    expect(context).toEqual({ doc: { when: '2026-11-21', amount: 42.5, ok: true, city: 'Gouda' }, plain: {} });
     expect(values.get('doc')).toContainEqual({ name: 's1.ok', type: 'Check', value: true, exportValue: 'Agreed' });
     expect(values.get('doc')).toContainEqual({ name: 's1.amount', type: 'Number', value: '42.5' });
-    expect(validateFieldValues(tx, signer, { doc: { when: '2026-11-21', amount: '1', ok: 'Off', city: null } }).context.doc).toEqual({ when: '2026-11-21', amount: '1', ok: false, city: 'Delft' });
+    expect(validateFieldValues(tx, signer, { doc: { when: '2026-11-21', amount: '1', ok: 'Off', city: null } }).context.doc).toEqual({ when: '2026-11-21', amount: 1, ok: false, city: 'Delft' });
     expect(issues({ doc: { when: '2026-11-21', 's1.when': '2026-11-22', amount: '1' } })).toEqual(['Fields.doc.s1.when: the field is also sent as "when"; send it once.']);
     expect(issues({ doc: { when: '2026-11-21', amount: '1', ok: 'Yes' } })).toEqual(['Fields.doc.ok: a check box takes true, false or its export value "Agreed".']);
   });
@@ -125,7 +125,7 @@ describe('signer fields', () => {
       Placements: [place('a.city', 'SingleLine', ['Signer1']), place('b.city', 'SingleLine', ['Signer1']), place('b.zip', 'SingleLine', ['Signer1'])],
     };
     const t = { Id: 't', Files: [shared, file] } as unknown as Transaction;
-    expect(signerFields(shared, signer).map((f) => f.key)).toEqual(['a.city', 'b.city', 'zip']);
+    expect(signerFields(shared, signer).map((f) => f.Key)).toEqual(['a.city', 'b.city', 'zip']);
     const { context } = validateFieldValues(t, signer, { two: { 'a.city': 'A', 'b.city': 'B', zip: '1234' }, doc: { when: '2026-11-21', amount: '1' } });
     expect(context.two).toEqual({ 'a.city': 'A', 'b.city': 'B', zip: '1234' });
     let error: unknown;
@@ -148,8 +148,8 @@ describe('signer fields', () => {
     };
     const t = { Id: 't', Files: [radio] } as unknown as Transaction;
     const [group] = signerFields(radio, signer);
-    expect(group).toMatchObject({ name: 'pick', key: 'pick', type: 'Radio', value: 'optB', required: false });
-    expect(group?.options?.map((o) => [o.key, o.value])).toEqual([['optA', 'Option A'], ['optB', 'optB'], ['one', '1']]);
+    expect(group).toMatchObject({ Name: 'pick', Key: 'pick', Type: 'Radio', Value: 'optB', Required: false });
+    expect(group?.Options?.map((o) => [o.Key, o.Value])).toEqual([['optA', 'Option A'], ['optB', 'optB'], ['one', '1']]);
     expect(validateFieldValues(t, signer, {}).context).toEqual({ r: { pick: 'optB' } });
     expect(validateFieldValues(t, signer, {}).values.size).toBe(0);
     expect(validateFieldValues(t, signer, { r: { pick: 'Option A' } }).values.get('r')).toEqual([{ name: 'pick', type: 'Radio', value: 'Option A' }]);
