@@ -46,7 +46,7 @@ describe('create request rules', () => {
     expect(issuesOf({ Signers: [signer(), signer({ SendSignRequest: false, Email: 'not-an-address' })] })).toEqual([
       'Signers[1].Email: not a valid e-mail address',
     ]);
-    expect(issuesOf({ Signers: [{}] })).toEqual(['Signers[0].Email: is required']);
+    expect(issuesOf({ Signers: [{ SendSignRequest: false }] })).toEqual(['Signers[0].Email: is required']);
     expect(issuesOf({ Seal: true, Receivers: [{ Email: 'x@' }] })).toEqual(['Receivers[0].Email: not a valid e-mail address']);
     expect(issuesOf({ Seal: true, Receivers: [{}] })).toEqual(['Receivers[0].Email: is required']);
   });
@@ -96,7 +96,7 @@ describe('create request rules', () => {
   });
 
   it('requires SignRequestMessage with SendSignRequest', () => {
-    expect(issuesOf({ Signers: [signer({ SendSignRequest: true })] })).toEqual(['The sign request message is null or empty.']);
+    expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: undefined })] })).toEqual(['The sign request message is null or empty.']);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: 'Please sign' })] })).toEqual([]);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: false })] })).toEqual([]);
   });
