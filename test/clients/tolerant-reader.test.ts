@@ -181,7 +181,7 @@ describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications (points 
 describe("Signhost's messages (point 12)", () => {
   it('the public texts of decisions.md §2', async () => {
     expect((await create({ Signers: [{ Email: 'a@example.com', SendSignRequest: true }] })).json.Message).toBe('The sign request message is null or empty.');
-    expect((await create({ Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] })).json.Message).toBe('The sign request message is null or empty.');
+    expect((await create({ Signers: [{ Email: 'a@example.com' }] })).json.Message).toBe('The sign request message is null or empty.');
     expect((await create({ DaysToExpire: 5, Signers: [{ SendSignRequest: false, Email: 'a@example.com', DaysToRemind: 6 }] })).json.Message).toBe('The days to remind must be lower than the days to expire.');
     expect((await create({ Signers: [{ SendSignRequest: false, Id: 's', Email: 'a@example.com' }, { SendSignRequest: false, Id: 's', Email: 'b@example.com' }] })).json.Message).toBe('The signer id is already used by another signer.');
     expect((await create({ Seal: false })).json.Message).toBe('Nor seal nor signers has been provided.');
