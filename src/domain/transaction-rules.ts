@@ -84,7 +84,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  *
  * @throws ValidationError (code `INVALID_TRANSACTION`) listing every broken rule.
  * @example
- * const tx = createTransaction({ Signers: [{ Email: 'a@example.com' }] },
+ * const tx = createTransaction({ Signers: [{ Email: 'a@example.com', SignRequestMessage: 'Please sign.' }] },
  *   { id, accountId, now: new Date('2026-11-21T10:00:00Z'), newSignToken, newId });
  */
 export function createTransaction(request: CreateTransactionRequest, context: CreateTransactionContext): Transaction {
