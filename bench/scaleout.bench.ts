@@ -277,7 +277,7 @@ async function startConfiguration(label: string, processes: number, pdf: Uint8Ar
   const created = await fetch(`${next()}/api/transaction`, {
     method: 'POST',
     headers: { ...HEADERS, 'content-type': 'application/json' },
-    body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com' }, { Email: 'b@example.com' }] }),
+    body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com', SignRequestMessage: 'Please sign.' }, { Email: 'b@example.com', SignRequestMessage: 'Please sign.' }] }),
   });
   await expectStatus(created, 200, 'create');
   config.getId = ((await created.json()) as { Id: string }).Id;

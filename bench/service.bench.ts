@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     // Warm up (JIT, SQLite caches, pdf.js load).
     await sealOnlyRate(url, onePage, 10, 2);
 
-    const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com' }, { Email: 'b@example.com' }] }) });
+    const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true, Signers: [{ Email: 'a@example.com', SignRequestMessage: 'Please sign.' }, { Email: 'b@example.com', SignRequestMessage: 'Please sign.' }] }) });
     const { Id } = (await created.json()) as { Id: string };
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
     const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });

@@ -32,7 +32,7 @@ async function signUrl(service: TestService): Promise<string> {
       texts: [`Agreement page ${n}`, 'Article 1. The parties agree.', 'Article 2. Prices are as listed.'].map((anchor, i) => ({ anchor, left: 72, baseline: 100 + i * 40, size: 12, font: 'Helvetica' as const, style: 'plain' as const })),
     })),
   );
-  const created = await service.client.request('POST', '/api/transaction', { json: { Seal: false, Language: 'en-US', Signers: [{ Email: 'bench@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] } });
+  const created = await service.client.request('POST', '/api/transaction', { json: { Seal: false, Language: 'en-US', Signers: [{ Email: 'bench@example.com', SignRequestMessage: 'Please sign.', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] } });
   const id = (created.json as { Id: string }).Id;
   const put = await service.client.request('PUT', `/api/transaction/${id}/file/agreement`, { body: pdf.bytes, headers: { 'content-type': 'application/pdf' } });
   if (put.status >= 300) throw new Error(`upload: ${put.status} ${put.text}`);

@@ -124,7 +124,7 @@ describe('startServer', () => {
       const response = await fetch(`${server.url}/api/transaction`, {
         method: 'POST',
         headers: { authorization: 'APIKey u-token', application: 'APPKey a-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ Signers: [{ Email: 'a@example.com' }] }),
+        body: JSON.stringify({ Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] }),
       });
       const created = (await response.json()) as { Signers: { SignUrl: string }[] };
       expect(created.Signers[0]?.SignUrl.startsWith(`${server.url}/sign/`)).toBe(true);

@@ -85,7 +85,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  *
  * @throws ValidationError (code `INVALID_TRANSACTION`) listing every broken rule.
  * @example
- * const tx = createTransaction({ Signers: [{ Email: 'a@example.com' }] },
+ * const tx = createTransaction({ Signers: [{ Email: 'a@example.com', SignRequestMessage: 'Please sign.' }] },
  *   { id, accountId, now: new Date('2026-11-21T10:00:00Z'), newSignToken, newId });
  */
 export function createTransaction(request: CreateTransactionRequest, context: CreateTransactionContext): Transaction {
@@ -161,9 +161,9 @@ function checkSigner(signer: SignerRequest, path: string, daysToExpire: number, 
   }
   if (signer.BSN !== undefined && !isValidBsn(signer.BSN)) issues.push(`${path}.BSN: not a valid BSN (fails the 11-proef)`);
   if (signer.Iban !== undefined && !isValidIban(signer.Iban)) issues.push(`${path}.Iban: not a valid IBAN`);
-  // Required when the client asks for invitations; a signer sent without SendSignRequest is invited (the default)
-  // with the service's standard invitation text when it has no message of its own.
-  if (signer.SendSignRequest === true && (signer.SignRequestMessage ?? '').trim() === '') {
+  // Invitations are the default, and an invitation needs its message: a signer without one must say
+  // SendSignRequest false (docs/design/api.md#defaults).
+  if ((signer.SendSignRequest ?? true) && (signer.SignRequestMessage ?? '').trim() === '') {
     issues.push('The sign request message is null or empty.');
   }
   if (signer.DaysToRemind !== undefined) {

@@ -200,7 +200,7 @@ export const SIGNER_WRITABLE = {
     Type.Boolean({
       // Not as the `default` keyword: generators (openapi-typescript) would make a defaulted property required.
       description:
-        'Whether the signer gets the sign request and reminders by e-mail (default true). When true is sent, SignRequestMessage is required; a signer sent without SendSignRequest gets the standard invitation text when it has no SignRequestMessage.',
+        'Whether the signer gets the sign request and reminders by e-mail (default true). SignRequestMessage is required unless SendSignRequest is false.',
     }),
   ),
   SendSignConfirmation: opt(Type.Boolean({ description: 'Default: the value of SendSignRequest.' })),

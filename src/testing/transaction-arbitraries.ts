@@ -159,7 +159,7 @@ function fixSigner(draw: SignerDraw, index: number, daysToExpire: number): Signe
   const out: SignerRequest = { ...rest };
   // Ids must be unique in the transaction: suffix the position.
   if (out.Id !== undefined) out.Id = `${out.Id.slice(0, 40)}_${index}`;
-  if (out.SendSignRequest === true && out.SignRequestMessage === undefined) out.SignRequestMessage = 'Please sign.';
+  if ((out.SendSignRequest ?? true) && out.SignRequestMessage === undefined) out.SignRequestMessage = 'Please sign.';
   if (remind !== undefined) {
     if (remind.kind === 'off') out.DaysToRemind = -1;
     else if (remind.kind === 'default' && daysToExpire > 7) out.DaysToRemind = 0;

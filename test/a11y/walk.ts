@@ -165,7 +165,7 @@ export async function walk(s: SignerService, lang: string, viewport: ViewportNam
     await page.goto(t3.signers[0]!.signUrl);
     await check('cleaned');
 
-    const draft = await call(base, 'POST', '/api/transaction', { json: { Seal: false, Language: lang, Signers: [{ Email: 'cem@example.com' }] } });
+    const draft = await call(base, 'POST', '/api/transaction', { json: { Seal: false, Language: lang, Signers: [{ SendSignRequest: false, Email: 'cem@example.com' }] } });
     await page.goto((await call(base, 'GET', `/api/transaction/${draft.json.Id as string}`)).json.Signers[0].SignUrl as string);
     await visible(page, '#message');
     await check('not-started');

@@ -55,7 +55,7 @@ describe('DELETE grace period', () => {
   });
 
   it('a waiting transaction: 60 at once, its signer data gone at once, its documents until the grace period ends, also across a restart', async () => {
-    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'a@example.com', Mobile: '+31612345678', BSN: '111222333' }] } });
+    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Mobile: '+31612345678', BSN: '111222333' }] } });
     const id = created.json.Id as string;
     const pdf = await makePdf([['Grace period']]);
     await call(service.url, 'PUT', `/api/transaction/${id}/file/doc.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });

@@ -64,7 +64,7 @@ describe('every version-1 body parses in the .NET models', () => {
   });
 
   it('at 10, 30 (signed), 40 (rejected), 60 (cancelled, during the grace period), with every postback', async () => {
-    const signed = await started({ Seal: true, Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] });
+    const signed = await started({ Seal: true, Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] });
     let tx = await expectParsable(signed.id, 'at 10');
     expect(tx.Status).toBe(10);
     expect(tx.Signers[0]).toMatchObject({ ShowUrl: expect.stringMatching(/\/show\//), ReceiptUrl: expect.stringMatching(/\/receipt\//) });
@@ -78,12 +78,12 @@ describe('every version-1 body parses in the .NET models', () => {
     // Info is there for the activities that have one and left out for the others (docs/design/api.md#response-values).
     for (const activity of tx.Signers[0].Activities as Json[]) expect(activity.Info === undefined || typeof activity.Info === 'string').toBe(true);
 
-    const rejected = await started({ Signers: [{ Email: 'b@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const rejected = await started({ Signers: [{ SendSignRequest: false, Email: 'b@example.com', Verifications: [{ Type: 'Consent' }] }] });
     expect((await signer(rejected.tokens[0] as string, 'POST', '/reject', { Reason: 'No' })).status).toBe(202);
     tx = await expectParsable(rejected.id, 'at 40');
     expect(tx).toMatchObject({ Status: 40, Signers: [{ RejectReason: 'No' }] });
 
-    const cancelled = await started({ Signers: [{ Email: 'c@example.com' }] });
+    const cancelled = await started({ Signers: [{ SendSignRequest: false, Email: 'c@example.com' }] });
     const deleted = await call(s.service.url, 'DELETE', `/api/transaction/${cancelled.id}`);
     expect(responseShapeProblems(deleted.json)).toEqual([]);
     expect(deleted.json).not.toHaveProperty('CancelationReason');

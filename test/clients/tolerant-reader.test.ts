@@ -40,9 +40,9 @@ describe('null means absent', () => {
     const withNulls = await create({
       Id: null, Seal: null, Reference: null, PostbackUrl: null, SignRequestMode: null, DaysToExpire: null, SendEmailNotifications: null,
       Language: null, Context: null, Receivers: null,
-      Signers: [{ Id: null, Email: 'a@example.com', Mobile: null, Verifications: null, Authentications: null, SendSignRequest: null, DaysToRemind: null, Expires: null, Context: null }],
+      Signers: [{ Id: null, Email: 'a@example.com', SignRequestMessage: 'Please sign.', Mobile: null, Verifications: null, Authentications: null, SendSignRequest: null, DaysToRemind: null, Expires: null, Context: null }],
     });
-    const without = await create({ Signers: [{ Email: 'a@example.com' }] });
+    const without = await create({ Signers: [{ Email: 'a@example.com', SignRequestMessage: 'Please sign.' }] });
     expect(withNulls.status, withNulls.text).toBe(200);
     const strip = (tx: Record<string, unknown>) => JSON.parse(JSON.stringify(tx).replace(/"(Id|SignUrl|ShowUrl|ReceiptUrl)":"[^"]*"/g, '"$1":"x"')) as unknown;
     expect(strip(withNulls.json)).toEqual(strip(without.json));
@@ -50,7 +50,7 @@ describe('null means absent', () => {
 
   it('keeps null inside Context, which is returned exactly as sent', async () => {
     const context = { a: null, b: [null, 1], c: { d: null } };
-    const created = await create({ Seal: true, Context: context, Signers: [{ Email: 'a@example.com', Context: context }] });
+    const created = await create({ Seal: true, Context: context, Signers: [{ SendSignRequest: false, Email: 'a@example.com', Context: context }] });
     expect(created.status).toBe(200);
     expect(created.json.Context).toEqual(context);
     expect(created.json.Signers[0].Context).toEqual(context);
@@ -92,7 +92,7 @@ describe('documented properties', () => {
     const created = await create({
       Id: 'chosen-by-client', Status: 30, Files: { 'x.pdf': {} }, CreatedDateTime: '2020-01-01T00:00:00+00:00', CanceledDateTime: '2020-01-01T00:00:00+00:00',
       CancelationReason: 'x', CancelledDateTime: '2020-01-01T00:00:00+00:00', CancellationReason: 'x', ModifiedDateTime: '2020-01-01T00:00:00+00:00',
-      Signers: [{
+      Signers: [{ SendSignRequest: false,
         Email: 'a@example.com', SignUrl: 'https://evil.example/sign', ShowUrl: 'https://evil.example/show', ReceiptUrl: 'https://evil.example/r',
         DelegateSignUrl: 'x', DelegateReason: 'x', DelegateSignerEmail: 'd@example.com', DelegateSignerName: 'D', SignedDateTime: '2020-01-01T00:00:00+00:00',
         RejectDateTime: '2020-01-01T00:00:00+00:00', CreatedDateTime: '2020-01-01T00:00:00+00:00', SignerDelegationDateTime: '2020-01-01T00:00:00+00:00',
@@ -121,8 +121,8 @@ describe('documented properties', () => {
   it('a property documented nowhere is still 400 naming it, at any level', async () => {
     for (const [body, message] of [
       [{ Seal: true, Singers: [] }, 'Singers: unknown property; only documented properties may be sent'],
-      [{ Signers: [{ Email: 'a@example.com', Emial: 'x' }] }, 'Signers[0].Emial: unknown property; only documented properties may be sent'],
-      [{ Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'Scribble', Colour: 'red' }] }] }, 'Signers[0].Verifications[0].Colour: unknown property; only documented properties may be sent'],
+      [{ Signers: [{ SendSignRequest: false, Email: 'a@example.com', Emial: 'x' }] }, 'Signers[0].Emial: unknown property; only documented properties may be sent'],
+      [{ Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'Scribble', Colour: 'red' }] }] }, 'Signers[0].Verifications[0].Colour: unknown property; only documented properties may be sent'],
       [{ Seal: true, Receivers: [{ Email: 'r@example.com', Mesage: 'x' }] }, 'Receivers[0].Mesage: unknown property; only documented properties may be sent'],
     ] as const) {
       const refused = await create(body);
@@ -134,7 +134,7 @@ describe('documented properties', () => {
   it('keeps the type, control character and limit checks', async () => {
     expect((await create({ Seal: 'true' })).json.Message).toBe('Seal: must be a boolean');
     expect((await create({ Seal: true, Status: 'open' })).json.Message).toBe('Status: must be an integer');
-    const subject = await create({ Signers: [{ Email: 'a@example.com', SignRequestSubject: 'Sign\u0007 now' }] });
+    const subject = await create({ Signers: [{ SendSignRequest: false, Email: 'a@example.com', SignRequestSubject: 'Sign\u0007 now' }] });
     expect(subject).toMatchObject({ status: 400, json: { Message: 'Signer Subject: Input contains one or more invalid characters.' } });
     expect((await create({ Seal: true, DaysToExpire: 91 })).json.Message).toBe('DaysToExpire: must be at most 90');
     expect((await create({ Seal: true, Reference: 'x'.repeat(256) })).json.Message).toBe('Reference: must be at most 255 characters');
@@ -145,7 +145,7 @@ describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications ', () =>
   it('0 or absent means 2, responses show 1 or 2; SendSignConfirmation follows SendSignRequest; SendEmailNotifications true', async () => {
     const signer = { Email: 'a@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' };
     for (const [mode, shown] of [[0, 2], [undefined, 2], [1, 1], [2, 2]] as const) {
-      const created = await create({ SignRequestMode: mode, Signers: [signer, { Email: 'b@example.com' }, { Email: 'c@example.com', SendSignRequest: false }] });
+      const created = await create({ SignRequestMode: mode, Signers: [signer, { Email: 'b@example.com', SignRequestMessage: 'Please sign' }, { Email: 'c@example.com', SendSignRequest: false }] });
       expect(created.json.SignRequestMode).toBe(shown);
       expect(created.json.SendEmailNotifications).toBe(true);
       const flags = created.json.Signers.map((s: { SendSignRequest: boolean; SendSignConfirmation: boolean }) => [s.SendSignRequest, s.SendSignConfirmation]);
@@ -162,7 +162,7 @@ describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications ', () =>
         SignRequestMode: mode,
         Signers: [
           { Email: 'a@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' },
-          { Email: 'b@example.com' },
+          { Email: 'b@example.com', SignRequestMessage: 'Please sign' },
           { Email: 'c@example.com', SendSignRequest: false },
         ],
       });
@@ -181,8 +181,9 @@ describe('SignRequestMode, SendSignConfirmation, SendEmailNotifications ', () =>
 describe("Signhost's messages", () => {
   it('answers with Signhost\'s public texts', async () => {
     expect((await create({ Signers: [{ Email: 'a@example.com', SendSignRequest: true }] })).json.Message).toBe('The sign request message is null or empty.');
-    expect((await create({ DaysToExpire: 5, Signers: [{ Email: 'a@example.com', DaysToRemind: 6 }] })).json.Message).toBe('The days to remind must be lower than the days to expire.');
-    expect((await create({ Signers: [{ Id: 's', Email: 'a@example.com' }, { Id: 's', Email: 'b@example.com' }] })).json.Message).toBe('The signer id is already used by another signer.');
+    expect((await create({ Signers: [{ Email: 'a@example.com' }] })).json.Message).toBe('The sign request message is null or empty.');
+    expect((await create({ DaysToExpire: 5, Signers: [{ SendSignRequest: false, Email: 'a@example.com', DaysToRemind: 6 }] })).json.Message).toBe('The days to remind must be lower than the days to expire.');
+    expect((await create({ Signers: [{ SendSignRequest: false, Id: 's', Email: 'a@example.com' }, { SendSignRequest: false, Id: 's', Email: 'b@example.com' }] })).json.Message).toBe('The signer id is already used by another signer.');
     expect((await create({ Seal: false })).json.Message).toBe('Nor seal nor signers has been provided.');
   });
 });
@@ -211,7 +212,7 @@ describe('fileIds', () => {
 describe('nesting limit', () => {
   it('a Context nested 4,200 deep is a 400 naming its path, not a 500; 32 levels are fine', async () => {
     const deep = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
-    const tooDeep = await createText(`{"Seal":true,"Signers":[{"Email":"a@example.com","Context":${deep(4200)}}]}`);
+    const tooDeep = await createText(`{"Seal":true,"Signers":[{"SendSignRequest":false,"Email":"a@example.com","Context":${deep(4200)}}]}`);
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.json).toEqual({ Message: 'Signers[0].Context: nested more than 32 levels deep; at most 32 levels are accepted' });
     const top = await createText(`{"Seal":true,"Context":${deep(33)}}`);
@@ -228,7 +229,7 @@ describe('nesting limit', () => {
   });
 
   it('any other part of a body nested too deep is a 400 too', async () => {
-    const body = `{"Seal":true,"Signers":[{"Email":"a@example.com","Verifications":[{"Type":"SURFnet","Attributes":${'['.repeat(5000)}${']'.repeat(5000)}}]}]}`;
+    const body = `{"Seal":true,"Signers":[{"SendSignRequest":false,"Email":"a@example.com","Verifications":[{"Type":"SURFnet","Attributes":${'['.repeat(5000)}${']'.repeat(5000)}}]}]}`;
     const refused = await createText(body);
     expect(refused.status).toBe(400);
     expect(refused.json.Message).toMatch(/^Signers\[0\]\.Verifications\[0\]\.Attributes(\[0\])+: nested more than 64 levels deep; at most 64 levels are accepted$/);

@@ -110,7 +110,7 @@ describe('the official clients’ requests against the served document', () => {
     const json = { 'Content-Type': 'application/json', Accept: '*/*' };
     const posted = {
       Id: 'x', Status: 30, Files: null, Seal: null, Reference: null, Context: null,
-      Signers: [{ Email: 'a@example.com', Id: null, SignUrl: null, Activities: [], Verifications: [{ Type: 'Scribble', ScribbleName: null }, { Type: 'IPAddress', IPAddress: '192.0.2.1' }], Context: null }],
+      Signers: [{ SendSignRequest: false, Email: 'a@example.com', Id: null, SignUrl: null, Activities: [], Verifications: [{ Type: 'Scribble', ScribbleName: null }, { Type: 'IPAddress', IPAddress: '192.0.2.1' }], Context: null }],
       Receivers: null,
     };
     expect(requestViolations('POST', '/api/transaction', json, JSON.stringify(posted))).toEqual([]);
@@ -122,8 +122,8 @@ describe('the official clients’ requests against the served document', () => {
   it('undocumented properties and wrong types stay invalid, as the service answers 400', () => {
     const json = { 'Content-Type': 'application/json' };
     expect(requestViolations('POST', '/api/transaction', json, '{"Seal":true,"Singers":[]}').join()).toMatch(/additionalProperty.*Singers/);
-    expect(requestViolations('POST', '/api/transaction', json, '{"Signers":[{"Email":"a@example.com","Emial":"x"}]}').join()).toMatch(/Emial/);
-    expect(requestViolations('POST', '/api/transaction', json, '{"Signers":[{"Email":null}]}')).not.toEqual([]);
+    expect(requestViolations('POST', '/api/transaction', json, '{"Signers":[{"SendSignRequest":false,"Email":"a@example.com","Emial":"x"}]}').join()).toMatch(/Emial/);
+    expect(requestViolations('POST', '/api/transaction', json, '{"Signers":[{"SendSignRequest":false,"Email":null}]}')).not.toEqual([]);
     expect(requestViolations('POST', '/api/transaction', json, '{"Seal":"true"}')).not.toEqual([]);
   });
 

@@ -35,7 +35,7 @@ describe('dropNullProperties', () => {
   });
 
   it('keeps null array items (refused by the schema with their path) and __proto__ as an ordinary key', () => {
-    expect(dropNullProperties({ Signers: [null, { Email: 'a', Mobile: null }] })).toEqual({ Signers: [null, { Email: 'a' }] });
+    expect(dropNullProperties({ Signers: [null, { SendSignRequest: false, Email: 'a', Mobile: null }] })).toEqual({ Signers: [null, { SendSignRequest: false, Email: 'a' }] });
     const parsed = JSON.parse('{"__proto__":{"a":null,"b":1}}') as object;
     const dropped = dropNullProperties(parsed);
     expect(Object.getPrototypeOf(dropped)).toBe(Object.prototype);
@@ -47,7 +47,7 @@ describe('nestingProblem', () => {
   it('accepts a Context of exactly the limit and names the Context beyond it, however deep', () => {
     expect(nestingProblem({ Context: nested(MAX_CONTEXT_DEPTH) }, 'Transaction')).toBeUndefined();
     for (const depth of [MAX_CONTEXT_DEPTH + 1, 4200, 100_000]) {
-      expect(nestingProblem({ Signers: [{ Email: 'a', Context: nested(depth) }] }, 'Transaction')).toBe(
+      expect(nestingProblem({ Signers: [{ SendSignRequest: false, Email: 'a', Context: nested(depth) }] }, 'Transaction')).toBe(
         `Signers[0].Context: nested more than ${MAX_CONTEXT_DEPTH} levels deep; at most ${MAX_CONTEXT_DEPTH} levels are accepted`,
       );
     }

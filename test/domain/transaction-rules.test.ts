@@ -22,8 +22,9 @@ function issuesOf(request: CreateTransactionRequest | Record<string, unknown>): 
   return validateCreateRequest(request as CreateTransactionRequest);
 }
 
+/** A signer who gets invitations, with the message they then need. */
 function signer(extra: Partial<Record<keyof SignerRequest, unknown>> = {}): SignerRequest {
-  return { Email: EMAIL, ...extra } as SignerRequest;
+  return { Email: EMAIL, SignRequestMessage: 'Please sign.', ...extra } as SignerRequest;
 }
 
 function build(request: CreateTransactionRequest) {
@@ -42,10 +43,10 @@ describe('create request rules', () => {
   });
 
   it('checks e-mail addresses of signers and receivers', () => {
-    expect(issuesOf({ Signers: [signer(), signer({ Email: 'not-an-address' })] })).toEqual([
+    expect(issuesOf({ Signers: [signer(), signer({ SendSignRequest: false, Email: 'not-an-address' })] })).toEqual([
       'Signers[1].Email: not a valid e-mail address',
     ]);
-    expect(issuesOf({ Signers: [{}] })).toEqual(['Signers[0].Email: is required']);
+    expect(issuesOf({ Signers: [{ SendSignRequest: false }] })).toEqual(['Signers[0].Email: is required']);
     expect(issuesOf({ Seal: true, Receivers: [{ Email: 'x@' }] })).toEqual(['Receivers[0].Email: not a valid e-mail address']);
     expect(issuesOf({ Seal: true, Receivers: [{}] })).toEqual(['Receivers[0].Email: is required']);
   });
@@ -95,19 +96,19 @@ describe('create request rules', () => {
   });
 
   it('requires SignRequestMessage with SendSignRequest', () => {
-    expect(issuesOf({ Signers: [signer({ SendSignRequest: true })] })).toEqual(['The sign request message is null or empty.']);
+    expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: undefined })] })).toEqual(['The sign request message is null or empty.']);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: true, SignRequestMessage: 'Please sign' })] })).toEqual([]);
     expect(issuesOf({ Signers: [signer({ SendSignRequest: false })] })).toEqual([]);
   });
 
-  it("SendSignRequest defaults to true (Signhost's default); a signer sent without it nor a message is still valid", () => {
-    const tx = build({ Signers: [signer(), signer({ SendSignRequest: false }), signer({ SignRequestMessage: 'Please sign' })] });
+  it("SendSignRequest defaults to true (Signhost's default), so a signer without it needs a SignRequestMessage", () => {
+    const tx = build({ Signers: [signer(), signer({ SendSignRequest: false, SignRequestMessage: undefined })] });
     expect(tx.Signers.map((s) => [s.SendSignRequest, s.SendSignConfirmation])).toEqual([
       [true, true],
       [false, false],
-      [true, true],
     ]);
-    expect(tx.Signers[0]?.SignRequestMessage).toBeUndefined();
+    expect(issuesOf({ Signers: [{ Email: EMAIL }] })).toEqual(['The sign request message is null or empty.']);
+    expect(issuesOf({ Signers: [{ Email: EMAIL, SendSignRequest: true, SignRequestMessage: ' ' }] })).toEqual(['The sign request message is null or empty.']);
   });
 
   it('refuses control characters in subjects and names', () => {
@@ -170,11 +171,11 @@ describe('create request rules', () => {
   });
 
   it('collects every issue of a request at once', () => {
-    const issues = issuesOf({ DaysToExpire: 100, Signers: [signer({ Email: 'x' }), signer({ Mobile: '1' })] });
+    const issues = issuesOf({ DaysToExpire: 100, Signers: [signer({ SendSignRequest: false, Email: 'x' }), signer({ Mobile: '1' })] });
     expect(issues).toHaveLength(3);
-    expect(() => build({ DaysToExpire: 100, Signers: [signer({ Email: 'x' })] })).toThrow(ValidationError);
+    expect(() => build({ DaysToExpire: 100, Signers: [signer({ SendSignRequest: false, Email: 'x' })] })).toThrow(ValidationError);
     try {
-      build({ Signers: [signer({ Email: 'x' })] });
+      build({ Signers: [signer({ SendSignRequest: false, Email: 'x' })] });
     } catch (error) {
       expect((error as ValidationError).code).toBe('INVALID_TRANSACTION');
       expect((error as ValidationError).message).toBe('Signers[0].Email: not a valid e-mail address');

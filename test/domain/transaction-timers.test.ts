@@ -10,7 +10,7 @@ import { nextTimerAt, transactionTimers } from '../../src/domain/transaction-tim
 import { at, makeTransaction, T0 } from '../store/transaction-fixtures.js';
 
 function withFile() {
-  const tx = makeTransaction({ Signers: [{ Email: 'a@example.com', Mobile: '+31612345678', BSN: '111222333' }] });
+  const tx = makeTransaction({ Signers: [{ SendSignRequest: false, Email: 'a@example.com', Mobile: '+31612345678', BSN: '111222333' }] });
   return putFile(tx, { FileId: 'doc.pdf', Original: { sha256: 'a'.repeat(64), size: 1, pages: 1 } }, T0);
 }
 

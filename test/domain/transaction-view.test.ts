@@ -20,6 +20,8 @@ const BASE = 'https://sign.example.com/';
 const signerArb: fc.Arbitrary<SignerRequest> = fc.record(
   {
     Email: fc.constant('s@example.com'),
+    // Invited by default, so the message an invitation needs.
+    SignRequestMessage: fc.constant('Please sign.'),
     Mobile: fc.constant('+31612345678'),
     Reference: fc.string({ maxLength: 8 }),
     ScribbleName: fc.constantFrom('Zoë', 'Jan'),
@@ -29,7 +31,7 @@ const signerArb: fc.Arbitrary<SignerRequest> = fc.record(
     Context: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string(), fc.integer(), fc.constant(null))),
     Language: fc.constantFrom('en-US', 'de-DE'),
   },
-  { requiredKeys: ['Email'] },
+  { requiredKeys: ['Email', 'SignRequestMessage'] },
 );
 
 const requestArb: fc.Arbitrary<CreateTransactionRequest> = fc.record(

@@ -119,7 +119,7 @@ describe('transition', () => {
     const tx = withFile(
       makeTransaction({
         Signers: [
-          {
+          { SendSignRequest: false,
             Email: 'a@example.com',
             Mobile: '+31612345678',
             BSN: '111222333',
@@ -223,7 +223,7 @@ describe('state machine property', () => {
         (signers, seal, hasFile, events) => {
           const request = {
             Seal: seal || signers === 0,
-            Signers: Array.from({ length: signers }, (_, i) => ({ Email: `s${i}@example.com` })),
+            Signers: Array.from({ length: signers }, (_, i) => ({ SendSignRequest: false, Email: `s${i}@example.com` })),
           };
           let tx = makeTransaction(request);
           if (hasFile) tx = withFile(tx);
@@ -277,7 +277,7 @@ describe('state machine property', () => {
         fc.integer({ min: 1, max: 3 }),
         fc.array(fc.tuple(holdEventArb, fc.constantFrom(1, 2, 6)), { minLength: 1, maxLength: 20 }),
         (signers, events) => {
-          let tx = transition(withFile(makeTransaction({ Seal: true, Signers: Array.from({ length: signers }, (_, i) => ({ Email: `s${i}@example.com` })) })), { type: 'start' }, at(0));
+          let tx = transition(withFile(makeTransaction({ Seal: true, Signers: Array.from({ length: signers }, (_, i) => ({ SendSignRequest: false, Email: `s${i}@example.com` })) })), { type: 'start' }, at(0));
           let minute = 0;
           for (const [event, gap] of events) {
             minute += gap;
@@ -340,7 +340,7 @@ describe('activities, files and timers', () => {
   });
 
   it('derives timers: expiry while open, reminders while waiting, cleaning after the retention period', () => {
-    const created = makeTransaction({ Signers: [{ Email: 'a@example.com', Expires: '2026-11-25T10:00:00+01:00' }] });
+    const created = makeTransaction({ Signers: [{ SendSignRequest: false, Email: 'a@example.com', Expires: '2026-11-25T10:00:00+01:00' }] });
     expect(nextTimerAt(created, 30)).toEqual({ kind: 'expire', at: '2026-11-25T09:00:00.000+00:00' });
     let started = transition(withFile(created), { type: 'start' }, at(1));
     started = { ...started, Signers: started.Signers.map((s) => ({ ...s, NextReminderDateTime: '2026-11-22T10:00:00.000+00:00' })) };

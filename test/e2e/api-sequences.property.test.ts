@@ -77,7 +77,7 @@ class CreateCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly sealOnly: boolean) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    const body = this.sealOnly ? { Seal: true } : { Seal: true, Signers: [{ Email: 'x@example.com' }] };
+    const body = this.sealOnly ? { Seal: true } : { Seal: true, Signers: [{ SendSignRequest: false, Email: 'x@example.com' }] };
     const res = await call(service.url, 'POST', '/api/transaction', { json: body });
     expectNo5xx(res, 'create');
     expect(res.status).toBe(200);

@@ -28,7 +28,7 @@ afterAll(async () => {
   await service?.dispose();
 });
 
-async function create(body: unknown = { Signers: [{ Email: 'a@example.com' }] }): Promise<string> {
+async function create(body: unknown = { Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] }): Promise<string> {
   const r = await call(service.url, 'POST', '/api/transaction', { json: body });
   expect(r.status, r.text).toBe(200);
   return r.json.Id as string;
@@ -78,17 +78,17 @@ describe('POST /api/transaction validation', () => {
   const cases: [string, unknown, string][] = [
     ['unknown property', { Seal: true, Foo: 1 }, 'Foo: unknown property; only documented properties may be sent'],
     ['null signer (a null property is absent, a null item is not)', { Seal: true, Signers: [null] }, 'Signers[0]: Null values must not be sent'],
-    ['bad e-mail', { Signers: [{ Email: 'not-an-address' }] }, 'Signers[0].Email: not a valid e-mail address'],
+    ['bad e-mail', { Signers: [{ SendSignRequest: false, Email: 'not-an-address' }] }, 'Signers[0].Email: not a valid e-mail address'],
     ['missing e-mail', { Signers: [{ Mobile: '+31612345678' }] }, 'Signers[0].Email: is required'],
-    ['unknown signer property', { Signers: [{ Email: 'a@example.com', Colour: 'red' }] }, 'Signers[0].Colour: unknown property; only documented properties may be sent'],
-    ['unknown verification type', { Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'Telepathy' }] }] }, 'Signers[0].Verifications[0].Type: unknown type "Telepathy"'],
-    ['field of another verification type', { Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'Consent', Number: '+31612345678' }] }] }, 'Signers[0].Verifications[0].Number: unknown property; only documented properties may be sent'],
-    ['WorkflowId not a UUID', { Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'Onfido', WorkflowId: 'abc' }, { Type: 'Scribble' }] }] }, 'Signers[0].Verifications[0].WorkflowId: not a valid UUID'],
+    ['unknown signer property', { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Colour: 'red' }] }, 'Signers[0].Colour: unknown property; only documented properties may be sent'],
+    ['unknown verification type', { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'Telepathy' }] }] }, 'Signers[0].Verifications[0].Type: unknown type "Telepathy"'],
+    ['field of another verification type', { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'Consent', Number: '+31612345678' }] }] }, 'Signers[0].Verifications[0].Number: unknown property; only documented properties may be sent'],
+    ['WorkflowId not a UUID', { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'Onfido', WorkflowId: 'abc' }, { Type: 'Scribble' }] }] }, 'Signers[0].Verifications[0].WorkflowId: not a valid UUID'],
     ['wrong type', { Seal: 'yes' }, 'Seal: must be a boolean'],
     ['DaysToExpire above 90', { Seal: true, DaysToExpire: 91 }, 'DaysToExpire: must be at most 90'],
     ['unknown language', { Seal: true, Language: 'xx-XX' }, 'Language: must be one of "nl-NL", "en-US", "de-DE", "fr-FR", "es-ES", "it-IT", "pl-PL"'],
     ['nor seal nor signers', { Seal: false }, 'Nor seal nor signers has been provided.'],
-    ['duplicate signer id', { Signers: [{ Id: 'x', Email: 'a@example.com' }, { Id: 'x', Email: 'b@example.com' }] }, 'The signer id is already used by another signer.'],
+    ['duplicate signer id', { Signers: [{ SendSignRequest: false, Id: 'x', Email: 'a@example.com' }, { SendSignRequest: false, Id: 'x', Email: 'b@example.com' }] }, 'The signer id is already used by another signer.'],
     ['not an object', [1, 2], 'Transaction: must be a JSON object'],
   ];
   for (const [name, body, message] of cases) {
@@ -100,14 +100,14 @@ describe('POST /api/transaction validation', () => {
   }
 
   it('400 for a control character in a subject, for a bad BSN and for a non-Belgian itsme number (domain rules)', async () => {
-    const subject = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'a@example.com', SignRequestSubject: 'Hi\u0007' }] } });
+    const subject = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', SignRequestSubject: 'Hi\u0007' }] } });
     expect(subject.status).toBe(400);
     expect(subject.json.Message).toContain('Input contains one or more invalid characters.');
-    const bsn = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'DigiD', Bsn: '123456789' }, { Type: 'Scribble' }] }] } });
+    const bsn = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'DigiD', Bsn: '123456789' }, { Type: 'Scribble' }] }] } });
     expect(bsn.status).toBe(400);
     expect(bsn.json.Message).toMatch(/Bsn/);
     const itsme = await call(service.url, 'POST', '/api/transaction', {
-      json: { Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'itsme Identification', PhoneNumber: '+31612345678' }, { Type: 'Scribble' }] }] },
+      json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'itsme Identification', PhoneNumber: '+31612345678' }, { Type: 'Scribble' }] }] },
     });
     expect(itsme.status).toBe(400);
     expect(itsme.json.Message).toMatch(/PhoneNumber/);
@@ -308,7 +308,7 @@ describe('downloads and start', () => {
     expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
     expect(await call(service.url, 'PUT', `/api/transaction/${id}/start`)).toMatchObject({ status: 400, json: { Message: 'The transaction has already been started.' } });
 
-    const idin = await create({ Signers: [{ Email: 'a@example.com', Verifications: [{ Type: 'iDIN' }, { Type: 'Scribble' }] }] });
+    const idin = await create({ Signers: [{ SendSignRequest: false, Email: 'a@example.com', Verifications: [{ Type: 'iDIN' }, { Type: 'Scribble' }] }] });
     expect((await putPdf(idin, 'a.pdf', pdf)).status).toBe(201);
     const failed = await call(service.url, 'PUT', `/api/transaction/${idin}/start`);
     expect(failed).toMatchObject({ status: 400, json: { Message: 'Signers[0].Verifications[0]: verification method iDIN has no configured provider.' } });

@@ -94,7 +94,7 @@ describe('multi-document flow', () => {
       json: {
         Seal: true,
         PostbackUrl: 'http://127.0.0.1:9/postback',
-        Signers: [{ Email: 'alice@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }, { Email: 'bob@example.com' }],
+        Signers: [{ Email: 'alice@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }, { SendSignRequest: false, Email: 'bob@example.com' }],
         Receivers: [{ Email: 'carol@example.com', Name: 'Carol', Message: 'Signed documents' }],
       },
     });
@@ -154,7 +154,7 @@ describe('multi-document flow', () => {
 
 describe('generated fields flow', () => {
   it('JSON metadata first (202), the PDF under the same fileId (201), start (204): the fields are in the prepared PDF', async () => {
-    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'dana@example.com' }] } });
+    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'dana@example.com' }] } });
     const id = created.json.Id as string;
     const metadata = {
       Signers: { Signer1: { FormSets: ['fs'] } },
@@ -178,7 +178,7 @@ describe('generated fields flow', () => {
 
 describe('a long document', () => {
   it('resolves Search locations of a 12-page PDF (text extracted in worker threads) at upload and at start', async () => {
-    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'erin@example.com' }, { Email: 'frank@example.com' }] } });
+    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'erin@example.com' }, { SendSignRequest: false, Email: 'frank@example.com' }] } });
     const id = created.json.Id as string;
     const pages = Array.from({ length: 12 }, (_, i) => [`Page ${i + 1}`, ...(i === 10 ? ['Sign: {{Erin}}'] : []), ...(i === 11 ? ['{{Signer2}}'] : [])]);
     const pdf = await makePdf(pages);

@@ -340,8 +340,8 @@ describe('templates', () => {
     const rows = completionMailRows({
       Id: 't',
       Signers: [
-        { Id: 'S1', Email: 's1@x', SendSignConfirmation: true },
-        { Id: 'S2', Email: 's2@x' },
+        { SendSignRequest: false, Id: 'S1', Email: 's1@x', SendSignConfirmation: true },
+        { SendSignRequest: false, Id: 'S2', Email: 's2@x' },
       ],
       Receivers: [{ Id: 'R1', Email: 'r1@x' }],
     } as unknown as Parameters<typeof completionMailRows>[0]);

@@ -29,7 +29,7 @@ afterAll(async () => {
 describe('request logs', () => {
   it('carry the request id and no secrets, BSNs or document text', async () => {
     const created = await call(service.url, 'POST', '/api/transaction', {
-      json: { Signers: [{ Email: 'secret.person@example.com', BSN: '111222333', Verifications: [{ Type: 'DigiD', Bsn: '111222333' }, { Type: 'Scribble' }] }] },
+      json: { Signers: [{ SendSignRequest: false, Email: 'secret.person@example.com', BSN: '111222333', Verifications: [{ Type: 'DigiD', Bsn: '111222333' }, { Type: 'Scribble' }] }] },
     });
     expect(created.status).toBe(200);
     const requestId = created.headers.get('x-request-id');
@@ -37,7 +37,7 @@ describe('request logs', () => {
     const pdf = await makePdf([['TOPSECRETCONTENT']]);
     await call(service.url, 'PUT', `/api/transaction/${created.json.Id}/file/a.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } });
     await call(service.url, 'GET', '/api/transaction/unknown', { headers: { authorization: 'APIKey wrong-token-value', application: 'APPKey wrong-app-value' } });
-    await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'bad', BSN: '999888777' }] } });
+    await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'bad', BSN: '999888777' }] } });
 
     const log = lines.join('\n');
     expect(lines.some((l) => (JSON.parse(l) as { reqId?: string }).reqId === requestId)).toBe(true);

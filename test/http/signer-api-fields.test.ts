@@ -50,7 +50,7 @@ async function caPem(): Promise<string> {
 describe('signer API: the fields real clients describe', () => {
   it(".NET v5's complex metadata: Radio groups, numbers and booleans pre-fill; plain keys, export values; Context per file", async () => {
     const created = await call(base, 'POST', '/api/transaction', {
-      json: { Seal: true, Reference: 'MetadataTest', Signers: [{ Id: 'signer1', Email: 'test@example.com' }, { Id: 'signer2', Email: 'test2@example.com' }] },
+      json: { Seal: true, Reference: 'MetadataTest', Signers: [{ SendSignRequest: false, Id: 'signer1', Email: 'test@example.com' }, { SendSignRequest: false, Id: 'signer2', Email: 'test2@example.com' }] },
     });
     expect(created.status, created.text).toBe(200);
     const id = created.json.Id as string;
@@ -151,7 +151,7 @@ describe('signer API: the fields real clients describe', () => {
   });
 
   it('a fillable PDF: FormSets naming the fileId give the signer the PDF\'s own fields, filled and signed in its own signature field', async () => {
-    const created = await call(base, 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ Email: 'zoe@example.com' }] } });
+    const created = await call(base, 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'zoe@example.com' }] } });
     const id = created.json.Id as string;
     const fileId = 'Contract.pdf';
     expect(await put(id, fileId, { body: PYTHON_FILLABLE_METADATA, headers: { 'content-type': 'application/json' } })).toBe(202);

@@ -177,7 +177,7 @@ describe('signer API', () => {
     expect((await signer('x'.repeat(32), 'GET', '')).status).toBe(404);
     expect((await signer('short', 'POST', '/sign', {})).status).toBe(404);
 
-    const created = await call(base, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'c@example.com' }] } });
+    const created = await call(base, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'c@example.com' }] } });
     const token = (created.json.Signers[0].SignUrl as string).split('/sign/')[1] as string;
     expect((await signer(token, 'GET', '')).json.State).toBe('not-started');
     expect((await signer(token, 'POST', '/verification', { Type: 'Scribble', Name: 'C' })).status).toBe(409);

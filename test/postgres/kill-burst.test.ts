@@ -256,7 +256,7 @@ async function runFlow(index: number): Promise<Flow> {
       Seal: true,
       Reference: `burst-${index}`,
       PostbackUrl: url,
-      Signers: signer ? [{ Email: `signer${index}@example.com`, SendSignConfirmation: false, Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] : [],
+      Signers: signer ? [{ SendSignRequest: false, Email: `signer${index}@example.com`, SendSignConfirmation: false, Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }] : [],
     },
   });
   expectStatus(`create ${index}`, created, 200);

@@ -282,7 +282,7 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
         const created = await fetch(`${a.url}/api/transaction`, {
           method: 'POST',
           headers: { ...AUTH, 'content-type': 'application/json' },
-          body: JSON.stringify({ DaysToExpire: 1, Signers: [{ Email: 'signer@example.com' }] }),
+          body: JSON.stringify({ DaysToExpire: 1, Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] }),
         });
         const { Id } = (await created.json()) as { Id: string };
         await fetch(`${b.url}/api/transaction/${Id}/file/contract.pdf`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/pdf' }, body: pdf });

@@ -71,7 +71,7 @@ describe('paraph serve on PostgreSQL', () => {
       const created = await fetch(`${a.url}/api/transaction`, {
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ Signers: [{ Email: 'signer@example.com' }] }),
+        body: JSON.stringify({ Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] }),
       });
       expect(created.status).toBe(200);
       const { Id } = (await created.json()) as { Id: string };

@@ -82,7 +82,7 @@ async function startedTransaction(signers: number, seal = true): Promise<Started
   const created = await call(any(), 'POST', '/api/transaction', {
     json: {
       Seal: seal,
-      Signers: Array.from({ length: signers }, (_, i) => ({ Email: `signer${i + 1}@example.com`, Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] })),
+      Signers: Array.from({ length: signers }, (_, i) => ({ SendSignRequest: false, Email: `signer${i + 1}@example.com`, Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] })),
     },
   });
   expect(created.status, created.text).toBe(200);
@@ -243,7 +243,7 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     const metadata = { Signers: { Signer1: { FormSets: ['f'] } }, FormSets: { f: { sig: { Type: 'Signature', Location: { PageNumber: 1 } } } } };
     const putMetadata = (base: string, id: string) => call(base, 'PUT', `/api/transaction/${id}/file/terms.pdf`, { json: metadata });
     for (let round = 0; round < 4; round++) {
-      const together = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ Email: 'a@example.com' }] } })).json.Id as string;
+      const together = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] } })).json.Id as string;
       const [a, b] = twoDifferent();
       const pdfs = (await Promise.all([upload(a, together), upload(b, together)])).map((r) => r.status);
       expect(pdfs.sort()).toEqual([201, 409]);

@@ -73,7 +73,7 @@ describe('CA and seal keys in a PKCS#11 token', () => {
     try {
       expect((await call(service.url, 'GET', '/api/ca/signing.pem', { auth: false })).text.trim()).toBe(signingCaPem.trim());
       expect((await call(service.url, 'GET', '/api/ca/seal.pem', { auth: false })).text.trim()).toBe(sealCaPem.trim());
-      const created = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ Email: 'alice@example.com' }] } });
+      const created = await call(service.url, 'POST', '/api/transaction', { json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'alice@example.com' }] } });
       expect(created.status, created.text).toBe(200);
       const id = created.json.Id as string;
       const put = await call(service.url, 'PUT', `/api/transaction/${id}/file/c.pdf`, { body: await makePdf([['Contract', '{{Signer1}}']]), headers: { 'content-type': 'application/pdf' } });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   serve = await startServe({ env: { PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '100000', PARAPH_FILE_REPLACE_GUARD_MS: '0' } });
   basePdf = await makePdf([['Hazard base document', 'Signature'], ['Page two']]);
   openTx = (await serve.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
-  const signing = await serve.call('POST', '/api/transaction', { json: { Seal: false, Signers: [{ Email: 's@example.com', Verifications: [{ Type: 'Scribble' }] }] } });
+  const signing = await serve.call('POST', '/api/transaction', { json: { Seal: false, Signers: [{ SendSignRequest: false, Email: 's@example.com', Verifications: [{ Type: 'Scribble' }] }] } });
   const id = signing.json.Id as string;
   await serve.call('PUT', `/api/transaction/${id}/file/doc.pdf`, { body: basePdf, headers: { 'content-type': 'application/pdf' } });
   expect((await serve.call('PUT', `/api/transaction/${id}/start`)).status).toBe(204);

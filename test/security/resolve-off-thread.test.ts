@@ -23,7 +23,10 @@ afterAll(async () => {
   await f.close();
 });
 
-const signers = [{ Id: 'Alice', Email: 'alice@example.com' }, { Id: 'Bob', Email: 'bob@example.com' }];
+const signers = [
+  { Id: 'Alice', Email: 'alice@example.com', SignRequestMessage: 'Please sign.' },
+  { Id: 'Bob', Email: 'bob@example.com', SignRequestMessage: 'Please sign.' },
+];
 
 function uploadMetadata(transactionId: string, fileId: string, metadata: unknown): Promise<number> {
   const body = new TextEncoder().encode(JSON.stringify(metadata));

@@ -63,7 +63,7 @@ describe('secrets at rest', () => {
     served.push(serve);
     expect(serve.output()).toMatch(/Generated a master key \(id [0-9a-f]+\) in .*master\.key/);
 
-    const created = await serve.call('POST', '/api/transaction', { json: { Signers: [{ Email: 'signer@example.com' }] } });
+    const created = await serve.call('POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] } });
     expect(created.status, created.text).toBe(200);
     const id = created.json.Id as string;
     const signUrl = created.json.Signers[0].SignUrl as string;

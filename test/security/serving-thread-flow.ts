@@ -29,7 +29,7 @@ const service = await startTestService();
 const steps: string[] = [];
 try {
   const client = createTestClient(service.url);
-  const created = await client.request('POST', '/api/transaction', { json: { Seal: true, Signers: [{ Email: 'alice@example.com' }] } });
+  const created = await client.request('POST', '/api/transaction', { json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'alice@example.com' }] } });
   expectStatus('create', created.status, 200, created.text);
   const tx = created.json as { Id: string; Signers: { SignUrl: string }[] };
   const pdf = await makePdf([['Contract between the parties'], ['Signed by the parties', 'Sign here']]);

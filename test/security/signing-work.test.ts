@@ -24,7 +24,7 @@ const SIGNATURES = 200;
 
 /** A started transaction whose one signer (Consent only) has {@link SIGNATURES} Signature fields in one document. */
 async function manySignatures(api: Api): Promise<{ id: string; token: string }> {
-  const created = await api('POST', '/api/transaction', { json: { Seal: false, Signers: [{ Email: 'a@example.com', ScribbleName: 'A', Verifications: [{ Type: 'Consent' }] }] } });
+  const created = await api('POST', '/api/transaction', { json: { Seal: false, Signers: [{ SendSignRequest: false, Email: 'a@example.com', ScribbleName: 'A', Verifications: [{ Type: 'Consent' }] }] } });
   expect(created.status, created.text).toBe(200);
   const id = created.json.Id as string;
   const signerId = created.json.Signers[0].Id as string;

@@ -48,7 +48,7 @@ describe('validation and messages', () => {
     }
 
     const created = await serve.call('POST', '/api/transaction', {
-      json: { Seal: true, Signers: [{ Email: 'p@example.com', Verifications: [{ Type: 'PhoneNumber', Number: '+31612345678' }, { Type: 'Scribble' }] }] },
+      json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'p@example.com', Verifications: [{ Type: 'PhoneNumber', Number: '+31612345678' }, { Type: 'Scribble' }] }] },
     });
     expect(created.status, created.text).toBe(200);
     const id = created.json.Id as string;

@@ -54,7 +54,7 @@ const DAMAGES: Record<string, () => string> = {
  * start.
  */
 async function uploadThenStart(pdf: Uint8Array, signers: boolean): Promise<'refused' | 'started'> {
-  const tx = await createTransaction(f.ctx, f.account, signers ? { Signers: [{ Email: 'signer@example.com' }] } : { Seal: true });
+  const tx = await createTransaction(f.ctx, f.account, signers ? { Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] } : { Seal: true });
   try {
     expect(await uploadPdf(f, tx.Id, 'damaged.pdf', pdf)).toBe(201);
   } catch (error) {

@@ -69,7 +69,10 @@ function uploadMetadata(transactionId: string, fileId: string, metadata: unknown
   return uploadFile(f.ctx, { account: f.account, transactionId, fileId, mediaType: 'application/json', digests: {}, body });
 }
 
-const signers = [{ Id: 'Alice', Email: 'alice@example.com' }, { Id: 'Bob', Email: 'bob@example.com' }];
+const signers = [
+  { Id: 'Alice', Email: 'alice@example.com', SignRequestMessage: 'Please sign.' },
+  { Id: 'Bob', Email: 'bob@example.com', SignRequestMessage: 'Please sign.' },
+];
 
 describe('upload resolves, start places', () => {
   it('start reads only the uploaded PDF and extracts no text when upload resolved it; the PDF gets every signer’s field', async () => {

@@ -26,7 +26,10 @@ export function counters(prefix = 'x'): { newId: () => string; newSignToken: () 
 export function makeTransaction(
   request: CreateTransactionRequest = {
     Reference: 'ref-1',
-    Signers: [{ Email: 'a@example.com' }, { Email: 'b@example.com', Mobile: '+31612345678' }],
+    Signers: [
+      { Email: 'a@example.com', SignRequestMessage: 'Please sign.' },
+      { Email: 'b@example.com', Mobile: '+31612345678', SignRequestMessage: 'Please sign.' },
+    ],
     Receivers: [{ Email: 'r@example.com', Name: 'R' }],
   },
   options: { id?: string; accountId?: string; now?: Date } = {},

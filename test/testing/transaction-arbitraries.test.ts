@@ -64,7 +64,7 @@ describe('over HTTP (the service schema and rules)', () => {
       fc.asyncProperty(createTransactionRequest(), async (request) => {
         const response = await service.client.request('POST', '/api/transaction', { json: request, headers: { accept: 'application/vnd.signhost.v2+json' } });
         expect(response.status, response.text).toBe(200);
-        const body = response.json as { Status: number; Reference?: string; Context?: unknown; Signers: { Email: string }[] };
+        const body = response.json as { Status: number; Reference?: string; Context?: unknown; Signers: { SendSignRequest: false, Email: string }[] };
         expect(body.Status).toBe(5);
         expect(body.Reference).toEqual(request.Reference);
         expect(body.Context).toEqual(request.Context);

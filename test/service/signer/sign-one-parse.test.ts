@@ -27,7 +27,7 @@ const signerCall = (token: string, method: string, path: string, json?: unknown)
 /** A started transaction whose first signer has `city` and three Signature fields on pages 1–3; a second signer waits. */
 async function threeFieldTransaction(): Promise<{ id: string; token: string }> {
   const created = await call(base, 'POST', '/api/transaction', {
-    json: { Seal: true, Signers: [{ Id: 'alice', Email: 'alice@example.com' }, { Id: 'bob', Email: 'bob@example.com' }] },
+    json: { Seal: true, Signers: [{ SendSignRequest: false, Id: 'alice', Email: 'alice@example.com' }, { SendSignRequest: false, Id: 'bob', Email: 'bob@example.com' }] },
   });
   expect(created.status, created.text).toBe(200);
   const id = created.json.Id as string;

@@ -58,12 +58,23 @@ export interface SigningTransaction {
   readonly signers: readonly { id: string; token: string; signUrl: string }[];
 }
 
+/** The invitation text the fixture gives a signer that is invited (the default) and brings no message of its own. */
+export const FIXTURE_SIGN_REQUEST_MESSAGE = 'Please sign the service contract.';
+
+/** An invited signer needs a SignRequestMessage; one sent with SendSignRequest false or its own message is kept as is. */
+function withInvitationMessage(signer: Record<string, unknown>): Record<string, unknown> {
+  if (signer.SendSignRequest === false || signer.SignRequestMessage !== undefined) return signer;
+  return { ...signer, SignRequestMessage: FIXTURE_SIGN_REQUEST_MESSAGE };
+}
+
 /** Creates, uploads (two documents) and starts a transaction. */
 export async function createSigningTransaction(base: string, options: SigningTransactionOptions = {}): Promise<SigningTransaction> {
-  const signers = options.signers ?? [
-    { Email: 'alice@example.com', ScribbleName: 'Alice Janssen', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }], ReturnUrl: 'https://example.com/done' },
-    { Email: 'bob@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
-  ];
+  const signers = (
+    options.signers ?? [
+      { Email: 'alice@example.com', ScribbleName: 'Alice Janssen', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }], ReturnUrl: 'https://example.com/done' },
+      { Email: 'bob@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
+    ]
+  ).map(withInvitationMessage);
   const created = await call(base, 'POST', '/api/transaction', {
     json: { Seal: options.seal ?? true, Reference: 'REF-42', ...(options.language ? { Language: options.language } : {}), ...options.transaction, Signers: signers },
   });
