@@ -27,7 +27,9 @@ export interface DeclaredObjects {
 export function declaredObjects(pdf: Uint8Array): DeclaredObjects {
   const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('latin1');
   let size = 0;
-  for (const m of text.matchAll(/\/Size[\s\0]+(\d+)(?!\d)(?![\s\0]+\d+[\s\0]+R\b)/g)) size = Math.max(size, Number(m[1]));
+  for (const m of text.matchAll(/\/Size[\s\0]+(\d+)(?!\d)(?![\s\0]+\d+[\s\0]+R\b)/g)) {
+    if (inCrossReferenceDictionary(text, m.index)) size = Math.max(size, Number(m[1]));
+  }
   let inObjectStreams = 0;
   let objectStreams = 0;
   for (const m of text.matchAll(/\/Type[\s\0]*\/ObjStm\b/g)) {
@@ -35,6 +37,20 @@ export function declaredObjects(pdf: Uint8Array): DeclaredObjects {
     inObjectStreams += objectStreamCount(text, m.index);
   }
   return { size, inObjectStreams, objectStreams };
+}
+
+/**
+ * Whether the `/Size` at `at` is a trailer's or a cross-reference stream's: other dictionaries have a `/Size` of their
+ * own (an embedded file's `/Params`, a sampled function), which counts bytes or samples, not objects.
+ */
+function inCrossReferenceDictionary(text: string, at: number): boolean {
+  const trailer = text.lastIndexOf('trailer', at);
+  const obj = text.lastIndexOf('obj', at);
+  if (trailer > obj && at - trailer <= 4096) return true;
+  if (obj === -1 || at - obj > 4096) return false;
+  const stream = text.indexOf('stream', at);
+  const end = stream === -1 ? Math.min(text.length, at + 4096) : Math.min(stream, at + 4096);
+  return /\/Type[\s\0]*\/XRef\b/.test(text.slice(obj, end));
 }
 
 /** The `/N` of the object stream dictionary around `at`: between its `obj` keyword and its `stream` keyword. */

@@ -57,6 +57,17 @@ describe('declared object counts', () => {
     expect(() => checkDeclaredObjects(text('%PDF-1.7 trailer << /Size 99999999999999999999999 >>'))).toThrow(/declares more than 9,007,199,254,740,991 objects/);
   });
 
+  it("counts only a trailer's or a cross-reference stream's /Size, not an embedded file's byte count or a function's samples", () => {
+    const text = (s: string) => new TextEncoder().encode(s);
+    const pdf = text(
+      '%PDF-1.7\n1 0 obj << /Type /EmbeddedFile /Params << /Size 3585340 >> >>\nstream\nx\nendstream endobj\n' +
+        '2 0 obj << /FunctionType 0 /Size [ 2000000 ] >> endobj\n' +
+        '3 0 obj << /Type /XRef /Size 40 /W [1 2 1] >>\nstream\nendstream endobj\ntrailer << /Size 12 >>',
+    );
+    expect(declaredObjects(pdf).size).toBe(40);
+    expect(() => checkDeclaredObjects(pdf)).not.toThrow();
+  });
+
   it('reads what pdf-lib writes with object and cross-reference streams, and the sample contract, within the limit', async () => {
     const doc = await PDFDocument.create();
     const font = await doc.embedFont(StandardFonts.Helvetica);
