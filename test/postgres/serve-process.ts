@@ -38,6 +38,8 @@ export function serveEnv(
     PARAPH_USER_TOKEN: shared.userToken,
     PARAPH_APP_KEY: shared.appKey,
     PARAPH_MAIL_DIR: join(shared.dataDir, 'mail'),
+    // Sender notices have an address, as an operator configures it (without one each process warns once).
+    PARAPH_NOTIFICATION_EMAIL: 'sender@example.com',
   };
 }
 
