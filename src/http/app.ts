@@ -121,6 +121,10 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
     // Answers hold transactions, documents, receipts and tokens: no cache (browser, proxy) keeps them. Routes that
     // may be cached (the sign page's static files) set their own.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    // An answer sent before the request's body was read ends the connection (connection-limits.ts closes it rather
+    // than drain the body): say so, so that a keep-alive client does not send its next request on it.
+    const declaresBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+    if (declaresBody && !request.raw.complete) reply.header('connection', 'close');
     return payload;
   });
   app.setErrorHandler((error, request, reply) => {
