@@ -146,6 +146,6 @@ describe('findRevisions and readRevisionSections on xref streams', () => {
     const second = readRevisionSections(updated, revisions)[1]!;
     expect([...second.objects.keys()].sort((a, b) => a - b)).toEqual([first.root!.objectNumber, added.objectNumber].sort((a, b) => a - b));
     const { changes } = diffRevisions([first, second]);
-    expect(changes[0]!.disallowed).toEqual(['catalog /Extra changed']);
+    expect(changes[0]!.disallowed).toEqual(['[catalog-changed] catalog /Extra changed']);
   });
 });

@@ -15,6 +15,7 @@ import {
   TransactionStatus,
   formatTime,
   recordActivity,
+  signingHoldOf,
   signingHoldStaleAt,
   transition,
   updateFile,
@@ -145,14 +146,26 @@ async function failUnsealable(ctx: ServiceContext, held: Transaction, reason: st
   throw new ServiceError('SEAL_NOT_VERIFIABLE', 'Your signature could not be completed: the document could not be sealed so that readers validate it, so the transaction has ended.');
 }
 
-/** Undoes a signing hold after a failure (best effort: a concurrent change, e.g. a cancel, wins). */
+/**
+ * Undoes a signing hold after a failure. A change committed under the hold that left it in place (the mail worker
+ * recording a sent mail) is released from; any other concurrent change (a cancel, another hold) decided the status.
+ */
 async function releaseHold(ctx: ServiceContext, held: Transaction): Promise<void> {
-  try {
-    const back = transition(held, { type: 'release' }, changeTime(ctx, held));
-    const postback = postbackRow(back);
-    await ctx.store.commit({ transaction: back, expectedVersion: held.version, outbox: postback ? [postback] : [] });
-  } catch {
-    // The transaction changed meanwhile; whoever changed it decided its status.
+  const hold = signingHoldOf(held);
+  let current = held;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      const back = transition(current, { type: 'release' }, changeTime(ctx, current));
+      const postback = postbackRow(back);
+      await ctx.store.commit({ transaction: back, expectedVersion: current.version, outbox: postback ? [postback] : [] });
+      return;
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) return;
+      const latest = await ctx.store.getTransaction(held.Id).catch(() => undefined);
+      const stillHeld = signingHoldOf(latest ?? held);
+      if (latest === undefined || stillHeld?.signerId !== hold?.signerId || stillHeld?.since !== hold?.since) return;
+      current = latest;
+    }
   }
 }
 
