@@ -206,6 +206,8 @@ function spawn(heapMb: number): Slot {
     execArgv: [...spec.execArgv, `--max-old-space-size=${heapMb}`, `--max-semi-space-size=${Math.min(16, Math.max(4, Math.round(heapMb / 32)))}`],
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // The process reads hostile documents: it gets none of the service's secrets (master key, SMTP, database URLs).
+    env: pdfProcessEnvironment(process.env),
   });
   const slot: Slot = { child, heapMb, ready: false, released: 0, stderr: '' };
   child.stderr?.setEncoding('utf8');
@@ -280,6 +282,12 @@ function revive(error: PdfJobError): ParaphError {
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** The environment a PDF process needs: where programs and temporary files are, the locale, Node's compile cache. */
+export function pdfProcessEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'];
+  return Object.fromEntries(kept.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));
 }
 
 /** The compiled process entry next to this file; under tsx/vitest (`.ts`) the TypeScript one with tsx's loader. */
