@@ -168,6 +168,7 @@ afterAll(async () => {
   await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   await cluster?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(`${dataDir}.mail`, { recursive: true, force: true });
 }, 60_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

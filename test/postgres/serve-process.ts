@@ -37,7 +37,8 @@ export function serveEnv(
     PARAPH_MASTER_KEY: shared.masterKey,
     PARAPH_USER_TOKEN: shared.userToken,
     PARAPH_APP_KEY: shared.appKey,
-    PARAPH_MAIL_DIR: join(shared.dataDir, 'mail'),
+    // Mail files beside the data directory, which a PostgreSQL deployment leaves empty (the tests check it).
+    PARAPH_MAIL_DIR: `${shared.dataDir}.mail`,
     // Sender notices have an address, as an operator configures it (without one each process warns once).
     PARAPH_NOTIFICATION_EMAIL: 'sender@example.com',
   };

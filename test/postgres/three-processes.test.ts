@@ -67,6 +67,7 @@ afterAll(async () => {
   await stopServe(served);
   await cluster?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(`${dataDir}.mail`, { recursive: true, force: true });
 }, 60_000);
 
 const signer = (base: string, token: string, path: string, json?: unknown): Promise<ApiResponse> =>

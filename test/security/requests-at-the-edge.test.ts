@@ -20,12 +20,12 @@ afterAll(async () => {
 describe('unpaired surrogates', () => {
   it('in a signer name, a DisplayName, FileMetaData or a signer API body: 400 naming the property', async () => {
     const lone = 'Ann \ud800 Smit';
-    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'a@example.com', ScribbleName: lone }] } });
+    const created = await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', ScribbleName: lone }] } });
     expect([created.status, created.json.Message]).toEqual([400, 'Signers[0].ScribbleName: contains an unpaired UTF-16 surrogate (\\ud800); send valid Unicode text']);
     const file = await call(service.url, 'POST', '/api/transaction', { json: { Files: { 'a.pdf': { DisplayName: 'x\udc00' } } } });
     expect([file.status, file.json.Message]).toEqual([400, 'Files.a.pdf.DisplayName: contains an unpaired UTF-16 surrogate (\\udc00); send valid Unicode text']);
     // A pair (an emoji) is fine.
-    expect((await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ Email: 'a@example.com', ScribbleName: 'Ann 😀 Smit' }] } })).status).toBe(200);
+    expect((await call(service.url, 'POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com', ScribbleName: 'Ann 😀 Smit' }] } })).status).toBe(200);
 
     const id = (await call(service.url, 'POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
     const metadata = await call(service.url, 'PUT', `/api/transaction/${id}/file/a.pdf`, {

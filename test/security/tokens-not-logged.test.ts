@@ -14,7 +14,7 @@ describe('request logs', () => {
   it('never hold the token of a SignUrl, ShowUrl, ReceiptUrl or signer API path', async () => {
     const serve = await startServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
     served.push(serve);
-    const created = await serve.call('POST', '/api/transaction', { json: { Signers: [{ Email: 'signer@example.com' }] } });
+    const created = await serve.call('POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] } });
     const id = created.json.Id as string;
     const signer = created.json.Signers[0] as { SignUrl: string; ShowUrl?: string; ReceiptUrl?: string };
     const token = signer.SignUrl.split('/sign/')[1]!;
