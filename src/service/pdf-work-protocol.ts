@@ -3,6 +3,7 @@ import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
+import type { NormalizedScribble } from './signer/scribble-image.js';
 
 /** A pdf-lib step of the service. */
 export type PdfJob =
@@ -18,7 +19,9 @@ export type PdfJob =
   /** `rewritePdf`: a clean one-revision copy of an unsigned document. */
   | { readonly kind: 'rewrite'; readonly bytes: Uint8Array; readonly timeoutMs: number }
   /** `placeFields`. */
-  | { readonly kind: 'place'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages?: readonly PageGeometry[] };
+  | { readonly kind: 'place'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages?: readonly PageGeometry[] }
+  /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
+  | { readonly kind: 'scribble'; readonly bytes: Uint8Array };
 
 /** What each kind of job answers. */
 export interface PdfJobResults {
@@ -28,6 +31,7 @@ export interface PdfJobResults {
   check: Record<string, never>;
   place: { bytes: Uint8Array };
   rewrite: { bytes: Uint8Array };
+  scribble: NormalizedScribble;
 }
 
 /** A failed job's error as data (pdf-work.ts makes the typed error again). */

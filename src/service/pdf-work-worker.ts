@@ -12,6 +12,7 @@ import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
 import { checkPlacements, placeFields } from '../pdf/place-fields.js';
 import type { PdfJob, PdfJobError, PdfJobReply } from './pdf-work-protocol.js';
+import { normalizeScribblePng } from './signer/scribble-image.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('pdf-work-worker must run as a child process with an IPC channel');
@@ -37,6 +38,8 @@ async function run(job: PdfJob): Promise<unknown> {
       const { bytes } = await placeFields(job.bytes, job.placements, job.pages ? { pages: job.pages } : {});
       return { bytes };
     }
+    case 'scribble':
+      return normalizeScribblePng(job.bytes);
   }
 }
 

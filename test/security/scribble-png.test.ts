@@ -230,12 +230,13 @@ describe('a scribble is one still frame, re-encoded by paraph off the serving th
     expect(() => normalizeScribblePng(png(1, 1, deflateSync(Buffer.from([0, 5])), 3, 8, 0, [plte]))).toThrow('not in its palette');
   });
 
-  it('decodes on a thread with a memory cap: a thread that runs out of memory refuses the scribble and the process goes on', async () => {
+  it('decodes in a PDF process under its caps: one past its memory or time refuses the scribble and the service goes on', async () => {
     const good = png(200, 40, deflateSync(Buffer.alloc(40 * (1 + 200 * 4))), 6);
     const ok = await normalizeScribble(good);
     expect(chunkTypes(ok.png)).toEqual(['IHDR', 'IDAT', 'IEND']);
-    await expect(normalizeScribble(good, { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 })).rejects.toThrow(
-      'Image: decoding the drawn signature needs more memory than a drawing of at most 2400×1200 pixels; send a plain PNG image.',
+    const large = png(1600, 1200, deflateSync(Buffer.alloc(1200 * (1 + 1600 * 4))), 6);
+    await expect(normalizeScribble(large, { maxHeapMb: 64, maxRssMb: 1, baseMs: 1, perPageMs: 0 })).rejects.toThrow(
+      'Image: decoding the drawn signature needs more memory or time than a drawing of at most 2400×1200 pixels; send a plain PNG image.',
     );
     expect((await normalizeScribble(good)).png).toEqual(ok.png);
   });
