@@ -3,7 +3,7 @@
  * message) without decoding and without the service's memory growing; an image whose data inflates to more than its
  * header says is stopped at that limit; an animated PNG (thousands of frames behind one small header) and chunks that
  * change decoding are refused; damaged data is refused; ordinary drawings pass and are re-encoded by paraph on a
- * thread of their own under a memory cap. The service runs on 127.0.0.1, driven through the signer API.
+ * PDF process under its caps. The service runs on 127.0.0.1, driven through the signer API.
  */
 import { constants as zlibConstants, createDeflate, deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
