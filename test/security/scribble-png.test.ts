@@ -2,7 +2,7 @@
  * The signer's scribble PNG is untrusted. A 16000×16000 PNG of ~250 KB is refused from its header (400, a clear
  * message) without decoding and without the service's memory growing; an image whose data inflates to more than its
  * header says is stopped at that limit; an animated PNG (thousands of frames behind one small header) and chunks that
- * change decoding are refused; damaged data is refused; ordinary drawings pass and are re-encoded by paraph on a
+ * change decoding are refused; damaged data is refused; ordinary drawings pass and are re-encoded by paraph in a
  * PDF process under its caps. The service runs on 127.0.0.1, driven through the signer API.
  */
 import { constants as zlibConstants, createDeflate, deflateSync, inflateSync } from 'node:zlib';
