@@ -1,7 +1,8 @@
 /**
  * Child process of pdf-work.ts: runs the service's untrusted-input steps (opening and normalizing an upload, checking
- * placements, writing the fields, decoding a signer's scribble) away from the serving process, one job at a time. A process is reused for the next
- * job; the host ends it when a job passes its time budget or its memory cap, and V8 ends it when its heap runs out.
+ * placements, writing the fields, decoding a signer's scribble) away from the serving process, one job at a time. A
+ * process is reused for the next job; the host ends it when a job passes its time budget or its memory cap, and V8
+ * ends it when its heap runs out.
  *
  * Protocol (IPC, advanced serialization): `ready` once loaded; then `{ id, job }` → `{ id, ok: true, result }` |
  * `{ id, ok: false, error }`.
