@@ -1,4 +1,4 @@
-/** The messages between pdf-work.ts and its child process (pdf-work-worker.ts): plain data (advanced IPC serialization). */
+/** Messages between pdf-work.ts and its child process (pdf-work-worker.ts): plain data, advanced IPC serialization. */
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
