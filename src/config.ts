@@ -189,7 +189,7 @@ export function securitySettings(config: Pick<ServiceConfig, 'security'>): Secur
 }
 
 /** Every configuration key: its environment variable and its key in the JSON config file. */
-export const CONFIG_KEYS = {
+const CONFIG_KEYS = {
   host: { env: 'HOST', file: 'host', help: 'interface to listen on (default 127.0.0.1)' },
   port: { env: 'PORT', file: 'port', help: 'TCP port (default 8080; 0 picks a free port)' },
   dataDir: { env: 'PARAPH_DATA_DIR', file: 'dataDir', help: 'data directory (default ./data)' },

@@ -93,7 +93,7 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
  * "Connections"), applied to the app's HTTP server before it listens. The upload budget follows from the PDF size
  * limit.
  */
-export function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
+function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
   const security = securitySettings(config);
   applyConnectionLimits(app.server, {
     headersTimeoutMs: security.headersTimeoutMs,

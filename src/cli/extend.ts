@@ -97,7 +97,7 @@ export function createExtendCommand(deps: ExtendCommandDeps = {}): CliCommand {
  * when all signatures reached the same, else each signature's level and field. A level short of B-LT says what is
  * missing: a signature time-stamp (B-B), or revocation data for its chains (B-T, as `--allow-incomplete` can leave).
  */
-export async function levelsAfterExtension(pdf: Uint8Array, trustRoots: readonly Uint8Array[], now: Date): Promise<string> {
+async function levelsAfterExtension(pdf: Uint8Array, trustRoots: readonly Uint8Array[], now: Date): Promise<string> {
   const report = await verifyPdf(pdf, { trustRoots, now });
   const signatures = report.signatures.filter((s) => s.kind === 'signature').map((s) => ({ field: s.fieldName, level: s.level ?? 'B-B' }));
   const distinct = new Set(signatures.map((s) => s.level));

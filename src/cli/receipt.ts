@@ -27,7 +27,7 @@ exit codes: 0 receipt verified, 3 verification found a problem, 2 bad input or u
 
 
 /** The human summary `paraph receipt verify` prints. */
-export function formatReceiptVerdict(file: string, verdict: ReceiptVerdict, documentNames: readonly string[] = []): string {
+function formatReceiptVerdict(file: string, verdict: ReceiptVerdict, documentNames: readonly string[] = []): string {
   const lines = [`${file}: receipt ${verdict.ok ? 'VERIFIED' : 'NOT VERIFIED'}`];
   const { attachment, auditLog, seal } = verdict;
   if (attachment !== undefined) lines.push(`  transaction: ${attachment.transactionId}`);

@@ -118,7 +118,7 @@ export interface SharedValues {
 }
 
 /** Opens the key `--p12` or `--pkcs11` names; `close` releases a token session. */
-export async function openSigner(values: SharedValues): Promise<{ signer: Signer; close(): Promise<void> }> {
+async function openSigner(values: SharedValues): Promise<{ signer: Signer; close(): Promise<void> }> {
   const scheme = values.pss ? { scheme: 'RSA-PSS' as const } : {};
   if (values.p12 !== undefined && values.pkcs11 !== undefined) throw new UsageError('give either --p12 or --pkcs11, not both');
   if (values.p12 !== undefined) {
@@ -169,7 +169,7 @@ export function checkLtvFlags(values: SharedValues): void {
 /**
  * Applies `--lt` (a /DSS for every signature so far) and `--lta` (then a document time-stamp) to signed bytes.
  */
-export async function extendToLtv(
+async function extendToLtv(
   bytes: Uint8Array,
   values: SharedValues,
   options: { now: Date; timestamper: Timestamper | undefined; fetcher: RevocationFetcher },
@@ -221,7 +221,7 @@ export async function signAndWrite(
 }
 
 /** Parses `--page` and `--rect` into a placement. */
-export function parsePlacement(page: string | undefined, rect: string | undefined): { pageNumber: number; left: number; top: number; width: number; height: number } | undefined {
+function parsePlacement(page: string | undefined, rect: string | undefined): { pageNumber: number; left: number; top: number; width: number; height: number } | undefined {
   if (page === undefined && rect === undefined) return undefined;
   if (page === undefined || rect === undefined) throw new UsageError('--page and --rect go together');
   const pageNumber = Number(page);

@@ -45,7 +45,7 @@ function describeSignature(s: SignatureReport, index: number, revisions: number)
 }
 
 /** Renders a report as the human summary `paraph verify` prints. */
-export function formatReport(file: string, report: VerificationReport): string {
+function formatReport(file: string, report: VerificationReport): string {
   const count = report.signatures.length;
   const head = `${file}: ${count} signature${count === 1 ? '' : 's'}, ${report.revisions} revision${report.revisions === 1 ? '' : 's'} — ${report.valid ? 'VALID' : 'NOT VALID'}`;
   const lines = [head, ...report.signatures.map((s, i) => describeSignature(s, i, report.revisions))];

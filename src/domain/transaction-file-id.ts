@@ -11,7 +11,7 @@ const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f:*?\\/"<>|]/;
 const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** Longest fileId, in characters (code points). */
-export const MAX_FILE_ID_LENGTH = 255;
+const MAX_FILE_ID_LENGTH = 255;
 
 /** True when `fileId` (already percent-decoded) may name a file of a transaction. */
 export function isValidFileId(fileId: string): boolean {

@@ -18,7 +18,6 @@ import {
   type Authentication,
   type JsonObject,
   type JsonValue,
-  type Language,
   type Receiver,
   type Signer,
   type Transaction,
@@ -50,17 +49,17 @@ export interface CreateTransactionContext {
 }
 
 /** Error code of every rule in this module. */
-export const INVALID_TRANSACTION = 'INVALID_TRANSACTION';
+const INVALID_TRANSACTION = 'INVALID_TRANSACTION';
 
 /** Largest `Context` (JSON, UTF-8 bytes): 64 KiB. */
-export const MAX_CONTEXT_BYTES = 64 * 1024;
+const MAX_CONTEXT_BYTES = 64 * 1024;
 /** Largest `DaysToExpire`. */
-export const MAX_DAYS_TO_EXPIRE = 90;
+const MAX_DAYS_TO_EXPIRE = 90;
 /** Default `DaysToRemind`. */
-export const DEFAULT_DAYS_TO_REMIND = 7;
+const DEFAULT_DAYS_TO_REMIND = 7;
 
 /** The types a signer's last verification may have (docs/design/signer-api.md#verification-types). */
-export const FINAL_VERIFICATION_TYPES: readonly VerificationType[] = ['Scribble', 'Consent', 'PhoneNumber', 'Email', 'CSC Qualified'];
+const FINAL_VERIFICATION_TYPES: readonly VerificationType[] = ['Scribble', 'Consent', 'PhoneNumber', 'Email', 'CSC Qualified'];
 /**
  * Types the service adds itself (after signing): a client posting back a model it received may send them, and they
  * are ignored like every other read-only property.
@@ -393,7 +392,7 @@ function buildReceiver(request: ReceiverRequest, id: string, at: string): Receiv
  * Fields of a verification or authentication that its identity provider (or the service) fills in: a client may send
  * them back (the .NET v4 client posts its whole model) but they are ignored (docs/design/api.md#tolerant-reader).
  */
-export const READ_ONLY_VERIFICATION_FIELDS: Readonly<Record<string, readonly string[]>> = {
+const READ_ONLY_VERIFICATION_FIELDS: Readonly<Record<string, readonly string[]>> = {
   SigningCertificate: ['Issuer', 'Subject', 'Thumbprint'],
   DigiD: ['Betrouwbaarheidsniveau'],
   eHerkenning: ['Uid'],

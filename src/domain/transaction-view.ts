@@ -70,12 +70,12 @@ export function buildSignUrl(baseUrl: string, token: string): string {
  * `<base>/show/<token>`: the signer's read-only view of the documents
  * (docs/design/signer-api.md#show-and-receipt-urls).
  */
-export function buildShowUrl(baseUrl: string, token: string): string {
+function buildShowUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/show/${encodeURIComponent(token)}`;
 }
 
 /** `<base>/receipt/<token>`: the receipt as the signer gets it (docs/design/signer-api.md#show-and-receipt-urls). */
-export function buildReceiptUrl(baseUrl: string, token: string): string {
+function buildReceiptUrl(baseUrl: string, token: string): string {
   return `${trimBase(baseUrl)}/receipt/${encodeURIComponent(token)}`;
 }
 
@@ -144,7 +144,7 @@ const REQUIRE_FLAGS: Readonly<Record<string, string>> = {
  * not send; `SignUrl`, `ShowUrl` and `ReceiptUrl` while the signer has a token. `transactionLanguage` is the signer's
  * default language.
  */
-export function toSignerView(signer: Signer, options: ViewOptions, transactionLanguage?: string): JsonResponse {
+function toSignerView(signer: Signer, options: ViewOptions, transactionLanguage?: string): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {};
   const sent = signer as unknown as Record<string, JsonValue | undefined>;
   for (const key of SIGNER_KEYS) values[key] = sent[key];
@@ -167,7 +167,7 @@ export function toSignerView(signer: Signer, options: ViewOptions, transactionLa
 }
 
 /** A receiver as responses show it. */
-export function toReceiverView(receiver: Receiver, options: ViewOptions): JsonResponse {
+function toReceiverView(receiver: Receiver, options: ViewOptions): JsonResponse {
   const values: Record<string, JsonValue | undefined> = {};
   for (const key of RECEIVER_KEYS) {
     if (key === 'Activities') continue;

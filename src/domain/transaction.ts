@@ -266,11 +266,6 @@ export function formatTime(at: Date): string {
   return formatAuditTime(at);
 }
 
-/** Parses a time written by {@link formatTime}. */
-export function parseTime(text: string): Date {
-  return new Date(text);
-}
-
 const DAY_MS = 86_400_000;
 
 /** `at` plus `days` whole days, formatted. */
@@ -306,7 +301,7 @@ export type TransactionEvent =
   | { type: 'clean' };
 
 /** The transitions (docs/design/transactions.md#transitions) as a table: which statuses each event may leave from. */
-export const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly TransactionStatusCode[]>> = {
+const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly TransactionStatusCode[]>> = {
   start: [TransactionStatus.WaitingForDocument],
   fail: [TransactionStatus.WaitingForDocument, TransactionStatus.WaitingForSigner, TransactionStatus.InProgress],
   sign: [TransactionStatus.WaitingForSigner],
@@ -488,7 +483,7 @@ const SENSITIVE_VERIFICATION_FIELDS = ['Bsn', 'Number', 'Iban', 'PhoneNumber', '
  * and the signer ids, which the partial (410) view shows. The blobs themselves are deleted by the store once
  * unreferenced.
  */
-export function cleanTransaction(tx: Transaction, now: Date): Transaction {
+function cleanTransaction(tx: Transaction, now: Date): Transaction {
   const at = formatTime(now);
   const scrubbed = deleteSensitiveData(tx);
   const signers = scrubbed.Signers.map((signer) => {
@@ -505,7 +500,7 @@ export function cleanTransaction(tx: Transaction, now: Date): Transaction {
  * images and codes, the signing sessions) and keeps the documents, the receipt and the sign tokens, which a DELETE
  * leaves for its grace period.
  */
-export function deleteSensitiveData(tx: Transaction): Transaction {
+function deleteSensitiveData(tx: Transaction): Transaction {
   const signers = tx.Signers.map((signer) => {
     const { Mobile: _mobile, Iban: _iban, BSN: _bsn, NextReminderDateTime: _next, SignSession: _session, ...kept } = signer;
     return {

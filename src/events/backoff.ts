@@ -6,7 +6,7 @@
 /** How long deliveries are retried. */
 export const RETRY_WINDOW_MS = 72 * 3_600_000;
 /** The default delay before the first retry (PARAPH_RETRY_BASE_MS). */
-export const RETRY_BASE_MS = 30_000;
+const RETRY_BASE_MS = 30_000;
 const MAX_MS = 3_600_000;
 
 /**

@@ -23,7 +23,7 @@ export interface MailDeps {
 }
 
 /** Renders the mail of a payload from the transaction (exported for tests and previews). */
-export async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPayload, from: string): Promise<OutgoingMail> {
+async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPayload, from: string): Promise<OutgoingMail> {
   const signer = payload.signerId === undefined ? undefined : tx.Signers.find((s) => s.Id === payload.signerId);
   const receiver = payload.receiverId === undefined ? undefined : tx.Receivers.find((r) => r.Id === payload.receiverId);
   const documents = tx.Files.filter((f) => f.Original !== undefined || f.Current !== undefined).map(

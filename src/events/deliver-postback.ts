@@ -68,7 +68,7 @@ export async function deliverPostback(
 const wallClock = (): Date => new Date();
 
 /** A failed POST in words that name no address, port or system error text. */
-export function describeFailure(result: PostbackResult): string {
+function describeFailure(result: PostbackResult): string {
   if (result.httpStatus !== undefined && result.httpStatus !== 0) return `HTTP ${result.httpStatus}`;
   if (result.error !== undefined && /^no answer within/.test(result.error)) return 'no answer in time';
   if (result.error !== undefined && /^interrupted:/.test(result.error)) return 'interrupted: the sending process was stopping';

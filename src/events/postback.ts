@@ -87,7 +87,7 @@ const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
 
 /** Only http(s) URLs receive postbacks (the create rules refuse others; this re-checks before sending). */
-export function isPostbackUrl(url: string): boolean {
+function isPostbackUrl(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.protocol === 'http:' || parsed.protocol === 'https:';

@@ -9,7 +9,7 @@ import { ParaphError } from '../errors.js';
 import { deliverySignature, postbackChecksum, postbackSignature } from './postback.js';
 
 /** Default of {@link VerifyPostbackOptions.toleranceSeconds}: five minutes, as Standard Webhooks recommends. */
-export const POSTBACK_TOLERANCE_SECONDS = 300;
+const POSTBACK_TOLERANCE_SECONDS = 300;
 
 /** Options of {@link verifyPostback}. */
 export interface VerifyPostbackOptions {

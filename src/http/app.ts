@@ -48,7 +48,7 @@ export interface AppDeps extends ServiceContextDeps {
 }
 
 /** Headers that carry credentials: never logged. */
-export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.application', 'req.headers.cookie'];
+const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.application', 'req.headers.cookie'];
 
 /** Pino options of the service: request ids, nothing secret. */
 export function loggerOptions(level: string): Record<string, unknown> {
@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** Ajv settings of paraph's request schemas: unknown properties and nulls are refused with their names, never coerced. */
 export const AJV_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true, discriminator: true } as const;
 /** Largest JSON request body (PDF uploads set their own limit). */
-export const JSON_BODY_LIMIT = 1024 * 1024;
+const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Registers paraph's hooks, error handling and routes on `app`: the root instance of {@link buildApp}, or the

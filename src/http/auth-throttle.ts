@@ -9,7 +9,7 @@ import { isIPv6 } from 'node:net';
 import { QuotaError } from '../service/quota-error.js';
 
 /** Failed attempts an address may make at once, and per minute after that. */
-export const DEFAULT_AUTH_FAILURES = { burst: 20, perMinute: 10 } as const;
+const DEFAULT_AUTH_FAILURES = { burst: 20, perMinute: 10 } as const;
 const MAX_TRACKED_ADDRESSES = 50_000;
 
 /** The address a bucket is kept for: IPv4 as is, IPv6 by its /64 prefix. */

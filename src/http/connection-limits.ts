@@ -36,10 +36,10 @@ const BASE_BODY_BYTES = 1024 * 1024;
 /** A connection that is neither reading nor writing for this long is closed (long signing work answers well within it). */
 const IDLE_SOCKET_MS = 5 * 60_000;
 /** After answering a request whose body was not read, what the client still sends is discarded for this long. */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 /** Time allowed to receive a body of `bytes` (undefined: unknown length, the largest allowed body). */
-export function bodyBudgetMs(limits: ConnectionLimits, bytes: number | undefined): number {
+function bodyBudgetMs(limits: ConnectionLimits, bytes: number | undefined): number {
   const size = Math.min(bytes ?? limits.maxBodyBytes, limits.maxBodyBytes);
   return limits.bodyTimeoutMs + Math.ceil((Math.max(0, size - BASE_BODY_BYTES) / limits.minUploadBytesPerSecond) * 1000);
 }

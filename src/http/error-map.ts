@@ -14,7 +14,7 @@ export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this requ
  * Statuses for codes that are not a plain 400 or 500 (every other input error is 400, every internal error 500): the
  * rows of the error-code table (src/errors.ts) with another status, and fastify's own codes.
  */
-export const ERROR_STATUS: Readonly<Record<string, number>> = {
+const ERROR_STATUS: Readonly<Record<string, number>> = {
   ...Object.fromEntries(
     Object.entries(ERROR_CODES)
       .filter(([, info]) => info.status !== 400 && info.status !== 500)

@@ -25,7 +25,7 @@ function orNull(schema: JsonSchema): JsonSchema {
  * Every optional property of an object schema, at every level, may be null. `replace` puts a `$ref` where a named
  * schema goes (by property name), before nulls are allowed.
  */
-export function tolerant(schema: JsonSchema, replace: Readonly<Record<string, JsonSchema>> = {}): JsonSchema {
+function tolerant(schema: JsonSchema, replace: Readonly<Record<string, JsonSchema>> = {}): JsonSchema {
   const out: Record<string, unknown> = { ...schema };
   if (schema.properties !== undefined) {
     const required = new Set((schema.required as string[] | undefined) ?? []);

@@ -10,7 +10,7 @@ import type { ResponseVersion } from '../domain/transaction-view.js';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The media types of the transaction bodies, each with its version. */
-export const VERSION_MEDIA_TYPES = {
+const VERSION_MEDIA_TYPES = {
   'application/json': 1,
   'application/vnd.signhost.v1+json': 1,
   'application/vnd.signhost.v2+json': 2,

@@ -107,7 +107,7 @@ ${closing(true, root)}`;
 }
 
 /** The text of an ended transaction's status, in the signer's words. */
-export function endedText(t: SignPageTexts, status: number): string {
+function endedText(t: SignPageTexts, status: number): string {
   switch (status) {
     case 30:
       return t.completedText;

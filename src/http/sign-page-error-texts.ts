@@ -8,7 +8,7 @@ import type { SignPageTexts } from './sign-page-texts.js';
 type ErrorKey = keyof SignPageTexts['apiErrors'];
 
 /** The catalogue key of each error code a signer can meet on the signing, show and receipt pages. */
-export const API_ERROR_KEYS: Readonly<Record<string, ErrorKey>> = {
+const API_ERROR_KEYS: Readonly<Record<string, ErrorKey>> = {
   CODE_WRONG: 'codeWrong',
   CODE_EXPIRED: 'codeExpired',
   CODE_ATTEMPTS_EXCEEDED: 'codeAttempts',
@@ -48,7 +48,7 @@ export const API_ERROR_KEYS: Readonly<Record<string, ErrorKey>> = {
 };
 
 /** The catalogue key for a refusal: by its code, else by its HTTP status (0: no answer at all). */
-export function apiErrorKey(code: string | undefined, status: number): ErrorKey {
+function apiErrorKey(code: string | undefined, status: number): ErrorKey {
   const byCode = code === undefined ? undefined : API_ERROR_KEYS[code];
   if (byCode !== undefined) return byCode;
   if (status === 0) return 'network';

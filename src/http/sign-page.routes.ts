@@ -22,7 +22,7 @@ import { signPageTexts } from './sign-page-texts.js';
 import { showPageRoutes } from './show-page.routes.js';
 
 /** The Content-Security-Policy of the page and its assets. */
-export const SIGN_PAGE_CSP = [
+const SIGN_PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -46,7 +46,7 @@ export interface SignerRouteDeps {
 }
 
 /** IP address and user agent of a request, for the audit trail. */
-export function requestInfo(request: FastifyRequest): SignerRequestInfo {
+function requestInfo(request: FastifyRequest): SignerRequestInfo {
   const agent = request.headers['user-agent'];
   return { ip: request.ip, userAgent: (typeof agent === 'string' ? agent : '').slice(0, 512) };
 }

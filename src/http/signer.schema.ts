@@ -75,7 +75,7 @@ const SESSION_FIELD = {
 } as const;
 
 /** The signer's session (GET /:token, session-view.ts `SignerSessionView`): everything the signing page reads. */
-export const SignerSessionSchema = {
+const SignerSessionSchema = {
   type: 'object',
   properties: {
     TransactionId: { type: 'string' },
@@ -155,7 +155,7 @@ export const SignerSessionSchema = {
 } as const;
 
 /** POST /:token/verification: the step's outcome and what is left (perform-verification.ts `VerificationOutcome`). */
-export const VerificationOutcomeSchema = {
+const VerificationOutcomeSchema = {
   type: 'object',
   properties: {
     Type: { type: 'string', description: 'The verification type of the step' },
@@ -170,7 +170,7 @@ export const VerificationOutcomeSchema = {
 } as const;
 
 /** POST /:token/sign (sign-as-signer.ts `SignResult`). */
-export const SignOutcomeSchema = {
+const SignOutcomeSchema = {
   type: 'object',
   properties: {
     SignerStatus: { type: 'string', const: 'signed' },
@@ -183,7 +183,7 @@ export const SignOutcomeSchema = {
 } as const;
 
 /** POST /:token/reject (reject-as-signer.ts `RejectResult`). */
-export const RejectOutcomeSchema = {
+const RejectOutcomeSchema = {
   type: 'object',
   properties: {
     SignerStatus: { type: 'string', const: 'rejected' },

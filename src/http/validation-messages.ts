@@ -30,7 +30,7 @@ function join(path: string, child: string, root: string): string {
 }
 
 /** One message for one ajv error. */
-export function describeSchemaError(error: FastifySchemaValidationError & { data?: unknown }, root: string): string {
+function describeSchemaError(error: FastifySchemaValidationError & { data?: unknown }, root: string): string {
   const path = fieldPath(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
   if (error.data === null) {

@@ -26,7 +26,7 @@ export type SignatureAppearance =
     };
 
 /** `2026-11-21 10:00 UTC`: the date as the appearance prints it (always UTC, so it does not depend on the host). */
-export function formatAppearanceDate(time: Date): string {
+function formatAppearanceDate(time: Date): string {
   return `${time.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 

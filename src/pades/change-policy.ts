@@ -104,7 +104,7 @@ function textOf(value: PDFObject | undefined): string | undefined {
 }
 
 /** Reads a FieldMDP parameter dictionary (/Action, /Fields); undefined when it names no known action. */
-export function readFieldLock(state: ObjectState, params: PDFDict | undefined, source: string): FieldLock | undefined {
+function readFieldLock(state: ObjectState, params: PDFDict | undefined, source: string): FieldLock | undefined {
   const action = params?.get(PDFName.of('Action'));
   const name = action instanceof PDFName ? action.decodeText() : undefined;
   if (name !== 'All' && name !== 'Include' && name !== 'Exclude') return undefined;

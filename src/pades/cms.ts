@@ -12,7 +12,7 @@ import { SigningError } from '../errors.js';
 import type { HashAlgorithm, Signer, Timestamper } from './types.js';
 
 /** Object identifiers used in the SignedData. */
-export const OID = {
+const OID = {
   data: '1.2.840.113549.1.7.1',
   signedData: '1.2.840.113549.1.7.2',
   contentType: '1.2.840.113549.1.9.3',
@@ -135,7 +135,7 @@ function digestAlgorithm(hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
 }
 
 /** The SignerInfo signatureAlgorithm for the signer's scheme and hash. @internal (pkijs type, kept out of the published types) */
-export function signatureAlgorithm(signer: Signer, hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
+function signatureAlgorithm(signer: Signer, hash: HashAlgorithm): pkijs.AlgorithmIdentifier {
   switch (signer.scheme) {
     case 'RSASSA-PKCS1-v1_5':
       return new pkijs.AlgorithmIdentifier({ algorithmId: RSA_OID[hash], algorithmParams: new asn1js.Null() });
@@ -201,7 +201,7 @@ export interface PreparedSignerInfo {
  * Builds the signed attributes for a detached signature over content whose digest is `contentDigest`, for the
  * first certificate of `certificateChain`. Attributes are sorted by encoding, as DER orders a SET OF.
  */
-export function prepareSignerInfo(options: {
+function prepareSignerInfo(options: {
   certificateChain: readonly Uint8Array[];
   hash: HashAlgorithm;
   contentDigest: Uint8Array;

@@ -10,5 +10,3 @@ type EngineCrypto = ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'
 const engine = new pkijs.CryptoEngine({ name: 'node-webcrypto', crypto: webcrypto as unknown as EngineCrypto });
 pkijs.setEngine('node-webcrypto', engine);
 
-/** The pkijs crypto engine paraph uses (Node's WebCrypto). @internal (its pkijs type needs the DOM lib: kept out of the published types) */
-export const cryptoEngine: pkijs.CryptoEngine = engine;

@@ -40,7 +40,7 @@ export interface SealPdfOptions {
  * The first unsigned signature field that is meant for the seal: its last name part starts with `Seal`
  * (case-insensitive), or its `/TU` is `Seal` (the label placeFields gives a Seal field by default).
  */
-export function findSealField(fields: readonly SignatureFieldInfo[]): SignatureFieldInfo | undefined {
+function findSealField(fields: readonly SignatureFieldInfo[]): SignatureFieldInfo | undefined {
   return fields.find((f) => {
     if (f.signed) return false;
     const last = f.name.split('.').pop() ?? '';

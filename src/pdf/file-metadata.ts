@@ -87,9 +87,9 @@ export interface ParseFileMetaDataOptions extends ValidateFileMetaDataOptions {
 }
 
 /** Error code of every FileMetaData rule violation. */
-export const INVALID_FILE_METADATA = 'INVALID_FILE_METADATA';
+const INVALID_FILE_METADATA = 'INVALID_FILE_METADATA';
 /** Error code when the metadata is larger than `maxBytes`. */
-export const FILE_METADATA_TOO_LARGE = 'FILE_METADATA_TOO_LARGE';
+const FILE_METADATA_TOO_LARGE = 'FILE_METADATA_TOO_LARGE';
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_MAX_DEPTH = 32;

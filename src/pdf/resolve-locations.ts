@@ -68,7 +68,7 @@ export interface LocateSource {
 export type LocateMatches = readonly LocateMatch[] & { readonly total: number };
 
 /** Widgets one Location without Occurence may get (one per match), unless {@link ResolveLocationsOptions} says otherwise. */
-export const DEFAULT_MAX_WIDGETS_PER_LOCATION = DEFAULT_INDEX_LIMITS.maxWidgetsPerLocation;
+const DEFAULT_MAX_WIDGETS_PER_LOCATION = DEFAULT_INDEX_LIMITS.maxWidgetsPerLocation;
 
 /** Options of {@link resolveLocations}. */
 export interface ResolveLocationsOptions {
@@ -83,7 +83,7 @@ export interface ResolveLocationsOptions {
 export type LocateInput = TextIndex | LocateSource | readonly PageGeometry[];
 
 /** Adapts a text index (or page geometries alone) to a {@link LocateSource}. */
-export function toLocateSource(input: LocateInput): LocateSource {
+function toLocateSource(input: LocateInput): LocateSource {
   if (isPageArray(input)) return { pages: input };
   if ('text' in input && typeof input.text === 'function') {
     const index = input;
@@ -174,7 +174,7 @@ export function resolveLocations(input: LocateInput, metadata: FileMetaData, opt
  * `find` must follow {@link LocateSource.find}. A Search without Occurence matching more than `maxWidgets` times is
  * refused.
  */
-export function resolveLocation(
+function resolveLocation(
   pages: readonly PageGeometry[],
   location: Location,
   type: FieldType,

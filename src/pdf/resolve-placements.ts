@@ -136,7 +136,7 @@ export async function resolvePlacements(
  *
  * @throws PlacementError `DOCUMENT_TOO_MANY_WIDGETS`, `SIGNER_TOO_MANY_SIGNATURES`, naming the count and the limit.
  */
-export function assertFieldCounts(
+function assertFieldCounts(
   placements: readonly Pick<FieldPlacement, 'field' | 'type' | 'signerIds'>[],
   fileId: string | undefined,
   limits: { readonly maxWidgetsPerDocument: number; readonly maxSignaturesPerSigner: number },

@@ -24,7 +24,7 @@ export interface InitialsStamp {
 export const INITIALS_STAMP_BOX = { width: 60, height: 30, margin: 18 } as const;
 
 /** Where the stamp goes on a page, in reader coordinates: the bottom right corner, inside the margin. */
-export function initialsStampRect(geo: PageGeometry): ReaderRect {
+function initialsStampRect(geo: PageGeometry): ReaderRect {
   const { width, height, margin } = INITIALS_STAMP_BOX;
   return { left: geo.width - margin - width, top: geo.height - margin - height, width, height };
 }

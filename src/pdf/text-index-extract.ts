@@ -113,7 +113,7 @@ function fontBoxExtent(bbox: unknown, fm: Matrix): readonly [number, number] | u
 }
 
 /** Replays one page's operator list and returns its normalized text with per-character reader boxes. */
-export async function extractPageText(page: PDFPageProxy, geo: PageGeometry): Promise<ExtractedText> {
+async function extractPageText(page: PDFPageProxy, geo: PageGeometry): Promise<ExtractedText> {
   const OPS = pdfjs.OPS;
   const list = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
   const builder = new PageTextBuilder(geo);
@@ -310,7 +310,7 @@ function showText(
 }
 
 /** Rejects, cheaply, what is no PDF at all: empty input or no `%PDF-` header. */
-export function checkPdfHeader(bytes: Uint8Array): void {
+function checkPdfHeader(bytes: Uint8Array): void {
   if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
   if (!hasPdfHeader(bytes)) {
     throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
@@ -363,7 +363,7 @@ export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
 }
 
 /** Geometry of a pdf.js page: its view (CropBox ∩ MediaBox) and normalized /Rotate. */
-export function pdfjsPageGeometry(page: PDFPageProxy, pageNumber: number): PageGeometry {
+function pdfjsPageGeometry(page: PDFPageProxy, pageNumber: number): PageGeometry {
   const [x1 = 0, y1 = 0, x2 = 612, y2 = 792] = page.view;
   return pageGeometryFromBoxes(
     { x: Math.min(x1, x2), y: Math.min(y1, y2), width: Math.abs(x2 - x1), height: Math.abs(y2 - y1) },

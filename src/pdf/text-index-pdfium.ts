@@ -66,7 +66,7 @@ function memory(pdfium: Pdfium): DataView {
  * Geometry and, when `withText`, text of page `pageNumber` (1-based). Throws PdfParseError `PDF_UNREADABLE` when
  * PDFium cannot load the page.
  */
-export function extractPdfiumPage(
+function extractPdfiumPage(
   pdfium: Pdfium,
   opened: PdfiumDocument,
   pageNumber: number,

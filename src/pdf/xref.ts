@@ -37,7 +37,7 @@ export interface XrefSection {
 }
 
 /** An entry as text, for messages. */
-export function describeEntry(entry: XrefEntry | undefined): string {
+function describeEntry(entry: XrefEntry | undefined): string {
   if (!entry || entry.kind === 'free') return 'free';
   return entry.kind === 'offset' ? `offset ${entry.offset}` : `object stream ${entry.stream} index ${entry.index}`;
 }
@@ -117,7 +117,7 @@ function asList(value: PDFObject | undefined): (PDFObject | undefined)[] {
 }
 
 /** The decoded data of a stream, predictors undone (pdf-lib's decoders ignore /DecodeParms). */
-export function decodeStream(stream: PDFRawStream): Uint8Array {
+function decodeStream(stream: PDFRawStream): Uint8Array {
   const filters = asList(stream.dict.get(PDFName.of('Filter')));
   const params = asList(stream.dict.get(PDFName.of('DecodeParms')));
   const onlyFlate = filters.every((f) => f instanceof PDFName && (f.decodeText() === 'FlateDecode' || f.decodeText() === 'Fl'));
@@ -254,7 +254,7 @@ function readStream(pdf: Uint8Array, offset: number): XrefSection {
 }
 
 /** Reads the cross-reference section (table or stream) at `offset`. Throws PdfParseError `PDF_XREF_UNREADABLE`. */
-export function readXrefSection(pdf: Uint8Array, offset: number): XrefSection {
+function readXrefSection(pdf: Uint8Array, offset: number): XrefSection {
   if (!Number.isInteger(offset) || offset < 0 || offset >= pdf.length) throw unreadable(`offset ${offset} is outside the file`);
   let at = offset;
   while (isWhite(pdf[at])) at++;

@@ -22,7 +22,7 @@ export const AUDIT_LOG_ATTACHMENT = 'audit-log.json';
  * `format` of the attached audit log this version writes: `/2` declares the entry hashes SHA-256 over RFC 8785 (JCS).
  * `/1` (earlier receipts) hashed the same bytes under paraph's own name for them; both verify.
  */
-export const AUDIT_LOG_FORMAT = 'paraph-audit-log/2';
+const AUDIT_LOG_FORMAT = 'paraph-audit-log/2';
 
 /** Every `format` {@link readAuditLogAttachment} accepts. */
 export const AUDIT_LOG_FORMATS = ['paraph-audit-log/1', AUDIT_LOG_FORMAT] as const;

@@ -16,7 +16,7 @@ import { postbackRow, signerMailRow } from './outbox-rows.js';
 import { assertNotCleaned } from './transaction-guards.js';
 
 /** Minutes the documents and receipt stay downloadable after a DELETE when the settings say nothing. */
-export const DEFAULT_DELETE_GRACE_MINUTES = 15;
+const DEFAULT_DELETE_GRACE_MINUTES = 15;
 
 /** The optional DELETE body. */
 export interface CancelRequest {

@@ -27,7 +27,7 @@ export interface IdSource {
 }
 
 /** Ids from the operating system's random source. */
-export const randomIds: IdSource = {
+const randomIds: IdSource = {
   transactionId: () => randomUUID(),
   signToken: () => randomBytes(24).toString('base64url'),
   id: () => randomUUID(),

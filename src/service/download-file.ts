@@ -15,9 +15,9 @@ export interface DownloadedFile {
 }
 
 /** Signhost's 404 text for an unknown file (docs/design/api.md#errors). */
-export const FILE_NOT_FOUND_MESSAGE = 'Either the file or transaction does not exist or the file has not yet been processed.';
+const FILE_NOT_FOUND_MESSAGE = 'Either the file or transaction does not exist or the file has not yet been processed.';
 /** Signhost's 410 text once the documents are cleaned (docs/design/transactions.md#cleaning). */
-export const DOCUMENT_GONE_MESSAGE = 'The document is no longer available';
+const DOCUMENT_GONE_MESSAGE = 'The document is no longer available';
 
 /**
  * The file's current PDF.

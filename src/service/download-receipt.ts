@@ -9,7 +9,7 @@ import { ServiceError } from './service-error.js';
 import { TransactionStatus } from '../domain/transaction.js';
 
 /** Signhost's 410 text once the receipt is cleaned (docs/design/transactions.md#cleaning). */
-export const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
+const RECEIPT_GONE_MESSAGE = 'The receipt is no longer available';
 
 /**
  * The receipt PDF.

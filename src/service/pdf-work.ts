@@ -285,7 +285,7 @@ function seconds(ms: number): string {
 }
 
 /** The environment a PDF process needs: where programs and temporary files are, the locale, Node's compile cache. */
-export function pdfProcessEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function pdfProcessEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const kept = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'];
   return Object.fromEntries(kept.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));
 }

@@ -41,7 +41,7 @@ export type UploadFileStatus = 201 | 202 | 204;
 
 const CONTENT_TYPE_MESSAGE = "Unexpected or missing Content-Type header, did you specify 'application/pdf'?";
 /** Checks a fileId against the file id rule (docs/design/files.md#file-ids; see transaction-file-id.ts). */
-export function checkFileId(fileId: string): void {
+function checkFileId(fileId: string): void {
   if (!isValidFileId(fileId)) throw new ServiceError('INVALID_FILE_ID', invalidFileIdMessage(fileId));
 }
 

@@ -53,7 +53,7 @@ export interface DefaultSenderOptions {
  * @example
  * const senders = defaultVerificationSenders(app.log, { logCodes: false });
  */
-export function logSmsSender(log: OutboxLog, options: DefaultSenderOptions = {}): CodeSender {
+function logSmsSender(log: OutboxLog, options: DefaultSenderOptions = {}): CodeSender {
   return (message) => {
     log.info(
       {
@@ -69,7 +69,7 @@ export function logSmsSender(log: OutboxLog, options: DefaultSenderOptions = {})
 }
 
 /** The default e-mail sender: a `verification-code` mail row for the mail outbox worker. */
-export const mailCodeSender: CodeSender = (message) => [
+const mailCodeSender: CodeSender = (message) => [
   mailRow({ transactionId: message.transactionId, kind: 'verification-code', signerId: message.signerId, to: message.to, code: message.code }),
 ];
 

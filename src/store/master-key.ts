@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { StoreError } from './store.js';
 
 /** Prefix of every sealed value. */
-export const SEALED_PREFIX = 'pmk1.';
+const SEALED_PREFIX = 'pmk1.';
 /** Name of the generated key file in the data directory. */
 export const MASTER_KEY_FILE = 'master.key';
 

@@ -25,7 +25,6 @@ import {
   type Account,
   type DueTimer,
   type OutboxAttempt,
-  type OutboxKind,
   type OutboxMessage,
   type OutboxSettlement,
   type Store,

@@ -41,7 +41,7 @@ export interface SqliteDatabase {
  * dependency) when it is installed, else `node:sqlite` when this Node has it (22.13 and later), else better-sqlite3
  * (whose absence is then reported with the command that installs it).
  */
-export function defaultSqliteDriver(nodeVersion: string = process.versions.node): SqliteDriverName {
+function defaultSqliteDriver(nodeVersion: string = process.versions.node): SqliteDriverName {
   if (Number(nodeVersion.split('.')[0]) >= 24) return 'node:sqlite';
   if (isInstalled('better-sqlite3') || nodeVersion !== process.versions.node) return 'better-sqlite3';
   return hasNodeSqlite() ? 'node:sqlite' : 'better-sqlite3';

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { type AuditEntry } from '../receipt/audit-log.js';
 import { chainStoredAudit } from './audit-chain.js';
-import { ParaphError } from '../errors.js';
 import { referencedBlobs, SIGNING_HOLD_STALE_MS, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
 import { transactionTimers } from '../domain/transaction-timers.js';
 import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE, sealSignTokens } from './sealed-secrets.js';

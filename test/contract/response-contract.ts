@@ -64,7 +64,7 @@ export function contractChecker(document: OpenApiDocument): ContractChecker {
 }
 
 /** Checks responses against one document. */
-export class ContractChecker {
+class ContractChecker {
   readonly #document: OpenApiDocument;
   readonly #ajv: Ajv2020;
   readonly #validators = new Map<string, ValidateFunction>();

@@ -4,7 +4,7 @@
  * request arrives at least once; duplicates only for deliveries that were in flight.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

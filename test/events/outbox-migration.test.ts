@@ -3,7 +3,7 @@
  * due dates) opens with its pending rows intact, their first due date taken from their due date, so the 72-hour
  * retry window still counts from when they were queued.
  */
-import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
  * postback, in enqueue order, each checksum and HMAC valid; a second URL keeps receiving while the first fails;
  * every attempt is recorded. The test drives the outbox worker and moves the injected clock past each retry.
  */
-import { openSqliteDatabase, type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPostback } from '../../src/events/verify-postback.js';

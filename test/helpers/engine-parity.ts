@@ -12,7 +12,7 @@ export function boxDistance(a: ReaderRect, b: ReaderRect): number {
 }
 
 /** Words (3+ non-space characters) that occur once in `text`, with their index, in text order. */
-export function uniqueWords(text: string): Map<string, number> {
+function uniqueWords(text: string): Map<string, number> {
   const seen = new Map<string, number>();
   for (const m of text.matchAll(/\S{3,}/g)) seen.set(m[0], seen.has(m[0]) ? -1 : m.index);
   for (const [word, at] of seen) if (at < 0) seen.delete(word);

@@ -181,7 +181,7 @@ export async function opensslCmsVerify(
  * `openssl ts -verify -data <signed ranges> -in <token> -token_in -CAfile <root>` on the `signatureIndex`-th signature,
  * for document time-stamps (SubFilter ETSI.RFC3161), whose /Contents is an RFC 3161 token over the ranges.
  */
-export async function opensslTsVerify(
+async function opensslTsVerify(
   pdf: Uint8Array,
   signatureIndex: number,
   caPem: string,

@@ -60,22 +60,4 @@ export function usePadesFixture(options: PadesFixtureOptions = {}): PadesFixture
   };
 }
 
-/** Runs `work` with a TSA of its own (e.g. one that misbehaves), closed afterwards. */
-export async function withFakeTsa<T>(options: Parameters<typeof startFakeTsa>[0], work: (tsa: FakeTsa) => Promise<T>): Promise<T> {
-  const tsa = await startFakeTsa(options);
-  try {
-    return await work(tsa);
-  } finally {
-    await tsa.close();
-  }
-}
 
-/** Runs `work` with an OCSP/CRL responder of its own (e.g. with revoked certificates), closed afterwards. */
-export async function withFakeOcsp<T>(options: Parameters<typeof startFakeOcsp>[0], work: (ocsp: FakeOcsp) => Promise<T>): Promise<T> {
-  const ocsp = await startFakeOcsp(options);
-  try {
-    return await work(ocsp);
-  } finally {
-    await ocsp.close();
-  }
-}

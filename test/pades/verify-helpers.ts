@@ -95,7 +95,7 @@ export function stream(content: string, dict = ''): string {
   return `<< /Length ${Buffer.byteLength(content, 'latin1')}${dict ? ` ${dict}` : ''} >>\nstream\n${content}\nendstream`;
 }
 
-export const PLACEHOLDER_RANGE = '[0 0000000000 0000000000 0000000000]';
+const PLACEHOLDER_RANGE = '[0 0000000000 0000000000 0000000000]';
 const PLACEHOLDER_BYTES = 8192;
 
 /** A signature dictionary body with a placeholder /ByteRange and /Contents. */
@@ -136,7 +136,7 @@ export interface OpensslIdentity {
 }
 
 /** Where the last placeholder sits: the /ByteRange text and the `<…>` of /Contents. */
-export function findLastPlaceholder(pdf: Uint8Array): { rangeAt: number; contentsStart: number; contentsEnd: number } {
+function findLastPlaceholder(pdf: Uint8Array): { rangeAt: number; contentsStart: number; contentsEnd: number } {
   const buf = Buffer.from(pdf);
   const rangeAt = buf.lastIndexOf(latin1(PLACEHOLDER_RANGE));
   if (rangeAt < 0) throw new Error('no placeholder');
@@ -150,7 +150,7 @@ function runOpenssl(args: string[], cwd: string): void {
 }
 
 /** Patches the last placeholder's /ByteRange and returns the byte range and the patched copy. */
-export function patchByteRange(pdf: Uint8Array): { pdf: Buffer; range: [number, number, number, number]; contentsStart: number } {
+function patchByteRange(pdf: Uint8Array): { pdf: Buffer; range: [number, number, number, number]; contentsStart: number } {
   const out = Buffer.from(pdf);
   const { rangeAt, contentsStart, contentsEnd } = findLastPlaceholder(out);
   const range: [number, number, number, number] = [0, contentsStart, contentsEnd, out.length - contentsEnd];
@@ -168,7 +168,7 @@ export function embedContents(pdf: Buffer, contentsStart: number, der: Uint8Arra
 }
 
 /** The signed bytes of `range` (a concatenated copy; fine in tests). */
-export function rangeBytes(pdf: Uint8Array, range: readonly number[]): Buffer {
+function rangeBytes(pdf: Uint8Array, range: readonly number[]): Buffer {
   const [a = 0, b = 0, c = 0, d = 0] = range;
   return Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
 }

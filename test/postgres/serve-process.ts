@@ -4,7 +4,6 @@
  * after a grace period).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../e2e/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';

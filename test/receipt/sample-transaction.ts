@@ -44,7 +44,7 @@ const certificate = (i: number) => ({
   serial: `5a${i}7c0ffee${i}d15ea5e0b0e${i}`,
   issuer: CA,
 });
-export const SEAL = {
+const SEAL = {
   certificate: { subject: 'CN=Example Organisation B.V. Seal,O=Example Organisation B.V.,C=NL', serial: '01f4a3', issuer: 'CN=paraph Seal CA' },
   level: 'advanced' as const,
 };

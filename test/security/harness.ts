@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { APP_KEY, USER_TOKEN, call, freePort, tempDataDir, type ApiResponse } from '../e2e/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
-export { APP_KEY, USER_TOKEN, call, freePort, makePdf, digestHeader, type ApiResponse } from '../e2e/service-harness.js';
+export { APP_KEY, USER_TOKEN, call,  makePdf,  type ApiResponse } from '../e2e/service-harness.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 

@@ -22,7 +22,7 @@ export interface UseCaseFixture {
 }
 
 /** A clock one second further on each reading: every change is strictly later than the one before. */
-export function steppingClock(start: string): () => Date {
+function steppingClock(start: string): () => Date {
   let at = Date.parse(start);
   return () => new Date((at += 1000));
 }

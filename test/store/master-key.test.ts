@@ -4,7 +4,7 @@
  * store's refused-upload and quota queries.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMasterKey, parseMasterKey, writeKeyFile } from '../../src/store/master-key.js';

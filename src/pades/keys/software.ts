@@ -38,7 +38,7 @@ export interface SoftwareSigner extends Signer {
 const HASH_LENGTH: Record<HashAlgorithm, number> = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
 
 /** RSA-PSS parameters for `hash`: MGF1 with the same hash and a salt as long as the digest. */
-export function pssParametersFor(hash: HashAlgorithm): PssParameters {
+function pssParametersFor(hash: HashAlgorithm): PssParameters {
   return { hash, saltLength: HASH_LENGTH[hash] };
 }
 
@@ -77,7 +77,7 @@ export async function generateKeyPair(kind: KeyKind): Promise<CryptoKeyPair> {
 }
 
 /** The scheme a WebCrypto private key signs with. */
-export function schemeOfKey(key: CryptoKey): SignatureScheme {
+function schemeOfKey(key: CryptoKey): SignatureScheme {
   const name = key.algorithm.name;
   if (name === 'RSASSA-PKCS1-v1_5' || name === 'RSA-PSS' || name === 'ECDSA') return name;
   throw new SigningError('UNSUPPORTED_KEY_ALGORITHM', `Key algorithm "${name}" cannot sign PDFs; use an RSA or ECDSA key.`);

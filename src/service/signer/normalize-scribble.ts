@@ -11,7 +11,7 @@ import { ServiceError } from '../service-error.js';
 import { readPngHeader, SCRIBBLE_LIMITS, type NormalizedScribble } from './scribble-image.js';
 
 /** The decoding process's limits: a 2-million-pixel scribble needs about 8 MB of pixels and little heap. */
-export const SCRIBBLE_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 64, baseMs: 10_000, perPageMs: 0 };
+const SCRIBBLE_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 64, baseMs: 10_000, perPageMs: 0 };
 
 /**
  * Checks the scribble's header here (it costs nothing and refuses a bomb before any process is involved), then

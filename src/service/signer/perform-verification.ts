@@ -31,7 +31,6 @@ import {
   secureDownloadStep,
   signerSteps,
   withSignSession,
-  nextVerification,
   type PendingCode,
   type SignerStep,
   type SignSession,
@@ -39,9 +38,9 @@ import {
 import { normalizeScribble } from './normalize-scribble.js';
 
 /** Limits of the one-time codes. */
-export const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
+const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
 /** Largest accepted scribble PNG (decoded). */
-export const MAX_SCRIBBLE_BYTES = 512 * 1024;
+const MAX_SCRIBBLE_BYTES = 512 * 1024;
 
 /** A verification request body. */
 export interface VerificationRequest {

@@ -206,7 +206,7 @@ function chunk(type: string, body: Uint8Array): Uint8Array {
 }
 
 /** Encodes 8-bit RGBA pixels as a plain PNG: IHDR (colour type 6, not interlaced), one IDAT, IEND. */
-export function encodeRgbaPng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+function encodeRgbaPng(width: number, height: number, rgba: Uint8Array): Uint8Array {
   const stride = width * 4;
   const raw = new Uint8Array(height * (stride + 1));
   for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);

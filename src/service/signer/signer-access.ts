@@ -159,7 +159,7 @@ export function assertTurn(tx: Transaction, signer: Signer): void {
 }
 
 /** Index offset of authentication steps in {@link SignSession.done} (verifications use their own index). */
-export const AUTHENTICATION_INDEX = 1000;
+const AUTHENTICATION_INDEX = 1000;
 
 /** A step of the signer's journey: an authentication (before any document is shown) or a verification. */
 export interface SignerStep {

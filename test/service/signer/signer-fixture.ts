@@ -59,7 +59,7 @@ export interface SigningTransaction {
 }
 
 /** The invitation text the fixture gives a signer that is invited (the default) and brings no message of its own. */
-export const FIXTURE_SIGN_REQUEST_MESSAGE = 'Please sign the service contract.';
+const FIXTURE_SIGN_REQUEST_MESSAGE = 'Please sign the service contract.';
 
 /** An invited signer needs a SignRequestMessage; one sent with SendSignRequest false or its own message is kept as is. */
 function withInvitationMessage(signer: Record<string, unknown>): Record<string, unknown> {
