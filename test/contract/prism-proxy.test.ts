@@ -2,8 +2,10 @@
  * Prism (`@stoplight/prism-cli`) as a validating proxy in front of the service, judging the traffic by the document
  * the service serves: a whole flow goes through it — create, file metadata and PDF upload, start, poll, a signer's
  * journey through the signer API, the signed file and the receipt — and Prism finds no request and no response that
- * the document does not describe. With `--errors` Prism answers 422 (request) or 500 (response) in place of a
- * violating exchange; every violation of any severity also goes into its `sl-violations` header and its log.
+ * the document does not describe; nor in the documented refusals (invalid JSON, wrong credentials, unknown file,
+ * receipt or signer token) and a cancellation with and without a body, sent twice. With `--errors` Prism answers
+ * 422 (request) or 500 (response) in place of a violating exchange; every violation of any severity also goes into
+ * its `sl-violations` header and its log.
  *
  * The flow reads transactions as version 1 (plain JSON) only: Prism 5 picks a response schema by comparing media
  * types on their `+json` suffix alone, so it would judge a `application/vnd.signhost.v2+json` answer by the first
@@ -68,12 +70,16 @@ afterAll(async () => {
 });
 
 /** One request through Prism; its verdict on the exchange is recorded. */
-async function via(method: string, path: string, options: { json?: unknown; pdf?: Uint8Array; auth?: boolean; accept?: string } = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...(options.auth === false ? {} : AUTH_HEADERS), accept: options.accept ?? 'application/json' };
+async function via(
+  method: string,
+  path: string,
+  options: { json?: unknown; raw?: string; pdf?: Uint8Array; auth?: boolean; accept?: string; headers?: Record<string, string> } = {},
+): Promise<Exchange> {
+  const headers: Record<string, string> = { ...(options.auth === false ? {} : AUTH_HEADERS), accept: options.accept ?? 'application/json', ...options.headers };
   let body: string | Uint8Array<ArrayBuffer> | undefined;
-  if (options.json !== undefined) {
+  if (options.json !== undefined || options.raw !== undefined) {
     headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
+    body = options.raw ?? JSON.stringify(options.json);
   } else if (options.pdf !== undefined) {
     headers['content-type'] = 'application/pdf';
     body = new Uint8Array(options.pdf);
@@ -172,6 +178,26 @@ describe('Prism as a validating proxy over a full flow', () => {
     expect(receipt.status).toBe(200);
     expect(receipt.contentType).toBe('application/pdf');
 
+    expect(violations).toEqual([]);
+    expect(log).not.toMatch(/Violation:/);
+  });
+
+  it('finds the documented refusals and the cancellation on the document too', async () => {
+    const created = await via('POST', '/api/transaction', { json: { Reference: null, PostbackUrl: null, Signers: [{ Email: 'a@example.com', SendSignRequest: false }] }, accept: '*/*' });
+    expect(created.status).toBe(200);
+    const id = field(created.json, 'Id') as string;
+    expect((await via('POST', '/api/transaction', { raw: '{"Signers": [' })).status).toBe(400);
+    expect((await via('GET', `/api/transaction/${id}`, { headers: { authorization: 'APIKey not-the-token' } })).status).toBe(401);
+    expect((await via('PUT', `/api/transaction/${id}/start`)).status).toBe(400);
+    expect((await via('GET', `/api/transaction/${id}/file/missing`, { accept: 'application/pdf' })).status).toBe(404);
+    expect((await via('GET', `/api/file/receipt/${id}`, { accept: 'application/pdf' })).status).toBe(404);
+    expect((await via('GET', '/api/signer/no-such-token', { auth: false })).status).toBe(404);
+    expect((await via('POST', '/api/signer/no-such-token/reject', { auth: false, json: { Reason: 'No.' } })).status).toBe(404);
+    expect((await via('DELETE', `/api/transaction/${id}`, { json: { SendNotifications: false, Reason: 'Replaced by a new contract.' } })).status).toBe(200);
+    expect((await via('DELETE', `/api/transaction/${id}`)).status).toBe(200);
+    expect(field((await via('GET', `/api/transaction/${id}`)).json, 'Status')).toBe(60);
+    expect((await via('GET', '/health', { auth: false })).status).toBe(200);
+    expect((await via('GET', '/api/ca/seal.pem', { auth: false, accept: '*/*' })).status).toBe(200);
     expect(violations).toEqual([]);
     expect(log).not.toMatch(/Violation:/);
   });
