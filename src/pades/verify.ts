@@ -492,7 +492,11 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   }
   const valid = signatures.every((s) => s.valid) && broken.length === 0;
   const problems = [...(signatures.every((s) => s.valid) ? [] : ['at least one signature is not valid']), ...broken];
-  for (const c of changes) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
+  // A change is "after signing" only after the first revision a signature covers; the incremental updates of the
+  // unsigned document before it are its history (every signature covers them), and warn of nothing.
+  const covered = signatures.map((s) => s.coveredRevision).filter((r): r is number => r !== undefined);
+  const firstSigned = covered.length === signatures.length ? Math.min(...covered) : 0;
+  for (const c of changes) if (c.revision > firstSigned) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
   return { valid, readable: true, revisions: revisions.length, signatures, problems, warnings };
 }
 
