@@ -7,14 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ParaphError } from '../errors.js';
-import { UsageError } from './common.js';
 
-/** Reads a file named on the command line; a missing or unreadable file is a UsageError naming `what` and `path`. */
+/** Reads a file named on the command line; a missing or unreadable file is `FILE_UNREADABLE` naming `what` and `path`. */
 export async function readCliFile(path: string, what: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await readFile(path));
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
+    throw new ParaphError('FILE_UNREADABLE', `cannot read ${what} ${path}: ${reason} (check the path and its permissions)`, { cause: error });
   }
 }
 
@@ -50,7 +51,7 @@ export async function readTrustRoots(paths: readonly string[] | undefined): Prom
   try {
     parseCertificates(roots);
   } catch (error) {
-    throw new UsageError(`${(error as Error).message} (--trust ${paths?.join(', ')})`);
+    throw new ParaphError('INVALID_CERTIFICATE', `${(error as Error).message} (--trust ${paths?.join(', ')})`, { cause: error });
   }
   return roots;
 }

@@ -97,6 +97,12 @@ export const receiptCommand: CliCommand = async (args, io) => {
   // The CLI is an entry point, so it may read the clock: a seal without time-stamp is judged now.
   const verdict = await verifyReceipt(pdf, { trustRoots, now: new Date(), documents });
   io.stdout(values.json ? `${JSON.stringify(toJson(verdict), null, 2)}\n` : formatReceiptVerdict(file, verdict, documentPaths));
-  if (!verdict.seal.report.readable && verdict.attachment === undefined) return 2;
+  if (!verdict.seal.report.readable && verdict.attachment === undefined) {
+    // Bad input is told as every command tells it (common.ts): its documented code, on stderr.
+    const { code = null, problems } = verdict.seal.report;
+    const message = problems.join('; ');
+    io.stderr(values.json ? `${JSON.stringify({ error: { code, message } })}\n` : `${code ?? 'PDF_UNREADABLE'}: ${message}\n`);
+    return 2;
+  }
   return verdict.ok ? 0 : 3;
 };

@@ -78,7 +78,9 @@ export const verifyCommand: CliCommand = async (args, io) => {
   const report = await verifyPdf(pdf, { trustRoots, now: new Date() });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(file, report));
   if (!report.readable) {
-    if (values.json) io.stderr(`${report.problems.join('; ')}\n`);
+    // Bad input is told as every command tells it (common.ts): its documented code, on stderr.
+    const message = report.problems.join('; ');
+    io.stderr(values.json ? `${JSON.stringify({ error: { code: report.code ?? null, message } })}\n` : `${report.code ?? 'PDF_UNREADABLE'}: ${message}\n`);
     return 2;
   }
   return report.valid ? 0 : 3;

@@ -56,4 +56,5 @@ export {
   type TimestampReport,
   type ModificationReport,
   type PadesLevel,
+  type UnreadableCode,
 } from '../pades/verify.js';

@@ -10,7 +10,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFStri
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
 import { pageGeometry } from '../pdf/page-boxes.js';
-import { normalizeRotation, readerRectToUser } from '../pdf/page-geometry.js';
+import { readerRectToUser } from '../pdf/page-geometry.js';
 import { createSignatureAppearance, forgetAppearanceFonts, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
 import { addDocMdpReference, addFieldMdpReference, lockPermission, readDocMdpPermission, setDocMdpPerms, type DocMdpPermission } from './docmdp.js';
@@ -158,9 +158,10 @@ function resolvePlacement(session: PdfUpdateSession, placement: SignaturePlaceme
 function rotationOfPage(session: PdfUpdateSession, pageRef: PDFRef | undefined): number {
   if (!pageRef) return 0;
   const pages = session.doc.getPages();
-  // Looking the page up through pdf-lib resolves an inherited /Rotate.
-  const page = pages.find((p) => p.ref === pageRef || (p.ref.objectNumber === pageRef.objectNumber && p.ref.generationNumber === pageRef.generationNumber));
-  return page ? normalizeRotation(page.getRotation().angle) : 0;
+  // Looking the page up in the page tree, then its /Rotate the way the placement read it (inherited, and read even
+  // where the page's /Parent is not a page tree node).
+  const index = pages.findIndex((p) => p.ref === pageRef || (p.ref.objectNumber === pageRef.objectNumber && p.ref.generationNumber === pageRef.generationNumber));
+  return index >= 0 ? pageGeometry(pages[index]!, index + 1).rotation : 0;
 }
 
 function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions): { field: SignatureFieldInfo; rotation?: number } {

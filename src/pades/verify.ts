@@ -101,10 +101,22 @@ export interface VerificationReport {
   readonly signatures: readonly SignatureReport[];
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
+  /**
+   * When `readable` is false: the documented error code (docs/errors.md) of why — `PDF_EMPTY`, `PDF_NOT_A_PDF`,
+   * `PDF_UNREADABLE`, or `INVALID_CERTIFICATE` for trust roots that do not parse.
+   */
+  readonly code?: UnreadableCode;
 }
 
-function failure(problem: string, revisions = 0, readable = false): VerificationReport {
-  return { valid: false, readable, revisions, signatures: [], problems: [problem], warnings: [] };
+/** The codes of {@link VerificationReport.code}. */
+export type UnreadableCode = 'PDF_EMPTY' | 'PDF_NOT_A_PDF' | 'PDF_UNREADABLE' | 'INVALID_CERTIFICATE';
+
+function failure(problem: string, code: UnreadableCode, revisions = 0): VerificationReport {
+  return { valid: false, readable: false, revisions, signatures: [], problems: [problem], warnings: [], code };
+}
+
+function unsigned(revisions: number): VerificationReport {
+  return { valid: false, readable: true, revisions, signatures: [], problems: ['the document has no signatures'], warnings: [] };
 }
 
 function nameValue(dict: PDFDict | undefined, key: string): string | undefined {
@@ -425,21 +437,21 @@ function timestampReport(tst: ReturnType<typeof checkTimestampToken>, ctx: Conte
  * if (!report.valid) console.log(report.problems, report.signatures.map((s) => s.problems));
  */
 export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promise<VerificationReport> {
-  if (pdf.length === 0) return failure('the file is empty: not a PDF');
-  if (!hasPdfHeader(pdf)) return failure('the file is not a PDF (no "%PDF-" header)');
+  if (pdf.length === 0) return failure('the file is empty: not a PDF', 'PDF_EMPTY');
+  if (!hasPdfHeader(pdf)) return failure('the file is not a PDF (no "%PDF-" header)', 'PDF_NOT_A_PDF');
   let trustRoots: Uint8Array[];
   try {
     trustRoots = parseCertificates(options.trustRoots);
   } catch (error) {
-    return failure(error instanceof Error ? error.message : String(error));
+    return failure(error instanceof Error ? error.message : String(error), 'INVALID_CERTIFICATE');
   }
   const revisions = findRevisions(pdf);
-  if (revisions.length === 0) return failure('no "startxref … %%EOF" trailer found: the PDF is truncated or damaged');
+  if (revisions.length === 0) return failure('no "startxref … %%EOF" trailer found: the PDF is truncated or damaged', 'PDF_UNREADABLE');
   let sections: RevisionSection[];
   try {
     sections = readRevisionSections(pdf, revisions);
   } catch (error) {
-    return failure(`the PDF cannot be parsed (${error instanceof Error ? error.message : String(error)})`, revisions.length);
+    return failure(`the PDF cannot be parsed (${error instanceof Error ? error.message : String(error)})`, 'PDF_UNREADABLE', revisions.length);
   }
   const { changes, final } = diffRevisions(sections);
   const warnings: string[] = [];
@@ -456,7 +468,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   const broken: string[] = [];
   const inFields = findSignatures(final, broken);
   const found = [...inFields, ...findOrphanSignatures(sections, final, inFields)];
-  if (found.length === 0) return { ...failure('the document has no signatures', revisions.length, true), problems: ['the document has no signatures', ...broken], warnings };
+  if (found.length === 0) return { ...unsigned(revisions.length), problems: ['the document has no signatures', ...broken], warnings };
   const results = [];
   for (const f of found) {
     try {
@@ -492,7 +504,11 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions): Promis
   }
   const valid = signatures.every((s) => s.valid) && broken.length === 0;
   const problems = [...(signatures.every((s) => s.valid) ? [] : ['at least one signature is not valid']), ...broken];
-  for (const c of changes) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
+  // A change is "after signing" only after the first revision a signature covers; the incremental updates of the
+  // unsigned document before it are its history (every signature covers them), and warn of nothing.
+  const covered = signatures.map((s) => s.coveredRevision).filter((r): r is number => r !== undefined);
+  const firstSigned = covered.length === signatures.length ? Math.min(...covered) : 0;
+  for (const c of changes) if (c.revision > firstSigned) warnings.push(...c.warnings.map((w) => `revision ${c.revision}: ${w}`));
   return { valid, readable: true, revisions: revisions.length, signatures, problems, warnings };
 }
 

@@ -2,40 +2,55 @@
  * The geometry (page-geometry.ts) of a page as pdf-lib reads it: its MediaBox, CropBox and /Rotate, inherited through
  * the page tree.
  */
-import { PDFArray, PDFNumber, type PDFPage } from './pdf-lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject, type PDFPage } from './pdf-lib.js';
 import { pageGeometryFromBoxes, visibleBox, type PageGeometry, type UserRect } from './page-geometry.js';
+
+/** How many /Parent links are followed looking for an inherited attribute (PDFium follows 1024). */
+const MAX_PARENT_LINKS = 1024;
 
 /** Geometry of a pdf-lib page (boxes and /Rotate inherited through the page tree). `pageNumber` is 1-based. */
 export function pageGeometry(page: PDFPage, pageNumber: number): PageGeometry {
-  const node = page.node;
-  let media: UserRect | undefined;
-  let crop: UserRect | undefined;
-  try {
-    media = rectFromArray(node.MediaBox());
-  } catch {
-    media = undefined; // a missing or broken MediaBox falls back to Letter, as viewers do
-  }
-  try {
-    crop = rectFromArray(node.CropBox());
-  } catch {
-    crop = undefined;
-  }
-  let rotate = 0;
-  try {
-    rotate = node.Rotate()?.asNumber() ?? 0;
-  } catch {
-    rotate = 0;
-  }
-  return pageGeometryFromBoxes(visibleBox(media, crop), rotate, pageNumber);
+  const media = rectFromArray(inherited(page.node, 'MediaBox')); // a missing or broken MediaBox falls back to Letter
+  const crop = rectFromArray(inherited(page.node, 'CropBox'));
+  const rotate = inherited(page.node, 'Rotate');
+  return pageGeometryFromBoxes(visibleBox(media, crop), rotate instanceof PDFNumber ? rotate.asNumber() : 0, pageNumber);
 }
 
-function rectFromArray(array: PDFArray | undefined): UserRect | undefined {
-  if (!array || array.size() !== 4) return undefined;
+/**
+ * An inheritable page attribute: the page's own, else the nearest /Parent's. Any dictionary counts as a parent, as in
+ * PDFium and pdf.js: a damaged file's page may name its catalog as /Parent (pdf-lib's own lookup throws there and its
+ * caller would fall back to Letter while readers show the page's own box). A /Parent cycle ends the walk.
+ */
+function inherited(node: PDFDict, key: string): PDFObject | undefined {
+  const name = PDFName.of(key);
+  const parent = PDFName.of('Parent');
+  const seen = new Set<PDFDict>();
+  let dict: PDFDict | undefined = node;
+  for (let links = 0; dict && !seen.has(dict) && links <= MAX_PARENT_LINKS; links++) {
+    seen.add(dict);
+    const value = lookup(dict, name);
+    if (value !== undefined) return value;
+    const next = lookup(dict, parent);
+    dict = next instanceof PDFDict ? next : undefined;
+  }
+  return undefined;
+}
+
+function lookup(dict: PDFDict, name: PDFName): PDFObject | undefined {
+  try {
+    return dict.lookup(name);
+  } catch {
+    return undefined; // a reference to a missing or unparsable object
+  }
+}
+
+function rectFromArray(value: PDFObject | undefined): UserRect | undefined {
+  if (!(value instanceof PDFArray) || value.size() !== 4) return undefined;
   const n: number[] = [];
   for (let i = 0; i < 4; i++) {
-    const value = array.lookup(i);
-    if (!(value instanceof PDFNumber)) return undefined;
-    n.push(value.asNumber());
+    const item = value.lookup(i);
+    if (!(item instanceof PDFNumber)) return undefined;
+    n.push(item.asNumber());
   }
   const [x1, y1, x2, y2] = n as [number, number, number, number];
   // Rectangles may name any two opposite corners (ISO 32000-2 §7.9.5).

@@ -91,10 +91,10 @@ function fontInfo(page: PDFPageProxy, name: unknown): FontInfo {
     return fallback;
   }
   if (font === null || typeof font !== 'object') return fallback;
-  const f = font as { fontMatrix?: unknown; isType3Font?: unknown; vertical?: unknown; bbox?: unknown };
+  const f = font as { fontMatrix?: unknown; isType3Font?: unknown; vertical?: unknown; bbox?: unknown; charProcOperatorList?: unknown };
   const fontMatrix = toMatrix(f.fontMatrix) ?? FONT_IDENTITY;
   const isType3 = f.isType3Font === true;
-  const type3Extent = isType3 ? fontBoxExtent(f.bbox, fontMatrix) : undefined;
+  const type3Extent = isType3 ? (fontBoxExtent(f.bbox, fontMatrix) ?? glyphBoundsExtent(f.charProcOperatorList, fontMatrix)) : undefined;
   return { fontMatrix, isType3, vertical: f.vertical === true, ...(type3Extent ? { type3Extent } : {}) };
 }
 
@@ -110,6 +110,27 @@ function fontBoxExtent(bbox: unknown, fm: Matrix): readonly [number, number] | u
   const low = Math.min(...ys);
   const high = Math.max(...ys);
   return high - low > 0 ? [low, high] : undefined;
+}
+
+/**
+ * A Type3 font's glyph boxes when pdf.js lost its FontBBox (it passes the box on as 16-bit integers, so a box
+ * smaller than one glyph unit arrives as [0 0 0 0]): the union of the bounds its glyph procedures declare with `d1`
+ * (exact numbers), through the FontMatrix as {@link fontBoxExtent} does; undefined when no glyph declares any.
+ */
+function glyphBoundsExtent(procedures: unknown, fm: Matrix): readonly [number, number] | undefined {
+  if (procedures === null || typeof procedures !== 'object') return undefined;
+  let box: [number, number, number, number] | undefined;
+  for (const list of Object.values(procedures)) {
+    const { fnArray, argsArray } = (list ?? {}) as { fnArray?: unknown; argsArray?: unknown };
+    if (!Array.isArray(fnArray) || !Array.isArray(argsArray)) continue;
+    const at = fnArray.indexOf(pdfjs.OPS.setCharWidthAndBounds);
+    const args: unknown = at >= 0 ? argsArray[at] : undefined;
+    if (!Array.isArray(args) || args.length < 6 || !args.every((n) => typeof n === 'number' && Number.isFinite(n))) continue;
+    const [, , x0, y0, x1, y1] = args as number[];
+    const glyph: [number, number, number, number] = [Math.min(x0!, x1!), Math.min(y0!, y1!), Math.max(x0!, x1!), Math.max(y0!, y1!)];
+    box = box ? [Math.min(box[0], glyph[0]), Math.min(box[1], glyph[1]), Math.max(box[2], glyph[2]), Math.max(box[3], glyph[3])] : glyph;
+  }
+  return box ? fontBoxExtent(box, fm) : undefined;
 }
 
 /** Replays one page's operator list and returns its normalized text with per-character reader boxes. */

@@ -128,6 +128,13 @@ describe('paraph receipt verify', () => {
     const junk = await run(['verify', files.notPdf, '--trust', root]);
     expect(junk.code).toBe(2);
     expect(junk.stdout).toContain('audit log: not readable');
+    // The documented code of what was wrong, on stderr; with --json as the JSON error line.
+    expect(junk.stderr).toContain('PDF_NOT_A_PDF: the file is not a PDF');
+    const junkJson = await run(['verify', files.notPdf, '--trust', root, '--json']);
+    expect(junkJson.code).toBe(2);
+    expect(JSON.parse(junkJson.stderr)).toMatchObject({ error: { code: 'PDF_NOT_A_PDF' } });
+    const missing = await run(['verify', join(dir, 'missing.pdf'), '--json']);
+    expect(JSON.parse(missing.stderr.split('\n').filter((l) => l.startsWith('{'))[0]!)).toMatchObject({ error: { code: 'FILE_UNREADABLE' } });
   });
 
   it('is registered in the paraph entry point', async () => {

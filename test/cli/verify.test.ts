@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { verifyCommand } from '../../src/cli/verify.js';
+import { ERROR_CODES } from '../../src/errors.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 import { readManifest } from '../pades/attack-corpus.js';
 import { originalObjects, signLastPlaceholder, stream, writeSection } from '../pades/verify-helpers.js';
 
 let dir: string;
-const files = { valid: '', tampered: '', unsigned: '', notPdf: '', changed: '' };
+const files = { valid: '', tampered: '', unsigned: '', notPdf: '', changed: '', truncated: '' };
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = join(PKI_DIR, 'root-ca.pem');
 
@@ -45,6 +46,7 @@ beforeAll(() => {
   files.changed = write('changed.pdf', changed);
   files.unsigned = write('unsigned.pdf', writeSection(undefined, originalObjects({ signed: false }), 1, 7));
   files.notPdf = write('not.pdf', new TextEncoder().encode('just text'));
+  files.truncated = write('truncated.pdf', valid.subarray(0, 400));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,6 +93,25 @@ describe('paraph verify', () => {
     expect(badRoot.stderr).toMatch(/not an X.509 certificate/);
     expect((await run([])).code).toBe(2);
     expect((await run([files.valid, '--bogus'])).code).toBe(2);
+  });
+
+  it('names the documented error code of bad input, and with --json as the JSON error line on stderr', async () => {
+    const notPdf = await run([files.notPdf, '--trust', root]);
+    expect(notPdf.stderr).toBe('PDF_NOT_A_PDF: the file is not a PDF (no "%PDF-" header)\n');
+    const notPdfJson = await run([files.notPdf, '--trust', root, '--json']);
+    expect(notPdfJson.code).toBe(2);
+    expect(JSON.parse(notPdfJson.stdout)).toMatchObject({ readable: false, code: 'PDF_NOT_A_PDF' });
+    expect(JSON.parse(notPdfJson.stderr)).toEqual({ error: { code: 'PDF_NOT_A_PDF', message: 'the file is not a PDF (no "%PDF-" header)' } });
+    const truncated = await run([files.truncated, '--trust', root, '--json']);
+    expect(truncated.code).toBe(2);
+    expect(JSON.parse(truncated.stderr)).toMatchObject({ error: { code: 'PDF_UNREADABLE' } });
+    const missing = await run([join(dir, 'nope.pdf'), '--trust', root, '--json']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stderr)).toMatchObject({ error: { code: 'FILE_UNREADABLE', message: expect.stringMatching(/cannot read PDF .*nope\.pdf/) } });
+    const badRoot = await run([files.valid, '--trust', files.notPdf, '--json']);
+    expect(badRoot.code).toBe(2);
+    expect(JSON.parse(badRoot.stderr)).toMatchObject({ error: { code: 'INVALID_CERTIFICATE', message: expect.stringMatching(/not an X.509 certificate/) } });
+    for (const code of ['PDF_NOT_A_PDF', 'PDF_UNREADABLE', 'FILE_UNREADABLE', 'INVALID_CERTIFICATE']) expect(ERROR_CODES).toHaveProperty(code);
   });
 
   it('sets the process exit code when run as a program', async () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
+import { PDFBool, PDFDict, PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
@@ -108,5 +108,18 @@ describe('sealPdf', () => {
     await expect(sealPdf(certified.bytes, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG })).rejects.toMatchObject({
       code: 'DOCMDP_NO_CHANGES',
     });
+  });
+});
+
+describe('sealing a form', () => {
+  it('turns /NeedAppearances off, so viewers do not redraw a sealed document', async () => {
+    const doc = await PDFDocument.load(base);
+    doc.catalog.set(PDFName.of('AcroForm'), doc.context.obj({ Fields: [], NeedAppearances: true }));
+    const { bytes } = await sealPdf(await doc.save({ useObjectStreams: false }), { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG });
+    const report = await checkSignedPdf(bytes, fx.pki.rootPem);
+    expect(report.pdfsig.map((s) => s.validation), report.details).toEqual(['Signature is Valid.']);
+    expect(report.qpdf, report.details).toBe(true);
+    const form = (await PDFDocument.load(bytes)).catalog.lookup(PDFName.of('AcroForm'), PDFDict);
+    expect(form.get(PDFName.of('NeedAppearances'))).toBe(PDFBool.False);
   });
 });

@@ -175,6 +175,29 @@ describe('pageGeometry (pdf-lib page)', () => {
     expect(geo.width).toBe(400);
   });
 
+  it("reads a page's own boxes when its /Parent is not a page tree node (a damaged page tree)", async () => {
+    // The shape of pdf.js's corpus file filled-background.pdf: a 600 × 800 page whose /Parent names the catalog.
+    // pdf-lib's own inheritance lookup throws there; PDFium, pdf.js and poppler read the page's /MediaBox.
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([600, 800]);
+    page.node.set(PDFName.of('Parent'), doc.context.getObjectRef(doc.catalog)!);
+    page.node.set(PDFName.of('Rotate'), doc.context.obj(90));
+    const geo = pageGeometry(page, 1);
+    expect(geo.cropBox).toEqual({ x: 0, y: 0, width: 600, height: 800 });
+    expect(geo.rotation).toBe(90);
+  });
+
+  it('stops at a /Parent cycle and inherits what the nodes on it carry', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([100, 100]);
+    page.node.delete(PDFName.of('MediaBox'));
+    const loop = doc.context.obj({ MediaBox: [0, 0, 500, 700] });
+    const loopRef = doc.context.register(loop);
+    loop.set(PDFName.of('Parent'), loopRef);
+    page.node.set(PDFName.of('Parent'), loopRef);
+    expect(pageGeometry(page, 1).cropBox).toEqual({ x: 0, y: 0, width: 500, height: 700 });
+  });
+
   it('falls back to US Letter when the MediaBox is missing everywhere', async () => {
     const doc = await PDFDocument.create();
     const page = doc.addPage([100, 100]);
