@@ -98,6 +98,12 @@ export interface ServiceConfig {
   /** Organization named by the advanced seal certificate (created on first start) and shown in seals. */
   readonly organizationName: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Bearer token of `GET /metrics` on the service's address; without it the address serves no metrics. */
+  readonly metricsToken?: string;
+  /** A separate address serving only `/metrics` (the token applies there too when set). */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** Seconds a SIGTERM waits for requests in flight before stopping signing at its next step (default 25). */
+  readonly drainSeconds?: number;
   readonly bootstrapAccount?: BootstrapAccountConfig;
   /**
    * Postback secret of the bootstrap account (docs/design/events.md#checksum). Honoured alone too: on an existing data
@@ -222,6 +228,9 @@ const CONFIG_KEYS = {
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  metricsToken: { env: 'PARAPH_METRICS_TOKEN', file: 'metrics.token', help: 'bearer token of GET /metrics on the service address (default: no /metrics there)' },
+  metricsListen: { env: 'PARAPH_METRICS_LISTEN', file: 'metrics.listen', help: 'host:port of a separate listener serving only /metrics (default: none)' },
+  drainSeconds: { env: 'PARAPH_DRAIN_SECONDS', file: 'drainSeconds', help: 'on SIGTERM, seconds to let requests in flight finish before signing in progress is stopped (default 25)' },
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
   postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'postbackSecret', help: 'postback shared secret of the bootstrap account (default: generated and printed once; set it to rotate)' },
@@ -392,6 +401,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   if ((LOG_LEVELS as readonly string[]).includes(level)) logLevel = level as ServiceConfig['logLevel'];
   else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
 
+  const metricsToken = str('metricsToken');
+  const metricsListen = readListenAddress(str('metricsListen'), raw('metricsListen')?.where ?? '', issues);
+  const drainSeconds = raw('drainSeconds') === undefined ? undefined : int('drainSeconds', DEFAULT_DRAIN_SECONDS, 0, 3600);
+
   const qualifiedSeal = readQualifiedSeal(str, int, raw, cwd, issues);
   const caModule = str('caPkcs11Module');
   let caToken: CaTokenConfig | undefined;
@@ -451,6 +464,9 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(mailFrom !== undefined ? { mailFrom } : {}),
     organizationName,
     logLevel,
+    ...(metricsToken !== undefined ? { metricsToken } : {}),
+    ...(metricsListen !== undefined ? { metricsListen } : {}),
+    ...(drainSeconds !== undefined ? { drainSeconds } : {}),
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),
     ...(postbackSecret !== undefined ? { postbackSecret } : {}),
     ...(notificationEmail !== undefined ? { notificationEmail } : {}),
@@ -458,6 +474,21 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(textEngine ? { textEngine } : {}),
     ...(Object.keys(security).length > 0 ? { security } : {}),
   };
+}
+
+/** Seconds a SIGTERM lets requests in flight finish (a Kubernetes pod gets 30 s before SIGKILL by default). */
+export const DEFAULT_DRAIN_SECONDS = 25;
+
+/** `host:port`, `[ipv6]:port` or a bare port (on 127.0.0.1). */
+function readListenAddress(text: string | undefined, where: string, issues: string[]): { host: string; port: number } | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65535) {
+    issues.push(`${where}: must be host:port, [ipv6]:port or a port (got ${JSON.stringify(text)})`);
+    return undefined;
+  }
+  return { host: (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port };
 }
 
 /** The security keys that were set; absent keys stay absent so the defaults apply. */

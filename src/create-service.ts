@@ -14,6 +14,7 @@ import { createMailTransport, MAIL_FILE_PURPOSE, removeMailFiles } from './event
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
 import { parseAllowedRanges, type ResolveHost } from './service/postback-target.js';
 import type { AppDeps } from './http/app.js';
+import { ParaphMetrics } from './http/metrics.js';
 import { derToPem } from './pades/keys/ca.js';
 import { loadPkcs12Signer } from './pades/keys/pkcs12.js';
 import { openPkcs11Signer, type Pkcs11Signer } from './pades/keys/pkcs11.js';
@@ -118,6 +119,12 @@ export interface ParaphService {
   beginShutdown(): void;
   /** Stops the workers and closes the mail transport, a qualified seal token and the store; safe to call twice. */
   close(): Promise<void>;
+  /** The service's metrics registry (Prometheus); serve `metrics.expose()` where the operator scrapes it. */
+  readonly metrics: ParaphMetrics;
+  /** Marks the service as shutting down: `/health/ready` answers 503 from now on (the work in flight continues). */
+  beginDrain(): void;
+  /** True after {@link beginDrain}. */
+  readonly draining: boolean;
 }
 
 /**
@@ -176,6 +183,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(sealMail ? { seal: (text: string) => opened.masterKey.seal(text, MAIL_FILE_PURPOSE) } : {}),
     });
     const log = forwardingLog();
+    const metrics = new ParaphMetrics({ store, clock });
+    let draining = false;
     const runWorkers = options.worker !== false;
     let events: EventWorker | undefined;
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
@@ -189,6 +198,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).
     const context = createServiceContext({
       stopping: stopping.signal,
+      observer: metrics.observer,
       store: notifyOnOutbox(store, () => events?.wake()),
       clock,
       keys,
@@ -212,6 +222,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       healthy: () => !runWorkers || workersRunning(),
       accountRequestsPerMinute: security.accountRequestsPerMinute,
       logVerificationCodes: security.logVerificationCodes,
+      metrics,
+      draining: () => draining,
     };
     const worker = new TimerWorker(context, { intervalMs: config.workerIntervalMs, log });
     const warnedAccounts = new Set<string>();
@@ -292,9 +304,18 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
         if (config.publicUrlFromListenAddress === true) settings.publicUrl = url;
       },
       beginShutdown: () => stopping.abort(),
+      metrics,
+      beginDrain: () => {
+        draining = true;
+      },
+      get draining() {
+        return draining;
+      },
       close: () =>
         (closing ??= (async () => {
+          draining = true;
           stopping.abort();
+          metrics.close();
           await stopWorkers();
           mailTransport.close();
           await qualified?.close?.();

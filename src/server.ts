@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { securitySettings, type ServiceConfig } from './config.js';
-import { applyConnectionLimits } from './http/connection-limits.js';
+import { applyConnectionLimits, type ConnectionCounters } from './http/connection-limits.js';
+import { listenForMetrics, serveMetricsRoute } from './http/metrics-endpoint.js';
 import {
   createService,
   type CreatedCredentials,
@@ -39,8 +40,14 @@ export interface RunningServer {
   readonly createdKeys: boolean;
   /** Where the master key came from; `generatedKeyFile` is set when this start generated it. */
   readonly masterKey: { readonly id: string; readonly source: 'configured' | 'file'; readonly generatedKeyFile?: string };
-  /** Graceful shutdown; safe to call twice. */
-  close(): Promise<void>;
+  /** `http://host:port` of the separate metrics listener (PARAPH_METRICS_LISTEN), when configured. */
+  readonly metricsUrl?: string;
+  /**
+   * Graceful shutdown; safe to call twice. `/health/ready` answers 503 at once and no new connection is accepted; the
+   * requests in flight may finish for `drainMs` (default 0), after which signing still in progress stops at its next
+   * step (503 `SIGNING_ABORTED`, nothing of it kept); then the workers hand back their deliveries and the store closes.
+   */
+  close(options?: { readonly drainMs?: number }): Promise<void>;
 }
 
 /**
@@ -54,8 +61,16 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
   const service = await createService(config, options);
   try {
     const app = await buildApp({ ...service.deps, logger: options.logger ?? loggerOptions(config.logLevel) });
-    applyServerLimits(app, config);
+    service.metrics.observeConnections(applyServerLimits(app, config));
+    if (config.metricsToken !== undefined) serveMetricsRoute(app, service.metrics, config.metricsToken);
     await app.listen({ host: config.host, port: config.port });
+    if (config.metricsToken !== undefined || config.metricsListen !== undefined) service.metrics.enableProcessMetrics();
+    const metricsServer = config.metricsListen
+      ? await listenForMetrics(service.metrics, config.metricsListen, config.metricsToken).catch(async (error: unknown) => {
+          await app.close();
+          throw error;
+        })
+      : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -74,12 +89,24 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
       ...(service.createdCredentials ? { createdCredentials: service.createdCredentials } : {}),
       ...(service.generatedPostbackSecret !== undefined ? { generatedPostbackSecret: service.generatedPostbackSecret } : {}),
       masterKey: service.masterKey,
-      close: () =>
+      ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+      close: (closeOptions = {}) =>
         (closing ??= (async () => {
-          // Signing in progress stops at its next step, so the requests app.close() waits for end promptly.
-          service.beginShutdown();
-          await app.close();
+          service.beginDrain();
+          const drainMs = closeOptions.drainMs ?? 0;
+          const closed = app.close();
+          // Past the drain time, signing in progress stops at its next step, so the requests app.close() waits for
+          // end promptly.
+          let timer: NodeJS.Timeout | undefined;
+          if (drainMs <= 0) service.beginShutdown();
+          else timer = setTimeout(() => service.beginShutdown(), drainMs);
+          try {
+            await closed;
+          } finally {
+            clearTimeout(timer);
+          }
           await service.close();
+          await metricsServer?.close();
         })()),
     };
   } catch (error) {
@@ -93,9 +120,9 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
  * "Connections"), applied to the app's HTTP server before it listens. The upload budget follows from the PDF size
  * limit.
  */
-function applyServerLimits(app: FastifyInstance, config: ServiceConfig): void {
+function applyServerLimits(app: FastifyInstance, config: ServiceConfig): ConnectionCounters {
   const security = securitySettings(config);
-  applyConnectionLimits(app.server, {
+  return applyConnectionLimits(app.server, {
     headersTimeoutMs: security.headersTimeoutMs,
     bodyTimeoutMs: security.bodyTimeoutMs,
     minUploadBytesPerSecond: security.minUploadBytesPerSecond,

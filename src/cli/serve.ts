@@ -1,11 +1,12 @@
 /**
  * `paraph serve` (docs/design/storage.md#running-the-service): starts the transaction service with the configuration of
  * the environment and the optional JSON file named by PARAPH_CONFIG or `--config`; prints the base URL and, when this
- * start created them, the bootstrap credentials (once). SIGTERM/SIGINT shut it down gracefully.
+ * start created them, the bootstrap credentials (once). SIGTERM/SIGINT shut it down gracefully: not ready at once, no
+ * new connections, requests in flight finish within PARAPH_DRAIN_SECONDS, then exit 0.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { describeConfig, loadConfig } from '../config.js';
+import { DEFAULT_DRAIN_SECONDS, describeConfig, loadConfig } from '../config.js';
 import { startServer } from '../server.js';
 import type { CliCommand } from './common.js';
 import { UsageError } from './common.js';
@@ -31,6 +32,7 @@ export const serveCommand: CliCommand = async (args, io) => {
   const config = loadConfig({ env: process.env, ...(fileText !== undefined ? { fileText, fileName } : {}) });
   const server = await startServer(config);
   io.stdout(`paraph service listening on ${server.url} (public URL ${server.service.publicUrl}, data in ${config.dataDir})\n`);
+  if (server.metricsUrl !== undefined) io.stdout(`metrics on ${server.metricsUrl}/metrics\n`);
   if (server.masterKey.generatedKeyFile !== undefined) {
     io.stdout(
       `Generated a master key (id ${server.masterKey.id}) in ${server.masterKey.generatedKeyFile}: it encrypts the private keys and sign tokens; ` +
@@ -52,11 +54,12 @@ export const serveCommand: CliCommand = async (args, io) => {
   }
   if (server.service.rotatedPostbackSecret) io.stdout('The bootstrap account now signs postbacks with PARAPH_POSTBACK_SECRET (the previous secret no longer verifies).\n');
   await new Promise<void>((resolve) => {
+    const drainSeconds = config.drainSeconds ?? DEFAULT_DRAIN_SECONDS;
     const stop = (signal: string) => {
-      io.stderr(`${signal}: shutting down\n`);
+      io.stderr(`${signal}: shutting down (requests in flight may finish within ${drainSeconds} s)\n`);
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);
-      void server.close().then(resolve, (error: unknown) => {
+      void server.close({ drainMs: drainSeconds * 1000 }).then(resolve, (error: unknown) => {
         io.stderr(`shutdown error: ${(error as Error).message}\n`);
         resolve();
       });

@@ -57,6 +57,10 @@ export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, m
 /** Records the outcomes of `batch` in one store write, then audits the rows given up on. */
 export async function settleDeliveries(ctx: ServiceContext, deps: DeliveryDeps, batch: readonly Settled[]): Promise<void> {
   await ctx.store.settleOutbox(batch.map((s) => s.settlement));
+  for (const { message, settlement } of batch) {
+    const { outcome, at } = settlement.attempt;
+    ctx.observer?.deliveryAttempt(message.kind, outcome, outcome === 'delivered' ? Math.max(0, at.getTime() - message.firstDueAt.getTime()) : undefined);
+  }
   for (const { message, outcome, settlement } of batch) {
     if (settlement.attempt.outcome !== 'failed' || outcome.ok) continue;
     deps.log.error({ outboxId: message.id, kind: message.kind, error: outcome.error, url: urlOf(message) }, 'outbox row given up');

@@ -28,6 +28,7 @@ import { signerRoutes, redactSignToken } from './signer.routes.js';
 import { signPageRoutes } from './sign-page.routes.js';
 import { defaultVerificationSenders, type VerificationSenders } from '../service/verification-senders.js';
 import { formatSchemaErrors } from './validation-messages.js';
+import type { ParaphMetrics } from './metrics.js';
 
 /** What the app is built from: the service context's parts (or the context itself) plus the HTTP layer's own. */
 export interface AppDeps extends ServiceContextDeps {
@@ -45,6 +46,10 @@ export interface AppDeps extends ServiceContextDeps {
   readonly logVerificationCodes?: boolean;
   /** The context the composition root built (shared with the workers); built from the fields above when absent. */
   readonly context?: ServiceContext;
+  /** The service's metrics: every request is counted in them (they are served by server.ts, not here). */
+  readonly metrics?: ParaphMetrics;
+  /** True once the process is shutting down: `/health/ready` answers 503. */
+  readonly draining?: () => boolean;
 }
 
 /** Headers that carry credentials: never logged. */
@@ -81,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
+  deps.metrics?.observeRequests(app);
   await registerParaphRoutes(app, deps);
   return app;
 }
@@ -138,7 +144,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ Message: `No resource at ${request.method} ${request.url.split('?')[0]}.` }));
 
   await registerOpenApi(app, { version: deps.version ?? '0.1.0', serverUrl: deps.settings.publicUrl });
-  await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown> }));
+  await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown>, ...(deps.draining ? { draining: deps.draining } : {}) }));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     const perMinute = deps.accountRequestsPerMinute;

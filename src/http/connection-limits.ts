@@ -54,6 +54,8 @@ export interface ConnectionCounters {
   readonly bodyTimeouts: number;
   /** Connections closed after an answer that was sent before the request's body was read. */
   readonly closedUnread: number;
+  /** Connections open now. */
+  readonly open: number;
 }
 
 /** One open connection. */
@@ -102,7 +104,15 @@ export function grantBodyBudget(request: IncomingMessage, bytes: number | undefi
  * await app.listen({ host, port });
  */
 export function applyConnectionLimits(server: Server, limits: ConnectionLimits): ConnectionCounters {
-  const counters = { refused: 0, evicted: 0, bodyTimeouts: 0, closedUnread: 0 };
+  const counters = {
+    refused: 0,
+    evicted: 0,
+    bodyTimeouts: 0,
+    closedUnread: 0,
+    get open(): number {
+      return open.size;
+    },
+  };
   server.headersTimeout = limits.headersTimeoutMs;
   // Node's whole-request timeout is a safety net behind the per-body deadline below.
   server.requestTimeout = limits.headersTimeoutMs + bodyBudgetMs(limits, undefined);

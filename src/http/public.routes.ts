@@ -1,6 +1,6 @@
 /**
  * Routes without authentication (docs/design/storage.md#public-endpoints): the service's CA certificates, so relying
- * parties can trust its signatures and seals; `/health`; and the OpenAPI document.
+ * parties can trust its signatures and seals; `/health` and the liveness and readiness probes; and the OpenAPI document.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
@@ -12,10 +12,21 @@ export interface PublicRoutesOptions {
   readonly healthy: () => boolean | Promise<boolean>;
   /** The OpenAPI document (built once the routes are known). */
   readonly openApi: () => Record<string, unknown>;
+  /** True once the process is shutting down (SIGTERM): `/health/ready` answers 503 from then on. */
+  readonly draining?: () => boolean;
 }
 
 const pem = { 200: { description: 'PEM certificate', content: { 'application/x-pem-file': { type: 'string' } } } };
 const status = { type: 'string', enum: ['ok', 'unavailable'] } as const;
+const probe = {
+  type: 'object',
+  properties: {
+    Status: status,
+    Reason: { type: 'string', enum: ['draining', 'database'], description: 'Why not ready: shutting down, or the database does not answer' },
+  },
+  required: ['Status'],
+  additionalProperties: false,
+} as const;
 const health = {
   type: 'object',
   properties: {
@@ -36,7 +47,7 @@ const health = {
 const PING_TIMEOUT_MS = 3_000;
 const docs = (summary: string, tags: string[], responses: RouteDoc['responses']): { openapi: RouteDoc } => ({ openapi: { summary, tags, auth: 'none', responses } });
 
-/** Registers `/api/ca/signing.pem`, `/api/ca/seal.pem`, `/health`, `/api/openapi.json`. */
+/** Registers `/api/ca/signing.pem`, `/api/ca/seal.pem`, `/health`, `/health/live`, `/health/ready`, `/api/openapi.json`. */
 export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions): FastifyPluginAsync {
   return async (app) => {
     app.get('/api/ca/signing.pem', { config: docs('The advanced signing CA certificate', ['ca'], pem) }, async (_request, reply) =>
@@ -70,6 +81,29 @@ export function publicRoutes(ctx: ServiceContext, options: PublicRoutesOptions):
           },
           Workers: workers ? 'ok' : 'stopped',
         });
+      },
+    );
+    app.get(
+      '/health/live',
+      { config: docs('Liveness: 200 while the process serves requests (restart it when this fails)', ['service'], { 200: { description: 'alive', content: { 'application/json': probe } } }) },
+      async (_request, reply) => reply.send({ Status: 'ok' }),
+    );
+    app.get(
+      '/health/ready',
+      {
+        config: docs('Readiness: 200 when the process takes new work: not shutting down and the database answers', ['service'], {
+          200: { description: 'ready', content: { 'application/json': probe } },
+          503: { description: 'not ready: shutting down, or the database does not answer', content: { 'application/json': { anyOf: [probe, { $ref: '#/components/schemas/ErrorModel' }] } } },
+        }),
+      },
+      async (request, reply) => {
+        if (options.draining?.() === true) return reply.code(503).send({ Status: 'unavailable', Reason: 'draining' });
+        const database = await pingWithin(ctx.store, PING_TIMEOUT_MS);
+        if (!database.ok) {
+          request.log.warn({ database: database.kind, error: database.error }, 'ready: the database does not answer');
+          return reply.code(503).send({ Status: 'unavailable', Reason: 'database' });
+        }
+        return reply.send({ Status: 'ok' });
       },
     );
     const document = { description: 'The OpenAPI 3.1 document', content: { 'application/json': { type: 'object' } } };

@@ -15,6 +15,7 @@ import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guar
 import type { IdentityProvider } from './verification-senders.js';
 import type { PostbackPolicy, ResolveHost } from './postback-target.js';
 import type { PdfWorkLimits } from './pdf-work.js';
+import type { ServiceObserver } from './service-observer.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {
@@ -86,6 +87,8 @@ export interface ServiceContext {
   readonly secrets?: MasterKey;
   /** The mail files written without SMTP, removed when their transaction is cleaned (none with SMTP). */
   readonly mailFiles?: MailFiles;
+  /** Where countable events go (the service's metrics); none by default. */
+  readonly observer?: ServiceObserver;
 }
 
 /** The mail files of transactions (mail-transport.ts writes them). */
@@ -107,6 +110,7 @@ export interface ServiceContextDeps {
   readonly stopping?: AbortSignal;
   readonly secrets?: MasterKey;
   readonly mailFiles?: MailFiles;
+  readonly observer?: ServiceObserver;
 }
 
 /**
@@ -129,6 +133,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.stopping ? { stopping: deps.stopping } : {}),
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
     ...(deps.mailFiles ? { mailFiles: deps.mailFiles } : {}),
+    ...(deps.observer ? { observer: deps.observer } : {}),
   };
 }
 

@@ -72,6 +72,59 @@ let busy = 0;
 const waiting: Array<() => void> = [];
 let lastId = 0;
 
+/** How a PDF job ended: done, refused by the document's own error, refused past a limit, or the process failed. */
+export type PdfJobOutcome = 'ok' | 'rejected' | 'too_complex' | 'failed';
+/** Which limit refused a job (`too_complex`): its time budget or its memory (heap cap or resident memory). */
+export type PdfJobLimit = 'time' | 'memory';
+
+/** One finished PDF job, for metrics. Times in ms: waiting for admission and a process, then running. */
+export interface PdfJobReport {
+  readonly kind: PdfJob['kind'];
+  readonly outcome: PdfJobOutcome;
+  readonly limit?: PdfJobLimit;
+  readonly waitMs: number;
+  readonly runMs: number;
+}
+
+const reporters = new Set<(report: PdfJobReport) => void>();
+const refusedBy = new WeakMap<Error, PdfJobLimit>();
+
+/**
+ * Calls `report` after every PDF job of this process (the pool is one per process, shared by every service in it);
+ * returns the function that stops it.
+ */
+export function observePdfJobs(report: (report: PdfJobReport) => void): () => void {
+  reporters.add(report);
+  return () => reporters.delete(report);
+}
+
+/** The pool now: jobs running, processes idle, jobs waiting for one, and the most that run at once. */
+export function pdfPoolState(): { busy: number; idle: number; waiting: number; maxBusy: number } {
+  return { busy, idle: idle.length, waiting: waiting.length + pdfJobAdmission.load.waiting, maxBusy: MAX_BUSY };
+}
+
+function report(kind: PdfJob['kind'], error: unknown, queuedAt: number, startedAt: number): void {
+  if (reporters.size === 0) return;
+  const now = performance.now();
+  const limit = error instanceof Error ? refusedBy.get(error) : undefined;
+  const outcome: PdfJobOutcome =
+    error === undefined
+      ? 'ok'
+      : limit !== undefined || (error instanceof ParaphError && error.code === 'PDF_TOO_COMPLEX')
+        ? 'too_complex'
+        : error instanceof ParaphError && error.code === 'PDF_WORKER_FAILED'
+          ? 'failed'
+          : 'rejected';
+  const entry: PdfJobReport = { kind, outcome, ...(limit ? { limit } : {}), waitMs: startedAt - queuedAt, runMs: now - startedAt };
+  for (const reporter of reporters) {
+    try {
+      reporter(entry);
+    } catch {
+      // A metrics sink must not fail a job.
+    }
+  }
+}
+
 /**
  * Runs `job` in a PDF process within `limits`; `pageCount`, when known, scales the time budget.
  *
@@ -83,13 +136,20 @@ export async function runPdfJob<K extends PdfJob['kind']>(
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
   pageCount = 0,
 ): Promise<PdfJobResults[K]> {
+  const queuedAt = performance.now();
   // Admitted by memory (its process's heap cap reserved, memory-admission.ts), then by count.
   const done = await pdfJobAdmission.admit(limits.maxHeapMb * 1024 * 1024);
   try {
     if (busy >= MAX_BUSY) await new Promise<void>((resolve) => waiting.push(resolve));
     busy++;
+    const startedAt = performance.now();
     try {
-      return (await runInProcess(job, limits, pageCount)) as PdfJobResults[K];
+      const result = (await runInProcess(job, limits, pageCount)) as PdfJobResults[K];
+      report(job.kind, undefined, queuedAt, startedAt);
+      return result;
+    } catch (error) {
+      report(job.kind, error, queuedAt, startedAt);
+      throw error;
     } finally {
       busy--;
       waiting.shift()?.();
@@ -128,11 +188,11 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Pr
       // The budget runs from when the process is ready: starting Node and loading pdf-lib is not the document's fault.
       start: () => {
         timer = setTimeout(() => {
-          if (settle(false)) reject(tooComplex(`processing it took more than ${seconds(budgetMs)}`));
+          if (settle(false)) reject(tooComplex(`processing it took more than ${seconds(budgetMs)}`, 'time'));
         }, budgetMs);
         watch = setInterval(() => {
           void residentMb(slot.child.pid).then((rss) => {
-            if (rss !== undefined && rss > maxRssMb && settle(false)) reject(tooComplex(`it needs more than ${maxRssMb} MB of memory`));
+            if (rss !== undefined && rss > maxRssMb && settle(false)) reject(tooComplex(`it needs more than ${maxRssMb} MB of memory`, 'memory'));
           });
         }, WATCH_MS);
         slot.child.send({ id: running.id, job }, (error) => {
@@ -146,7 +206,7 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Pr
       },
       fail: ({ error, code, signal }) => {
         if (!settle(false)) return;
-        if (outOfMemory(slot.stderr)) reject(tooComplex(`it needs more than ${slot.heapMb} MB of memory`));
+        if (outOfMemory(slot.stderr)) reject(tooComplex(`it needs more than ${slot.heapMb} MB of memory`, 'memory'));
         else if (error) reject(workerFailed(error.message, error));
         else reject(workerFailed(`the process stopped (${signal ? `signal ${signal}` : `exit code ${String(code)}`})${lastLine(slot.stderr)}`));
       },
@@ -256,8 +316,10 @@ function lastLine(stderr: string): string {
   return line ? `: ${line.slice(0, 300)}` : '';
 }
 
-function tooComplex(why: string): PdfParseError {
-  return new PdfParseError('PDF_TOO_COMPLEX', `The PDF is too complex to process (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`);
+function tooComplex(why: string, limit: PdfJobLimit): PdfParseError {
+  const error = new PdfParseError('PDF_TOO_COMPLEX', `The PDF is too complex to process (${why}): simplify the document, e.g. print it to a new PDF, and upload it again.`);
+  refusedBy.set(error, limit);
+  return error;
 }
 
 function workerFailed(why: string, cause?: unknown): ParaphError {

@@ -25,6 +25,8 @@ import {
   type Account,
   type DueTimer,
   type OutboxAttempt,
+  type OutboxKind,
+  type OperationalCounts,
   type OutboxMessage,
   type OutboxSettlement,
   type Store,
@@ -157,6 +159,19 @@ export class PostgresStore implements Store {
   }
 
   /** The database answers (for `/health`). */
+  async countOperational(now: Date): Promise<OperationalCounts> {
+    const statuses = await this.query<{ status: number; n: string }>('SELECT status, count(*) AS n FROM transactions GROUP BY status');
+    const outbox = await this.query<{ kind: OutboxKind; pending: string; oldest: string | null }>(
+      `SELECT kind, count(*) AS pending, min(CASE WHEN due_at <= $1 THEN first_due_at END) AS oldest
+       FROM outbox WHERE status = 'pending' GROUP BY kind`,
+      [now.getTime()],
+    );
+    return {
+      transactionsByStatus: new Map(statuses.rows.map((row) => [row.status, Number(row.n)])),
+      outbox: outbox.rows.map((row) => ({ kind: row.kind, pending: Number(row.pending), ...(row.oldest !== null ? { oldestDueAt: new Date(Number(row.oldest)) } : {}) })),
+    };
+  }
+
   async ping(): Promise<StoreHealth> {
     try {
       const result = await this.query<{ version: number }>('SELECT max(version) AS version FROM schema_migrations');

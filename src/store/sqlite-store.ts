@@ -30,6 +30,7 @@ import {
   type DueTimer,
   type OutboxAttempt,
   type OutboxKind,
+  type OperationalCounts,
   type OutboxSettlement,
   type OutboxMessage,
   type Store,
@@ -552,6 +553,18 @@ export class SqliteStore implements Store {
   }
 
   /** The database answers (for `/health`). */
+  async countOperational(now: Date): Promise<OperationalCounts> {
+    const statuses = this.sql('SELECT status, count(*) AS n FROM transactions GROUP BY status').all() as { status: number; n: number }[];
+    const outbox = this.sql(
+      `SELECT kind, count(*) AS pending, min(CASE WHEN due_at <= ? THEN first_due_at END) AS oldest
+       FROM outbox WHERE status = 'pending' GROUP BY kind`,
+    ).all(now.getTime()) as { kind: OutboxKind; pending: number; oldest: number | null }[];
+    return {
+      transactionsByStatus: new Map(statuses.map((row) => [row.status, row.n])),
+      outbox: outbox.map((row) => ({ kind: row.kind, pending: row.pending, ...(row.oldest !== null ? { oldestDueAt: new Date(row.oldest) } : {}) })),
+    };
+  }
+
   async ping(): Promise<StoreHealth> {
     try {
       const row = this.sql('SELECT max(version) AS version FROM migrations').get() as { version: number | null } | undefined;

@@ -220,6 +220,12 @@ export interface Store {
    */
   putSettingIfAbsent(key: string, value: JsonValue): Promise<JsonValue>;
 
+  /**
+   * What an operator watches, counted by the database (so every process sharing it reports the same numbers):
+   * transactions by status, and pending outbox rows by kind with the oldest one's first due time among those due.
+   */
+  countOperational(now: Date): Promise<OperationalCounts>;
+
   /** The database behind it (for `/health`). */
   readonly kind: 'sqlite' | 'postgresql';
   /** Whether the database answers, and its schema version (for `/health`). Never throws. */
@@ -251,6 +257,14 @@ export interface Store {
   /** The shared account rate quota of a store that several processes use (PostgreSQL); absent: kept in memory. */
   readonly rateBuckets?: RateBuckets;
   close(): Promise<void>;
+}
+
+/** What {@link Store.countOperational} found. */
+export interface OperationalCounts {
+  /** Transactions by their `Status` code (cleaned ones included: they keep their end status). */
+  readonly transactionsByStatus: ReadonlyMap<number, number>;
+  /** Pending outbox rows of each kind that has any; `oldestDueAt`: the first due time of the oldest one due now. */
+  readonly outbox: ReadonlyArray<{ readonly kind: OutboxKind; readonly pending: number; readonly oldestDueAt?: Date }>;
 }
 
 /** What {@link Store.ping} found. `error` is for the log only: it may name hosts or databases. */

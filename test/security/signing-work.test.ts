@@ -44,7 +44,7 @@ async function manySignatures(api: Api): Promise<{ id: string; token: string }> 
 
 describe('signing work', () => {
   it('SIGTERM during a long signing stops the process; the hold is released and nothing of the signing is kept', async () => {
-    const serve = await startServe({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
+    const serve = await startServe({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES), PARAPH_DRAIN_SECONDS: '0' } });
     served.push(serve);
     const { id, token } = await manySignatures(serve.call);
     const signer = (path: string, json: unknown) => call(serve.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });

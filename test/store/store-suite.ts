@@ -115,6 +115,30 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.claimDue(at(60), 10, 1000)).toEqual([]);
     });
 
+    it('counts transactions by status and the pending outbox by kind, with the oldest due one', async () => {
+      const a = await store.commit({
+        transaction: makeTransaction(),
+        expectedVersion: 0,
+        outbox: [
+          { kind: 'postback', payload: { n: 1 }, dueAt: T0 },
+          { kind: 'postback', payload: { n: 2 }, dueAt: at(5) },
+          { kind: 'mail', payload: { n: 3 }, dueAt: at(60) },
+        ],
+      });
+      await store.commit({ transaction: makeTransaction({ Seal: true }, { id: 'tx-2' }), expectedVersion: 0 });
+      const [first] = await store.claimDue(at(1), 1, 1000);
+      expect(first?.transactionId).toBe(a.Id);
+      await store.settleOutbox([{ attempt: { outboxId: first!.id, attempt: 1, at: at(1), outcome: 'delivered' } }]);
+      const counts = await store.countOperational(at(10));
+      expect(counts.transactionsByStatus.get(a.Status)).toBe(2);
+      expect([...counts.transactionsByStatus.values()].reduce((x, y) => x + y, 0)).toBe(2);
+      const byKind = Object.fromEntries(counts.outbox.map((row) => [row.kind, row]));
+      // The second postback is due since minute 5; the mail is not due yet, so it has no age.
+      expect(byKind.postback).toEqual({ kind: 'postback', pending: 1, oldestDueAt: at(5) });
+      expect(byKind.mail).toEqual({ kind: 'mail', pending: 1 });
+      expect(byKind.timer).toBeUndefined();
+    });
+
     it('lets exactly one of two concurrent writers of the same version win', async () => {
       const v1 = await store.commit({ transaction: makeTransaction(), expectedVersion: 0 });
       const results = await Promise.allSettled(

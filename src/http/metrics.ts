@@ -1,0 +1,204 @@
+/**
+ * The service's Prometheus metrics (docs/operations.md#metrics): one registry per service instance, so that several
+ * services in one process (tests, a host mounting two) never mix their series. Counts that several processes share
+ * (transactions by status, the outbox backlog) are read from the store at scrape time, so on PostgreSQL every process
+ * reports the same global numbers; the rest (requests, PDF jobs, deliveries, connections, the process itself) is this
+ * process's own.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { TransactionStatus } from '../domain/transaction.js';
+import { observePdfJobs, pdfPoolState, type PdfJobReport } from '../service/pdf-work.js';
+import type { ServiceObserver } from '../service/service-observer.js';
+import type { ServiceContext } from '../service/context.js';
+import type { ConnectionCounters } from './connection-limits.js';
+
+type OperationalCounts = Awaited<ReturnType<ServiceContext['store']['countOperational']>>;
+type OutboxKind = Parameters<ServiceObserver['deliveryAttempt']>[0];
+
+/** What the metrics read at scrape time. */
+export interface MetricsSources {
+  readonly store: Pick<ServiceContext['store'], 'countOperational'>;
+  readonly clock: () => Date;
+}
+
+const STATUS_NAMES = new Map<number, string>(Object.entries(TransactionStatus).map(([name, code]) => [code, name]));
+const OUTBOX_KINDS: readonly OutboxKind[] = ['postback', 'mail', 'timer'];
+/** Requests: from a cached GET (ms) to a seal of a large document (tens of seconds). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Postbacks: immediate (ms) to retried for hours. */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14_400, 86_400];
+
+/** The registry of one service and the hooks that feed it. */
+export class ParaphMetrics {
+  readonly registry = new Registry();
+  /** What the use cases and workers report to (ServiceContext.observer). */
+  readonly observer: ServiceObserver;
+  readonly #stopPdf: () => void;
+  #connections: ConnectionCounters | undefined;
+
+  readonly #httpRequests = new Counter({ name: 'paraph_http_requests_total', help: 'HTTP requests answered, by route pattern and status code', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly #httpDuration = new Histogram({ name: 'paraph_http_request_duration_seconds', help: 'Time to answer an HTTP request, by route pattern', labelNames: ['method', 'route'], buckets: HTTP_BUCKETS, registers: [this.registry] });
+  readonly #pdfJobs = new Counter({ name: 'paraph_pdf_jobs_total', help: 'PDF jobs ended, by kind and outcome (ok, rejected: the document was refused, too_complex: past a limit, failed: the PDF process failed)', labelNames: ['kind', 'outcome'], registers: [this.registry] });
+  readonly #pdfRefused = new Counter({ name: 'paraph_pdf_jobs_refused_total', help: 'PDF jobs stopped past their time budget or memory cap', labelNames: ['kind', 'limit'], registers: [this.registry] });
+  readonly #pdfDuration = new Histogram({ name: 'paraph_pdf_job_duration_seconds', help: 'Time a PDF job ran in its process', labelNames: ['kind'], buckets: JOB_BUCKETS, registers: [this.registry] });
+  readonly #pdfWait = new Histogram({ name: 'paraph_pdf_job_queue_wait_seconds', help: 'Time a PDF job waited for memory and a free PDF process', labelNames: ['kind'], buckets: JOB_BUCKETS, registers: [this.registry] });
+  readonly #deliveries = new Counter({ name: 'paraph_outbox_deliveries_total', help: 'Outbox delivery attempts, by kind and outcome (delivered, retry, failed: given up)', labelNames: ['kind', 'outcome'], registers: [this.registry] });
+  readonly #postbackLatency = new Histogram({ name: 'paraph_postback_latency_seconds', help: 'From a postback becoming due to its delivery (retries included)', buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  readonly #mails = new Counter({ name: 'paraph_mails_total', help: 'Mail sending attempts, by outcome (sent, failed)', labelNames: ['outcome'], registers: [this.registry] });
+  readonly #storeErrors = new Counter({ name: 'paraph_metrics_store_errors_total', help: 'Scrapes whose database counts could not be read (the counts keep their last values)', registers: [this.registry] });
+  #counts: Promise<OperationalCounts | undefined> | undefined;
+
+  #processMetrics = false;
+
+  constructor(private readonly sources: MetricsSources) {
+    const metrics = this;
+    new Gauge({
+      name: 'paraph_transactions',
+      help: 'Transactions by status, counted in the database (global across processes)',
+      labelNames: ['status', 'name'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await metrics.#scrapeCounts();
+        if (counts === undefined) return;
+        for (const [code, name] of STATUS_NAMES) this.set({ status: String(code), name }, counts.transactionsByStatus.get(code) ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'paraph_outbox_pending',
+      help: 'Outbox rows not yet delivered or given up, by kind (global across processes)',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await metrics.#scrapeCounts();
+        if (counts === undefined) return;
+        for (const kind of OUTBOX_KINDS) this.set({ kind }, counts.outbox.find((row) => row.kind === kind)?.pending ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'paraph_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest due, undelivered outbox row, by kind, since it first became due (0: none)',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await metrics.#scrapeCounts();
+        if (counts === undefined) return;
+        const now = metrics.sources.clock().getTime();
+        for (const kind of OUTBOX_KINDS) {
+          const oldest = counts.outbox.find((row) => row.kind === kind)?.oldestDueAt;
+          this.set({ kind }, oldest === undefined ? 0 : Math.max(0, (now - oldest.getTime()) / 1000));
+        }
+      },
+    });
+    const pool = (name: string, help: string, read: (state: ReturnType<typeof pdfPoolState>) => number): void => {
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(read(pdfPoolState())); } });
+    };
+    pool('paraph_pdf_pool_busy', 'PDF processes running a job', (s) => s.busy);
+    pool('paraph_pdf_pool_idle', 'PDF processes started and idle', (s) => s.idle);
+    pool('paraph_pdf_pool_waiting', 'PDF jobs waiting for memory or a free PDF process', (s) => s.waiting);
+    pool('paraph_pdf_pool_max_busy', 'Most PDF jobs that run at once', (s) => s.maxBusy);
+    new Gauge({
+      name: 'paraph_connections_open',
+      help: 'Open client connections',
+      registers: [this.registry],
+      collect() {
+        if (metrics.#connections) this.set(metrics.#connections.open);
+      },
+    });
+    const fromCounters = (name: string, help: string, read: (c: ConnectionCounters) => number): void => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          if (metrics.#connections === undefined) return;
+          const now = read(metrics.#connections);
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    fromCounters('paraph_connections_refused_total', 'Connections closed at once because a connection cap was reached', (c) => c.refused);
+    fromCounters('paraph_connections_evicted_total', 'Idle connections closed to make room at the total connection cap', (c) => c.evicted);
+    fromCounters('paraph_connections_body_timeouts_total', 'Connections closed because a request body did not arrive in time', (c) => c.bodyTimeouts);
+
+    this.#stopPdf = observePdfJobs((report) => this.#pdfJob(report));
+    this.observer = {
+      deliveryAttempt: (kind, outcome, latencyMs) => {
+        this.#deliveries.inc({ kind, outcome });
+        if (kind === 'postback' && latencyMs !== undefined) this.#postbackLatency.observe(latencyMs / 1000);
+        if (kind === 'mail') this.#mails.inc({ outcome: outcome === 'delivered' ? 'sent' : 'failed' });
+      },
+    };
+  }
+
+  /** Counts every request `app` answers (call before its routes are registered). */
+  observeRequests(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      // The route's pattern, never the URL: ids and tokens must not become label values.
+      const route = request.routeOptions.url ?? 'unmatched';
+      const method = request.method;
+      this.#httpRequests.inc({ method, route, status: String(reply.statusCode) });
+      this.#httpDuration.observe({ method, route }, reply.elapsedTime / 1000);
+    });
+  }
+
+  /** Reports the open and refused connections of the server the limits were applied to. */
+  observeConnections(counters: ConnectionCounters): void {
+    this.#connections = counters;
+  }
+
+  /**
+   * Adds prom-client's process metrics (memory, CPU, event-loop lag, GC, handles) to this registry; the service does
+   * it when it serves the metrics, so services nobody scrapes (tests) watch no event loop. Idempotent.
+   */
+  enableProcessMetrics(): void {
+    if (this.#processMetrics) return;
+    this.#processMetrics = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The exposition text and its content type. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    this.enableProcessMetrics();
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Stops listening to the process-wide PDF pool. */
+  close(): void {
+    this.#stopPdf();
+  }
+
+  #pdfJob(report: PdfJobReport): void {
+    this.#pdfJobs.inc({ kind: report.kind, outcome: report.outcome });
+    if (report.limit) this.#pdfRefused.inc({ kind: report.kind, limit: report.limit });
+    this.#pdfDuration.observe({ kind: report.kind }, report.runMs / 1000);
+    this.#pdfWait.observe({ kind: report.kind }, report.waitMs / 1000);
+  }
+
+  /** One database read per scrape, shared by the gauges that need it. */
+  #scrapeCounts(): Promise<OperationalCounts | undefined> {
+    this.#counts ??= this.sources.store
+      .countOperational(this.sources.clock())
+      .catch(() => {
+        this.#storeErrors.inc();
+        return undefined;
+      })
+      .finally(() => setImmediate(() => (this.#counts = undefined)));
+    return this.#counts;
+  }
+}
+
+/**
+ * Whether `authorization` carries the metrics bearer token (compared in constant time over hashes, so neither the
+ * token's length nor its content leaks through timing).
+ */
+export function metricsAuthorized(authorization: string | undefined, token: string): boolean {
+  const match = /^Bearer (.+)$/i.exec(authorization ?? '');
+  if (!match) return false;
+  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(match[1]!.trim()), digest(token));
+}
