@@ -19,20 +19,18 @@ const FOLDER = CORPUS ?? join(ROOT, 'fixtures/pdfjs');
 /** Files of pdf.js's corpus where a word pdftotext prints on page 1 is still not found, and why. */
 const KNOWN_MISSES: Record<string, string> = {
   'ThuluthFeatures.pdf': 'poppler prints font codes (no usable Unicode) that neither engine gives',
-  'complex_ttf_font.pdf': 'poppler prints font codes (no usable Unicode) that neither engine gives',
-  'SimFang-variant.pdf': 'poppler prints GBK bytes as Latin-1 letters (no ToUnicode, no CMap it knows)',
-  'XiaoBiaoSong.pdf': 'poppler prints GBK bytes as Latin-1 letters (no ToUnicode, no CMap it knows)',
-  'issue2017r.pdf': 'poppler prints font codes as Latin-1 letters',
-  'issue11740_reduced.pdf': 'poppler prints font codes as Latin-1 letters',
+  'SimFang-variant.pdf': 'poppler prints GBK bytes as Latin-1 letters; the index reads the Chinese',
+  'XiaoBiaoSong.pdf': 'poppler prints GBK bytes as Latin-1 letters; the index reads the Chinese',
+  'issue2017r.pdf': 'poppler prints font codes for accented letters; the index reads àâçéèêîïôüœ',
+  'issue11740_reduced.pdf': 'poppler leaves out two letters both engines read (ë, å of an 8-bit Cyrillic font)',
   'issue11656.pdf': 'punctuation at the end of a right-to-left word: poppler applies the bidi algorithm to neutrals',
   'issue12705.pdf': 'digits inside a right-to-left phrase: poppler applies the bidi algorithm to numbers',
-  'issue5677.pdf': 'Arabic combining marks (shadda) drawn after the letter beside their base',
-  'issue13211.pdf': 'Thai combining vowels: the engines order them as drawn, poppler as stored',
-  'Type3WordSpacing.pdf': 'poppler joins Type3 words its own way (word spacing applied to code 32 of a Type3 font)',
-  'issue12120_reduced.pdf': 'PDFium reads a non-embedded font with a built-in encoding other than poppler and pdf.js',
-  'issue20513.pdf': 'overprinted text drawn four times, offset: PDFium merges the copies',
-  'bug1974436.pdf': 'a URL broken over two lines without a hyphen',
-  'secHandler.pdf': 'a custom security handler: encrypted for paraph, poppler reads it',
+  'issue5677.pdf': 'Arabic combining marks (shadda, tanween) ordered beside another letter than poppler puts them',
+  'issue13211.pdf': 'a Thai vowel sign poppler moves after the next consonant (เวกเตอร์ที่มขี), both engines keep it',
+  'Type3WordSpacing.pdf': 'poppler orders and joins the Type3 words otherwise than both engines, which agree (ab ba abba)',
+  'issue12120_reduced.pdf': 'PDFium reads é as È in a font with a built-in encoding, and no character lacks Unicode',
+  'issue20513.pdf': 'text drawn four times, slightly offset: PDFium merges the copies into a garbled word',
+  'secHandler.pdf': 'a custom security handler: refused as encrypted, poppler reads it',
 };
 
 function run(): FileReport[] {
