@@ -57,7 +57,7 @@ function pdftotext(file: string): string {
 
 /** pdftotext's page 1 of a copy without page 1's annotations; undefined when that copy cannot be made. */
 async function withoutAnnotationsText(bytes: Uint8Array, dir: string): Promise<string | undefined> {
-  const { PDFDocument, PDFName } = await import('pdf-lib');
+  const { PDFDocument, PDFName } = await import('../src/pdf/pdf-lib.js');
   try {
     const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
     doc.getPage(0).node.delete(PDFName.of('Annots'));
