@@ -60,6 +60,8 @@ export interface RawTextExports {
   FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
   FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
   FPDFText_GetMatrix(textPage: number, index: number, matrix: number): number;
+  /** 1 for a character whose font gives no Unicode for its code (PDFium then gives the code itself). */
+  FPDFText_HasUnicodeMapError(textPage: number, index: number): number;
   /** 1 for a hyphen that PDFium found ending a line (given as U+0002). */
   FPDFText_IsHyphen(textPage: number, index: number): number;
   /** Tight glyph bounds in user space: left, right, bottom, top (doubles). */

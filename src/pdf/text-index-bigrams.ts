@@ -3,6 +3,7 @@
  * whole-document Search (docs/design/locations.md#search) only scans the few pages that can hold the needle. 512 bytes
  * per page; a needle of n characters is ruled out on a page unless all its n − 1 pairs are set.
  */
+import { skippedWhenCompact } from './search-folding.js';
 
 const BITS = 4096;
 const WORDS = BITS / 32;
@@ -11,13 +12,13 @@ function pairHash(a: number, b: number): number {
   return (Math.imul(a * 65599 + b, 0x9e3779b1) >>> 20) & (BITS - 1);
 }
 
-/** The signature of `text`; with `skipSpaces`, of the text with its spaces removed. */
+/** The signature of `text`; with `skipSpaces`, of the text as matched with white space ignored (search-folding.ts). */
 export function bigramSignature(text: string, skipSpaces = false): Uint32Array {
   const bits = new Uint32Array(WORDS);
   let prev = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (skipSpaces && c === 32) continue;
+    if (skipSpaces && skippedWhenCompact(text, i)) continue;
     if (prev >= 0) {
       const h = pairHash(prev, c);
       bits[h >>> 5]! |= 1 << (h & 31);

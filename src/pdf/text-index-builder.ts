@@ -6,6 +6,7 @@
  */
 import { type PageGeometry, userPointToReader } from './page-geometry.js';
 import { bigramSignature } from './text-index-bigrams.js';
+import { foldForSearch } from './search-folding.js';
 import { encodeBoxes } from './text-index-boxes.js';
 
 /** One page's extracted text: normalized string plus its encoded per-character boxes (see text-index-boxes.ts). */
@@ -26,15 +27,11 @@ const WORD_GAP_EM = 0.1;
 /** A baseline shift of more than this many em starts a new line. */
 const LINE_SHIFT_EM = 0.5;
 
-/** Latin ligatures (ﬁ → fi) and Hebrew and Arabic presentation forms (ﻧ → ن, ﻻ → لا): what a user types is the base letters. */
-const LIGATURES = /[\uFB00-\uFB06\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 /** Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic and their presentation forms: written right to left. */
 const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 /** Combining marks of those scripts (points, vowel signs): they stay with the letter before them. */
 const RTL_MARK = /[\u0591-\u05C7\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED]/;
 const WHITESPACE = /^\s+$/;
-// Control characters carry no text (some fonts map glyphs to U+0000–U+001F); whitespace is handled separately.
-const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
 
 const glyphTexts = new Map<string, string>();
 
@@ -47,7 +44,7 @@ export function isWhitespace(text: string): boolean {
   return WHITESPACE.test(text);
 }
 
-/** Glyph text normalized the way search expects: ligatures expanded (ﬁ → fi), control characters dropped. */
+/** Glyph text normalized the way search expects (search-folding.ts): ligatures and presentation forms as base letters. */
 export function glyphText(unicode: string): string {
   if (unicode.length === 1) {
     const c = unicode.charCodeAt(0);
@@ -55,8 +52,7 @@ export function glyphText(unicode: string): string {
   }
   let text = glyphTexts.get(unicode);
   if (text === undefined) {
-    text = LIGATURES.test(unicode) ? unicode.normalize('NFKC') : unicode;
-    text = text.replace(CONTROL, '');
+    text = foldForSearch(unicode);
     if (glyphTexts.size < 65536) glyphTexts.set(unicode, text);
   }
   return text;

@@ -29,6 +29,8 @@ export interface PdfiumCollector {
   foundInWorker(found: readonly PageFound[]): void;
   /** A page PDFium cannot read as pdf.js does (forms nested too deep, no visible area): the caller reads it with pdf.js. */
   needsPdfjs(pageNumber: number): void;
+  /** A page PDFium read poorly (text-index-pdfium.ts, readsPoorly): the caller reads it with pdf.js, or keeps `text`. */
+  readPoorly(text: ExtractedText): void;
 }
 
 let here: Promise<Pdfium> | undefined;
@@ -54,9 +56,10 @@ export async function extractPdfiumInThread(
         sink.pageCount = pageCount;
         return true;
       },
-      page: (geo, text, needsPdfjs) => {
+      page: (geo, text, needsPdfjs, readPoorly) => {
         sink.geometry(geo);
         if (needsPdfjs) sink.needsPdfjs(geo.pageNumber);
+        else if (text && readPoorly) sink.readPoorly(text);
         else if (text) sink.text(text);
       },
     },
@@ -68,7 +71,7 @@ export async function extractPdfiumInThread(
 type WorkerMessage = { job?: number } & (
   | { type: 'ready' }
   | { type: 'opened'; numPages: number }
-  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[]; needsPdfjs?: true }
+  | { type: 'page'; geo: PageGeometry; text?: ExtractedText; found?: PageFound[]; needsPdfjs?: true; readPoorly?: true }
   | { type: 'done' }
   | { type: 'error'; failure: { code: string; message: string; internal: boolean } }
 );
@@ -187,7 +190,8 @@ export function extractPdfiumInWorker(
             sink.geometry(message.geo);
             if (message.needsPdfjs) sink.needsPdfjs(message.geo.pageNumber);
             if (message.found) sink.foundInWorker(message.found);
-            if (message.text && sink.keepTexts) sink.texts.set(message.text.pageNumber, message.text);
+            if (message.text && message.readPoorly) sink.readPoorly(message.text);
+            else if (message.text && sink.keepTexts) sink.texts.set(message.text.pageNumber, message.text);
             watchdog.working(pooled, message.geo.pageNumber + count);
             break;
           case 'done':

@@ -2,7 +2,7 @@
  * Worker thread of the PDFium text engine (text-index-pdfium-host.ts): loads PDFium once, then for each
  * `extract {bytes, job, textPages, queries, keepText, maxPages, share}` replies `opened {numPages}`, one `page` message
  * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it, or `needsPdfjs`
- * when PDFium cannot read it as pdf.js does) and `done` | `error`. Every reply
+ * when PDFium cannot read it as pdf.js does, or its text and `readPoorly` when PDFium read it poorly) and `done` | `error`. Every reply
  * carries the job's number. The host ends the thread when a budget is exceeded: PDFium cannot be interrupted.
  */
 import { parentPort } from 'node:worker_threads';
@@ -36,9 +36,15 @@ port.on('message', (message: ExtractMessage) => {
         port.postMessage({ type: 'opened', job, numPages });
         return numPages <= message.maxPages;
       },
-      page: (geo, text, needsPdfjs) => {
+      page: (geo, text, needsPdfjs, readPoorly) => {
         if (needsPdfjs) {
           port.postMessage({ type: 'page', job, geo, needsPdfjs });
+          return;
+        }
+        if (readPoorly && text) {
+          // Not searched here: the host reads the page again with pdf.js, and searches this text only if that fails.
+          const transfer = [text.boxes.buffer as ArrayBuffer, text.signature.buffer as ArrayBuffer, text.compactSignature.buffer as ArrayBuffer];
+          port.postMessage({ type: 'page', job, geo, text, readPoorly }, transfer);
           return;
         }
         const found: PageFound[] | undefined =

@@ -71,7 +71,7 @@ function extractPdfiumPage(
   opened: PdfiumDocument,
   pageNumber: number,
   withText: boolean,
-): { geo: PageGeometry; text?: ExtractedText; needsPdfjs?: true } {
+): { geo: PageGeometry; text?: ExtractedText; needsPdfjs?: true; readPoorly?: true } {
   const page = pdfium.FPDF_LoadPage(opened.doc, pageNumber - 1);
   if (!page) {
     throw new PdfParseError('PDF_UNREADABLE', `Page ${pageNumber} of the PDF cannot be read: it may be damaged or truncated.`);
@@ -88,7 +88,8 @@ function extractPdfiumPage(
     try {
       const order = contentOrder(pdfium, page);
       if (order === TOO_DEEP) return { geo, needsPdfjs: true };
-      return { geo, text: pageText(pdfium, textPage, scratch, geo, order) };
+      const { text, unmapped, lost, visible } = pageText(pdfium, textPage, scratch, geo, order);
+      return readsPoorly(unmapped, lost, visible) ? { geo, text, readPoorly: true } : { geo, text };
     } finally {
       pdfium.FPDFText_ClosePage(textPage);
     }
@@ -233,8 +234,19 @@ const glyphs = new GlyphList();
  * only spaces it joins to an object may carry another matrix, so a space still asks), and only a space or line
  * break can be one PDFium inserted (IsGenerated is asked only for those).
  */
-function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGeometry, order: Map<number, number>): ExtractedText {
+function pageText(
+  pdfium: Pdfium,
+  textPage: number,
+  scratch: number,
+  geo: PageGeometry,
+  order: Map<number, number>,
+): { text: ExtractedText; unmapped: number; lost: number; visible: number } {
   const count = pdfium.FPDFText_CountChars(textPage);
+  // Characters other than white space; those of them whose font gives PDFium no Unicode (it gives their codes); and
+  // of those, the ones whose code is a control character, which carries no text at all.
+  let visible = 0;
+  let unmapped = 0;
+  let lost = 0;
   const raw = pdfium.pdfium.wasmExports;
   const widths = new FontWidths(pdfium, scratch + 56);
   // Views on the out-parameters (scratch is 8-aligned: malloc); made again if the memory grew meanwhile.
@@ -282,6 +294,11 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     const hyphen = code === 2 && raw.FPDFText_IsHyphen(textPage, i) === 1;
     const unicode = hyphen ? '-' : code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
     if (unicode === '') continue;
+    if (code < 32 && raw.FPDFText_HasUnicodeMapError(textPage, i) === 1) {
+      visible++;
+      unmapped++;
+      lost++;
+    }
     const textObject = raw.FPDFText_GetTextObject(textPage, i);
     if (textObject !== object || textObject === 0) {
       object = textObject;
@@ -293,20 +310,28 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
     if (isWhitespace(unicode)) {
       // A space only breaks words; it keeps its place along its text object's baseline.
       const spaceMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
+      const flip = raw.FPDFText_GetFontSize(textPage, i) < 0 ? -1 : 1;
       views();
       const len = spaceMatrix ? Math.sqrt(f32[4]! * f32[4]! + f32[5]! * f32[5]!) : 0;
       const x = f64[0]!;
-      glyphs.add('', position, len > 0 ? (x * f32[4]! + f64[1]! * f32[5]!) / len : x, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      glyphs.add('', position, len > 0 ? (flip * (x * f32[4]! + f64[1]! * f32[5]!)) / len : x, 0, 0, 0, 0, 0, 0, 0, 0, 0);
       last = -1;
       continue;
+    }
+    if (code >= 32) {
+      visible++;
+      if (raw.FPDFText_HasUnicodeMapError(textPage, i) === 1) unmapped++;
     }
     const hasLoose = raw.FPDFText_GetLooseCharBox(textPage, i, scratch + 16) !== 0;
     const hasTight = raw.FPDFText_GetCharBox(textPage, i, scratch + 64, scratch + 72, scratch + 80, scratch + 88) !== 0;
     if (!objectRead) {
       hasMatrix = raw.FPDFText_GetMatrix(textPage, i, scratch + 32) !== 0;
-      size = Math.abs(raw.FPDFText_GetFontSize(textPage, i)) || 1;
+      const fontSize = raw.FPDFText_GetFontSize(textPage, i);
+      size = Math.abs(fontSize) || 1;
       views();
-      [a, b, c, d] = [f32[4]!, f32[5]!, f32[6]!, f32[7]!];
+      // A negative font size turns the glyphs half round (text space is scaled by it): they advance the other way.
+      const flip = fontSize < 0 ? -1 : 1;
+      [a, b, c, d] = [flip * f32[4]!, flip * f32[5]!, flip * f32[6]!, flip * f32[7]!];
       type3 = extents.isType3(textObject);
       below = -EM_BELOW * size;
       above = EM_ABOVE * size;
@@ -373,8 +398,24 @@ function pageText(pdfium: Pdfium, textPage: number, scratch: number, geo: PageGe
   }
   const builder = new PageTextBuilder(geo);
   glyphs.buildAll(builder);
-  return builder.finish(geo.pageNumber);
+  return { text: builder.finish(geo.pageNumber), unmapped, lost, visible };
 }
+
+/**
+ * Whether PDFium read a page's text poorly: many of its characters come from fonts that give PDFium no Unicode (no
+ * usable ToUnicode map, codes it cannot name), so it gives their codes as characters, where pdf.js and poppler fall
+ * back on the font's glyph names and built-in tables and read the words. Such a page is read again with pdf.js.
+ */
+export function readsPoorly(unmapped: number, lost: number, visible: number): boolean {
+  return unmapped >= POOR_UNMAPPED_SHARE * visible && (unmapped >= POOR_MIN_UNMAPPED || lost > 0);
+}
+
+/**
+ * A page reads poorly when this share of its characters come without Unicode, and at least this many do or one of them
+ * is lost (a control character, no text: a ligature such as ﬀ that the font does not name).
+ */
+const POOR_MIN_UNMAPPED = 3;
+const POOR_UNMAPPED_SHARE = 0.1;
 
 /**
  * The position in the page's content of each of its text objects, drawn directly or inside form XObjects (whose
@@ -530,8 +571,9 @@ export interface PdfiumSink {
   /**
    * A page's geometry, with its text when it was wanted; `needsPdfjs` instead when PDFium cannot read the page as pdf.js
    * does (forms nested deeper than it reads; a visible area it cannot tell): the page is to be read by the other engine.
+   * `readPoorly` with a text: PDFium read it poorly (readsPoorly), the other engine is to read it if it can.
    */
-  page(geo: PageGeometry, text: ExtractedText | undefined, needsPdfjs?: true): void;
+  page(geo: PageGeometry, text: ExtractedText | undefined, needsPdfjs?: true, readPoorly?: true): void;
 }
 
 /**
@@ -552,8 +594,8 @@ export function extractPdfiumDocument(
     if (!sink.opened(opened.pageCount)) return;
     for (let n = 1 + share.index; n <= opened.pageCount; n += share.of) {
       if (signal?.aborted) return;
-      const { geo, text, needsPdfjs } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
-      sink.page(geo, text, needsPdfjs);
+      const { geo, text, needsPdfjs, readPoorly } = extractPdfiumPage(pdfium, opened, n, !textPages || textPages.has(n));
+      sink.page(geo, text, needsPdfjs, readPoorly);
     }
   } finally {
     closePdfiumDocument(pdfium, opened);

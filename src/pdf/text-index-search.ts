@@ -6,6 +6,7 @@
  * pages; when nothing matches in the whole document (or the page asked for), white space is ignored on both sides.
  */
 import type { ReaderRect } from './page-geometry.js';
+import { foldForSearch, skippedWhenCompact } from './search-folding.js';
 import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
 
 /** A text to find while the pages are extracted. */
@@ -39,13 +40,12 @@ export interface FoundMatch {
 export type FoundMatches = FoundMatch[] & { total: number };
 
 /**
- * Normalizes a search text the way the index is normalized: Latin ligature characters expanded (ﬁ → fi), control
- * characters dropped, runs of white space as one space, trimmed.
+ * Normalizes a search text the way the index is normalized (search-folding.ts): Latin ligatures and Hebrew and Arabic
+ * presentation forms as their base letters (ﬁ → fi, ﻧ → ن), control characters and bidirectional formatting marks
+ * dropped, runs of white space as one space, trimmed.
  */
 export function normalizeSearchText(text: string): string {
-  const expanded = /[\uFB00-\uFB06]/.test(text) ? text.replace(/[\uFB00-\uFB06]/g, (c) => c.normalize('NFKC')) : text;
-  // Control characters never reach the index.
-  return expanded.replace(/[\u0000-\u0008\u000E-\u001F\u007F]/g, '').replace(/\s+/g, ' ').trim();
+  return foldForSearch(text).replace(/\s+/g, ' ').trim();
 }
 
 /** The boxes of one page's characters (text-index-boxes.ts encoding), decoded only where asked. */
@@ -83,12 +83,23 @@ export class PageBoxes {
   }
 }
 
-/** `text` without spaces, and for each of its characters the index in `text`. */
+/**
+ * `text` as it is matched with white space ignored: without spaces, and without a hyphen that ends a word before a
+ * space (a word hyphenated across lines, `sig- nature`, which readers such as pdftotext join), and for each of its
+ * characters the index in `text`.
+ */
 export function withoutSpaces(text: string): { text: string; map: Int32Array } {
   const map = new Int32Array(text.length);
   let n = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== 32) map[n++] = i;
-  return { text: text.replace(/ /g, ''), map: map.slice(0, n) };
+  for (let i = 0; i < text.length; i++) if (!skippedWhenCompact(text, i)) map[n++] = i;
+  let compact = '';
+  for (let k = 0; k < n; k++) compact += text[map[k]!];
+  return { text: compact, map: map.slice(0, n) };
+}
+
+/** A needle as {@link withoutSpaces} matches it. */
+export function compactNeedle(needle: string): string {
+  return withoutSpaces(needle).text;
 }
 
 /**
@@ -151,8 +162,8 @@ export function searchPage(pageNumber: number, text: string, boxes: Uint8Array, 
     if (normal.count === 0 && (budget === undefined || budget.wantsCompact(index))) {
       compact ??= withoutSpaces(text);
       const { map } = compact;
-      const compactNeedle = needle.replace(/ /g, '');
-      loose = collect(compact.text, compactNeedle, budget ? budget.compactLeft(index) : query.keep, (at) => page.rangeBox(map[at]!, map[at + compactNeedle.length - 1]! + 1));
+      const joined = compactNeedle(needle);
+      loose = collect(compact.text, joined, budget ? budget.compactLeft(index) : query.keep, (at) => page.rangeBox(map[at]!, map[at + joined.length - 1]! + 1));
     }
     budget?.spend(index, { count: normal.count, boxes: normal.boxes.length, compactBoxes: loose.boxes.length });
     if (normal.count === 0 && loose.count === 0) return;

@@ -22,7 +22,7 @@ import type { PageGeometry, ReaderRect } from './page-geometry.js';
 import { checkDeclaredObjects } from './declared-objects.js';
 import { hasPdfHeader } from './pdf-header.js';
 import { BigramPostings, needleBits } from './text-index-bigrams.js';
-import { mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
+import { compactNeedle, mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
 import { findDrawingCycle } from './drawing-cycles.js';
@@ -204,11 +204,11 @@ export function findText(index: TextIndex, needle: string, options: FindTextOpti
     }
   }
   if (found.length > 0) return found;
-  const compactNeedle = normalized.replace(/ /g, '');
-  for (const page of filtered ? index.candidates(needleBits(compactNeedle), true) : pages) {
+  const joined = compactNeedle(normalized);
+  for (const page of filtered ? index.candidates(needleBits(joined), true) : pages) {
     const { text, map } = page.withoutSpaces();
-    for (let at = text.indexOf(compactNeedle); at !== -1; at = text.indexOf(compactNeedle, at + compactNeedle.length)) {
-      pushMatch(found, page, map[at]!, map[at + compactNeedle.length - 1]! + 1);
+    for (let at = text.indexOf(joined); at !== -1; at = text.indexOf(joined, at + joined.length)) {
+      pushMatch(found, page, map[at]!, map[at + joined.length - 1]! + 1);
     }
   }
   return found;
@@ -326,6 +326,7 @@ async function extractWith(
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
     else await started(host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers), options);
     if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
+    if (collected.poorTexts.size > 0) await rereadPoorPages(pdf, collected, maxWorkers, limits, options.signal);
     return;
   }
   if (maxWorkers === 0) await extractInThread(pdf, wanted, limits, collected, options.signal);
@@ -369,12 +370,40 @@ async function rereadWithPdfjs(
   collected.found.push(...again.found.filter((f) => textPages.has(f.pageNumber)));
 }
 
+/**
+ * Reads with pdf.js the pages PDFium read poorly (characters whose fonts give it no Unicode: text-index-pdfium.ts,
+ * readsPoorly), whose fallbacks (glyph names, the fonts' own tables) read such fonts as poppler does. Where pdf.js fails
+ * on the document, or finds no text on a page PDFium read, PDFium's text stays.
+ */
+async function rereadPoorPages(pdf: Uint8Array, collected: Collector, maxWorkers: number, limits: IndexLimits, signal: AbortSignal | undefined): Promise<void> {
+  const poor = collected.poorTexts;
+  const again = new Collector(collected.queries, true);
+  try {
+    if (maxWorkers === 0) await extractInThread(pdf, new Set(poor.keys()), limits, again, signal);
+    else await extractInWorkers(pdf, new Set(poor.keys()), maxWorkers, limits, again, signal);
+  } catch (error) {
+    signal?.throwIfAborted();
+    if (!(error instanceof ParaphError)) throw error;
+  }
+  for (const [n, text] of [...poor].sort(([a], [b]) => a - b)) {
+    const better = again.texts.get(n);
+    if (better && better.text.length > 0) {
+      collected.found.push(...again.found.filter((f) => f.pageNumber === n));
+      if (collected.keepTexts) collected.texts.set(n, better);
+    } else {
+      collected.text(text);
+    }
+  }
+}
+
 class Collector implements ExtractSink {
   readonly geometries: PageGeometry[] = [];
   readonly texts = new Map<number, ExtractedText>();
   readonly found: PageFound[] = [];
   /** Pages the PDFium engine could not read as pdf.js does, to be read with pdf.js. */
   readonly pdfjsPages = new Set<number>();
+  /** Texts of the pages PDFium read poorly, to be read with pdf.js if it can. */
+  readonly poorTexts = new Map<number, ExtractedText>();
   pageCount = 0;
 
   /** What the pages extracted in this thread kept of the matches (in page order, as they come). */
@@ -404,6 +433,10 @@ class Collector implements ExtractSink {
 
   needsPdfjs(pageNumber: number): void {
     this.pdfjsPages.add(pageNumber);
+  }
+
+  readPoorly(text: ExtractedText): void {
+    this.poorTexts.set(text.pageNumber, text);
   }
 
   allGeometries(): PageGeometry[] {

@@ -58,6 +58,7 @@ describe('the matches of one Search are bounded per document', () => {
         }
       },
       needsPdfjs: () => undefined,
+      readPoorly: () => undefined,
     };
     const threads = 2;
     await extractPdfiumInWorker(pdf, undefined, resolveIndexLimits(undefined), sink, undefined, threads);
