@@ -66,7 +66,7 @@ function memory(pdfium: Pdfium): DataView {
  * Geometry and, when `withText`, text of page `pageNumber` (1-based). Throws PdfParseError `PDF_UNREADABLE` when
  * PDFium cannot load the page.
  */
-function extractPdfiumPage(
+export function extractPdfiumPage(
   pdfium: Pdfium,
   opened: PdfiumDocument,
   pageNumber: number,
@@ -406,7 +406,7 @@ function pageText(
  * usable ToUnicode map, codes it cannot name), so it gives their codes as characters, where pdf.js and poppler fall
  * back on the font's glyph names and built-in tables and read the words. Such a page is read again with pdf.js.
  */
-export function readsPoorly(unmapped: number, lost: number, visible: number): boolean {
+function readsPoorly(unmapped: number, lost: number, visible: number): boolean {
   return unmapped >= POOR_UNMAPPED_SHARE * visible && (unmapped >= POOR_MIN_UNMAPPED || lost > 0);
 }
 
