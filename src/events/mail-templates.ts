@@ -53,8 +53,16 @@ const NOTICES = ['signed', 'rejected', 'expired', 'failed', 'cancelled'] as cons
 type Notice = (typeof NOTICES)[number];
 const isNotice = (event: string | undefined): event is Notice => (NOTICES as readonly (string | undefined)[]).includes(event);
 
+/**
+ * Fills `{name}` placeholders. A value that ends a sentence itself ("Acme B.V.") takes the place of the sentence's
+ * own full stop right after the placeholder, so that no "B.V.." is written.
+ */
 function fill(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+  return text.replace(/\{(\w+)\}(\.?)/g, (whole, name: string, stop: string) => {
+    const value = values[name];
+    if (value === undefined) return whole;
+    return stop === '.' && /[.!?…]$/.test(value) ? value : value + stop;
+  });
 }
 
 /**

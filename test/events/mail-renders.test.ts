@@ -67,6 +67,8 @@ describe('mail renders', () => {
         expect(mail.html, where).not.toMatch(/<script|<link|<style|class=/);
         expect(mail.text + mail.html, where).not.toMatch(/\{\w+\}|paraph\./);
         expect(mail.text, where).toContain('Acme Housing B.V.');
+        // An organisation whose name ends in a full stop ends the footer's sentence with it, once.
+        expect(mail.text + mail.html, where).not.toContain('B.V..');
         expect(mail.text, where).toContain('lettings@acme.example');
         const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
         const wanted = c.signUrl ?? c.transactionUrl;
