@@ -105,6 +105,64 @@ describe('external identity and processing states: axe-core, two languages, phon
   }, 120_000);
 });
 
+describe('what the page starts with', () => {
+  it('a check box ticked beforehand starts ticked and is signed ticked when left alone', async () => {
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL', preChecked: true, signers: [{ Email: 'tess@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const win = await openWindow('desktop', [server.url], { locale: 'nl-NL' });
+    const { page } = win;
+    try {
+      let sent: unknown;
+      await page.route('**/sign', async (route) => {
+        sent = route.request().postDataJSON();
+        await route.fulfill({ status: 500, contentType: 'application/json', body: '{}' });
+      });
+      await page.goto(tx.signers[0]!.signUrl);
+      const box = page.locator('input[data-field="f1.agree"]');
+      await box.waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await box.isChecked()).toBe(true);
+      await page.locator('#consent-box').check();
+      await page.locator('#consent-confirm').click();
+      await visible(page, '#step-sign');
+      await page.locator('input[data-field="f1.city"]').fill('Utrecht');
+      await page.locator('#sign-button').click();
+      await expect.poll(() => sent).toBeDefined();
+      expect(sent).toMatchObject({ Fields: { contract: { 'f1.agree': true, 'f1.city': 'Utrecht' } } });
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
+
+  it("a waiting signer reads the earlier signer's name, and the heading focused for them is not boxed like an alert", async () => {
+    const t = CATALOGUES['nl-NL'].page;
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL' });
+    const win = await openWindow('phone', [server.url], { locale: 'nl-NL' });
+    const { page } = win;
+    try {
+      await page.goto(tx.signers[1]!.signUrl);
+      await visible(page, '#message');
+      const text = (await page.locator('#message').textContent()) ?? '';
+      expect(text).toContain(t.waitingHeading);
+      expect(text).toContain('Alice Janssen');
+      expect(text).not.toContain('alice@example.com');
+      // Focus moved to the state's heading (screen readers start there); it shows no ring or glow of the
+      // focus colour, only the quiet bar of the brand colour at its start.
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('message-title');
+      const style = await page.evaluate<{ outline: string; shadow: string }>(
+        `(() => { const s = getComputedStyle(document.activeElement); return { outline: s.outlineStyle, shadow: s.boxShadow }; })()`,
+      );
+      expect(style.outline).toBe('none');
+      expect(style.shadow).not.toContain('rgb(255, 191, 71)');
+      expect(style.shadow).toContain('rgb(31, 79, 209)');
+      await shot(page, 'nl-NL-phone-waiting-focused');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
+});
+
 describe("the API's refusals in the page's language", () => {
   /** The text shown in `selector`, which must hold `expected` and none of the API's English `Message`. */
   const shown = async (page: Page, selector: string, expected: string) => {

@@ -303,7 +303,10 @@ function renderFieldInputs(doc, fields, n) {
     const described = [error.id];
     if (field.Type === 'Check') {
       input.type = 'checkbox';
-      values[doc.FileId][field.Name] = false;
+      // A box the metadata (or the fillable PDF) ticks beforehand starts ticked, and stays so unless the signer unticks it.
+      input.checked = field.Checked === true;
+      values[doc.FileId][field.Name] = input.checked;
+      if (input.checked) syncOverlay(doc.FileId, field.Name, '✓');
       input.addEventListener('change', () => {
         values[doc.FileId][field.Name] = input.checked;
         syncOverlay(doc.FileId, field.Name, input.checked ? '✓' : '');
