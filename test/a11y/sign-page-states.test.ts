@@ -38,7 +38,8 @@ beforeAll(async () => {
   dataDir = await tempDataDir();
   const port = await freePort();
   const config = loadConfig({
-    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
+    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0',
+      PARAPH_ORGANIZATION: 'Voorbeeld Verhuur B.V.', PARAPH_SENDER_NAME: 'Sanne de Vries', PARAPH_NOTIFICATION_EMAIL: 'verhuur@voorbeeld.example' },
   });
   server = await startServer(config, {
     clock: clock.now,
@@ -106,7 +107,7 @@ describe('external identity and processing states: axe-core, two languages, phon
 });
 
 describe('what the page starts with', () => {
-  it('a check box ticked beforehand starts ticked and is signed ticked when left alone', async () => {
+  it('a check box ticked beforehand starts ticked and is signed ticked when left alone; the page says who asks', async () => {
     const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL', preChecked: true, signers: [{ Email: 'tess@example.com', Verifications: [{ Type: 'Consent' }] }] });
     const win = await openWindow('desktop', [server.url], { locale: 'nl-NL' });
     const { page } = win;
@@ -120,6 +121,14 @@ describe('what the page starts with', () => {
       const box = page.locator('input[data-field="f1.agree"]');
       await box.waitFor({ state: 'visible', timeout: 20_000 });
       expect(await box.isChecked()).toBe(true);
+      // Who asks: the organisation in the banner and above the greeting, the sender with their address.
+      const t = CATALOGUES['nl-NL'].page;
+      expect(await page.locator('#org').textContent()).toBe('Voorbeeld Verhuur B.V.');
+      expect(await page.locator('#request-from').textContent()).toBe(t.requestFrom.replace('{org}', 'Voorbeeld Verhuur B.V.'));
+      expect(await page.locator('#sender').textContent()).toBe(t.sender.replace('{sender}', 'Sanne de Vries · verhuur@voorbeeld.example'));
+      expect(await page.locator('#sender a').getAttribute('href')).toBe('mailto:verhuur@voorbeeld.example');
+      await shot(page, 'nl-NL-desktop-sender');
+      expect(await axeViolations(page)).toEqual([]);
       await page.locator('#consent-box').check();
       await page.locator('#consent-confirm').click();
       await visible(page, '#step-sign');
@@ -145,6 +154,8 @@ describe('what the page starts with', () => {
       expect(text).toContain(t.waitingHeading);
       expect(text).toContain('Alice Janssen');
       expect(text).not.toContain('alice@example.com');
+      expect(await page.locator('#org').isVisible()).toBe(true);
+      expect(await page.locator('#org').textContent()).toBe('Voorbeeld Verhuur B.V.');
       // Focus moved to the state's heading (screen readers start there); it shows no ring or glow of the
       // focus colour, only the quiet bar of the brand colour at its start.
       await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('message-title');

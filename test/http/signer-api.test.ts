@@ -57,6 +57,8 @@ describe('signer API', () => {
     expect(session.status).toBe(200);
     expect(session.headers.get('cache-control')).toBe('no-store');
     expect(session.json).toMatchObject({ TransactionId: tx.id, Reference: 'REF-42', State: 'verify', Signer: { Id: 'Signer1', Name: 'Alice Janssen' } });
+    // Who asks: the organisation always (the test service names one); no sender name or address is configured here.
+    expect(session.json.Sender).toEqual({ Organization: 'Paraph Test Org' });
     expect(session.json.Documents.map((d: { FileId: string }) => d.FileId)).toEqual(['contract', 'annex']);
     const fields = session.json.Documents[0].Fields.map((f: { Name: string; Type: string }) => `${f.Name}:${f.Type}`);
     expect(fields).toEqual(['f1.sig:Signature', 'f1.agree:Check', 'f1.city:SingleLine']);
