@@ -11,6 +11,7 @@ import { recordMailSent } from '../service/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { senderOf } from '../service/sender.js';
+import { catalogueFor } from '../i18n/catalogue.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
 
@@ -67,7 +68,9 @@ export async function composeMail(ctx: ServiceContext, tx: Transaction, payload:
     }
   }
   if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && tx.Receipt !== undefined && tx.cleanedAt === undefined) {
-    attachments.push({ filename: 'receipt.pdf', content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
+    // Named in the receipt's own language (the transaction's), not `receipt.pdf` for everyone.
+    const filename = `${catalogueFor(tx.Language).evidence.receiptFile}.pdf`;
+    attachments.push({ filename, content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
   }
   // A notice goes to the sender: a reply to it would reach the sender again.
   const replyTo = payload.kind === 'notification' ? undefined : sender.replyTo;

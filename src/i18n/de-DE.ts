@@ -179,4 +179,8 @@ export const deDE: Catalogue = {
       cancelled: 'Die Transaktion wurde storniert.',
     },
   },
+  evidence: {
+    sealed: 'Versiegelt',
+    receiptFile: 'beweisprotokoll',
+  },
 };

@@ -180,4 +180,8 @@ export const enUS = {
       cancelled: 'The transaction was cancelled.',
     },
   },
+  evidence: {
+    sealed: 'Sealed',
+    receiptFile: 'receipt',
+  },
 } as const;

@@ -179,4 +179,8 @@ export const esES: Catalogue = {
       cancelled: 'La transacción se ha cancelado.',
     },
   },
+  evidence: {
+    sealed: 'Sellado',
+    receiptFile: 'acta',
+  },
 };

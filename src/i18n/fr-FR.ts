@@ -179,4 +179,8 @@ export const frFR: Catalogue = {
       cancelled: 'La transaction a été annulée.',
     },
   },
+  evidence: {
+    sealed: 'Scellé',
+    receiptFile: 'certificat-de-preuve',
+  },
 };

@@ -179,4 +179,8 @@ export const itIT: Catalogue = {
       cancelled: 'La transazione è stata annullata.',
     },
   },
+  evidence: {
+    sealed: 'Sigillato',
+    receiptFile: 'attestato',
+  },
 };

@@ -179,4 +179,8 @@ export const nlNL: Catalogue = {
       cancelled: 'De transactie is geannuleerd.',
     },
   },
+  evidence: {
+    sealed: 'Verzegeld',
+    receiptFile: 'bewijsrapport',
+  },
 };

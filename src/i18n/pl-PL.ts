@@ -179,4 +179,8 @@ export const plPL: Catalogue = {
       cancelled: 'Transakcja została anulowana.',
     },
   },
+  evidence: {
+    sealed: 'Opieczętowano',
+    receiptFile: 'protokol',
+  },
 };

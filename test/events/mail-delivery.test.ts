@@ -113,6 +113,22 @@ describe('mail over SMTP', () => {
     expect(got.json.Receivers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual([301]);
   });
 
+  it("names the receipt a confirmation attaches in the receipt's language (bewijsrapport.pdf for a Dutch transaction)", async () => {
+    const id = await createWithFile({ Seal: true, Reference: 'mail-nl', Language: 'nl-NL', SendEmailNotifications: false }, 'Offerte');
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    const stored = (await service.server.store.getTransaction(id))!;
+    expect(stored.Status).toBe(30);
+    await service.server.store.commit({
+      transaction: stored,
+      expectedVersion: stored.version,
+      outbox: [mailRow({ transactionId: id, kind: 'confirmation', to: 'dirk@example.com' })],
+    });
+    const before = sink.received.length;
+    expect(await service.server.events.drain()).toMatchObject({ delivered: 1, failed: 0 });
+    const mail = await simpleParser(sink.received[before]!.raw);
+    expect(mail.attachments.map((a) => a.filename)).toEqual(['Offerte.pdf', 'bewijsrapport.pdf']);
+  });
+
   it('records 999 at once when the SMTP server refuses the recipient permanently', async () => {
     const id = await createWithFile({ Signers: [{ Email: 'bounce@example.com', SendSignRequest: true, SignRequestMessage: 'Hi' }] });
     expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
@@ -299,7 +315,8 @@ describe('mail without SMTP', () => {
       const kept = await signAndConfirm('lou@example.com');
       const before = await mailsOf();
       expect(before.filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0); // the confirmation
-      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('receipt.pdf'));
+      // The transaction's language is Signhost's default, nl-NL: the receipt is named in Dutch.
+      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('bewijsrapport.pdf'));
       expect(confirmation).toBeDefined();
       expect((await call(local.url, 'DELETE', `/api/transaction/${gone}`)).status).toBe(200);
       // The documents stay downloadable during the DELETE's grace period, and so do the mails; then both go.
