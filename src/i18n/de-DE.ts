@@ -182,5 +182,6 @@ export const deDE: Catalogue = {
   evidence: {
     sealed: 'Versiegelt',
     receiptFile: 'beweisprotokoll',
+    signHere: 'Hier unterschreiben',
   },
 };

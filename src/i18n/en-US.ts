@@ -183,5 +183,6 @@ export const enUS = {
   evidence: {
     sealed: 'Sealed',
     receiptFile: 'receipt',
+    signHere: 'Sign here',
   },
 } as const;

@@ -182,5 +182,6 @@ export const esES: Catalogue = {
   evidence: {
     sealed: 'Sellado',
     receiptFile: 'acta',
+    signHere: 'Firme aquí',
   },
 };

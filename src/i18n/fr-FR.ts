@@ -182,5 +182,6 @@ export const frFR: Catalogue = {
   evidence: {
     sealed: 'Scellé',
     receiptFile: 'certificat-de-preuve',
+    signHere: 'Signez ici',
   },
 };

@@ -182,5 +182,6 @@ export const itIT: Catalogue = {
   evidence: {
     sealed: 'Sigillato',
     receiptFile: 'attestato',
+    signHere: 'Firmi qui',
   },
 };

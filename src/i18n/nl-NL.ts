@@ -182,5 +182,6 @@ export const nlNL: Catalogue = {
   evidence: {
     sealed: 'Verzegeld',
     receiptFile: 'bewijsrapport',
+    signHere: 'Hier ondertekenen',
   },
 };

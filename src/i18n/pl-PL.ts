@@ -182,5 +182,6 @@ export const plPL: Catalogue = {
   evidence: {
     sealed: 'Opieczętowano',
     receiptFile: 'protokol',
+    signHere: 'Podpisz tutaj',
   },
 };
