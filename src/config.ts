@@ -97,6 +97,10 @@ export interface ServiceConfig {
   readonly mailFrom?: string;
   /** Organization named by the advanced seal certificate (created on first start) and shown in seals. */
   readonly organizationName: string;
+  /** The sender's name shown on the signing page and in mails (`PARAPH_SENDER_NAME`); none by default. */
+  readonly senderName?: string;
+  /** Reply-To of the mails to signers and receivers (`PARAPH_MAIL_REPLY_TO`); default the account's NotificationEmail. */
+  readonly mailReplyTo?: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Bearer token of `GET /metrics` on the service's address; without it the address serves no metrics. */
   readonly metricsToken?: string;
@@ -226,7 +230,9 @@ const CONFIG_KEYS = {
   retryBaseMs: { env: 'PARAPH_RETRY_BASE_MS', file: 'retryBaseMs', help: 'first retry of a failed postback or mail after 50–100 % of this, doubling up to an hour (default 30000)' },
   outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000; with PostgreSQL: how long a silent process keeps its jobs, default 60000)' },
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
-  organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate (default paraph)' },
+  organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate, on the signing page and in mails (default paraph)' },
+  senderName: { env: 'PARAPH_SENDER_NAME', file: 'senderName', help: 'name of the person or team who sends the signing requests, shown on the signing page and in mails (default: none)' },
+  mailReplyTo: { env: 'PARAPH_MAIL_REPLY_TO', file: 'mailReplyTo', help: 'Reply-To address of mails to signers and receivers (default: the account\'s notification address)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   metricsToken: { env: 'PARAPH_METRICS_TOKEN', file: 'metrics.token', help: 'bearer token of GET /metrics on the service address (default: no /metrics there)' },
   metricsListen: { env: 'PARAPH_METRICS_LISTEN', file: 'metrics.listen', help: 'host:port of a separate listener serving only /metrics (default: none)' },
@@ -396,6 +402,11 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   if (engineText === 'pdfjs' || engineText === 'pdfium') textEngine = engineText;
   else if (engineText !== undefined) issues.push(`${raw('textEngine')?.where ?? ''}: must be pdfjs or pdfium (got ${JSON.stringify(engineText)})`);
   const organizationName = str('organizationName') ?? 'paraph';
+  const senderName = str('senderName');
+  const mailReplyTo = str('mailReplyTo');
+  if (mailReplyTo !== undefined && !/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/.test(mailReplyTo)) {
+    issues.push(`${raw('mailReplyTo')?.where ?? CONFIG_KEYS.mailReplyTo.env}: must be one e-mail address such as contracts@example.com (got ${JSON.stringify(mailReplyTo)})`);
+  }
   const level = str('logLevel') ?? 'info';
   let logLevel: ServiceConfig['logLevel'] = 'info';
   if ((LOG_LEVELS as readonly string[]).includes(level)) logLevel = level as ServiceConfig['logLevel'];
@@ -463,6 +474,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(migrateOnStart ? { migrateOnStart } : {}),
     ...(mailFrom !== undefined ? { mailFrom } : {}),
     organizationName,
+    ...(senderName !== undefined ? { senderName } : {}),
+    ...(mailReplyTo !== undefined ? { mailReplyTo } : {}),
     logLevel,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     ...(metricsListen !== undefined ? { metricsListen } : {}),

@@ -191,6 +191,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
       deleteGraceMinutes: config.deleteGraceMinutes,
       organizationName: config.organizationName,
+      ...(config.senderName !== undefined ? { senderName: config.senderName } : {}),
+      ...(config.mailReplyTo !== undefined ? { mailReplyTo: config.mailReplyTo } : {}),
       postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
       quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
       pdfWork: { baseMs: security.pdfWorkMs, maxHeapMb: security.pdfWorkHeapMb, perPageMs: DEFAULT_PDF_WORK_LIMITS.perPageMs },

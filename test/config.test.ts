@@ -100,6 +100,15 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads the sender name and the Reply-To address, and refuses a Reply-To that is not one address', () => {
+    const config = loadConfig({ env: { PARAPH_SENDER_NAME: 'Sanne de Vries', PARAPH_MAIL_REPLY_TO: 'contracts@example.com' } });
+    expect(config).toMatchObject({ senderName: 'Sanne de Vries', mailReplyTo: 'contracts@example.com' });
+    expect(loadConfig({ env: {} }).mailReplyTo).toBeUndefined();
+    expect(issuesOf(() => loadConfig({ env: { PARAPH_MAIL_REPLY_TO: 'a@example.com, b@example.com' } }))).toEqual([
+      expect.stringMatching(/PARAPH_MAIL_REPLY_TO: must be one e-mail address/),
+    ]);
+  });
+
   it('refuses a config file that is not a JSON object', () => {
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '[1]', fileName: 'c.json' }))).toEqual(['configuration: c.json: must be a JSON object']);
     expect(issuesOf(() => loadConfig({ env: {}, fileText: '{', fileName: 'c.json' }))[0]).toMatch(/c.json: not valid JSON/);

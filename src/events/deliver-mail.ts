@@ -10,6 +10,8 @@ import { OUTBOX_CODE_PURPOSE, parseMailPayload, type MailPayload } from '../serv
 import { recordMailSent } from '../service/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
+import { senderOf } from '../service/sender.js';
+import { catalogueFor } from '../i18n/catalogue.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
 
@@ -35,6 +37,7 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
   const message = wantsLink ? signer?.SignRequestMessage : payload.kind === 'documents' ? receiver?.Message : undefined;
   const subject = payload.kind === 'invitation' ? signer?.SignRequestSubject : payload.kind === 'documents' ? receiver?.Subject : undefined;
   const account = await ctx.store.getAccount(tx.AccountId);
+  const sender = senderOf(ctx.settings, account);
   const about =
     payload.event === 'rejected' ? tx.Signers.filter((s) => s.RejectDateTime !== undefined) : payload.event === 'signed' ? tx.Signers : [];
   const text = renderMailText({
@@ -51,8 +54,9 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
     ...(payload.event !== undefined ? { event: payload.event } : {}),
     ...(about.length > 0 ? { signerNames: about.map((s) => s.ScribbleName ?? s.Email) } : {}),
     ...(payload.kind === 'cancellation' && tx.CancelationReason !== undefined ? { cancelReason: tx.CancelationReason } : {}),
-    ...(ctx.settings.organizationName !== undefined ? { organization: ctx.settings.organizationName } : {}),
-    ...(account?.NotificationEmail !== undefined && payload.kind !== 'notification' ? { contact: account.NotificationEmail } : {}),
+    organization: sender.organization,
+    ...(sender.name !== undefined && payload.kind !== 'notification' ? { senderName: sender.name } : {}),
+    ...(sender.email !== undefined && payload.kind !== 'notification' ? { contact: sender.email } : {}),
     expiresAt: new Date(tx.ExpiresDateTime),
   });
   const attachments: { filename: string; content: Uint8Array; contentType: string }[] = [];
@@ -64,9 +68,40 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
     }
   }
   if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && tx.Receipt !== undefined && tx.cleanedAt === undefined) {
-    attachments.push({ filename: 'receipt.pdf', content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
+    // Named in the receipt's own language (the transaction's), not `receipt.pdf` for everyone.
+    const filename = `${catalogueFor(tx.Language).evidence.receiptFile}.pdf`;
+    attachments.push({ filename, content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
   }
-  return { from, to: payload.to, subject: text.subject, text: text.text, html: text.html, ...(attachments.length ? { attachments } : {}), transactionId: tx.Id };
+  // A notice goes to the sender: a reply to it would reach the sender again.
+  const replyTo = payload.kind === 'notification' ? undefined : sender.replyTo;
+  return {
+    from: fromOnBehalfOf(from, sender.organization),
+    to: payload.to,
+    ...(replyTo !== undefined ? { replyTo } : {}),
+    // RFC 3834: no out-of-office or other automatic answer to a mail no person wrote.
+    headers: { 'Auto-Submitted': 'auto-generated' },
+    subject: text.subject,
+    text: text.text,
+    html: text.html,
+    ...(attachments.length ? { attachments } : {}),
+    transactionId: tx.Id,
+  };
+}
+
+/**
+ * The From header: the configured address with the display name "<organisation> via paraph", so a signer sees who
+ * asks before opening the mail. A display name the operator chose in PARAPH_MAIL_FROM (other than the default
+ * `paraph`) is kept as it is.
+ */
+export function fromOnBehalfOf(from: string, organization: string): string {
+  const named = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(from);
+  const name = named?.[1]?.trim() ?? '';
+  const address = named?.[2]?.trim() ?? from.trim();
+  if (name !== '' && name !== 'paraph') return from;
+  // eslint-disable-next-line no-control-regex
+  const org = organization.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  const display = org === '' || org === 'paraph' ? 'paraph' : `${org} via paraph`;
+  return `"${display.replace(/[\\"]/g, (c) => `\\${c}`)}" <${address}>`;
 }
 
 function pdfName(name: string): string {
@@ -82,6 +117,7 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${message.transactionId} does not exist` };
   if (payload.to === '') {
     const account = await ctx.store.getAccount(tx.AccountId);
+  const sender = senderOf(ctx.settings, account);
     if (account?.NotificationEmail === undefined) {
       deps.onNoNotificationAddress?.(tx.AccountId);
       return { ok: true, detail: 'not sent: the account has no NotificationEmail' };

@@ -33,6 +33,8 @@ export interface MailTextInput {
   readonly organization?: string;
   /** Whom the recipient can ask (the sender's e-mail address). */
   readonly contact?: string;
+  /** The sender's name (PARAPH_SENDER_NAME). */
+  readonly senderName?: string;
   /** When the request expires (sign request, reminder). */
   readonly expiresAt?: Date;
 }
@@ -53,8 +55,16 @@ const NOTICES = ['signed', 'rejected', 'expired', 'failed', 'cancelled'] as cons
 type Notice = (typeof NOTICES)[number];
 const isNotice = (event: string | undefined): event is Notice => (NOTICES as readonly (string | undefined)[]).includes(event);
 
+/**
+ * Fills `{name}` placeholders. A value that ends a sentence itself ("Acme B.V.") takes the place of the sentence's
+ * own full stop right after the placeholder, so that no "B.V.." is written.
+ */
 function fill(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+  return text.replace(/\{(\w+)\}(\.?)/g, (whole, name: string, stop: string) => {
+    const value = values[name];
+    if (value === undefined) return whole;
+    return stop === '.' && /[.!?…]$/.test(value) ? value : value + stop;
+  });
 }
 
 /**
@@ -107,6 +117,11 @@ export function renderMailText(input: MailTextInput): MailText {
   if (action !== undefined) {
     lines.push('', `${action.label}: ${action.url}`);
     body.push(button(action.label, action.url));
+    // The address in full under the button: for mail programs that strip buttons or links, and to be checked by eye.
+    body.push(
+      `<p style="margin:0 0 16px;font-size:14px;color:#4b5563">${escapeHtml(t.fallback)}<br>` +
+        `<a href="${escapeHtml(action.url)}" style="color:#1f4e99;word-break:break-all">${escapeHtml(action.url)}</a></p>`,
+    );
   }
   if (input.expiresAt !== undefined && (input.kind === 'invitation' || input.kind === 'reminder')) {
     const date = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(input.expiresAt);
@@ -114,7 +129,14 @@ export function renderMailText(input: MailTextInput): MailText {
     lines.push('', expires);
     body.push(para(expires));
   }
+  // A sign link opens the documents and signs with them, a code confirms an identity: neither is to be passed on.
+  const security = input.signUrl !== undefined ? t.security : input.code !== undefined ? t.codeSecurity : undefined;
+  if (security !== undefined) {
+    lines.push('', security);
+    body.push(para(security, 'font-size:14px;font-weight:bold;border-top:1px solid #d1d5db;padding-top:12px'));
+  }
   const footer: string[] = [fill(t.footer, { org: input.organization ?? 'paraph' })];
+  if (input.senderName !== undefined) footer.push(fill(t.sender, { sender: input.senderName }));
   if (input.contact !== undefined) footer.push(fill(t.contact, { contact: input.contact }));
   lines.push('', '--', ...footer);
   return {

@@ -12,6 +12,10 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 export interface OutgoingMail {
   readonly from: string;
   readonly to: string;
+  /** Where replies go (the sender, not the no-reply From address). */
+  readonly replyTo?: string;
+  /** More header fields, e.g. `Auto-Submitted`. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly subject: string;
   readonly text: string;
   readonly html: string;
@@ -68,6 +72,8 @@ function toNodemailer(mail: OutgoingMail): SendMailOptions {
   return {
     from: mail.from,
     to: mail.to,
+    ...(mail.replyTo !== undefined ? { replyTo: mail.replyTo } : {}),
+    ...(mail.headers !== undefined ? { headers: { ...mail.headers } } : {}),
     subject: mail.subject,
     text: mail.text,
     html: mail.html,

@@ -33,7 +33,7 @@ export function pageTop(t: SignPageTexts, title: string, root: string, bodyAttri
 </head>
 <body${bodyAttributes} data-root="${e(root)}" data-api-errors="${e(apiErrorTable(t))}">
 <a class="skip-link" href="#main">${e(t.skipLink)}</a>
-<header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><span class="lock" id="ref"></span></div></header>`;
+<header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><span class="org" id="org" hidden></span><span class="lock" id="ref"></span></div></header>`;
 }
 
 /** The signing page of `token`, served at `/sign/<token>` (`root` as for {@link pageTop}). */
@@ -51,7 +51,9 @@ export function renderSignPage(t: SignPageTexts, token: string, root: string): s
 
   <div id="journey" hidden>
     <section class="card intro" aria-labelledby="greeting">
+      <p id="request-from" class="request-from"></p>
       <h1 id="greeting" tabindex="-1"></h1>
+      <p id="sender" class="muted small" hidden></p>
       <p id="intro-text">${e(t.intro)}</p>
       <p id="reference" class="muted" hidden></p>
       <p><a href="#steps-title" class="button">${e(t.toSteps)}</a></p>

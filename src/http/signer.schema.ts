@@ -105,6 +105,13 @@ const SignerSessionSchema = {
       description: 'The signers who sign first (State waiting); by name when the transaction gives one, never by e-mail',
       items: { type: 'object', properties: { Id: { type: 'string' }, Name: { type: 'string' } }, required: ['Id'], additionalProperties: false },
     },
+    Sender: {
+      type: 'object',
+      description: 'Who asks for the signature: the organisation (PARAPH_ORGANIZATION), the sender (PARAPH_SENDER_NAME) and their address (the account’s NotificationEmail)',
+      properties: { Organization: { type: 'string' }, Name: { type: 'string' }, Email: { type: 'string' } },
+      required: ['Organization'],
+      additionalProperties: false,
+    },
     Documents: {
       type: 'array',
       description: 'The documents to read and sign (empty before authentication, after signing or rejecting, and when ended)',

@@ -18,11 +18,17 @@ type Texts<T> = { readonly [K in keyof T]: T[K] extends string ? string : Texts<
 export type PageTexts = Texts<typeof enUS.page>;
 /** Every text of the e-mails. */
 export type MailTexts = Texts<typeof enUS.mail>;
+/**
+ * Words of the evidence: the line of a seal's appearance ("Sealed <date>") and the file name of the receipt a mail
+ * attaches (without `.pdf`).
+ */
+export type EvidenceTexts = Texts<typeof enUS.evidence>;
 
 /** One language's texts. */
 export interface Catalogue {
   readonly page: PageTexts;
   readonly mail: MailTexts;
+  readonly evidence: EvidenceTexts;
 }
 
 /** The catalogue of each language. */

@@ -1,7 +1,7 @@
 /**
  * Appearance streams of signed signature widgets (ISO 32000-2 §12.5.5, §12.7.5.5,
  * docs/design/signatures.md#appearance): a signature shows the scribble image (or the typed name in the bundled Unicode
- * font), the signer's name and the date; a seal shows the organization's name and "Sealed" with the date. The form
+ * font), the signer's name and the date; a seal shows the organization's name and "Sealed" (in the caller's language) with the date. The form
  * XObject is drawn upright in the box the reader sees; its /Matrix undoes the page's /Rotate.
  */
 import { PDFName, type PDFDocument, type PDFFont, type PDFImage, type PDFRef } from '../pdf/pdf-lib.js';
@@ -22,6 +22,8 @@ export type SignatureAppearance =
   | {
       readonly kind: 'seal';
       readonly organizationName: string;
+      /** The word before the date (`Sealed` by default): the caller gives it in the document's language. */
+      readonly sealedLabel?: string;
       readonly date?: string;
     };
 
@@ -97,7 +99,7 @@ export async function createSignatureAppearance(
   if (appearance.kind === 'seal') {
     ops += `0.2 0.3 0.55 RG 1 w ${num(pad / 2)} ${num(pad / 2)} ${num(w - pad)} ${num(h - pad)} re S\n`;
     const org = fit(bold, appearance.organizationName, innerW, Math.min(14, h / 3));
-    const sealed = fit(regular, `Sealed ${date}`, innerW, Math.min(9, h / 5));
+    const sealed = fit(regular, `${appearance.sealedLabel ?? 'Sealed'} ${date}`, innerW, Math.min(9, h / 5));
     const total = org.size + sealed.size * 1.4;
     const top = h / 2 + total / 2;
     ops += '0.1 0.15 0.35 rg\n';

@@ -31,6 +31,8 @@ export interface SealPdfOptions {
   readonly timestamper?: Timestamper;
   readonly hash?: HashAlgorithm;
   readonly reason?: string;
+  /** The word the appearance prints before the date, e.g. `Verzegeld` in a Dutch document; default `Sealed`. */
+  readonly sealedLabel?: string;
   readonly location?: string;
   readonly contactInfo?: string;
   readonly contentsSize?: number;
@@ -86,6 +88,6 @@ function sealSignOptions(options: SealPdfOptions): AppearanceSignOptions {
     timestamper: options.timestamper,
     contentsSize: options.contentsSize,
     fieldNamePrefix: 'Seal',
-    appearance: { kind: 'seal', organizationName },
+    appearance: { kind: 'seal', organizationName, ...(options.sealedLabel !== undefined ? { sealedLabel: options.sealedLabel } : {}) },
   };
 }

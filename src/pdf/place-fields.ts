@@ -143,7 +143,7 @@ export async function placeFieldsInSession(
   const fields = groupPlacements(placements.filter((p) => p.existing !== true), pages.length);
   if (fields.length === 0) return { bytes: pdf.slice(), fields: [] };
 
-  const labelOf = options.label ?? defaultLabel;
+  const labelOf = options.label ?? defaultFieldLabel;
   const needsFont = fields.some((f) => f.type !== 'Check' && f.type !== 'Radio');
   const hasText = fields.some((f) => f.type === 'SingleLine' || f.type === 'Date' || f.type === 'Number');
   const labels = new Map<FieldPlacement, string>();
@@ -379,7 +379,8 @@ function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: str
 /** /Ff of a radio group: Radio (bit 16) and NoToggleToOff (bit 15), ISO 32000-2 Table 229. */
 const RADIO_FLAGS = (1 << 15) | (1 << 14);
 
-function defaultLabel(p: FieldPlacement): string {
+/** The label of an unsigned Signature or Seal field when the caller gives none. */
+export function defaultFieldLabel(p: FieldPlacement): string {
   if (p.type === 'Seal') return 'Seal';
   return p.signerIds.length > 0 ? `Sign here: ${p.signerIds.join(', ')}` : 'Sign here';
 }

@@ -47,8 +47,12 @@ export interface ServiceSettings {
   readonly postbackPolicy?: PostbackPolicy;
   /** Limits of uploads and accounts; default: DEFAULT_SECURITY_SETTINGS. */
   readonly quotas?: ServiceQuotas;
-  /** Who the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
+  /** Who the signing page and the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
   readonly organizationName?: string;
+  /** The sender's name on the signing page and in the e-mails (PARAPH_SENDER_NAME). */
+  readonly senderName?: string;
+  /** Reply-To of the e-mails to signers and receivers (PARAPH_MAIL_REPLY_TO); default the account's NotificationEmail. */
+  readonly mailReplyTo?: string;
   /** Heap and time of the pdf-lib steps of uploads and starts (pdf-work.ts); default DEFAULT_PDF_WORK_LIMITS. */
   readonly pdfWork?: PdfWorkLimits;
 }

@@ -12,7 +12,8 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import type { PdfUpdateSession } from '../pdf/incremental.js';
-import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, transition, updateFile, type Language, type Transaction } from '../domain/transaction.js';
+import { catalogueFor } from '../i18n/catalogue.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
@@ -72,7 +73,7 @@ export async function finalizeTransaction(
     const session = open?.get(file.FileId);
     let bytes = session?.original ?? (await ctx.store.blobs.read(source.sha256));
     let rewrittenBecause: string | undefined;
-    if (tx.Seal) ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, bytes, session, now));
+    if (tx.Seal) ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, bytes, session, now, tx.Language));
     const info = await ctx.store.blobs.write(bytes);
     finals.set(file.FileId, { sha256: info.sha256, size: info.size, ...(rewrittenBecause !== undefined ? { rewrittenBecause } : {}) });
   }
@@ -104,7 +105,7 @@ export async function finalizeTransaction(
     auditLog: chain,
     generatedAt: now,
     receiptSeal: { certificate: receiptCertificate, level },
-    sealer: async (pdf) => (await sealPdf(pdf, sealOptions(ctx, now))).bytes,
+    sealer: async (pdf) => (await sealPdf(pdf, sealOptions(ctx, now, tx.Language))).bytes,
   });
   const receiptInfo = await ctx.store.blobs.write(receipt);
   completed = { ...completed, Receipt: { sha256: receiptInfo.sha256, size: receiptInfo.size } };
@@ -131,8 +132,9 @@ async function sealChecked(
   bytes: Uint8Array,
   session: PdfUpdateSession | undefined,
   now: Date,
+  language: Language | undefined,
 ): Promise<{ bytes: Uint8Array; rewrittenBecause?: string }> {
-  const sealed = (session ? await sealInSession(session, sealOptions(ctx, now)) : await sealPdf(bytes, sealOptions(ctx, now))).bytes;
+  const sealed = (session ? await sealInSession(session, sealOptions(ctx, now, language)) : await sealPdf(bytes, sealOptions(ctx, now, language))).bytes;
   const problem = await sealedOutputProblem(sealed, ctx.keys.sealCaPem);
   if (problem === undefined) return { bytes: sealed };
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
@@ -143,7 +145,7 @@ async function sealChecked(
     if (!isInputError(error)) throw error;
     throw sealNotVerifiable(fileId, `${problem}; rewriting it: ${error.message}`);
   }
-  const again = (await sealPdf(rewritten, sealOptions(ctx, now))).bytes;
+  const again = (await sealPdf(rewritten, sealOptions(ctx, now, language))).bytes;
   const still = await sealedOutputProblem(again, ctx.keys.sealCaPem);
   if (still !== undefined) throw sealNotVerifiable(fileId, `${problem}; after a clean rewrite: ${still}`);
   return { bytes: again, rewrittenBecause: problem };
@@ -157,8 +159,14 @@ function sealNotVerifiable(fileId: string, why: string): ParaphError {
   );
 }
 
-function sealOptions(ctx: ServiceContext, now: Date) {
-  return { signer: ctx.keys.sealSigner, signingTime: now, ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}) };
+/** The seal's options; its appearance speaks the transaction's language ("Verzegeld …" on a Dutch transaction). */
+function sealOptions(ctx: ServiceContext, now: Date, language: Language | undefined) {
+  return {
+    signer: ctx.keys.sealSigner,
+    signingTime: now,
+    sealedLabel: catalogueFor(language).evidence.sealed,
+    ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
+  };
 }
 
 function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction['seal'], chain: readonly AuditEntry[]): ReceiptTransaction {

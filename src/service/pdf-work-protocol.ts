@@ -19,7 +19,14 @@ export type PdfJob =
   /** `rewritePdf`: a clean one-revision copy of an unsigned document. */
   | { readonly kind: 'rewrite'; readonly bytes: Uint8Array; readonly timeoutMs: number }
   /** `placeFields`. */
-  | { readonly kind: 'place'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages?: readonly PageGeometry[] }
+  | {
+      readonly kind: 'place';
+      readonly bytes: Uint8Array;
+      readonly placements: readonly FieldPlacement[];
+      readonly pages?: readonly PageGeometry[];
+      /** Labels of unsigned Signature/Seal fields by field name; the others get placeFields' default. */
+      readonly labels?: Readonly<Record<string, string>>;
+    }
   /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
   | { readonly kind: 'scribble'; readonly bytes: Uint8Array };
 

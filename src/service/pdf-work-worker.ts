@@ -11,7 +11,8 @@ import { ParaphError, ValidationError } from '../errors.js';
 import { documentFacts } from '../pdf/document-facts.js';
 import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
-import { checkPlacements, placeFields } from '../pdf/place-fields.js';
+import { checkPlacements, defaultFieldLabel, placeFields } from '../pdf/place-fields.js';
+import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import type { PdfJob, PdfJobError, PdfJobReply } from './pdf-work-protocol.js';
 import { normalizeScribblePng } from './signer/scribble-image.js';
 
@@ -36,7 +37,11 @@ async function run(job: PdfJob): Promise<unknown> {
     case 'rewrite':
       return { bytes: await rewritePdf(job.bytes, { timeoutMs: job.timeoutMs }) };
     case 'place': {
-      const { bytes } = await placeFields(job.bytes, job.placements, job.pages ? { pages: job.pages } : {});
+      const labels = job.labels;
+      const { bytes } = await placeFields(job.bytes, job.placements, {
+        ...(job.pages ? { pages: job.pages } : {}),
+        ...(labels ? { label: (p: FieldPlacement) => labels[p.field] ?? defaultFieldLabel(p) } : {}),
+      });
       return { bytes };
     }
     case 'scribble':

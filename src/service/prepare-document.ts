@@ -11,6 +11,7 @@ import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import { resolvePlacements } from '../pdf/resolve-placements.js';
+import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import type { ServiceContext } from './context.js';
 import { runPdfJob } from './pdf-work.js';
 
@@ -67,17 +68,20 @@ export async function prepareDocument(
   pdf: Uint8Array,
   signerIds: readonly string[],
   resolved?: ResolvedDocument,
+  signHere?: SignHereLabels,
 ): Promise<PreparedDocument> {
   let prepared;
   try {
     if (resolved) {
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
+      const labels = signHereLabels(resolved.placements, signHere);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...(labels ? { labels } : {}) }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
       prepared = { bytes: placed.bytes, placements: resolved.placements };
     } else {
       const document = await readFacts(ctx, file, pdf);
       const again = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId, document });
       const pages = again.pages;
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages }, ctx.settings.pdfWork, pages.length);
+      const labels = signHereLabels(again.placements, signHere);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...(labels ? { labels } : {}) }, ctx.settings.pdfWork, pages.length);
       prepared = { bytes: placed.bytes, placements: again.placements };
     }
   } catch (error) {
@@ -88,6 +92,24 @@ export async function prepareDocument(
 }
 
 /** What `resolvePlacements` would read of `pdf` with pdf-lib, read in pdf-work.ts's threads. */
+/** What an unsigned signature box says: "Sign here" in the document's language, and each signer's name where known. */
+export interface SignHereLabels {
+  readonly signHere: string;
+  /** Signer Id → the name to show (ScribbleName); a signer without one is not named (never by Id or e-mail). */
+  readonly names: Readonly<Record<string, string>>;
+}
+
+function signHereLabels(placements: readonly FieldPlacement[], signHere: SignHereLabels | undefined): Record<string, string> | undefined {
+  if (signHere === undefined) return undefined;
+  const labels: Record<string, string> = {};
+  for (const p of placements) {
+    if (p.type !== 'Signature' || p.existing === true) continue;
+    const names = p.signerIds.map((id) => signHere.names[id]).filter((n): n is string => n !== undefined && n.trim() !== '');
+    labels[p.field] = names.length > 0 ? `${signHere.signHere}: ${names.join(', ')}` : signHere.signHere;
+  }
+  return labels;
+}
+
 function readFacts(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array): Promise<DocumentFacts> {
   return runPdfJob({ kind: 'facts', bytes: pdf }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
 }

@@ -38,7 +38,8 @@ beforeAll(async () => {
   dataDir = await tempDataDir();
   const port = await freePort();
   const config = loadConfig({
-    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
+    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0',
+      PARAPH_ORGANIZATION: 'Voorbeeld Verhuur B.V.', PARAPH_SENDER_NAME: 'Sanne de Vries', PARAPH_NOTIFICATION_EMAIL: 'verhuur@voorbeeld.example' },
   });
   server = await startServer(config, {
     clock: clock.now,
@@ -103,6 +104,74 @@ describe('external identity and processing states: axe-core, two languages, phon
       await win.close();
     }
   }, 120_000);
+});
+
+describe('what the page starts with', () => {
+  it('a check box ticked beforehand starts ticked and is signed ticked when left alone; the page says who asks', async () => {
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL', preChecked: true, signers: [{ Email: 'tess@example.com', Verifications: [{ Type: 'Consent' }] }] });
+    const win = await openWindow('desktop', [server.url], { locale: 'nl-NL' });
+    const { page } = win;
+    try {
+      let sent: unknown;
+      await page.route('**/sign', async (route) => {
+        sent = route.request().postDataJSON();
+        await route.fulfill({ status: 500, contentType: 'application/json', body: '{}' });
+      });
+      await page.goto(tx.signers[0]!.signUrl);
+      const box = page.locator('input[data-field="f1.agree"]');
+      await box.waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await box.isChecked()).toBe(true);
+      // Who asks: the organisation in the banner and above the greeting, the sender with their address.
+      const t = CATALOGUES['nl-NL'].page;
+      expect(await page.locator('#org').textContent()).toBe('Voorbeeld Verhuur B.V.');
+      expect(await page.locator('#request-from').textContent()).toBe(t.requestFrom.replace('{org}', 'Voorbeeld Verhuur B.V.'));
+      expect(await page.locator('#sender').textContent()).toBe(t.sender.replace('{sender}', 'Sanne de Vries · verhuur@voorbeeld.example'));
+      expect(await page.locator('#sender a').getAttribute('href')).toBe('mailto:verhuur@voorbeeld.example');
+      await shot(page, 'nl-NL-desktop-sender');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.locator('#consent-box').check();
+      await page.locator('#consent-confirm').click();
+      await visible(page, '#step-sign');
+      await page.locator('input[data-field="f1.city"]').fill('Utrecht');
+      await page.locator('#sign-button').click();
+      await expect.poll(() => sent).toBeDefined();
+      expect(sent).toMatchObject({ Fields: { contract: { 'f1.agree': true, 'f1.city': 'Utrecht' } } });
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
+
+  it("a waiting signer reads the earlier signer's name, and the heading focused for them is not boxed like an alert", async () => {
+    const t = CATALOGUES['nl-NL'].page;
+    const tx = await createSigningTransaction(server.url, { seal: false, language: 'nl-NL' });
+    const win = await openWindow('phone', [server.url], { locale: 'nl-NL' });
+    const { page } = win;
+    try {
+      await page.goto(tx.signers[1]!.signUrl);
+      await visible(page, '#message');
+      const text = (await page.locator('#message').textContent()) ?? '';
+      expect(text).toContain(t.waitingHeading);
+      expect(text).toContain('Alice Janssen');
+      expect(text).not.toContain('alice@example.com');
+      expect(await page.locator('#org').isVisible()).toBe(true);
+      expect(await page.locator('#org').textContent()).toBe('Voorbeeld Verhuur B.V.');
+      // Focus moved to the state's heading (screen readers start there); it shows no ring or glow of the
+      // focus colour, only the quiet bar of the brand colour at its start.
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('message-title');
+      const style = await page.evaluate<{ outline: string; shadow: string }>(
+        `(() => { const s = getComputedStyle(document.activeElement); return { outline: s.outlineStyle, shadow: s.boxShadow }; })()`,
+      );
+      expect(style.outline).toBe('none');
+      expect(style.shadow).not.toContain('rgb(255, 191, 71)');
+      expect(style.shadow).toContain('rgb(31, 79, 209)');
+      await shot(page, 'nl-NL-phone-waiting-focused');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  }, 60_000);
 });
 
 describe("the API's refusals in the page's language", () => {

@@ -11,6 +11,8 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailRow } from '../../src/service/mail-payload.js';
 import { renderMailText } from '../../src/events/mail-templates.js';
+import { fromOnBehalfOf } from '../../src/events/deliver-mail.js';
+import { CATALOGUES } from '../../src/i18n/catalogue.js';
 import { MAIL_FILE_PURPOSE, openSealedMail } from '../../src/events/mail-transport.js';
 import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
 import { readSealedMails } from '../helpers/mail-files.js';
@@ -25,7 +27,9 @@ let service: TestService;
 
 beforeAll(async () => {
   sink = await startSmtpSink({ refuseRecipient: (address) => (address.startsWith('bounce@') ? 550 : undefined) });
-  service = await startTestService({ env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com' } });
+  service = await startTestService({
+    env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com', PARAPH_ORGANIZATION: 'Voorbeeld Verhuur B.V.', PARAPH_SENDER_NAME: 'Sanne de Vries' },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -68,6 +72,16 @@ describe('mail over SMTP', () => {
     expect(mail.html).toContain(`href="${signUrl.replace(/&/g, '&#38;')}"`);
     expect(mail.html).toContain('Please sign the lease &#60;today&#62;.');
     expect(got.json.Signers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual([101]);
+    // Who asks, before the mail is opened; replies reach the sender; no automatic answers; and a warning not to
+    // pass the link on, with the address in full for mail programs without buttons.
+    expect(mail.from?.value).toEqual([{ name: 'Voorbeeld Verhuur B.V. via paraph', address: expect.stringMatching(/^noreply@/) }]);
+    expect(mail.replyTo?.value).toEqual([{ name: '', address: 'sender@example.com' }]);
+    expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
+    expect(mail.text).toContain(CATALOGUES['en-US'].mail.security);
+    expect(mail.text).toContain('Sender: Sanne de Vries');
+    expect(mail.text).toContain('Voorbeeld Verhuur B.V.');
+    expect(mail.text).not.toContain('B.V..');
+    expect([...(mail.html || '').matchAll(/href="([^"]*)"/g)].map((m) => m[1])).toEqual([signUrl, signUrl].map((u) => u.replace(/&/g, '&#38;')));
   });
 
   it('sends the confirmation with the signed PDF and the receipt, and receivers the signed documents (301)', async () => {
@@ -97,6 +111,22 @@ describe('mail over SMTP', () => {
     expect(tools.pdfsig.map((s) => s.valid), tools.details).toEqual([true]);
     const got = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(got.json.Receivers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual([301]);
+  });
+
+  it("names the receipt a confirmation attaches in the receipt's language (bewijsrapport.pdf for a Dutch transaction)", async () => {
+    const id = await createWithFile({ Seal: true, Reference: 'mail-nl', Language: 'nl-NL', SendEmailNotifications: false }, 'Offerte');
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    const stored = (await service.server.store.getTransaction(id))!;
+    expect(stored.Status).toBe(30);
+    await service.server.store.commit({
+      transaction: stored,
+      expectedVersion: stored.version,
+      outbox: [mailRow({ transactionId: id, kind: 'confirmation', to: 'dirk@example.com' })],
+    });
+    const before = sink.received.length;
+    expect(await service.server.events.drain()).toMatchObject({ delivered: 1, failed: 0 });
+    const mail = await simpleParser(sink.received[before]!.raw);
+    expect(mail.attachments.map((a) => a.filename)).toEqual(['Offerte.pdf', 'bewijsrapport.pdf']);
   });
 
   it('records 999 at once when the SMTP server refuses the recipient permanently', async () => {
@@ -285,7 +315,8 @@ describe('mail without SMTP', () => {
       const kept = await signAndConfirm('lou@example.com');
       const before = await mailsOf();
       expect(before.filter((f) => f.startsWith(`${gone}--`)).length).toBeGreaterThan(0); // the confirmation
-      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('receipt.pdf'));
+      // The transaction's language is Signhost's default, nl-NL: the receipt is named in Dutch.
+      const confirmation = (await readSealedMails(local.dataDir)).map((m) => m.toString('latin1')).find((m) => m.includes('bewijsrapport.pdf'));
       expect(confirmation).toBeDefined();
       expect((await call(local.url, 'DELETE', `/api/transaction/${gone}`)).status).toBe(200);
       // The documents stay downloadable during the DELETE's grace period, and so do the mails; then both go.
@@ -334,6 +365,13 @@ describe('templates', () => {
     const code = renderMailText({ kind: 'verification-code', language: 'en-US', documents: [], code: '123456' });
     expect(code.text).toContain('123456');
     expect(renderMailText({ kind: 'invitation', language: 'en-US', documents: [], subject: 'A\r\nBcc: x@y' }).subject).toBe('A Bcc: x@y');
+  });
+
+  it('From names the organisation "via paraph" unless the operator chose a display name', () => {
+    expect(fromOnBehalfOf('paraph <noreply@sign.example>', 'Voorbeeld Verhuur B.V.')).toBe('"Voorbeeld Verhuur B.V. via paraph" <noreply@sign.example>');
+    expect(fromOnBehalfOf('noreply@sign.example', 'Acme "Best" Ltd')).toBe('"Acme \\"Best\\" Ltd via paraph" <noreply@sign.example>');
+    expect(fromOnBehalfOf('noreply@sign.example', 'paraph')).toBe('"paraph" <noreply@sign.example>');
+    expect(fromOnBehalfOf('Contracts Team <contracts@acme.example>', 'Acme')).toBe('Contracts Team <contracts@acme.example>');
   });
 
   it('completion mails go to signers with SendSignConfirmation and to every receiver', () => {

@@ -67,10 +67,17 @@ describe('mail renders', () => {
         expect(mail.html, where).not.toMatch(/<script|<link|<style|class=/);
         expect(mail.text + mail.html, where).not.toMatch(/\{\w+\}|paraph\./);
         expect(mail.text, where).toContain('Acme Housing B.V.');
+        // An organisation whose name ends in a full stop ends the footer's sentence with it, once.
+        expect(mail.text + mail.html, where).not.toContain('B.V..');
         expect(mail.text, where).toContain('lettings@acme.example');
         const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
         const wanted = c.signUrl ?? c.transactionUrl;
-        expect(links, where).toEqual(wanted === undefined ? [] : [wanted]);
+        // The button and, under it, the same address written out for mail programs that drop buttons.
+        expect(links, where).toEqual(wanted === undefined ? [] : [wanted, wanted]);
+        if (wanted !== undefined) expect(mail.text + mail.html, where).toContain(t.fallback);
+        // A link that opens the documents, or a code, comes with the line not to pass it on.
+        expect(mail.text.includes(t.security), where).toBe(c.signUrl !== undefined);
+        expect(mail.text.includes(t.codeSecurity), where).toBe(c.code !== undefined);
         if (wanted !== undefined) expect(mail.text, where).toContain(wanted);
         expect(mail.text.includes(date), where).toBe(ASKS_TO_SIGN.has(c.kind));
         expect(mail.text.includes(t.signLink), where).toBe(ASKS_TO_SIGN.has(c.kind));

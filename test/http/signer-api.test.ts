@@ -42,6 +42,21 @@ async function pdfText(pdf: Uint8Array): Promise<string> {
   }
 }
 
+/**
+ * The text poppler draws, widget appearances included (what a reader sees in the boxes): pdftocairo prints the
+ * page with its annotations into a new PDF whose text pdftotext then reads.
+ */
+async function drawnText(pdf: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'paraph-drawn-'));
+  try {
+    await writeFile(join(dir, 'd.pdf'), pdf);
+    await promisify(execFile)('pdftocairo', ['-pdf', '-f', '1', '-l', '1', join(dir, 'd.pdf'), join(dir, 'drawn.pdf')]);
+    return (await promisify(execFile)('pdftotext', ['-layout', join(dir, 'drawn.pdf'), '-'])).stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function verifyAll(token: string, name: string): Promise<void> {
   expect((await signer(token, 'POST', '/verification', { Type: 'Consent' })).status).toBe(200);
   const scribble = await signer(token, 'POST', '/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: name });
@@ -49,6 +64,16 @@ async function verifyAll(token: string, name: string): Promise<void> {
 }
 
 describe('signer API', () => {
+  it("unsigned signature boxes say 'Sign here' in the transaction's language with the signer's name, never the internal Id", async () => {
+    const tx = await createSigningTransaction(base, { language: 'nl-NL' });
+    const pdf = (await call(base, 'GET', `/api/signer/${tx.signers[0]!.token}/file/contract`, { auth: false })).bytes;
+    const text = await drawnText(pdf);
+    // Alice has a ScribbleName; Bob has none and is not named by Id or e-mail address.
+    expect(text).toContain('Hier ondertekenen: Alice Janssen');
+    expect(text).toMatch(/^\s*Hier ondertekenen\s*$/m);
+    expect(text).not.toMatch(/Signer[12]|bob@example\.com/);
+  });
+
   it('two signers verify and sign in turn: 10 → 30, two signer signatures and the seal in every document, valid in every tool', async () => {
     const tx = await createSigningTransaction(base);
     const [one, two] = tx.signers as [(typeof tx.signers)[0], (typeof tx.signers)[0]];
@@ -57,6 +82,8 @@ describe('signer API', () => {
     expect(session.status).toBe(200);
     expect(session.headers.get('cache-control')).toBe('no-store');
     expect(session.json).toMatchObject({ TransactionId: tx.id, Reference: 'REF-42', State: 'verify', Signer: { Id: 'Signer1', Name: 'Alice Janssen' } });
+    // Who asks: the organisation always (the test service names one); no sender name or address is configured here.
+    expect(session.json.Sender).toEqual({ Organization: 'Paraph Test Org' });
     expect(session.json.Documents.map((d: { FileId: string }) => d.FileId)).toEqual(['contract', 'annex']);
     const fields = session.json.Documents[0].Fields.map((f: { Name: string; Type: string }) => `${f.Name}:${f.Type}`);
     expect(fields).toEqual(['f1.sig:Signature', 'f1.agree:Check', 'f1.city:SingleLine']);

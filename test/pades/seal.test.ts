@@ -72,6 +72,25 @@ describe('sealPdf', () => {
     expect(after).toBeGreaterThan(300);
   });
 
+  it('prints the word before the date in the language it is given ("Verzegeld" on a Dutch document), "Sealed" by default', async () => {
+    const placed = await placeFields(base, [sealField('Stamp', 600)]);
+    const shown = async (options: { sealedLabel?: string }) => {
+      const { bytes } = await sealPdf(placed.bytes, { signer: fx.pki.seal.signer, signingTime: T0, organizationName: ORG, ...options });
+      const dir = mkdtempSync(join(tmpdir(), 'paraph-seal-'));
+      try {
+        writeFileSync(join(dir, 'in.pdf'), bytes);
+        // MuPDF draws the widget's appearance, so its text is what a reader sees in the box.
+        return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', join(dir, 'in.pdf'), '1'], { encoding: 'utf8' });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const dutch = await shown({ sealedLabel: 'Verzegeld' });
+    expect(dutch).toContain('Verzegeld 2026-11-21 10:00 UTC');
+    expect(dutch).not.toContain('Sealed');
+    expect(await shown({})).toContain('Sealed 2026-11-21 10:00 UTC');
+  });
+
   it('uses the named field when given one, and is the last signature after the signers', async () => {
     const placed = await placeFields(base, [
       { field: 'sig.Signer1', formSet: 'sig', fieldKey: 'Signer1', type: 'Signature', signerIds: ['Signer1'], pageNumber: 1, left: 50, top: 600, width: 200, height: 80 },

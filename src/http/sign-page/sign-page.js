@@ -126,6 +126,7 @@ async function load() {
   }
   const s = session;
   if (s.Reference) $('ref').textContent = `${T.reference}: ${s.Reference}`;
+  showSender(s.Sender);
   switch (s.State) {
     case 'signed':
     case 'rejected':
@@ -161,6 +162,29 @@ async function load() {
     // A document pdf.js cannot show leaves the steps usable; the download link still offers it.
     console.warn('document not shown', error);
   }
+}
+
+/** Who asks: the organisation in the banner of every state, and the sender with their address above the documents. */
+function showSender(sender) {
+  if (!sender) return;
+  $('org').textContent = sender.Organization;
+  $('org').hidden = false;
+  $('request-from').textContent = fmt(T.requestFrom, { org: sender.Organization });
+  const line = $('sender');
+  line.textContent = '';
+  if (!sender.Name && !sender.Email) return;
+  const [before, after = ''] = T.sender.split('{sender}');
+  line.append(before);
+  if (sender.Name) line.append(sender.Name);
+  if (sender.Name && sender.Email) line.append(' · ');
+  if (sender.Email) {
+    const mail = document.createElement('a');
+    mail.href = `mailto:${sender.Email}`;
+    mail.textContent = sender.Email;
+    line.append(mail);
+  }
+  line.append(after);
+  line.hidden = false;
 }
 
 function loadPdfjs() {
@@ -303,7 +327,10 @@ function renderFieldInputs(doc, fields, n) {
     const described = [error.id];
     if (field.Type === 'Check') {
       input.type = 'checkbox';
-      values[doc.FileId][field.Name] = false;
+      // A box the metadata (or the fillable PDF) ticks beforehand starts ticked, and stays so unless the signer unticks it.
+      input.checked = field.Checked === true;
+      values[doc.FileId][field.Name] = input.checked;
+      if (input.checked) syncOverlay(doc.FileId, field.Name, '✓');
       input.addEventListener('change', () => {
         values[doc.FileId][field.Name] = input.checked;
         syncOverlay(doc.FileId, field.Name, input.checked ? '✓' : '');

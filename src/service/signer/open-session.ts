@@ -8,6 +8,7 @@ import { postbackRow } from '../outbox-rows.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
+import { senderOf } from '../sender.js';
 import { toSessionView, type SignerSessionView } from './session-view.js';
 
 /**
@@ -36,5 +37,6 @@ export async function openSignerSession(ctx: ServiceContext, token: string, info
     );
     access = { transaction: committed, signer: committed.Signers.find((s) => s.Id === access.signer.Id) ?? access.signer };
   }
-  return toSessionView(access, ctx.settings.publicUrl);
+  const account = await ctx.store.getAccount(access.transaction.AccountId);
+  return toSessionView(access, ctx.settings.publicUrl, senderOf(ctx.settings, account));
 }

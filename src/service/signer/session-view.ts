@@ -14,6 +14,7 @@ import {
   type SignerAccess,
 } from './signer-access.js';
 import { signerFields, type SignerField } from './signer-fields.js';
+import type { Sender } from '../sender.js';
 
 /** The state of the signer's journey. */
 export type SignerState = 'not-started' | 'waiting' | 'authenticate' | 'verify' | 'sign' | 'signed' | 'rejected' | 'ended' | 'processing';
@@ -53,6 +54,8 @@ export interface SignerSessionView {
   readonly State: SignerState;
   readonly Signer: { Id: string; Email: string; Name?: string; IntroText?: string; SignedDateTime?: string; RejectDateTime?: string };
   readonly WaitingFor: readonly { Id: string; Name?: string }[];
+  /** Who asks for the signature: the organisation, and the sender's name and e-mail address where configured. */
+  readonly Sender?: { readonly Organization: string; readonly Name?: string; readonly Email?: string };
   readonly Documents: readonly SessionDocument[];
   readonly Verifications: readonly SessionStep[];
   /** Where the page goes after signing or rejecting (with sh_transactionid, sh_signerid, sh_signerstatus). */
@@ -67,7 +70,7 @@ export interface SignerSessionView {
 }
 
 /** The session view of an access (pure). */
-export function toSessionView(access: SignerAccess, _publicUrl: string): SignerSessionView {
+export function toSessionView(access: SignerAccess, _publicUrl: string, sender?: Sender): SignerSessionView {
   const { transaction: tx, signer } = access;
   const session = readSignSession(signer);
   const steps: SessionStep[] = signerSteps(signer).map(({ index, type, spec, phase }) => {
@@ -134,6 +137,9 @@ export function toSessionView(access: SignerAccess, _publicUrl: string): SignerS
       const other = s.ScribbleName ?? scribbleNameOf(s);
       return { Id: s.Id, ...(other !== undefined ? { Name: other } : {}) };
     }),
+    ...(sender !== undefined
+      ? { Sender: { Organization: sender.organization, ...(sender.name !== undefined ? { Name: sender.name } : {}), ...(sender.email !== undefined ? { Email: sender.email } : {}) } }
+      : {}),
     Documents: done || state === 'not-started' || state === 'ended' || state === 'authenticate' ? [] : documents,
     Verifications: steps,
     ...(done && signer.ReturnUrl !== undefined ? { ReturnUrl: returnUrl(tx, signer.Id, signer.ReturnUrl, state === 'signed' ? 'signed' : 'rejected') } : {}),

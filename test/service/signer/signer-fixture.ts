@@ -48,6 +48,8 @@ export interface SigningTransactionOptions {
   readonly seal?: boolean;
   readonly language?: string;
   readonly setParaph?: boolean;
+  /** The contract's check boxes come ticked (`Value: true`) instead of with the export value `Yes`. */
+  readonly preChecked?: boolean;
   /** More properties of the create request. */
   readonly transaction?: Record<string, unknown>;
 }
@@ -87,7 +89,7 @@ export async function createSigningTransaction(base: string, options: SigningTra
     const top = 200 + i * 200;
     formSets[`f${i + 1}`] = {
       sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 300, Top: top, Width: 200, Height: 80 } },
-      agree: { Type: 'Check', Value: 'Yes', Location: { PageNumber: 1, Left: 72, Top: top } },
+      agree: { Type: 'Check', Value: options.preChecked ? true : 'Yes', Location: { PageNumber: 1, Left: 72, Top: top } },
       city: { Type: 'SingleLine', Location: { PageNumber: 1, Left: 72, Top: top + 40, Width: 150, Height: 20 } },
     };
     signerSets[signerId] = { FormSets: [`f${i + 1}`] };
