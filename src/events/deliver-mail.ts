@@ -117,7 +117,6 @@ export async function deliverMail(ctx: ServiceContext, deps: MailDeps, message: 
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${message.transactionId} does not exist` };
   if (payload.to === '') {
     const account = await ctx.store.getAccount(tx.AccountId);
-  const sender = senderOf(ctx.settings, account);
     if (account?.NotificationEmail === undefined) {
       deps.onNoNotificationAddress?.(tx.AccountId);
       return { ok: true, detail: 'not sent: the account has no NotificationEmail' };
