@@ -65,7 +65,8 @@ function run(command: string, args: string[], timeoutMs: number): Run {
 }
 
 function refusal(step: 'place' | 'seal', r: Run): CorpusFileReport['outcome'] {
-  const line = r.stderr.trim().split('\n')[0] ?? '';
+  // The first line that is not a note (such as the one saying the input was rewritten first).
+  const line = r.stderr.trim().split('\n').find((l) => !l.startsWith('note: ')) ?? '';
   const match = /^([A-Z][A-Z0-9_]+): (.*)$/.exec(line);
   return { kind: 'refused', step, code: match ? match[1]! : null, message: match ? match[2]! : line, exit: r.status };
 }
