@@ -234,7 +234,7 @@ const MAX_CHECKED_SECTIONS = 64;
  * it cannot be rewritten, and readers that opened it when it was signed read its earlier sections as they are.
  */
 function firstMisplacedObject(bytes: Uint8Array, startxref: number): { object: string; section: number } | undefined {
-  const signed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ByteRange');
+  const signed = isSigned(bytes);
   const replaced = new Set<number>();
   const visited = new Set<number>();
   let checked = 0;
