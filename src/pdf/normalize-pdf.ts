@@ -62,7 +62,7 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
     doc = await loadPdf(pdf);
   } catch (error) {
     if (!(error instanceof PdfParseError)) throw error;
-    if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted with an owner password' };
+    if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted, opening without a password' };
     if (error.code === 'PDF_UNREADABLE') return { reason: 'damaged-xref', detail: error.message };
     throw error;
   }
