@@ -43,8 +43,9 @@ export interface CorpusCheckOptions {
 }
 
 const METADATA = JSON.stringify({
-  Signers: { Signer1: { FormSets: ['f'] } },
-  FormSets: { f: { Signature: { Type: 'Signature', Location: { PageNumber: 1, Left: 5, Top: 5, Width: 30, Height: 15 } } } },
+  // Names no document of a corpus is likely to use for a field already.
+  Signers: { Signer1: { FormSets: ['paraphCorpusCheck'] } },
+  FormSets: { paraphCorpusCheck: { Signature: { Type: 'Signature', Location: { PageNumber: 1, Left: 5, Top: 5, Width: 30, Height: 15 } } } },
 });
 
 function paraphCommand(useDist: boolean): [string, string[]] {

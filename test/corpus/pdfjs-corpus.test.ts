@@ -18,7 +18,8 @@ const FILES = process.env.PARAPH_CORPUS_DIR
 
 /**
  * Files of pdf.js's corpus poppler reads that paraph refuses, and why: PDFium (the engine that rewrites them) cannot
- * open them or finds no page, or they are signed and a rewrite would break the signature.
+ * open them or finds no page, they are signed and a rewrite would break the signature, or they are no PDF by their
+ * first bytes.
  */
 const EXPLAINED_REFUSALS: Readonly<Record<string, string>> = {
   'bug1782186.pdf': 'an /Encrypt dictionary poppler ignores; PDFium asks for a password',
@@ -29,6 +30,7 @@ const EXPLAINED_REFUSALS: Readonly<Record<string, string>> = {
   'issue19484_2.pdf': 'PDFium finds no page',
   'bug1250079.pdf': 'PDFium cannot open it, not even repairing it',
   'poppler-742-0-fuzzed.pdf': 'PDFium cannot open it, not even repairing it',
+  'bug1606566.pdf': 'no "%PDF-" header at all: paraph does not take it for a PDF',
 };
 
 describe(`the corpus in ${DIR}`, () => {
