@@ -24,7 +24,7 @@ export interface CorpusFileReport {
     | { readonly kind: 'refused'; readonly step: 'place' | 'seal'; readonly code: string | null; readonly message: string; readonly exit: number | null };
   /** Checks of the sealed output (absent when nothing was sealed). */
   readonly output?: {
-    /** pdfsig found the seal and its digest matches. */
+    /** pdfsig found the seal (the last signature) and its digest matches. */
     readonly pdfsig: boolean;
     /** `qpdf --check`: 0 clean, 3 warnings only, 2 errors. */
     readonly qpdf: number | null;
@@ -94,7 +94,9 @@ export function checkCorpusFile(pdfPath: string, options: CorpusCheckOptions = {
 
     const problems: string[] = [];
     const sig = run('pdfsig', [sealed], timeoutMs);
-    const pdfsig = sig.status === 0 && /Signature #1/.test(sig.stdout) && !/Signature is Invalid|Digest Mismatch/i.test(sig.stdout);
+    // The seal is the last signature; one the input already carried may have been broken before paraph saw it.
+    const lastSignature = sig.stdout.split(/^Signature #\d+:/m).slice(1).at(-1);
+    const pdfsig = sig.status === 0 && lastSignature !== undefined && !/Signature is Invalid|Digest Mismatch/i.test(lastSignature);
     if (!pdfsig) problems.push(`pdfsig: ${(sig.stderr || sig.stdout).trim().split('\n').slice(0, 2).join(' / ')}`);
     const qpdf = run('qpdf', ['--check', sealed], timeoutMs);
     if (qpdf.status !== 0) problems.push(`qpdf --check exit ${qpdf.status}: ${(qpdf.stderr || qpdf.stdout).trim().split('\n').slice(0, 2).join(' / ')}`);
