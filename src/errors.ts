@@ -166,7 +166,7 @@ export const ERROR_CODES = {
   PDF_EMPTY: row(400, 'The file is empty.', 'Send the bytes of a PDF document.'),
   PDF_NOT_A_PDF: row(400, 'The file has no `%PDF-` header.', 'Send a PDF document.'),
   PDF_UNREADABLE: row(400, 'The PDF cannot be parsed (damaged or truncated).', 'Repair it (save it again from a PDF editor, or `qpdf in.pdf out.pdf`) and send it again.'),
-  PDF_ENCRYPTED: row(400, 'The PDF is encrypted.', 'Remove the password protection and send it again.'),
+  PDF_ENCRYPTED: row(400, 'The PDF needs a password to open, or is encrypted and already signed (a file that opens without a password is decrypted and rewritten instead).', 'Save a copy without password protection and send it again; for a signed one, ask for a copy signed without encryption.'),
   PDF_NO_PAGES: row(400, 'The PDF has no pages.', 'Send a document with at least one page.'),
   PDF_TOO_MANY_PAGES: row(400, 'The PDF has more pages than the service accepts.', 'Split the document, or raise the limit in the configuration.'),
   PDF_TOO_MANY_OBJECTS: row(400, 'The PDF declares more objects (trailer /Size, object streams\' /N) than paraph parses: 1,000,000.', 'Simplify the document (e.g. print it to a new PDF) and send it again.'),

@@ -55,3 +55,21 @@ export async function readTrustRoots(paths: readonly string[] | undefined): Prom
   }
   return roots;
 }
+
+/**
+ * The input PDF of a command that appends to it (place, sign, seal), made fit for that: an unsigned file that readers
+ * open but resolve differently (damaged cross-reference data, a page tree only a repairing reader finds) or that is
+ * encrypted with an empty user password is rewritten once, cleanly, and the command works on the rewrite — it says
+ * so on stderr. A signed file in that state is refused (a rewrite would break its signatures), as is one that needs
+ * a password.
+ */
+export async function readPdfToUpdate(path: string, io: { stderr: (text: string) => void }, bytes?: Uint8Array): Promise<Uint8Array> {
+  const pdf = bytes ?? (await readCliFile(path, 'input PDF'));
+  const { normalizePdf } = await import('../pdf/normalize-pdf.js');
+  const normalized = await normalizePdf(pdf);
+  if (normalized.normalization) {
+    const why = normalized.normalization.reason === 'encrypted-empty-password' ? 'its encryption (no password needed to open it) removed' : `its structure repaired: ${normalized.normalization.detail}`;
+    io.stderr(`note: ${path} was rewritten before the update (${why})\n`);
+  }
+  return normalized.bytes;
+}

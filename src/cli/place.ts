@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ParaphError } from '../errors.js';
-import { writeAtomically } from './cli-files.js';
+import { readPdfToUpdate, writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand } from './common.js';
 
 const USAGE = `usage: paraph place <in.pdf> <metadata.json> -o <out.pdf> [--json] [--engine pdfium|pdfjs]
@@ -71,7 +71,7 @@ export const placeCommand: CliCommand = async (args, io) => {
   const engine = TEXT_ENGINES.find((e) => e === values.engine);
   if (!engine) throw new UsageError(`paraph place: --engine must be one of ${TEXT_ENGINES.join(', ')} (got "${values.engine}")\n\n${USAGE}`);
 
-  const pdf = await readInput(pdfPath, 'PDF');
+  const pdf = await readPdfToUpdate(pdfPath, io, await readInput(pdfPath, 'PDF'));
   const metadata = parseFileMetaData(await readInput(metadataPath, 'metadata JSON'));
   // A CLI run is its own process, so the text engine may run in this thread: for small documents that saves the
   // start-up of worker threads; large ones still spread over the cores.

@@ -18,7 +18,7 @@ import {
   timestamperFor,
   type SigningCommandDeps,
 } from './sign.js';
-import { readCliFile } from './cli-files.js';
+import { readPdfToUpdate } from './cli-files.js';
 
 const USAGE = `usage: paraph seal <in.pdf> -o <out.pdf> (--p12 <file> | --pkcs11 <module> …) [options]
 
@@ -61,7 +61,7 @@ export function createSealCommand(deps: SigningCommandDeps = {}): CliCommand {
     const signingTime = parseTime(values.time);
     const contentsSize = parseCount('contents-size', values['contents-size']);
     const timestamper = timestamperFor(values.tsa);
-    const pdf = await readCliFile(positionals[0] as string, 'input PDF');
+    const pdf = await readPdfToUpdate(positionals[0] as string, io);
     return signAndWrite('sealed', positionals[0] as string, { ...values, output: values.output }, { signingTime, timestamper, deps, io }, (signer) =>
       sealPdf(pdf, {
         signer,

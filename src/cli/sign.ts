@@ -15,7 +15,7 @@ import { createHttpRevocationFetcher } from '../pades/revocation.js';
 import { signPdf } from '../pades/sign-pdf.js';
 import { createHttpTimestamper } from '../pades/timestamp.js';
 import type { HashAlgorithm, RevocationFetcher, Signer, Timestamper } from '../pades/types.js';
-import { readCliFile, writeAtomically } from './cli-files.js';
+import { readCliFile, readPdfToUpdate, writeAtomically } from './cli-files.js';
 import { UsageError, type CliCommand, type CliIo } from './common.js';
 
 /** Help text of the key options `paraph sign` and `paraph seal` share. */
@@ -278,7 +278,7 @@ export function createSignCommand(deps: SigningCommandDeps = {}): CliCommand {
     const placement = parsePlacement(values.page, values.rect);
     const contentsSize = parseCount('contents-size', values['contents-size']);
     const timestamper = timestamperFor(values.tsa);
-    const pdf = await readCliFile(positionals[0] as string, 'input PDF');
+    const pdf = await readPdfToUpdate(positionals[0] as string, io);
     const image = values.image === undefined ? undefined : await readCliFile(values.image, 'image');
     return signAndWrite('signed', positionals[0] as string, { ...values, output: values.output }, { signingTime, timestamper, deps, io }, (signer) =>
       signPdf(pdf, {

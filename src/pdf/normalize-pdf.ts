@@ -5,14 +5,16 @@
  * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
  * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
-import { PDFName, PDFNumber, type PDFDocument } from './pdf-lib.js';
+import { PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument } from './pdf-lib.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import { loadPdf } from './load-pdf.js';
+import { repairPageTree } from './page-tree-repair.js';
 import { readPdfTail } from './pdf-tail.js';
 import { tooComplex } from './text-index-limits.js';
+import { ObjectStreamCache, XrefView } from './xref.js';
 
 /** Why a document had to be rewritten. */
 export interface PdfNormalization {
@@ -60,12 +62,16 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
     doc = await loadPdf(pdf);
   } catch (error) {
     if (!(error instanceof PdfParseError)) throw error;
-    if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted with an owner password' };
+    if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted, opening without a password' };
     if (error.code === 'PDF_UNREADABLE') return { reason: 'damaged-xref', detail: error.message };
     throw error;
   }
   try {
     const tail = readPdfTail(pdf, doc.context);
+    if (!isSigned(pdf)) {
+      const disagreement = readerDisagreement(pdf, tail.startxref);
+      if (disagreement !== undefined) return { reason: 'damaged-xref', detail: disagreement };
+    }
     if (tail.kind === 'table') {
       const bad = firstMisplacedObject(pdf, tail.startxref);
       if (bad !== undefined) {
@@ -98,11 +104,18 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
 export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<NormalizedPdf> {
   const normalization = await inspect(pdf);
   if ('doc' in normalization) return { bytes: pdf, doc: normalization.doc };
-  const bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  let bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
   // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
-  const again = await inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
+  let again = await inspectRewrite(bytes);
   if ('reason' in again) {
-    throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
+    // PDFium keeps a page tree it walks leniently (loops, wrong /Type, a false /Count) as it is: flatten it.
+    const flat = await repairPageTree(bytes);
+    const flatAgain = flat && (await inspectRewrite(flat));
+    if (!flat || !flatAgain || 'reason' in flatAgain) {
+      throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
+    }
+    bytes = flat;
+    again = flatAgain;
   }
   return { bytes, doc: again.doc, normalization };
 }
@@ -118,6 +131,10 @@ export async function rewritePdf(pdf: Uint8Array, options: NormalizePdfOptions =
   const again = await inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
   if ('reason' in again) throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be rewritten cleanly (${again.detail}).`);
   return bytes;
+}
+
+function inspectRewrite(bytes: Uint8Array): Promise<PdfNormalization | { doc: PDFDocument }> {
+  return inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: error instanceof Error ? error.message : String(error) }));
 }
 
 type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
@@ -169,6 +186,43 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
   return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
 }
 
+function isSigned(pdf: Uint8Array): boolean {
+  return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).includes('/ByteRange');
+}
+
+/**
+ * Where the cross-reference chain of an unsigned `pdf`, read strictly as paraph's verifier and careful readers read it
+ * (every section through /Prev and /XRefStm, each in-use entry at its own `n g obj`), differs from what pdf-lib made of
+ * the file by scanning it, or undefined when they agree. A file on which they differ is one readers repair each their
+ * own way: an update appended to it may show no signature, or none that verifies, to some of them.
+ */
+function readerDisagreement(pdf: Uint8Array, startxref: number): string | undefined {
+  let view: XrefView;
+  try {
+    view = new XrefView(pdf, startxref, new ObjectStreamCache(pdf), new Map());
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  if (view.malformedEntries > 0) return `the cross-reference table has ${view.malformedEntries} entries that are not 20 bytes long`;
+  if (view.ambiguities.length > 0) return view.ambiguities[0];
+  let checked = 0;
+  for (const [n, entry] of view.entries) {
+    if (entry.kind !== 'offset') continue;
+    if (++checked > MAX_CHECKED_ENTRIES) break;
+    const head = ascii(pdf, entry.offset, Math.min(pdf.length, entry.offset + 32));
+    const found = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
+    if (!found || Number(found[1]) !== n || Number(found[2]) !== entry.generation) {
+      return `the cross-reference section does not point at object ${n} (offset ${entry.offset})`;
+    }
+  }
+  const root = view.trailer.get(PDFName.of('Root'));
+  if (!(root instanceof PDFRef) || !(view.get(root.objectNumber) instanceof PDFDict)) return 'the trailer\'s /Root does not lead to a catalog';
+  const catalog = view.get(root.objectNumber) as PDFDict;
+  const pages = catalog.get(PDFName.of('Pages'));
+  if (!(pages instanceof PDFRef) || !(view.get(pages.objectNumber) instanceof PDFDict)) return 'the catalog\'s /Pages does not lead to a page tree';
+  return undefined;
+}
+
 /** Classic cross-reference sections followed back through /Prev at most. */
 const MAX_CHECKED_SECTIONS = 64;
 
@@ -180,7 +234,7 @@ const MAX_CHECKED_SECTIONS = 64;
  * it cannot be rewritten, and readers that opened it when it was signed read its earlier sections as they are.
  */
 function firstMisplacedObject(bytes: Uint8Array, startxref: number): { object: string; section: number } | undefined {
-  const signed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ByteRange');
+  const signed = isSigned(bytes);
   const replaced = new Set<number>();
   const visited = new Set<number>();
   let checked = 0;

@@ -1,6 +1,6 @@
 /**
  * One-shot worker thread of normalize-pdf.ts: opens the document with PDFium (empty user password), refuses it when
- * it carries signatures or its permissions forbid filling in and signing, and otherwise writes a clean copy without
+ * it needs a password or carries signatures, and otherwise writes a clean copy without
  * encryption and with a fresh cross-reference table. Input `workerData: { bytes, encrypted }`; one reply
  * `{ ok: true, bytes }` or `{ ok: false, code, message }`.
  */
@@ -14,10 +14,6 @@ interface Input {
 
 type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
 
-/** ISO 32000-2 Table 22: bit 6 (modify annotations, fill in forms), bit 9 (fill in existing form fields, sign). */
-const P_ANNOTATE = 1 << 5;
-const P_FILL_FORMS = 1 << 8;
-
 async function normalize({ bytes, encrypted }: Input): Promise<Reply> {
   const pdfium = await loadPdfium();
   const ptr = copyIn(pdfium, bytes);
@@ -25,7 +21,7 @@ async function normalize({ bytes, encrypted }: Input): Promise<Reply> {
   try {
     if (!doc) {
       return pdfium.FPDF_GetLastError() === FPDF_ERR_PASSWORD
-        ? { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and needs a password to open: remove the password protection and upload it again.' }
+        ? { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and needs a password to open it: open it with its password, save a copy without password protection, and upload that copy.' }
         : { ok: false, code: 'PDF_UNREADABLE', message: 'The PDF cannot be read, not even by repairing its cross-reference table: it is damaged or truncated.' };
     }
     if (pdfium.FPDF_GetSignatureCount(doc) > 0) {
@@ -34,14 +30,9 @@ async function normalize({ bytes, encrypted }: Input): Promise<Reply> {
         ? { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and already signed: paraph cannot add to it without breaking its signatures; ask for a copy signed without encryption.' }
         : { ok: false, code: 'PDF_DAMAGED_SIGNED', message: 'The PDF is already signed and its cross-reference table is damaged: repairing it would break its signatures; ask for an intact copy.' };
     }
-    if (encrypted) {
-      const permissions = pdfium.FPDF_GetDocPermissions(doc);
-      if ((permissions & (P_ANNOTATE | P_FILL_FORMS)) === 0) {
-        return { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted with permissions that forbid filling in and signing it: remove the protection and upload it again.' };
-      }
-      if (!pdfium.EPDF_RemoveEncryption(doc)) {
-        return { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and its encryption cannot be removed: remove the protection and upload it again.' };
-      }
+    // The permissions of an owner password bind no reader that opens the file with the empty user password.
+    if (encrypted && !pdfium.EPDF_RemoveEncryption(doc)) {
+      return { ok: false, code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted and its encryption cannot be removed: remove the protection and upload it again.' };
     }
     const out = saveCopy(pdfium, doc);
     if (!out) return { ok: false, code: 'PDF_UNREADABLE', message: 'The PDF cannot be rewritten: it is damaged.' };

@@ -64,11 +64,12 @@ describe('normalizePdf', () => {
     });
   }
 
-  it('refuses an encrypted PDF whose permissions forbid filling in forms and annotating', async () => {
+  it('opens and rewrites an encrypted PDF whose owner permissions forbid filling in and annotating: they bind no reader that opens it without a password', async () => {
     const locked = qpdf(['--encrypt', '', 'owner', '256', '--modify=none', '--annotate=n', '--form=n'], SAMPLE);
-    const error = await refusal(locked);
-    expect(error.code).toBe('PDF_ENCRYPTED');
-    expect(error.message).toMatch(/permissions that forbid filling in and signing/);
+    const { bytes, normalization } = await normalizePdf(locked);
+    expect(normalization?.reason).toBe('encrypted-empty-password');
+    expect((await qpdfCheck(bytes)).ok).toBe(true);
+    expect(await normalizationNeeded(bytes)).toBeUndefined();
   });
 
   it('refuses a PDF that needs a user password', async () => {
