@@ -348,9 +348,11 @@ describe('expiry and cleaning', () => {
 });
 
 describe('public routes', () => {
-  it('serves the CA certificates, /health and the OpenAPI document without credentials; unknown paths 404', async () => {
+  it('serves the CA certificates, the health probes and the OpenAPI document without credentials; unknown paths 404', async () => {
     expect((await call(service.url, 'GET', '/api/ca/signing.pem', { auth: false })).text).toMatch(/^-----BEGIN CERTIFICATE-----/);
     expect((await call(service.url, 'GET', '/health', { auth: false })).status).toBe(200);
+    expect((await call(service.url, 'GET', '/health/live', { auth: false })).status).toBe(200);
+    expect((await call(service.url, 'GET', '/health/ready', { auth: false })).status).toBe(200);
     const doc = await call(service.url, 'GET', '/api/openapi.json', { auth: false });
     expect(doc.json.openapi).toBe('3.1.0');
     expect(Object.keys(doc.json.paths).sort()).toEqual([
@@ -368,6 +370,8 @@ describe('public routes', () => {
       '/api/transaction/{transactionId}/file/{fileId}',
       '/api/transaction/{transactionId}/start',
       '/health',
+      '/health/live',
+      '/health/ready',
     ]);
     expect(doc.json.paths['/api/transaction'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTransactionRequest' });
     expect(doc.json.components.schemas.CreateTransactionRequest.properties.Signers).toBeDefined();
