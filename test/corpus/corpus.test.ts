@@ -42,8 +42,9 @@ interface PopplerWord {
   yMax: number;
 }
 
+const scratch = scratchFiles('corpus');
+
 function popplerWords(pdf: Uint8Array): PopplerWord[] | undefined {
-  const scratch = scratchFiles('corpus-');
   let html: string;
   try {
     html = execFileSync('pdftotext', ['-bbox', scratch.file(pdf), '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000, maxBuffer: 256 * 1024 * 1024 });
