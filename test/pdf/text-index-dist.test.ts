@@ -3,9 +3,9 @@
  * compiles the text index's modules with TypeScript into a temporary package and runs them in a plain `node`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -13,35 +13,25 @@ import { findText, indexText } from '../../src/pdf/text-index.js';
 import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
 
 const root = join(import.meta.dirname, '../..');
-const MODULES = [
-  'src/errors.ts',
-  'src/pdf/load-pdf.ts',
-  'src/pdf/pdf-lib.ts',
-  'src/pdf/silence-pdf-lib.ts',
-  'src/pdf/page-geometry.ts',
-  'src/pdf/page-boxes.ts',
-  'src/pdf/pdf-header.ts',
-  'src/pdf/text-index.ts',
-  'src/pdf/text-index-extract.ts',
-  'src/pdf/text-index-builder.ts',
-  'src/pdf/text-index-pdfium.ts',
-  'src/pdf/text-index-pdfium-host.ts',
-  'src/pdf/text-index-pdfium-worker.ts',
-  'src/pdf/text-index-worker.ts',
-  'src/pdf/text-index-boxes.ts',
-  'src/pdf/text-index-bigrams.ts',
-  'src/pdf/text-index-search.ts',
-  'src/pdf/page-tree-balance.ts',
-  'src/pdf/incremental.ts',
-  'src/pdf/pdf-tail.ts',
-  'src/pdf/text-index-limits.ts',
-  'src/pdf/drawing-cycles.ts',
-  'src/pdf/normalize-pdf.ts',
-  'src/pdf/normalize-worker.ts',
-  'src/pdf/pdfium.ts',
-  'src/pdf/declared-objects.ts',
-  'src/pdf/memory-admission.ts',
-];
+/** The modules the test runs and every module they reach through relative imports (static, dynamic, worker URLs). */
+const ENTRIES = ['src/pdf/text-index.ts', 'src/pdf/normalize-pdf.ts'];
+
+function reachableModules(entries: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const pending = [...entries];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(join(root, file), 'utf8');
+    for (const [, specifier] of source.matchAll(/['"](\.\.?\/[^'"]+)\.(?:js|ts)['"]/g)) {
+      const target = relative(root, resolve(root, dirname(file), `${specifier!}.ts`));
+      if (existsSync(join(root, target))) pending.push(target);
+    }
+  }
+  return [...seen].sort();
+}
+const MODULES = reachableModules(ENTRIES);
 
 describe('text index from compiled JavaScript', () => {
   it('runs its worker threads (text index, PDF repair) from .js files under plain node', async () => {
