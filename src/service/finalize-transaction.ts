@@ -10,17 +10,15 @@ import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
 import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
-import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
-import type { PdfUpdateSession } from '../pdf/incremental.js';
 import { TransactionStatus, transition, updateFile, type Language, type Transaction } from '../domain/transaction.js';
-import { catalogueFor } from '../i18n/catalogue.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { signerEvidence } from './signer/signer-evidence.js';
-import { sealedOutputProblem } from './check-sealed-output.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
+import type { SealedDocument } from './pdf-work-protocol.js';
+import { sealInPool, sealStep } from './seal-job.js';
 import { ParaphError, isInputError } from '../errors.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
@@ -46,11 +44,24 @@ export interface PriorChange {
   readonly outbox: readonly OutboxInput[];
 }
 
+/** Documents the caller already sealed at `at` (the last signer's sign job seals from its own parse), by FileId. */
+export interface Presealed {
+  readonly at: Date;
+  readonly files: ReadonlyMap<string, SealedDocument>;
+}
+
+/** How {@link finalizeTransaction} runs besides its inputs. */
+export interface FinalizeOptions {
+  /** Used when `at` is not before the transaction's last change (else every document is sealed afresh). */
+  readonly presealed?: Presealed;
+  /** Ends the PDF jobs (and so the finalization, nothing committed) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit, together with `prior` when
- * given (then `tx` is the in-memory result of that earlier step). `open`: documents the caller holds parsed, by
- * FileId, each session's `original` being that file's current bytes (the last signer's sign request): sealed
- * without reading and parsing them again.
+ * given (then `tx` is the in-memory result of that earlier step). Every parse of a PDF (each seal, its check, the
+ * receipt's seal) is a PDF job (pdf-work.ts); the serving process lends the seal key one signature at a time.
  *
  * @throws ConcurrencyError when the transaction changed meanwhile (nothing is written: finalize or start again).
  */
@@ -58,9 +69,11 @@ export async function finalizeTransaction(
   ctx: ServiceContext,
   tx: Transaction,
   prior?: PriorChange,
-  open?: ReadonlyMap<string, PdfUpdateSession>,
+  options: FinalizeOptions = {},
 ): Promise<Transaction> {
-  const now = changeTime(ctx, tx);
+  const { presealed, signal } = options;
+  const usable = presealed !== undefined && presealed.at.getTime() >= Date.parse(tx.ModifiedDateTime) ? presealed : undefined;
+  const now = usable?.at ?? changeTime(ctx, tx);
   const sealCert = ctx.keys.sealSigner.certificateChain[0];
   if (sealCert === undefined) throw new Error('The seal signer has no certificate.');
   const certificate = describeCertificate(sealCert);
@@ -70,10 +83,13 @@ export async function finalizeTransaction(
   for (const file of tx.Files) {
     const source = file.Current ?? file.Original;
     if (source === undefined) continue;
-    const session = open?.get(file.FileId);
-    let bytes = session?.original ?? (await ctx.store.blobs.read(source.sha256));
+    const read = () => ctx.store.blobs.read(source.sha256);
+    let bytes: Uint8Array;
     let rewrittenBecause: string | undefined;
-    if (tx.Seal) ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, bytes, session, now, tx.Language));
+    if (tx.Seal) {
+      const pages = file.Original?.pages ?? 0;
+      ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, read, pages, usable?.files.get(file.FileId), now, tx.Language, signal));
+    } else bytes = await read();
     const info = await ctx.store.blobs.write(bytes);
     finals.set(file.FileId, { sha256: info.sha256, size: info.size, ...(rewrittenBecause !== undefined ? { rewrittenBecause } : {}) });
   }
@@ -105,7 +121,7 @@ export async function finalizeTransaction(
     auditLog: chain,
     generatedAt: now,
     receiptSeal: { certificate: receiptCertificate, level },
-    sealer: async (pdf) => (await sealPdf(pdf, sealOptions(ctx, now, tx.Language))).bytes,
+    sealer: async (pdf) => (await sealInPool(ctx, pdf, sealStep(ctx, now, tx.Language, false), 0, signal)).bytes,
   });
   const receiptInfo = await ctx.store.blobs.write(receipt);
   completed = { ...completed, Receipt: { sha256: receiptInfo.sha256, size: receiptInfo.size } };
@@ -120,35 +136,37 @@ export async function finalizeTransaction(
 }
 
 /**
- * Seals `bytes` (or the open session) and checks the result as a reader would (check-sealed-output.ts). When the seal
- * does not hold, an unsigned document is rewritten cleanly once (in a PDF process) and sealed again; a document that
- * carries signatures cannot be rewritten.
+ * Seals the document `read` gives (unless `presealed` holds its seal) and checks the result as a reader would (check-sealed-output.ts),
+ * both in a PDF job. When the seal does not hold, an unsigned document is rewritten cleanly once and sealed again; a
+ * document that carries signatures cannot be rewritten.
  *
  * @throws ParaphError `SEAL_NOT_VERIFIABLE` (input) when no seal readers validate can be made.
  */
 async function sealChecked(
   ctx: ServiceContext,
   fileId: string,
-  bytes: Uint8Array,
-  session: PdfUpdateSession | undefined,
+  read: () => Promise<Uint8Array>,
+  pages: number,
+  presealed: SealedDocument | undefined,
   now: Date,
   language: Language | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<{ bytes: Uint8Array; rewrittenBecause?: string }> {
-  const sealed = (session ? await sealInSession(session, sealOptions(ctx, now, language)) : await sealPdf(bytes, sealOptions(ctx, now, language))).bytes;
-  const problem = await sealedOutputProblem(sealed, ctx.keys.sealCaPem);
-  if (problem === undefined) return { bytes: sealed };
+  const step = sealStep(ctx, now, language, true);
+  const sealed = presealed ?? (await sealInPool(ctx, await read(), step, pages, signal));
+  const problem = sealed.problem;
+  if (problem === undefined) return { bytes: sealed.bytes };
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
   let rewritten: Uint8Array;
   try {
-    rewritten = (await runPdfJob({ kind: 'rewrite', bytes, timeoutMs: limits.baseMs }, limits)).bytes;
+    rewritten = (await runPdfJob({ kind: 'rewrite', bytes: await read(), timeoutMs: limits.baseMs }, limits, { pageCount: pages, ...(signal ? { signal } : {}) })).bytes;
   } catch (error) {
     if (!isInputError(error)) throw error;
     throw sealNotVerifiable(fileId, `${problem}; rewriting it: ${error.message}`);
   }
-  const again = (await sealPdf(rewritten, sealOptions(ctx, now, language))).bytes;
-  const still = await sealedOutputProblem(again, ctx.keys.sealCaPem);
-  if (still !== undefined) throw sealNotVerifiable(fileId, `${problem}; after a clean rewrite: ${still}`);
-  return { bytes: again, rewrittenBecause: problem };
+  const again = await sealInPool(ctx, rewritten, step, pages, signal);
+  if (again.problem !== undefined) throw sealNotVerifiable(fileId, `${problem}; after a clean rewrite: ${again.problem}`);
+  return { bytes: again.bytes, rewrittenBecause: problem };
 }
 
 function sealNotVerifiable(fileId: string, why: string): ParaphError {
@@ -157,16 +175,6 @@ function sealNotVerifiable(fileId: string, why: string): ParaphError {
     `File ${JSON.stringify(fileId)} could not be sealed so that PDF readers validate the seal (${why}): repair the document (e.g. print it to a new PDF) and send it in a new transaction.`,
     { origin: 'input' },
   );
-}
-
-/** The seal's options; its appearance speaks the transaction's language ("Verzegeld …" on a Dutch transaction). */
-function sealOptions(ctx: ServiceContext, now: Date, language: Language | undefined) {
-  return {
-    signer: ctx.keys.sealSigner,
-    signingTime: now,
-    sealedLabel: catalogueFor(language).evidence.sealed,
-    ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
-  };
 }
 
 function receiptTransaction(tx: Transaction, now: Date, seal: ReceiptTransaction['seal'], chain: readonly AuditEntry[]): ReceiptTransaction {

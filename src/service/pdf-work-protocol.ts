@@ -1,9 +1,34 @@
 /** Messages between pdf-work.ts and its child process (pdf-work-worker.ts): plain data, advanced IPC serialization. */
+import { ParaphError, ValidationError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
+import type { HashAlgorithm, SignatureScheme } from '../pades/types.js';
+import type { ParaphStamp } from './signer/fill-form-fields.js';
 import type { NormalizedScribble } from './signer/scribble-image.js';
+import type { FieldValue } from './signer/signer-fields.js';
+
+/**
+ * The public half of a key the serving process holds: the child builds the CMS around it and asks the host, through
+ * a {@link PdfJobCall}, for each signature value. The key itself never reaches the child.
+ */
+export interface RemoteSignerInfo {
+  readonly party: 'signer' | 'seal';
+  readonly certificateChain: readonly Uint8Array[];
+  readonly scheme: SignatureScheme;
+}
+
+/** A seal to apply (sealInSession's options less the key), checked as readers would when `checkWithCaPem` is given. */
+export interface SealStep {
+  readonly signer: RemoteSignerInfo;
+  readonly signingTime: Date;
+  readonly sealedLabel: string;
+  /** Asks the host for a signature time-stamp (B-T). */
+  readonly timestamp: boolean;
+  /** The seal CA: the sealed output is checked (check-sealed-output.ts) and the problem, if any, answered. */
+  readonly checkWithCaPem?: string;
+}
 
 /** A pdf-lib step of the service. */
 export type PdfJob =
@@ -28,7 +53,31 @@ export type PdfJob =
       readonly labels?: Readonly<Record<string, string>>;
     }
   /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
-  | { readonly kind: 'scribble'; readonly bytes: Uint8Array };
+  | { readonly kind: 'scribble'; readonly bytes: Uint8Array }
+  /**
+   * A signer's work on one document from one parse: `fillFormFieldsInSession`, then `signInSession` for each field
+   * (the signature values asked of the host), then, for the last signer of a sealed transaction, the seal.
+   */
+  | {
+      readonly kind: 'sign';
+      readonly bytes: Uint8Array;
+      readonly values: readonly FieldValue[];
+      readonly paraph?: ParaphStamp;
+      readonly signer: RemoteSignerInfo;
+      readonly fields: readonly string[];
+      readonly signingTime: Date;
+      readonly appearance: { readonly name: string; readonly date: string; readonly image?: Uint8Array };
+      readonly timestamp: boolean;
+      readonly seal?: SealStep;
+    }
+  /** `sealPdf`, checked when the step says so. */
+  | { readonly kind: 'seal'; readonly bytes: Uint8Array; readonly seal: SealStep };
+
+/** A sealed document and, when it was checked and readers would not validate the seal, why. */
+export interface SealedDocument {
+  readonly bytes: Uint8Array;
+  readonly problem?: string;
+}
 
 /** What each kind of job answers. */
 export interface PdfJobResults {
@@ -39,7 +88,21 @@ export interface PdfJobResults {
   place: { bytes: Uint8Array };
   rewrite: { bytes: Uint8Array };
   scribble: NormalizedScribble;
+  /** `bytes`: the document after the signer's signatures; `sealed` when the job sealed it too. */
+  sign: { bytes: Uint8Array; sealed?: SealedDocument };
+  seal: SealedDocument;
 }
+
+/**
+ * What a running job asks of the host (child → host `{ id, call }`): a signature value over the CMS signed
+ * attributes with the named key, or a time-stamp token over a digest. `n` numbers the calls of one job.
+ */
+export type PdfJobCall =
+  | { readonly n: number; readonly op: 'sign'; readonly party: RemoteSignerInfo['party']; readonly data: Uint8Array; readonly hash: HashAlgorithm }
+  | { readonly n: number; readonly op: 'timestamp'; readonly data: Uint8Array; readonly hash: HashAlgorithm };
+
+/** The host's answer to a call (host → child `{ id, answer }`). */
+export type PdfJobAnswer = { readonly n: number; readonly ok: true; readonly value: Uint8Array } | { readonly n: number; readonly ok: false; readonly error: PdfJobError };
 
 /** A failed job's error as data (pdf-work.ts makes the typed error again). */
 export type PdfJobError =
@@ -48,3 +111,18 @@ export type PdfJobError =
   | { kind: 'internal'; message: string };
 
 export type PdfJobReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError };
+
+/** Host → child: a job to run, or the answer to one of its calls. */
+export type PdfHostMessage = { id: number; job: PdfJob } | { id: number; answer: PdfJobAnswer };
+/** Child → host: loaded, a job's end, or a call of a running job. */
+export type PdfChildMessage = { ready: true } | PdfJobReply | { id: number; call: PdfJobCall };
+
+/** An error as plain data the other side turns back into the same typed error. */
+export function errorAsData(error: unknown): PdfJobError {
+  if (error instanceof ValidationError) return { kind: 'validation', code: error.code, message: error.message, issues: [...error.issues] };
+  if (error instanceof ParaphError) {
+    const kind = error.name === 'PlacementError' ? 'placement' : error.name === 'PdfParseError' || error.name === 'PdfTooComplexError' ? 'parse' : 'paraph';
+    return { kind, code: error.code, message: error.message, origin: error.origin };
+  }
+  return { kind: 'internal', message: error instanceof Error ? error.message : String(error) };
+}

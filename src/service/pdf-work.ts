@@ -20,7 +20,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import { pdfJobAdmission } from '../pdf/memory-admission.js';
-import type { PdfJob, PdfJobError, PdfJobReply, PdfJobResults } from './pdf-work-protocol.js';
+import type { Signer, Timestamper } from '../pades/types.js';
+import { errorAsData, type PdfChildMessage, type PdfHostMessage, type PdfJob, type PdfJobCall, type PdfJobError, type PdfJobReply, type PdfJobResults } from './pdf-work-protocol.js';
 
 /** Memory and time of one job. */
 export interface PdfWorkLimits {
@@ -34,6 +35,23 @@ export interface PdfWorkLimits {
   /** Time a job may take, ms, plus `perPageMs` per page when the page count is known before it starts. */
   readonly baseMs: number;
   readonly perPageMs: number;
+}
+
+/** What only the serving process holds, lent to a signing job one call at a time (the keys never leave it). */
+export interface PdfJobParties {
+  readonly signer?: Signer;
+  readonly seal?: Signer;
+  readonly timestamper?: Timestamper;
+}
+
+/** How a job is run besides its limits. */
+export interface PdfJobOptions {
+  /** The document's page count, when known: it scales the time budget. */
+  readonly pageCount?: number;
+  /** Ends the job (and its process) when aborted; the job is refused with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Keys and the time-stamper a signing job's calls are answered with. */
+  readonly parties?: PdfJobParties;
 }
 
 export const DEFAULT_PDF_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 512, baseMs: 30_000, perPageMs: 20 };
@@ -63,6 +81,8 @@ interface Running {
   readonly id: number;
   start(): void;
   reply(reply: PdfJobReply): void;
+  /** The job asks the host for a signature value or a time-stamp. */
+  call(call: PdfJobCall): void;
   /** The process ended (or could not start) while running the job. */
   fail(why: { error?: Error; code?: number | null; signal?: NodeJS.Signals | null }): void;
 }
@@ -126,7 +146,8 @@ function report(kind: PdfJob['kind'], error: unknown, queuedAt: number, startedA
 }
 
 /**
- * Runs `job` in a PDF process within `limits`; `pageCount`, when known, scales the time budget.
+ * Runs `job` in a PDF process within `limits`; `options.pageCount`, when known, scales the time budget (a number
+ * instead of options is the page count).
  *
  * @throws PdfParseError `PDF_TOO_COMPLEX` past the heap cap, the memory cap or the time budget; the job's own typed
  *   errors as the library throws them; ParaphError `PDF_WORKER_FAILED` (internal) when the process cannot run.
@@ -134,8 +155,9 @@ function report(kind: PdfJob['kind'], error: unknown, queuedAt: number, startedA
 export async function runPdfJob<K extends PdfJob['kind']>(
   job: Extract<PdfJob, { kind: K }>,
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
-  pageCount = 0,
+  options: PdfJobOptions | number = {},
 ): Promise<PdfJobResults[K]> {
+  const { pageCount = 0, signal, parties = {} } = typeof options === 'number' ? { pageCount: options } : options;
   const queuedAt = performance.now();
   // Admitted by memory (its process's heap cap reserved, memory-admission.ts), then by count.
   const done = await pdfJobAdmission.admit(limits.maxHeapMb * 1024 * 1024);
@@ -144,7 +166,8 @@ export async function runPdfJob<K extends PdfJob['kind']>(
     busy++;
     const startedAt = performance.now();
     try {
-      const result = (await runInProcess(job, limits, pageCount)) as PdfJobResults[K];
+      signal?.throwIfAborted();
+      const result = (await runInProcess(job, limits, pageCount, signal, parties)) as PdfJobResults[K];
       report(job.kind, undefined, queuedAt, startedAt);
       return result;
     } catch (error) {
@@ -159,7 +182,7 @@ export async function runPdfJob<K extends PdfJob['kind']>(
   }
 }
 
-function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Promise<unknown> {
+function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, signal: AbortSignal | undefined, parties: PdfJobParties): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let slot: Slot;
     try {
@@ -173,11 +196,15 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Pr
     let timer: ReturnType<typeof setTimeout> | undefined;
     let watch: ReturnType<typeof setInterval> | undefined;
     let settled = false;
+    const onAbort = (): void => {
+      if (settle(false)) reject(signal?.reason);
+    };
     const settle = (keep: boolean): boolean => {
       if (settled) return false;
       settled = true;
       clearTimeout(timer);
       clearInterval(watch);
+      signal?.removeEventListener('abort', onAbort);
       slot.job = undefined;
       if (keep) release(slot);
       else end(slot);
@@ -195,8 +222,13 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Pr
             if (rss !== undefined && rss > maxRssMb && settle(false)) reject(tooComplex(`it needs more than ${maxRssMb} MB of memory`, 'memory'));
           });
         }, WATCH_MS);
-        slot.child.send({ id: running.id, job }, (error) => {
+        slot.child.send({ id: running.id, job } satisfies PdfHostMessage, (error) => {
           if (error && settle(false)) reject(workerFailed(`the job could not be handed over (${error.message})`, error));
+        });
+      },
+      call: (call) => {
+        void answerCall(call, parties).then((answer) => {
+          if (!settled) slot.child.send({ id: running.id, answer } satisfies PdfHostMessage);
         });
       },
       reply: (reply) => {
@@ -212,8 +244,24 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number): Pr
       },
     };
     slot.job = running;
+    signal?.addEventListener('abort', onAbort, { once: true });
     if (slot.ready) running.start();
   });
+}
+
+/** A running job's call answered with the key or the time-stamper it names; a failure goes back as its error. */
+async function answerCall(call: PdfJobCall, parties: PdfJobParties): Promise<{ n: number; ok: true; value: Uint8Array } | { n: number; ok: false; error: PdfJobError }> {
+  try {
+    if (call.op === 'timestamp') {
+      if (!parties.timestamper) throw new Error('the job asked for a time-stamp but none was lent to it');
+      return { n: call.n, ok: true, value: await parties.timestamper(call.data, call.hash) };
+    }
+    const signer = parties[call.party];
+    if (!signer) throw new Error(`the job asked for a ${call.party} signature but no such key was lent to it`);
+    return { n: call.n, ok: true, value: await signer.sign(call.data, call.hash) };
+  } catch (error) {
+    return { n: call.n, ok: false, error: errorAsData(error) };
+  }
 }
 
 function acquire(heapMb: number): Slot {
@@ -274,10 +322,12 @@ function spawn(heapMb: number): Slot {
   child.stderr?.on('data', (chunk: string) => {
     slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL);
   });
-  child.on('message', (message: PdfJobReply | { ready: true }) => {
+  child.on('message', (message: PdfChildMessage) => {
     if ('ready' in message) {
       slot.ready = true;
       slot.job?.start();
+    } else if ('call' in message) {
+      if (message.id === slot.job?.id) slot.job.call(message.call);
     } else slot.job?.reply(message);
   });
   child.on('error', (error) => {

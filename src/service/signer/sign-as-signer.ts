@@ -27,8 +27,6 @@ import {
 } from '../../domain/transaction.js';
 import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
-import { signInSession } from '../../pades/sign-pdf.js';
-import { openPdfForUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { ParaphError } from '../../errors.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
 import { changeTime } from '../commit-change.js';
@@ -36,7 +34,9 @@ import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { fillFormFieldsInSession } from './fill-form-fields.js';
+import type { SealedDocument } from '../pdf-work-protocol.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from '../pdf-work.js';
+import { remoteSignerInfo, sealParties, sealStep } from '../seal-job.js';
 import { normalizeScribble } from './normalize-scribble.js';
 import {
   assertCanAct,
@@ -199,36 +199,49 @@ async function applySignature(
   });
   const signedFields: { fileId: string; field: string }[] = [];
   const updated = new Map<string, { sha256: string; size: number }>();
-  const open = new Map<string, PdfUpdateSession>();
-  for (const file of tx.Files) {
-    const source = file.Current ?? file.Original;
-    if (source === undefined) continue;
-    const fields = signatureFieldNames(file, signer);
-    const fileValues = values.get(file.FileId) ?? [];
-    const paraph = paraphPages(file);
-    if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
-    checkpoint();
-    // One parse per document: the form values, then each signature, as successive incremental updates.
-    let { bytes, session } = await fillFormFieldsInSession(
-      await openPdfForUpdate(await ctx.store.blobs.read(source.sha256)),
-      fileValues,
-      paraph.length > 0 ? { ...(image ? { image } : {}), text: initials(name), pages: paraph } : undefined,
-    );
-    for (const field of fields) {
+  // The last signer of a sealed transaction: each document this signer signs is sealed by the same job, from the same
+  // parse (finalizeTransaction takes those seals when nothing changed in between).
+  const last = transition(tx, { type: 'sign', signerId: signer.Id }, at).Status === TransactionStatus.InProgress;
+  const sealAt = new Date(Math.max(ctx.clock().getTime(), at.getTime()));
+  const seal = last && tx.Seal ? sealStep(ctx, sealAt, tx.Language, true) : undefined;
+  const sealed = new Map<string, SealedDocument>();
+  const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
+  const parties = { signer: identity.signer, ...sealParties(ctx) };
+  const abort = signingAbort(ctx, held);
+  try {
+    for (const file of tx.Files) {
+      const source = file.Current ?? file.Original;
+      if (source === undefined) continue;
+      const fields = signatureFieldNames(file, signer);
+      const fileValues = values.get(file.FileId) ?? [];
+      const paraph = paraphPages(file);
+      if (fields.length === 0 && fileValues.length === 0 && paraph.length === 0) continue;
       checkpoint();
-      ({ bytes, session } = await signInSession(session, {
-        signer: identity.signer,
-        signingTime: now,
-        field,
-        reason: 'Signed',
-        appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
-        ...(ctx.timestamper ? { timestamper: ctx.timestamper } : {}),
-      }));
-      signedFields.push({ fileId: file.FileId, field });
+      // One parse per document, in a PDF process: the form values, then each signature, as successive incremental
+      // updates; the signature values are made here with the key issued for this signing.
+      const done = await runPdfJob(
+        {
+          kind: 'sign',
+          bytes: await ctx.store.blobs.read(source.sha256),
+          values: fileValues,
+          ...(paraph.length > 0 ? { paraph: { ...(image ? { image } : {}), text: initials(name), pages: paraph } } : {}),
+          signer: remoteSignerInfo('signer', identity.signer),
+          fields,
+          signingTime: now,
+          appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
+          timestamp: ctx.timestamper !== undefined,
+          ...(seal ? { seal } : {}),
+        },
+        limits,
+        { pageCount: file.Original?.pages ?? 0, signal: abort.signal, parties },
+      );
+      for (const field of fields) signedFields.push({ fileId: file.FileId, field });
+      const blob = await ctx.store.blobs.write(done.bytes);
+      updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
+      if (done.sealed) sealed.set(file.FileId, done.sealed);
     }
-    const blob = await ctx.store.blobs.write(bytes);
-    updated.set(file.FileId, { sha256: blob.sha256, size: blob.size });
-    open.set(file.FileId, session); // its original is `bytes`: the seal, if this is the last signer, continues it
+  } finally {
+    abort.dispose();
   }
 
   let next = transition(tx, { type: 'sign', signerId: signer.Id }, at);
@@ -266,7 +279,7 @@ async function applySignature(
   checkpoint();
   // The last signature and the finalization (seal, receipt, 30) are one commit: the transaction is at 10 (under the
   // hold) or at 30, never signed by all and left at 20.
-  // A retry seals from the stored documents: the first attempt may have continued the open sessions already.
+  // A retry seals afresh: the change it was carried over may have moved the time past the seals already made.
   const commitSigned = (signed: Transaction, expectedVersion: number, first: boolean): Promise<Transaction> => {
     // On a retry the signature is recorded when it is committed, after the change it was carried over.
     const at = first ? undefined : changeTime(ctx, base);
@@ -274,7 +287,7 @@ async function applySignature(
     const recorded = at === undefined ? signed : { ...signed, ModifiedDateTime: formatTime(at) };
     return recorded.Status === TransactionStatus.InProgress
       ? first
-        ? finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox }, open)
+        ? finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox }, { presealed: { at: sealAt, files: sealed } })
         : finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox })
       : ctx.store.commit({ transaction: recorded, expectedVersion, audit: entries, outbox });
   };
@@ -332,6 +345,32 @@ function signingCheckpoint(ctx: ServiceContext, held: Transaction): () => void {
   return () => {
     if (ctx.stopping?.aborted) throw new ServiceError('SIGNING_ABORTED', 'The service is stopping: your signature was not applied. Sign again in a moment.');
     if (ctx.clock().getTime() >= staleMs) throw new ServiceError('SIGNING_ABORTED', 'Applying your signature took longer than allowed, so it was not applied. Sign again.');
+  };
+}
+
+/**
+ * Aborts the signing's PDF jobs (ending their processes) when the process is stopping or the signing hold goes
+ * stale, with `SIGNING_ABORTED`; `dispose` once the jobs are done.
+ */
+function signingAbort(ctx: ServiceContext, held: Transaction): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const staleAt = signingHoldStaleAt(held);
+  const onStopping = (): void => controller.abort(new ServiceError('SIGNING_ABORTED', 'The service is stopping: your signature was not applied. Sign again in a moment.'));
+  if (ctx.stopping?.aborted) onStopping();
+  else ctx.stopping?.addEventListener('abort', onStopping, { once: true });
+  const timer =
+    staleAt === undefined
+      ? undefined
+      : setTimeout(
+          () => controller.abort(new ServiceError('SIGNING_ABORTED', 'Applying your signature took longer than allowed, so it was not applied. Sign again.')),
+          Math.max(0, Date.parse(staleAt) - ctx.clock().getTime()),
+        );
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      ctx.stopping?.removeEventListener('abort', onStopping);
+    },
   };
 }
 

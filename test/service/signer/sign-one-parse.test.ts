@@ -2,11 +2,13 @@
  * A signer's sign request writes their form values and each of their signature fields as successive
  * incremental updates from one parse of the document. A signer with three Signature fields and a SingleLine field
  * gets three signatures, each its own revision covering everything before it, that pdfsig, openssl, qpdf and
- * paraph's own verifier accept; and the request parses the document once.
+ * paraph's own verifier accept; the request parses the document once, in one sign job of a PDF process, and the
+ * serving process parses no PDF.
  */
 import { PDFDocument } from '../../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPdf } from '../../../src/pades/verify.js';
+import { observePdfJobs, type PdfJobReport } from '../../../src/service/pdf-work.js';
 import { call, makePdf } from '../../e2e/service-harness.js';
 import { checkSignedPdf } from '../../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL, startSignerService, type SignerService } from './signer-fixture.js';
@@ -87,34 +89,40 @@ describe('a sign request with several fields of the signer', () => {
     expect((await PDFDocument.load(pdf)).getForm().getTextField('a.city').getText()).toBe('Utrecht');
   });
 
-  it('parses the document once', async () => {
+  it('parses the document once, in one sign job, and no PDF in the serving process', async () => {
     const { token } = await threeFieldTransaction();
     const load = vi.spyOn(PDFDocument, 'load');
+    const jobs: PdfJobReport['kind'][] = [];
+    const stop = observePdfJobs((report) => jobs.push(report.kind));
     try {
       const signed = await signerCall(token, 'POST', '/sign', { Fields: { contract: { city: 'Delft' } } });
       expect(signed.status, signed.text).toBe(200);
-      expect(load).toHaveBeenCalledTimes(1);
+      expect(load).not.toHaveBeenCalled();
+      expect(jobs).toEqual(['sign']);
     } finally {
       load.mockRestore();
+      stop();
     }
   });
 
-  it("seals the last signer's document from the same parse: only the output check and the receipt parse besides", async () => {
+  it("seals the last signer's document in the same sign job (one parse, its output check included), the receipt in a seal job", async () => {
     const { id, token } = await threeFieldTransaction();
     expect((await signerCall(token, 'POST', '/sign', { Fields: { contract: { city: 'Delft' } } })).status).toBe(200);
     const signers = (await call(base, 'GET', `/api/transaction/${id}`)).json.Signers as { SignUrl: string }[];
     const last = signers[1]!.SignUrl.split('/sign/')[1] as string;
     expect((await signerCall(last, 'POST', '/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Bob Smit' })).status).toBe(200);
     const load = vi.spyOn(PDFDocument, 'load');
+    const jobs: PdfJobReport['kind'][] = [];
+    const stop = observePdfJobs((report) => jobs.push(report.kind));
     let signed;
     try {
       signed = await signerCall(last, 'POST', '/sign', {});
       expect(signed.status, signed.text).toBe(200);
-      // The document once (Bob's signature, then the seal), the sealed output once more (the structural reread that
-      // checks a seal before 30 is reported), the receipt once (its seal).
-      expect(load).toHaveBeenCalledTimes(3);
+      expect(load).not.toHaveBeenCalled();
+      expect(jobs).toEqual(['sign', 'seal']);
     } finally {
       load.mockRestore();
+      stop();
     }
     expect(signed.json.TransactionStatus).toBe(30);
     const pdf = (await call(base, 'GET', `/api/transaction/${id}/file/contract`)).bytes;
