@@ -91,6 +91,11 @@ export function setDefaultTextEngine(engine: TextEngine): void {
   defaultEngine = engine;
 }
 
+/** The engine of an extraction that names none (see {@link setDefaultTextEngine}). */
+export function defaultTextEngine(): TextEngine {
+  return defaultEngine;
+}
+
 /** One place where a search text was found. */
 export interface TextMatch {
   pageNumber: number;

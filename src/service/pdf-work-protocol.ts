@@ -1,6 +1,10 @@
 /** Messages between pdf-work.ts and its child process (pdf-work-worker.ts): plain data, advanced IPC serialization. */
 import { ParaphError, ValidationError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
+import type { FileMetaData } from '../pdf/file-metadata.js';
+import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
+import type { TextEngine } from '../pdf/text-index.js';
+import type { IndexLimits } from '../pdf/text-index-limits.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
@@ -39,6 +43,17 @@ export type PdfJob =
   | { readonly kind: 'open'; readonly bytes: Uint8Array; readonly normalizeMs: number; readonly maxPages?: number }
   /** `documentFacts` of the PDF. */
   | { readonly kind: 'facts'; readonly bytes: Uint8Array }
+  /** `resolvePlacements` (the text index read in this process, under the job's budget). */
+  | {
+      readonly kind: 'resolve';
+      readonly bytes: Uint8Array;
+      readonly metadata: FileMetaData | Readonly<Record<string, never>>;
+      readonly signerIds: readonly string[];
+      readonly fileId: string;
+      readonly document: DocumentFacts;
+      readonly engine: TextEngine;
+      readonly limits: IndexLimits;
+    }
   /** `checkPlacements` on the PDF opened afresh. */
   | { readonly kind: 'check'; readonly bytes: Uint8Array; readonly placements: readonly FieldPlacement[]; readonly pages: readonly PageGeometry[] }
   /** `rewritePdf`: a clean one-revision copy of an unsigned document. */
@@ -84,6 +99,7 @@ export interface PdfJobResults {
   /** `bytes` and `normalization` only when the document was rewritten. */
   open: { pageCount: number; facts?: DocumentFacts; bytes?: Uint8Array; normalization?: PdfNormalization };
   facts: DocumentFacts;
+  resolve: ResolvedPlacements;
   check: Record<string, never>;
   place: { bytes: Uint8Array };
   rewrite: { bytes: Uint8Array };

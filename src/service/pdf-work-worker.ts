@@ -14,6 +14,7 @@ import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
 import { checkPlacements, defaultFieldLabel, placeFields } from '../pdf/place-fields.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
+import { resolvePlacements } from '../pdf/resolve-placements.js';
 import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import { signInSession } from '../pades/sign-pdf.js';
 import type { Signer, Timestamper } from '../pades/types.js';
@@ -50,6 +51,15 @@ async function run(id: number, job: PdfJob): Promise<unknown> {
     }
     case 'facts':
       return documentFacts(await loadPdf(job.bytes));
+    case 'resolve':
+      return resolvePlacements(job.bytes, job.metadata, {
+        signerIds: job.signerIds,
+        fileId: job.fileId,
+        document: job.document,
+        engine: job.engine,
+        limits: job.limits,
+        workers: 0,
+      });
     case 'check':
       checkPlacements(await loadPdf(job.bytes), job.placements, { pages: job.pages });
       return {};

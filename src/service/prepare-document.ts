@@ -4,16 +4,18 @@
  * and checks that they can be written there (so a document start could not prepare is refused at upload), without
  * writing anything; start writes them in one incremental update at the placements upload resolved while the
  * preparation key (PDF, metadata, signers) still matches, and resolves again only when it does not. The pdf-lib
- * steps (reading the page geometry and the PDF's own fields, checking, writing) run in pdf-work.ts's threads, text
- * search in the text index's.
+ * steps (reading the page geometry and the PDF's own fields, resolving, text search, checking, writing) run as jobs
+ * of pdf-work.ts's processes.
  */
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
-import { resolvePlacements } from '../pdf/resolve-placements.js';
+import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
+import { defaultTextEngine } from '../pdf/text-index.js';
+import { resolveIndexLimits } from '../pdf/text-index-limits.js';
 import type { ServiceContext } from './context.js';
-import { runPdfJob } from './pdf-work.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfWorkLimits } from './pdf-work.js';
 
 type Placements = NonNullable<StoredFile['Placements']>;
 
@@ -47,7 +49,7 @@ export async function resolveDocument(
   const key = keyOf(file, signerIds);
   try {
     const document = facts ?? (await readFacts(ctx, file, pdf));
-    const resolved = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId, document });
+    const resolved = await resolveInPool(ctx, file, pdf, signerIds, document);
     const pages = resolved.pages;
     await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
     return { key, placements: resolved.placements };
@@ -78,7 +80,7 @@ export async function prepareDocument(
       prepared = { bytes: placed.bytes, placements: resolved.placements };
     } else {
       const document = await readFacts(ctx, file, pdf);
-      const again = await resolvePlacements(pdf, file.Metadata ?? {}, { signerIds: [...signerIds], fileId: file.FileId, document });
+      const again = await resolveInPool(ctx, file, pdf, signerIds, document);
       const pages = again.pages;
       const labels = signHereLabels(again.placements, signHere);
       const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...(labels ? { labels } : {}) }, ctx.settings.pdfWork, pages.length);
@@ -108,6 +110,22 @@ function signHereLabels(placements: readonly FieldPlacement[], signHere: SignHer
     labels[p.field] = names.length > 0 ? `${signHere.signHere}: ${names.join(', ')}` : signHere.signHere;
   }
   return labels;
+}
+
+/**
+ * `resolvePlacements` in a PDF process: the text index (Search locations, the {{SignerN}} tags of default signature
+ * fields) is read there, under the text index's limits as the job's budget (its whole-document time, its memory cap
+ * as the process's resident-memory cap).
+ */
+function resolveInPool(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array, signerIds: readonly string[], document: DocumentFacts): Promise<ResolvedPlacements> {
+  const index = resolveIndexLimits(undefined);
+  const work = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
+  const limits: PdfWorkLimits = { maxHeapMb: Math.max(work.maxHeapMb, index.maxHeapMb), maxRssMb: index.maxRssMb, baseMs: index.baseMs, perPageMs: index.perPageMs };
+  return runPdfJob(
+    { kind: 'resolve', bytes: pdf, metadata: file.Metadata ?? {}, signerIds, fileId: file.FileId, document, engine: defaultTextEngine(), limits: index },
+    limits,
+    document.pages.length,
+  );
 }
 
 function readFacts(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array): Promise<DocumentFacts> {

@@ -4,10 +4,11 @@
  * resolution depends on (new metadata, a replaced PDF) resolves again. Checked by what start reads (the uploaded PDF
  * only) and by the text extractions it runs (none when reusing).
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referencedBlobs } from '../../src/domain/transaction.js';
 import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
+import { observePdfJobs } from '../../src/service/pdf-work.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { uploadFile } from '../../src/service/upload-file.js';
 import type { Store } from '../../src/store/store.js';
@@ -15,21 +16,12 @@ import { makePdf } from '../e2e/service-harness.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
 
-const extractions = vi.hoisted(() => ({ count: 0 }));
-vi.mock('../../src/pdf/text-index.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/pdf/text-index.js')>();
-  return {
-    ...original,
-    searchText: (...args: Parameters<typeof original.searchText>) => {
-      extractions.count++;
-      return original.searchText(...args);
-    },
-    indexText: (...args: Parameters<typeof original.indexText>) => {
-      extractions.count++;
-      return original.indexText(...args);
-    },
-  };
+/** Text extractions: each runs in a `resolve` job of the PDF processes. */
+const extractions = { count: 0 };
+const stopObserving = observePdfJobs((report) => {
+  if (report.kind === 'resolve') extractions.count++;
 });
+afterAll(stopObserving);
 
 let f: UseCaseFixture;
 beforeAll(async () => {
