@@ -43,7 +43,7 @@ const url = (file: string): string => JSON.stringify(pathToFileURL(join(dist, fi
 const child = `
   import { readFileSync } from 'node:fs';
   const { normalizePdf } = await import(${url('src/pdf/normalize-pdf.js')});
-  const { indexText } = await import(${url('src/pdf/text-index.js')});
+  const { indexText } = await import(${url('src/pdf/text-index/text-index.js')});
   const { SMALL_DOCUMENT_BYTES } = await import(${url('src/cli/place.js')});
   let result;
   try {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { indexText, type TextEngine, type TextIndex } from '../src/pdf/text-index.js';
+import { indexText, type TextEngine, type TextIndex } from '../src/pdf/text-index/text-index.js';
 import { compareIndexes } from '../test/helpers/engine-parity.js';
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

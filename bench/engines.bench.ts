@@ -10,8 +10,8 @@ import { basename, join } from 'node:path';
 import { benchPdf, mixedContractPdf } from './gen-pdf.js';
 import { fmt, printTable, timeCommandMs } from './lib.js';
 import { loadPdfium } from '../src/pdf/pdfium.js';
-import { closePdfiumDocument, openPdfiumDocument } from '../src/pdf/text-index-pdfium.js';
-import { indexText, type IndexTextOptions, type TextEngine } from '../src/pdf/text-index.js';
+import { closePdfiumDocument, openPdfiumDocument } from '../src/pdf/text-index/pdfium-extract.js';
+import { indexText, type IndexTextOptions, type TextEngine } from '../src/pdf/text-index/text-index.js';
 
 const quick = process.argv.includes('--quick');
 const files = process.argv.filter((a) => a.startsWith('--file=')).map((a) => a.slice(7));

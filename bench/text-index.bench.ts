@@ -32,14 +32,14 @@ const url = (file: string): string => JSON.stringify(pathToFileURL(join(dist, fi
 
 const onceChild = `
   import { readFileSync } from 'node:fs';
-  const { indexText } = await import(${url('src/pdf/text-index.js')});
+  const { indexText } = await import(${url('src/pdf/text-index/text-index.js')});
   await indexText(new Uint8Array(readFileSync(process.argv[1])));
   process.stdout.write(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024 }));
 `;
 
 const child = `
   import { readFileSync } from 'node:fs';
-  const { indexText, findText } = await import(${url('src/pdf/text-index.js')});
+  const { indexText, findText } = await import(${url('src/pdf/text-index/text-index.js')});
   const { resolveLocations } = await import(${url('src/pdf/resolve-locations.js')});
   const [path, pagesArg] = process.argv.slice(1);
   const pages = Number(pagesArg);

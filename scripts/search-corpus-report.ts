@@ -79,7 +79,7 @@ async function reportFile(file: string, engine: 'pdfium' | 'pdfjs', count: numbe
   }
   if (report.words.length === 0) return report;
   const { normalizePdf } = await import('../src/pdf/normalize-pdf.js');
-  const { indexText, findText } = await import('../src/pdf/text-index.js');
+  const { indexText, findText } = await import('../src/pdf/text-index/text-index.js');
   const original = new Uint8Array(readFileSync(file));
   let index;
   try {
@@ -104,9 +104,9 @@ async function reportFile(file: string, engine: 'pdfium' | 'pdfjs', count: numbe
 /** Of `words`, those PDFium's own reading of page 1 has when it read that page poorly (codes for letters). */
 async function foundInCodes(pdf: Uint8Array, words: string[]): Promise<string[]> {
   const { loadPdfium } = await import('../src/pdf/pdfium.js');
-  const { openPdfiumDocument, closePdfiumDocument, extractPdfiumPage } = await import('../src/pdf/text-index-pdfium.js');
+  const { openPdfiumDocument, closePdfiumDocument, extractPdfiumPage } = await import('../src/pdf/text-index/pdfium-extract.js');
   const { normalizePdf } = await import('../src/pdf/normalize-pdf.js');
-  const { searchPage } = await import('../src/pdf/text-index-search.js');
+  const { searchPage } = await import('../src/pdf/text-index/search.js');
   try {
     const pdfium = await loadPdfium();
     const opened = openPdfiumDocument(pdfium, (await normalizePdf(pdf)).bytes);

@@ -121,7 +121,7 @@ export interface ServiceConfig {
    */
   readonly notificationEmail?: string;
   /**
-   * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index-limits.ts
+   * Limits of every text extraction of uploaded PDFs that differ from the defaults of src/pdf/text-index/limits.ts
    * (20,000 pages, 15 s a page, 1024 MB heap, 3072 MB process); past one: 400 PDF_TOO_COMPLEX naming the page.
    */
   /** Text engine of Search locations (`PARAPH_TEXT_ENGINE`); unset: PDFium. */

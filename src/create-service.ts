@@ -28,9 +28,9 @@ import { TimerWorker } from './events/timer-worker.js';
 import { ensureBootstrapAccount } from './service/bootstrap-account.js';
 import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
-import { setDefaultIndexLimits } from './pdf/text-index-limits.js';
+import { setDefaultIndexLimits } from './pdf/text-index/limits.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
-import { setDefaultTextEngine } from './pdf/text-index.js';
+import { setDefaultTextEngine } from './pdf/text-index/text-index.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {

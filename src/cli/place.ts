@@ -66,7 +66,7 @@ export const placeCommand: CliCommand = async (args, io) => {
   const [{ parseFileMetaData }, { placeFieldsFromMetadata }, { TEXT_ENGINES }] = await Promise.all([
     import('../pdf/file-metadata.js'),
     import('../pdf/place-fields-from-metadata.js'),
-    import('../pdf/text-index.js'),
+    import('../pdf/text-index/text-index.js'),
   ]);
   const engine = TEXT_ENGINES.find((e) => e === values.engine);
   if (!engine) throw new UsageError(`paraph place: --engine must be one of ${TEXT_ENGINES.join(', ')} (got "${values.engine}")\n\n${USAGE}`);

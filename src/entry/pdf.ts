@@ -29,7 +29,7 @@ export {
 export { resolvePlacements, type ResolvePlacementsOptions, type ResolvedPlacements } from '../pdf/resolve-placements.js';
 export { resolveLocations, type FieldPlacement, type LocateInput, type LocateSource, type LocateMatch } from '../pdf/resolve-locations.js';
 export { placeFields, type PlaceFieldsOptions, type PlaceFieldsResult, type PlacedField, type PlacedWidget } from '../pdf/place-fields.js';
-export { indexText, findText, type TextIndex, type PageText, type TextMatch, type IndexTextOptions, type FindTextOptions } from '../pdf/text-index.js';
+export { indexText, findText, type TextIndex, type PageText, type TextMatch, type IndexTextOptions, type FindTextOptions } from '../pdf/text-index/text-index.js';
 export type { PageGeometry, PageRotation, ReaderRect, UserRect } from '../pdf/page-geometry.js';
 export type { DocumentFacts } from '../pdf/document-facts.js';
 export { readFormFields, type ExistingField, type ExistingWidget } from '../pdf/form-fields.js';

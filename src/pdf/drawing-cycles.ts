@@ -3,7 +3,7 @@
  * glyph procedures): a chain of streams, each used by name (`Do`, `scn`/`SCN`, `Tf` then glyphs) from the one
  * before, that comes back to a stream already on the chain. pdf.js follows such a chain forever; the text index asks
  * this module about every page that runs long while it is still being extracted (and about a page its time or memory
- * budgets stopped, text-index-limits.ts), and ends the extraction as soon as a cycle is named.
+ * budgets stopped, text-index/limits.ts), and ends the extraction as soon as a cycle is named.
  * Content streams are inflated with a size budget; only FlateDecode and unfiltered streams are read.
  */
 import { inflateSync } from 'node:zlib';

@@ -6,7 +6,7 @@
  * until a job ends or memory falls. So a burst of documents that each drive memory up cannot start together and push
  * the process far past the cap that each one's watchdog enforces alone.
  */
-import { resolveIndexLimits, type IndexLimits } from './text-index-limits.js';
+import { resolveIndexLimits, type IndexLimits } from './text-index/limits.js';
 
 /** What a {@link MemoryAdmission} needs. */
 export interface MemoryAdmissionOptions {
@@ -104,7 +104,7 @@ const MB = 1024 * 1024;
 
 /**
  * The process's admission of PDF jobs (text extraction, the service's pdf-lib steps), within the text limits'
- * `maxRssMb` (text-index-limits.ts: the process defaults the service sets from its configuration).
+ * `maxRssMb` (text-index/limits.ts: the process defaults the service sets from its configuration).
  */
 export const pdfJobAdmission = new MemoryAdmission({ capBytes: () => resolveIndexLimits(undefined).maxRssMb * MB });
 

@@ -13,7 +13,7 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import { loadPdf } from './load-pdf.js';
 import { repairPageTree } from './page-tree-repair.js';
 import { readPdfTail } from './pdf-tail.js';
-import { tooComplex } from './text-index-limits.js';
+import { tooComplex } from './text-index/limits.js';
 import { ObjectStreamCache, XrefView } from './xref.js';
 
 /** Why a document had to be rewritten. */

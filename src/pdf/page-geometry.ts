@@ -136,7 +136,7 @@ export function userRectToReader(geo: PageGeometry, rect: UserRect): ReaderRect 
 /** Coordinates closer than this (points) are the same: pdf.js and pdf-lib both read the same decimal numbers. */
 const SAME_POINT = 1e-6;
 /**
- * PDFium (the other text engine, text-index-pdfium.ts) keeps page boxes as 32-bit floats: two of their roundings
+ * PDFium (the other text engine, text-index/pdfium-extract.ts) keeps page boxes as 32-bit floats: two of their roundings
  * (2⁻²²) of a coordinate are the same coordinate too (438.23999 and 438.24 are one float).
  */
 const FLOAT32_ROUNDING = 2 ** -22;

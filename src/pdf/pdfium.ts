@@ -2,7 +2,7 @@
  * PDFium compiled to WebAssembly (npm `@embedpdf/pdfium`, MIT/BSD): loading it and the few of its C functions paraph
  * calls, typed narrowly. Used where pdf-lib and pdf.js cannot help: reading an encrypted document with the empty user
  * password and rewriting a document whose cross-reference table is damaged (normalize-pdf.ts); and as the second
- * text engine of the text index (text-index-pdfium.ts). Loading costs ~150 ms
+ * text engine of the text index (text-index/pdfium-extract.ts). Loading costs ~150 ms
  * and runs in the thread that calls it, so callers do it in a worker thread.
  */
 import { readFile } from 'node:fs/promises';

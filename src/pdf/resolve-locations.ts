@@ -7,8 +7,8 @@
 import { exportValueOf, fieldValueText, radioGroupFieldName, type FieldType, type FileMetaData, type Location } from './file-metadata.js';
 import { PlacementError } from '../errors.js';
 import type { PageGeometry, ReaderRect } from './page-geometry.js';
-import { findText, type TextIndex } from './text-index.js';
-import { DEFAULT_INDEX_LIMITS } from './text-index-limits.js';
+import { findText, type TextIndex } from './text-index/text-index.js';
+import { DEFAULT_INDEX_LIMITS } from './text-index/limits.js';
 
 /** One widget to create: a field of a formset at a rectangle of a page, in reader coordinates. */
 export interface FieldPlacement {

@@ -15,8 +15,8 @@ import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
 import { pageGeometry } from './page-boxes.js';
 import { type PageGeometry } from './page-geometry.js';
-import { searchText, type IndexTextOptions, type TextQuery } from './text-index.js';
-import { resolveIndexLimits } from './text-index-limits.js';
+import { searchText, type IndexTextOptions, type TextQuery } from './text-index/text-index.js';
+import { resolveIndexLimits } from './text-index/limits.js';
 
 /** Options of {@link resolvePlacements}. */
 export interface ResolvePlacementsOptions {
@@ -28,7 +28,7 @@ export interface ResolvePlacementsOptions {
   whileExtracting?: IndexTextOptions['whileExtracting'];
   /** Aborts a long text extraction. */
   signal?: AbortSignal;
-  /** Limits of the text extraction and of the widgets per Location (default: the process's, text-index-limits.ts). */
+  /** Limits of the text extraction and of the widgets per Location (default: the process's, text-index/limits.ts). */
   limits?: IndexTextOptions['limits'];
   /**
    * The transaction's signers in signing order. Each one the metadata gives no Signature field in this document

@@ -12,8 +12,8 @@ import { PdfParseError, PlacementError, isInputError, type ParaphError } from '.
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
-import { defaultTextEngine } from '../pdf/text-index.js';
-import { resolveIndexLimits } from '../pdf/text-index-limits.js';
+import { defaultTextEngine } from '../pdf/text-index/text-index.js';
+import { resolveIndexLimits } from '../pdf/text-index/limits.js';
 import type { ServiceContext } from './context.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfWorkLimits } from './pdf-work.js';
 
@@ -115,12 +115,14 @@ function signHereLabels(placements: readonly FieldPlacement[], signHere: SignHer
 /**
  * `resolvePlacements` in a PDF process: the text index (Search locations, the {{SignerN}} tags of default signature
  * fields) is read there, under the text index's limits as the job's budget (its whole-document time, its memory cap
- * as the process's resident-memory cap).
+ * as the process's resident-memory cap) and the pool's heap cap.
  */
 function resolveInPool(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array, signerIds: readonly string[], document: DocumentFacts): Promise<ResolvedPlacements> {
   const index = resolveIndexLimits(undefined);
   const work = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
-  const limits: PdfWorkLimits = { maxHeapMb: Math.max(work.maxHeapMb, index.maxHeapMb), maxRssMb: index.maxRssMb, baseMs: index.baseMs, perPageMs: index.perPageMs };
+  // The same heap cap as every other job, so that the pool's processes serve every kind of job (a process is reused
+  // only for a job of its own heap cap).
+  const limits: PdfWorkLimits = { maxHeapMb: work.maxHeapMb, maxRssMb: index.maxRssMb, baseMs: index.baseMs, perPageMs: index.perPageMs };
   return runPdfJob(
     { kind: 'resolve', bytes: pdf, metadata: file.Metadata ?? {}, signerIds, fileId: file.FileId, document, engine: defaultTextEngine(), limits: index },
     limits,

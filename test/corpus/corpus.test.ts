@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParaphError } from '../../src/errors.js';
 import { normalizePdf } from '../../src/pdf/normalize-pdf.js';
-import { findText, indexText, TEXT_ENGINES, type TextEngine, type TextIndex } from '../../src/pdf/text-index.js';
-import type { IndexLimits } from '../../src/pdf/text-index-limits.js';
+import { findText, indexText, TEXT_ENGINES, type TextEngine, type TextIndex } from '../../src/pdf/text-index/text-index.js';
+import type { IndexLimits } from '../../src/pdf/text-index/limits.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 
 const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');

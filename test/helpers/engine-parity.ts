@@ -5,7 +5,7 @@
  * bench/engine-parity.ts.
  */
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';
-import type { TextIndex } from '../../src/pdf/text-index.js';
+import type { TextIndex } from '../../src/pdf/text-index/text-index.js';
 
 export function boxDistance(a: ReaderRect, b: ReaderRect): number {
   return Math.max(Math.abs(a.left - b.left), Math.abs(a.top - b.top), Math.abs(a.width - b.width), Math.abs(a.height - b.height));

@@ -212,7 +212,7 @@ describe('a consumer project', () => {
       return;
     }
     expect(cached.some((text) => text.includes('dist/cli/place.js'))).toBe(true);
-    expect(cached.some((text) => text.includes('dist/pdf/text-index-pdfium-worker.js'))).toBe(true);
+    expect(cached.some((text) => text.includes('dist/pdf/text-index/pdfium-worker.js'))).toBe(true);
   }, 120_000);
 
   it('is the package the repository describes', async () => {

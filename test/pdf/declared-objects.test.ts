@@ -10,7 +10,7 @@ import { PdfParseError } from '../../src/errors.js';
 import { checkDeclaredObjects, declaredObjects, DEFAULT_MAX_PDF_OBJECTS } from '../../src/pdf/declared-objects.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
-import { indexText } from '../../src/pdf/text-index.js';
+import { indexText } from '../../src/pdf/text-index/text-index.js';
 import { manyObjectsPdf } from './many-objects-pdf.js';
 
 describe('declared object counts', () => {

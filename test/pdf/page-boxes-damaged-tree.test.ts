@@ -14,7 +14,7 @@ import { pageGeometry } from '../../src/pdf/page-boxes.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { PDFDocument, PDFName, StandardFonts, rgb } from '../../src/pdf/pdf-lib.js';
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';
-import { indexText } from '../../src/pdf/text-index.js';
+import { indexText } from '../../src/pdf/text-index/text-index.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 

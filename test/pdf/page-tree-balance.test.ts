@@ -6,9 +6,9 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef, StandardFon
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BALANCE_MIN_KIDS, INDEX_BALANCE_MIN_PAGES, balancePageTree } from '../../src/pdf/page-tree-balance.js';
 import type { PageGeometry } from '../../src/pdf/page-geometry.js';
-import { type ExtractedText, extractRange, openPdf } from '../../src/pdf/text-index-extract.js';
-import { type TextIndex, indexText } from '../../src/pdf/text-index.js';
-import { decodeBoxes } from '../../src/pdf/text-index-boxes.js';
+import { type ExtractedText, extractRange, openPdf } from '../../src/pdf/text-index/pdfjs-extract.js';
+import { type TextIndex, indexText } from '../../src/pdf/text-index/text-index.js';
+import { decodeBoxes } from '../../src/pdf/text-index/boxes.js';
 import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
 
 const PAGES = 300;

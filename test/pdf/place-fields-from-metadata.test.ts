@@ -8,7 +8,7 @@ import { defaultSignerPlacements } from '../../src/pdf/resolve-locations.js';
 import { pageGeometry } from '../../src/pdf/page-boxes.js';
 import { userRectToReader, type ReaderRect } from '../../src/pdf/page-geometry.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
-import { indexText } from '../../src/pdf/text-index.js';
+import { indexText } from '../../src/pdf/text-index/text-index.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldForSearch } from '../../src/pdf/search-folding.js';
-import { glyphText } from '../../src/pdf/text-index-builder.js';
-import { compactNeedle, normalizeSearchText, withoutSpaces } from '../../src/pdf/text-index-search.js';
+import { glyphText } from '../../src/pdf/text-index/builder.js';
+import { compactNeedle, normalizeSearchText, withoutSpaces } from '../../src/pdf/text-index/search.js';
 
 /** Every Arabic presentation form (U+FB50–U+FDFF, U+FE70–U+FEFE) with the base letters NFKC gives it. */
 const ARABIC_FORMS: ReadonlyArray<readonly [string, string]> = (() => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BigramPostings, bigramSignature, mayContain, needleBits } from '../../src/pdf/text-index-bigrams.js';
+import { BigramPostings, bigramSignature, mayContain, needleBits } from '../../src/pdf/text-index/bigrams.js';
 
 describe('bigram signatures', () => {
   it('never rule out a needle the text contains (with and without spaces)', () => {

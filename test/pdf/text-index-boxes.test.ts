@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boxCheckpoints, CHECKPOINT_EVERY, decodeBoxes, encodeBoxes } from '../../src/pdf/text-index-boxes.js';
+import { boxCheckpoints, CHECKPOINT_EVERY, decodeBoxes, encodeBoxes } from '../../src/pdf/text-index/boxes.js';
 
 const coordinate = fc.double({ min: -20_000, max: 20_000, noNaN: true });
 const box = fc.oneof(

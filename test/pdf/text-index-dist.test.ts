@@ -9,12 +9,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText } from '../../src/pdf/text-index.js';
+import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
 
 const root = join(import.meta.dirname, '../..');
 /** The modules the test runs and every module they reach through relative imports (static, dynamic, worker URLs). */
-const ENTRIES = ['src/pdf/text-index.ts', 'src/pdf/normalize-pdf.ts'];
+const ENTRIES = ['src/pdf/text-index/text-index.ts', 'src/pdf/normalize-pdf.ts'];
 
 function reachableModules(entries: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -53,7 +53,7 @@ describe('text index from compiled JavaScript', () => {
     writeFileSync(join(dir, 'input.pdf'), bytes);
     const script = `
       import { readFileSync } from 'node:fs';
-      import { indexText, findText } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/text-index.js')).href)};
+      import { indexText, findText } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/text-index/text-index.js')).href)};
       import { normalizePdf } from ${JSON.stringify(pathToFileURL(join(dir, 'src/pdf/normalize-pdf.js')).href)};
       const encrypted = readFileSync(${JSON.stringify(join(root, 'fixtures/corpus/empty-password-aes256.pdf'))});
       const normalized = await normalizePdf(encrypted);

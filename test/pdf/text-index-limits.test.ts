@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { MessageChannel } from 'node:worker_threads';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText } from '../../src/pdf/text-index.js';
-import { DEFAULT_INDEX_LIMITS, ExtractionWatchdog, PdfTooComplexError } from '../../src/pdf/text-index-limits.js';
+import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
+import { DEFAULT_INDEX_LIMITS, ExtractionWatchdog, PdfTooComplexError } from '../../src/pdf/text-index/limits.js';
 
 const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { degrees, PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { cachingFontkit, loadBundledFont } from '../../src/pdf/fonts.js';
-import { findText, indexText, searchText, type TextIndex } from '../../src/pdf/text-index.js';
+import { findText, indexText, searchText, type TextIndex } from '../../src/pdf/text-index/text-index.js';
 import { boxDistance, compareIndexes } from '../helpers/engine-parity.js';
 import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
 

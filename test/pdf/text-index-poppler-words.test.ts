@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText, searchText, TEXT_ENGINES } from '../../src/pdf/text-index.js';
+import { findText, indexText, searchText, TEXT_ENGINES } from '../../src/pdf/text-index/text-index.js';
 import { popplerWords } from '../../scripts/search-corpus-report.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument, PDFName, PDFNumber, PDFDict, PDFArray } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText } from '../../src/pdf/text-index.js';
+import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { pageGeometryFromBoxes, readerRectToUser, userRectToReader } from '../../src/pdf/page-geometry.js';
 import type { GenTruth } from '../helpers/pdf-gen.js';
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText, searchText, type TextQuery } from '../../src/pdf/text-index.js';
+import { findText, indexText, searchText, type TextQuery } from '../../src/pdf/text-index/text-index.js';
 import { generatePdf, type GenPage, type GenStyle } from '../../src/testing/generate-pdf.js';
 
 const WORDS = ['sign', 'here', 'Sign', 'date', 'si gn', 'here:', '{{Signer1}}', 'x'];

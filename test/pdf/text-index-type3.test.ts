@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText, TEXT_ENGINES } from '../../src/pdf/text-index.js';
+import { findText, indexText, TEXT_ENGINES } from '../../src/pdf/text-index/text-index.js';
 
 interface Type3Case {
   /** FontMatrix a and d (no shear). */

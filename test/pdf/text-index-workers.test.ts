@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
-import { type TextIndex, findText, indexText } from '../../src/pdf/text-index.js';
+import { type TextIndex, findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { type GenTruth, generatePdf, randomPages } from '../helpers/pdf-gen.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
-import { type TextIndex, findText, indexText, normalizeSearchText } from '../../src/pdf/text-index.js';
+import { type TextIndex, findText, indexText, normalizeSearchText } from '../../src/pdf/text-index/text-index.js';
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';
 import { type GenPage, type GenTruth, generatePdf, randomPages } from '../helpers/pdf-gen.js';
 

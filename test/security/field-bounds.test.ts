@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
-import { DEFAULT_INDEX_LIMITS } from '../../src/pdf/text-index-limits.js';
+import { DEFAULT_INDEX_LIMITS } from '../../src/pdf/text-index/limits.js';
 import { makePdf } from '../e2e/service-harness.js';
 
 function fields(count: number, type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

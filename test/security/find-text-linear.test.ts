@@ -7,7 +7,7 @@
 import { PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
-import { findText, indexText } from '../../src/pdf/text-index.js';
+import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
 
 const PAGES = 8;
 const LINES = 160;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { extractionReserveBytes, MemoryAdmission } from '../../src/pdf/memory-admission.js';
-import { DEFAULT_INDEX_LIMITS } from '../../src/pdf/text-index-limits.js';
+import { DEFAULT_INDEX_LIMITS } from '../../src/pdf/text-index/limits.js';
 
 const MB = 1024 * 1024;
 

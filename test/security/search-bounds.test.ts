@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { PDFDocument, PDFName, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import type { PageGeometry } from '../../src/pdf/page-geometry.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
-import type { ExtractedText } from '../../src/pdf/text-index-builder.js';
-import { findText, indexText, searchText, TEXT_ENGINES } from '../../src/pdf/text-index.js';
-import { extractPdfiumInWorker } from '../../src/pdf/text-index-pdfium-host.js';
-import { resolveIndexLimits } from '../../src/pdf/text-index-limits.js';
-import type { PageFound, TextQuery } from '../../src/pdf/text-index-search.js';
+import type { ExtractedText } from '../../src/pdf/text-index/builder.js';
+import { findText, indexText, searchText, TEXT_ENGINES } from '../../src/pdf/text-index/text-index.js';
+import { extractPdfiumInWorker } from '../../src/pdf/text-index/pdfium-host.js';
+import { resolveIndexLimits } from '../../src/pdf/text-index/limits.js';
+import type { PageFound, TextQuery } from '../../src/pdf/text-index/search.js';
 
 const PAGES = 120;
 const LINES = 100;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findText, indexText } from '../../src/pdf/text-index.js';
+import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { generatePdf, type GenFont } from '../../src/testing/generate-pdf.js';
 
 const FONTS: readonly GenFont[] = ['Helvetica', 'Times-Roman', 'Courier', 'DejaVuSans', 'Type3'];

@@ -1,15 +1,15 @@
 /**
- * Worker thread of the PDFium text engine (text-index-pdfium-host.ts): loads PDFium once, then for each
+ * Worker thread of the PDFium text engine (text-index/pdfium-host.ts): loads PDFium once, then for each
  * `extract {bytes, job, textPages, queries, keepText, maxPages, share}` replies `opened {numPages}`, one `page` message
  * per page of its share (its geometry, its text when `keepText`, the matches of `queries` on it, or `needsPdfjs`
  * when PDFium cannot read it as pdf.js does, or its text and `readPoorly` when PDFium read it poorly) and `done` | `error`. Every reply
  * carries the job's number. The host ends the thread when a budget is exceeded: PDFium cannot be interrupted.
  */
 import { parentPort } from 'node:worker_threads';
-import type { ExtractedText } from './text-index-builder.js';
-import { loadPdfium } from './pdfium.js';
-import { extractPdfiumDocument, pdfiumFailure } from './text-index-pdfium.js';
-import { type PageFound, SearchBudget, searchPage, type TextQuery } from './text-index-search.js';
+import type { ExtractedText } from './builder.js';
+import { loadPdfium } from '../pdfium.js';
+import { extractPdfiumDocument, pdfiumFailure } from './pdfium-extract.js';
+import { type PageFound, SearchBudget, searchPage, type TextQuery } from './search.js';
 
 interface ExtractMessage {
   type: 'extract';

@@ -1,6 +1,6 @@
 /**
- * Runs the PDFium text engine (text-index-pdfium.ts) for the text index: in the calling thread (`workers: 0`), or in a
- * worker thread that the index's budgets (text-index-limits.ts: time per page, per document, process memory) can end,
+ * Runs the PDFium text engine (text-index/pdfium-extract.ts) for the text index: in the calling thread (`workers: 0`), or in a
+ * worker thread that the index's budgets (text-index/limits.ts: time per page, per document, process memory) can end,
  * as PDFium's synchronous work cannot be interrupted otherwise. One thread reads a small document, two a larger one
  * (taking turns page by page); a finished thread waits a few idle seconds for the next document, because loading
  * PDFium costs ~150 ms.
@@ -8,15 +8,15 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ParaphError, PdfParseError } from '../errors.js';
-import type { PageGeometry } from './page-geometry.js';
-import { loadPdfium, type Pdfium } from './pdfium.js';
-import type { ExtractedText } from './text-index-builder.js';
-import { ExtractionWatchdog, type IndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
-import { extractPdfiumDocument } from './text-index-pdfium.js';
-import type { PageFound, TextQuery } from './text-index-search.js';
+import { ParaphError, PdfParseError } from '../../errors.js';
+import type { PageGeometry } from '../page-geometry.js';
+import { loadPdfium, type Pdfium } from '../pdfium.js';
+import type { ExtractedText } from './builder.js';
+import { ExtractionWatchdog, type IndexLimits, tooComplex, tooManyPages } from './limits.js';
+import { extractPdfiumDocument } from './pdfium-extract.js';
+import type { PageFound, TextQuery } from './search.js';
 
-/** Where the extracted pages go (text-index.ts's collector). */
+/** Where the extracted pages go (text-index/text-index.ts's collector). */
 export interface PdfiumCollector {
   pageCount: number;
   readonly queries: readonly TextQuery[];
@@ -29,7 +29,7 @@ export interface PdfiumCollector {
   foundInWorker(found: readonly PageFound[]): void;
   /** A page PDFium cannot read as pdf.js does (forms nested too deep, no visible area): the caller reads it with pdf.js. */
   needsPdfjs(pageNumber: number): void;
-  /** A page PDFium read poorly (text-index-pdfium.ts, readsPoorly): the caller reads it with pdf.js, or keeps `text`. */
+  /** A page PDFium read poorly (text-index/pdfium-extract.ts, readsPoorly): the caller reads it with pdf.js, or keeps `text`. */
   readPoorly(text: ExtractedText): void;
 }
 
@@ -90,10 +90,10 @@ let lastJob = 0;
 /** The worker module: the compiled `.js` file, or under tsx/vitest a bootstrap that registers tsx in the thread. */
 function workerSpec(): { entry: URL | string; evaluate: boolean } {
   const url = import.meta.url;
-  if (!url.endsWith('.ts')) return { entry: new URL('./text-index-pdfium-worker.js', url), evaluate: false };
+  if (!url.endsWith('.ts')) return { entry: new URL('./pdfium-worker.js', url), evaluate: false };
   const require = createRequire(url);
   const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-  const worker = JSON.stringify(new URL('./text-index-pdfium-worker.ts', url).href);
+  const worker = JSON.stringify(new URL('./pdfium-worker.ts', url).href);
   return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
 }
 

@@ -1,16 +1,16 @@
 /**
  * The PDFium text engine of the text index: every page's characters with their positions from PDFium's
  * text page (WebAssembly, pdfium.ts), turned into exactly the per-page structure the pdf.js engine produces
- * (text-index-builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
+ * (text-index/builder.ts: same normalization, same word breaks, same box convention — the glyph advance along the
  * baseline, 0.2 em below to 0.8 em above it, or a Type3 font's FontBBox through its FontMatrix — in the same reader
  * coordinates), so search and placement downstream do not know which engine ran. PDFium runs synchronously in the thread that calls it: the host runs it in a worker
- * thread (text-index-pdfium-worker.ts) to bound its time and memory.
+ * thread (text-index/pdfium-worker.ts) to bound its time and memory.
  */
-import { PdfParseError } from '../errors.js';
-import { hasPdfHeader } from './pdf-header.js';
-import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from './page-geometry.js';
-import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from './pdfium.js';
-import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
+import { PdfParseError } from '../../errors.js';
+import { hasPdfHeader } from '../pdf-header.js';
+import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from '../page-geometry.js';
+import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from '../pdfium.js';
+import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
 
 /** An open PDFium document and the copy of its bytes in PDFium's memory. */
 export interface PdfiumDocument {

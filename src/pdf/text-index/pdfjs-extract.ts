@@ -4,16 +4,16 @@
  * positions inside them cannot be interpolated; instead this module replays each page's operator list with a small
  * text-state simulation (CTM, Tm, Td/TD/T*, TJ adjustments, Tc, Tw, Tz, Ts, font widths, Form XObjects) and measures
  * every glyph. It imports the pdf.js legacy build, which installs core-js polyfills process-wide: the host normally
- * runs it inside worker threads (text-index-worker.ts).
+ * runs it inside worker threads (text-index/pdfjs-worker.ts).
  */
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { PdfParseError } from '../errors.js';
-import { hasPdfHeader } from './pdf-header.js';
-import { type PageGeometry, pageGeometryFromBoxes } from './page-geometry.js';
-import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './text-index-builder.js';
+import { PdfParseError } from '../../errors.js';
+import { hasPdfHeader } from '../pdf-header.js';
+import { type PageGeometry, pageGeometryFromBoxes } from '../page-geometry.js';
+import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
 
-export type { ExtractedText } from './text-index-builder.js';
+export type { ExtractedText } from './builder.js';
 
 /** A failure that crosses the worker boundary as plain data and becomes a PdfParseError again on the host. */
 export interface ExtractFailure {

@@ -4,7 +4,7 @@
  * (scaled by its pages). A document past any of them is refused with `PDF_TOO_COMPLEX` naming the page, and the
  * threads working on it are ended, so the process that asked keeps serving with its memory back where it was.
  */
-import { PdfParseError } from '../errors.js';
+import { PdfParseError } from '../../errors.js';
 
 /** Limits of one text extraction; every field has a default (see {@link DEFAULT_INDEX_LIMITS}). */
 export interface IndexLimits {

@@ -1,20 +1,20 @@
 /**
- * Collecting one page's characters into the text index's per-page form (text-index.ts): normalized text (ligatures
+ * Collecting one page's characters into the text index's per-page form (text-index/text-index.ts): normalized text (ligatures
  * expanded, control characters dropped, a single space at word and line breaks) and encoded per-character reader
- * boxes. Shared by the text engines (pdf.js: text-index-extract.ts, PDFium: text-index-pdfium.ts), so both produce
+ * boxes. Shared by the text engines (pdf.js: text-index/pdfjs-extract.ts, PDFium: text-index/pdfium-extract.ts), so both produce
  * exactly the same structure.
  */
-import { type PageGeometry, userPointToReader } from './page-geometry.js';
-import { bigramSignature } from './text-index-bigrams.js';
-import { foldForSearch } from './search-folding.js';
-import { encodeBoxes } from './text-index-boxes.js';
+import { type PageGeometry, userPointToReader } from '../page-geometry.js';
+import { bigramSignature } from './bigrams.js';
+import { foldForSearch } from '../search-folding.js';
+import { encodeBoxes } from './boxes.js';
 
-/** One page's extracted text: normalized string plus its encoded per-character boxes (see text-index-boxes.ts). */
+/** One page's extracted text: normalized string plus its encoded per-character boxes (see text-index/boxes.ts). */
 export interface ExtractedText {
   pageNumber: number;
   text: string;
   boxes: Uint8Array;
-  /** Bigram signatures of the text and of the text without spaces (text-index-bigrams.ts). */
+  /** Bigram signatures of the text and of the text without spaces (text-index/bigrams.ts). */
   signature: Uint32Array;
   compactSignature: Uint32Array;
 }

@@ -3,7 +3,7 @@
  * whole-document Search (docs/design/locations.md#search) only scans the few pages that can hold the needle. 512 bytes
  * per page; a needle of n characters is ruled out on a page unless all its n − 1 pairs are set.
  */
-import { skippedWhenCompact } from './search-folding.js';
+import { skippedWhenCompact } from '../search-folding.js';
 
 const BITS = 4096;
 const WORDS = BITS / 32;

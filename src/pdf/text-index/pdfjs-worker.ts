@@ -1,6 +1,6 @@
 /**
  * Worker thread of the text index: opens PDFs with pdf.js and extracts the page ranges the host hands out
- * (text-index.ts). Running here keeps pdf.js's core-js polyfills out of the host and lets this thread put back the
+ * (text-index/text-index.ts). Running here keeps pdf.js's core-js polyfills out of the host and lets this thread put back the
  * native `Array.prototype.push`, which the polyfill replaces with a slower one, and hide `DecompressionStream`. A
  * thread serves one document at a time and can be reused for the next one, so pdf.js is loaded once per thread.
  *
@@ -10,16 +10,16 @@
  * `open`). The host terminates the thread when it no longer needs it.
  */
 import { parentPort } from 'node:worker_threads';
-import type { SearchBudget as Budget, TextQuery } from './text-index-search.js';
+import type { SearchBudget as Budget, TextQuery } from './search.js';
 
-// Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index.ts) loaded pdf.js first and
+// Kept to be put back after pdf.js replaced it; under tsx the bootstrap (text-index/text-index.ts) loaded pdf.js first and
 // saved the native one here.
 const saved: unknown = Reflect.get(globalThis, Symbol.for('paraph.nativePush'));
 // eslint-disable-next-line @typescript-eslint/unbound-method
 const nativePush = typeof saved === 'function' ? (saved as typeof Array.prototype.push) : Array.prototype.push;
-const { extractRange, openPdf, toFailure } = await import('./text-index-extract.js');
-const { INDEX_BALANCE_MIN_PAGES, balancePageTree } = await import('./page-tree-balance.js');
-const { SearchBudget, searchPage } = await import('./text-index-search.js');
+const { extractRange, openPdf, toFailure } = await import('./pdfjs-extract.js');
+const { INDEX_BALANCE_MIN_PAGES, balancePageTree } = await import('../page-tree-balance.js');
+const { SearchBudget, searchPage } = await import('./search.js');
 // pdf.js's own worker code, loaded now rather than by the first getDocument: it brings a second copy of the
 // polyfills, which would replace `push` again after it was put back (pdf.js uses the loaded module, no new import).
 // A variable specifier, as the package ships no types for this module.

@@ -9,25 +9,25 @@
  * so the box height of text at size s is s; a Type3 font's glyphs instead span its FontBBox through its FontMatrix
  * (its glyph space is whatever that matrix makes it). Text drawn at an angle gets the axis-aligned box of its rotated box.
  *
- * Two engines extract: PDFium in WebAssembly by default (text-index-pdfium-host.ts), or pdf.js in worker
- * threads (text-index-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents
+ * Two engines extract: PDFium in WebAssembly by default (text-index/pdfium-host.ts), or pdf.js in worker
+ * threads (text-index/pdfjs-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents
  * (unref'd, ended after 10 idle seconds) because loading an engine costs 0.1–0.5 s.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ParaphError, PdfParseError } from '../errors.js';
-import type { PageGeometry, ReaderRect } from './page-geometry.js';
-import { checkDeclaredObjects } from './declared-objects.js';
-import { hasPdfHeader } from './pdf-header.js';
-import { BigramPostings, needleBits } from './text-index-bigrams.js';
-import { compactNeedle, mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './text-index-search.js';
-import type { ExtractFailure, ExtractedText, ExtractSink } from './text-index-extract.js';
-import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from './page-tree-balance.js';
-import { findDrawingCycle } from './drawing-cycles.js';
-import { extractionReserveBytes, pdfJobAdmission } from './memory-admission.js';
-import { ExtractionWatchdog, type IndexLimits, PdfTooComplexError, resolveIndexLimits, tooComplex, tooManyPages } from './text-index-limits.js';
+import { ParaphError, PdfParseError } from '../../errors.js';
+import type { PageGeometry, ReaderRect } from '../page-geometry.js';
+import { checkDeclaredObjects } from '../declared-objects.js';
+import { hasPdfHeader } from '../pdf-header.js';
+import { BigramPostings, needleBits } from './bigrams.js';
+import { compactNeedle, mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './search.js';
+import type { ExtractFailure, ExtractedText, ExtractSink } from './pdfjs-extract.js';
+import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from '../page-tree-balance.js';
+import { findDrawingCycle } from '../drawing-cycles.js';
+import { extractionReserveBytes, pdfJobAdmission } from '../memory-admission.js';
+import { ExtractionWatchdog, type IndexLimits, PdfTooComplexError, resolveIndexLimits, tooComplex, tooManyPages } from './limits.js';
 
 /** The extracted text of one page. */
 export interface PageText {
@@ -62,7 +62,7 @@ export interface IndexTextOptions {
   /** Aborts the extraction; the promise rejects with the signal's reason and every worker is terminated. */
   signal?: AbortSignal;
   /**
-   * Page count, memory and time limits (text-index-limits.ts; defaults: `setDefaultIndexLimits`). Memory and time are
+   * Page count, memory and time limits (text-index/limits.ts; defaults: `setDefaultIndexLimits`). Memory and time are
    * enforced with worker threads only; `workers: 0` checks the page count.
    */
   limits?: Partial<IndexLimits>;
@@ -124,7 +124,7 @@ const SPECULATIVE_SPAWN_BYTES = 512 * 1024;
 const PAGES_PER_OPEN = 400;
 const CHUNK_PAGES = 25;
 
-export { normalizeSearchText, type FoundMatch, type FoundMatches, type TextQuery } from './text-index-search.js';
+export { normalizeSearchText, type FoundMatch, type FoundMatches, type TextQuery } from './search.js';
 
 class IndexedPage implements PageText {
   private compact: { text: string; map: Int32Array } | undefined;
@@ -327,7 +327,7 @@ async function extractWith(
   options: IndexTextOptions,
 ): Promise<void> {
   if (engine === 'pdfium') {
-    const host = await import('./text-index-pdfium-host.js');
+    const host = await import('./pdfium-host.js');
     if (maxWorkers === 0) await host.extractPdfiumInThread(pdf, wanted, limits, collected, options.signal);
     else await started(host.extractPdfiumInWorker(pdf, wanted, limits, collected, options.signal, maxWorkers), options);
     if (collected.pdfjsPages.size > 0) await rereadWithPdfjs(pdf, wanted, collected, maxWorkers, limits, options.signal);
@@ -376,7 +376,7 @@ async function rereadWithPdfjs(
 }
 
 /**
- * Reads with pdf.js the pages PDFium read poorly (characters whose fonts give it no Unicode: text-index-pdfium.ts,
+ * Reads with pdf.js the pages PDFium read poorly (characters whose fonts give it no Unicode: text-index/pdfium-extract.ts,
  * readsPoorly), whose fallbacks (glyph names, the fonts' own tables) read such fonts as poppler does. Where pdf.js fails
  * on the document, or finds no text on a page PDFium read, PDFium's text stays.
  */
@@ -479,13 +479,13 @@ async function extractInThread(
   sink: Collector,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const { extractRange, openPdf } = await import('./text-index-extract.js');
+  const { extractRange, openPdf } = await import('./pdfjs-extract.js');
   let doc = await openPdf(pdf);
   if (doc.numPages > limits.maxPages) {
     await doc.destroy();
     throw tooManyPages(doc.numPages, limits.maxPages);
   }
-  // As in text-index-worker.ts: pdf.js reads a balanced copy of a large flat page tree (page-tree-balance.ts).
+  // As in text-index/pdfjs-worker.ts: pdf.js reads a balanced copy of a large flat page tree (page-tree-balance.ts).
   if (doc.numPages >= INDEX_BALANCE_MIN_PAGES) {
     const balanced = await balancePageTree(pdf);
     const other = balanced === pdf ? undefined : await openPdf(balanced).catch(() => undefined);
@@ -546,7 +546,7 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
     const require = createRequire(here);
     const url = (specifier: string): string => JSON.stringify(pathToFileURL(require.resolve(specifier)).href);
     const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-    const worker = JSON.stringify(new URL('./text-index-worker.ts', here).href);
+    const worker = JSON.stringify(new URL('./pdfjs-worker.ts', here).href);
     const bootstrap = [
       `globalThis[Symbol.for('paraph.nativePush')] = Array.prototype.push;`,
       `import(${url('pdfjs-dist/legacy/build/pdf.mjs')})`,
@@ -556,7 +556,7 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
     ].join('');
     return { entry: bootstrap, evaluate: true };
   }
-  return { entry: new URL('./text-index-worker.js', here), evaluate: false };
+  return { entry: new URL('./pdfjs-worker.js', here), evaluate: false };
 }
 
 interface Chunk {

@@ -1,13 +1,13 @@
 /**
  * Searching one page's extracted text: where the text index worker extracted the page, so that
- * searches run off the serving thread, inside the extraction's time budget (text-index-limits.ts), and only the
+ * searches run off the serving thread, inside the extraction's time budget (text-index/limits.ts), and only the
  * boxes of the matches a Location can use cross back. The same Search semantics as `findText`
  * (docs/design/locations.md#search): case-sensitive, white space runs as one space, non-overlapping, never across
  * pages; when nothing matches in the whole document (or the page asked for), white space is ignored on both sides.
  */
-import type { ReaderRect } from './page-geometry.js';
-import { foldForSearch, skippedWhenCompact } from './search-folding.js';
-import { boxCheckpoints, decodeBoxes } from './text-index-boxes.js';
+import type { ReaderRect } from '../page-geometry.js';
+import { foldForSearch, skippedWhenCompact } from '../search-folding.js';
+import { boxCheckpoints, decodeBoxes } from './boxes.js';
 
 /** A text to find while the pages are extracted. */
 export interface TextQuery {
@@ -48,7 +48,7 @@ export function normalizeSearchText(text: string): string {
   return foldForSearch(text).replace(/\s+/g, ' ').trim();
 }
 
-/** The boxes of one page's characters (text-index-boxes.ts encoding), decoded only where asked. */
+/** The boxes of one page's characters (text-index/boxes.ts encoding), decoded only where asked. */
 export class PageBoxes {
   private checkpoints: Float64Array | undefined;
 
