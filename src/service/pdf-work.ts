@@ -1,7 +1,9 @@
 /**
- * The service's pdf-lib steps in child processes: opening and normalizing an upload, checking its placements, writing
- * its fields at start. A crafted PDF (a huge page tree, deep structures, millions of tiny objects) can take seconds
- * and gigabytes in pdf-lib. Here that happens in a separate Node process with its own V8 heap cap
+ * Every PDF the service reads, read in child processes: opening and normalizing an upload, resolving its placements
+ * with the text index, checking them, writing its fields at start, decoding a scribble, a signer's fields, signatures
+ * and seal, each seal and the receipt's. A signing job asks this process for each signature value and time-stamp
+ * (`PdfJobParties`): the keys never leave it. A crafted PDF (a huge page tree, deep structures, millions of tiny
+ * objects) can take seconds and gigabytes in pdf-lib or pdf.js. Here that happens in a separate Node process with its own V8 heap cap
  * (`--max-old-space-size`), a resident-memory watchdog and a time budget of `baseMs + perPageMs × pages`. Past any of
  * them the job is refused with `PDF_TOO_COMPLEX` and the process is ended (the next job gets a new one); a heap
  * out-of-memory abort ends only that process, never the serving one (a worker thread's `resourceLimits` cannot
