@@ -4,6 +4,7 @@ import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import type { NormalizedScribble } from './signer/scribble-image.js';
+import type { RemoteSpan } from './tracing.js';
 
 /** A pdf-lib step of the service. */
 export type PdfJob =
@@ -47,4 +48,12 @@ export type PdfJobError =
   | { kind: 'placement' | 'parse' | 'paraph'; code: string; message: string; origin: 'input' | 'internal' }
   | { kind: 'internal'; message: string };
 
-export type PdfJobReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError };
+/** A job handed to the process; `traceparent` when tracing is on: the process then times its work as a child span. */
+export interface PdfJobMessage {
+  readonly id: number;
+  readonly job: PdfJob;
+  readonly traceparent?: string;
+}
+
+/** The answer to a job; `span` is the process's span of it when the message carried a sampled `traceparent`. */
+export type PdfJobReply = ({ id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError }) & { span?: RemoteSpan };

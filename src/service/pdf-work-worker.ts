@@ -13,7 +13,8 @@ import { loadPdf } from '../pdf/load-pdf.js';
 import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
 import { checkPlacements, defaultFieldLabel, placeFields } from '../pdf/place-fields.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
-import type { PdfJob, PdfJobError, PdfJobReply } from './pdf-work-protocol.js';
+import type { PdfJob, PdfJobError, PdfJobMessage, PdfJobReply } from './pdf-work-protocol.js';
+import { startPdfProcessSpan } from './pdf-work-span.js';
 import { normalizeScribblePng } from './signer/scribble-image.js';
 
 const send = process.send?.bind(process);
@@ -59,10 +60,11 @@ function serialize(error: unknown): PdfJobError {
   return { kind: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
 
-process.on('message', ({ id, job }: { id: number; job: PdfJob }) => {
+process.on('message', ({ id, job, traceparent }: PdfJobMessage) => {
+  const span = startPdfProcessSpan(traceparent, `pdf.work ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'process.pid': process.pid });
   run(job).then(
-    (result) => send({ id, ok: true, result } satisfies PdfJobReply),
-    (error: unknown) => send({ id, ok: false, error: serialize(error) } satisfies PdfJobReply),
+    (result) => send({ id, ok: true, result, ...(span ? { span: span.end() } : {}) } satisfies PdfJobReply),
+    (error: unknown) => send({ id, ok: false, error: serialize(error), ...(span ? { span: span.end(error) } : {}) } satisfies PdfJobReply),
   );
 });
 // The host is gone (or ended the channel): nothing is left to do.
