@@ -5,16 +5,17 @@
  * and `OTEL_TRACES_EXPORTER=none` turn it off. This module loads no OpenTelemetry code: the server imports the SDK only
  * when this says tracing is on.
  */
+import { ValidationError } from '../errors.js';
 
 /** Exporters paraph can start. */
 export type TraceExporterName = 'otlp' | 'console';
 
-/** Refused tracing settings, with what to change. */
-export class TracingConfigError extends Error {
-  override readonly name = 'TracingConfigError';
-}
 
-/** The exporters to start, or undefined when tracing is off. */
+/**
+ * The exporters to start, or undefined when tracing is off.
+ *
+ * @throws ValidationError `INVALID_CONFIG` for an exporter or protocol paraph cannot start.
+ */
 export function tracingExporters(env: Readonly<Record<string, string | undefined>>): readonly TraceExporterName[] | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const named = (env.OTEL_TRACES_EXPORTER ?? '')
@@ -26,12 +27,12 @@ export function tracingExporters(env: Readonly<Record<string, string | undefined
   if (exporters.length === 0 || exporters.includes('none')) return undefined;
   const unknown = exporters.filter((name) => name !== 'otlp' && name !== 'console');
   if (unknown.length > 0) {
-    throw new TracingConfigError(`OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: paraph exports traces with otlp (OTLP/HTTP protobuf) or console; use a collector to reach other backends.`);
+    throw new ValidationError([`configuration: OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: paraph exports traces with otlp (OTLP/HTTP protobuf) or console; use a collector to reach other backends.`], 'INVALID_CONFIG');
   }
   if (exporters.includes('otlp')) {
     const protocol = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
     if (protocol !== undefined && protocol !== 'http/protobuf') {
-      throw new TracingConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL is ${protocol}: paraph exports OTLP over HTTP with protobuf only; set it to http/protobuf or leave it unset.`);
+      throw new ValidationError([`configuration: OTEL_EXPORTER_OTLP_PROTOCOL is ${protocol}: paraph exports OTLP over HTTP with protobuf only; set it to http/protobuf or leave it unset.`], 'INVALID_CONFIG');
     }
   }
   return [...new Set(exporters)] as TraceExporterName[];

@@ -11,7 +11,8 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activeTracer } from '../../src/service/tracing.js';
-import { tracingExporters, TracingConfigError } from '../../src/http/tracing-settings.js';
+import { ValidationError } from '../../src/errors.js';
+import { tracingExporters } from '../../src/http/tracing-settings.js';
 import { APP_KEY, USER_TOKEN, call, freePort, makePdf, startTestService, tempDataDir } from '../e2e/service-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
@@ -228,7 +229,8 @@ describe('which OTEL_* settings turn tracing on', () => {
   });
 
   it('refuses exporters and protocols it cannot start, saying what to set', () => {
-    expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(TracingConfigError);
+    expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(ValidationError);
+    expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/http\/protobuf/);
   });
 });
