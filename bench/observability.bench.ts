@@ -4,7 +4,9 @@
  * process metrics are collected too), once with tracing off and once with tracing on, exporting every span over
  * OTLP/HTTP protobuf to a receiver on 127.0.0.1 that reads and drops them. Each configuration runs in its own process
  * (OpenTelemetry's registration is per process), alternately, twice (SERVICE_BENCH_ROUNDS), and the median of the
- * rounds is reported. Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
+ * rounds is reported; a third configuration samples 10 % of traces. Next to the rates, the CPU time the serving
+ * process spent per transaction and per GET: on a machine other work shares, rates and p99 move with that work, CPU
+ * time per request much less. Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +25,10 @@ interface Measured {
   readonly getPerSecond: number;
   readonly getP99Ms: number;
   readonly sealOnlyPerSecond: number;
+  /** CPU time of the serving process (autocannon included, the same in every configuration) per GET, ms. */
+  readonly getCpuMs: number;
+  /** CPU time of the serving process (its PDF processes not included) per seal-only transaction, ms. */
+  readonly sealOnlyCpuMs: number;
 }
 
 const quick = process.argv.includes('--quick');
@@ -51,14 +57,23 @@ async function measure(): Promise<Measured> {
     const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
     const { Id } = (await created.json()) as { Id: string };
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
+    const getCpu = process.cpuUsage();
     const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });
+    const getCpuMs = cpuMs(process.cpuUsage(getCpu)) / Math.max(1, get.requests.total);
     if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
-    const sealOnlyPerSecond = await sealOnlyRate(url, onePage, quick ? 40 : 200, 4);
-    return { getPerSecond: get.requests.average, getP99Ms: get.latency.p99, sealOnlyPerSecond };
+    const transactions = quick ? 40 : 200;
+    const sealCpu = process.cpuUsage();
+    const sealOnlyPerSecond = await sealOnlyRate(url, onePage, transactions, 4);
+    const sealOnlyCpuMs = cpuMs(process.cpuUsage(sealCpu)) / transactions;
+    return { getPerSecond: get.requests.average, getP99Ms: get.latency.p99, sealOnlyPerSecond, getCpuMs, sealOnlyCpuMs };
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
 
 /** Runs {@link measure} in a fresh process with `env`. */
@@ -90,7 +105,8 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? 2);
   const configurations: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
     { name: 'metrics on, tracing off', env: {} },
-    { name: 'metrics on, tracing on (OTLP/HTTP to a local receiver that drops)', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    { name: 'metrics on, tracing on, every trace sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    { name: 'metrics on, tracing on, 10 % of traces sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
   ];
   const results: Measured[][] = configurations.map(() => []);
   try {
@@ -100,17 +116,22 @@ async function main(): Promise<void> {
   } finally {
     await receiver.close();
   }
-  const medians = results.map((runs) => ({
-    getPerSecond: median(runs.map((r) => r.getPerSecond)),
-    getP99Ms: median(runs.map((r) => r.getP99Ms)),
-    sealOnlyPerSecond: median(runs.map((r) => r.sealOnlyPerSecond)),
-  }));
+  const medians = results.map(
+    (runs): Measured => ({
+      getPerSecond: median(runs.map((r) => r.getPerSecond)),
+      getP99Ms: median(runs.map((r) => r.getP99Ms)),
+      sealOnlyPerSecond: median(runs.map((r) => r.sealOnlyPerSecond)),
+      getCpuMs: median(runs.map((r) => r.getCpuMs)),
+      sealOnlyCpuMs: median(runs.map((r) => r.sealOnlyCpuMs)),
+    }),
+  );
   const off = medians[0]!;
   const change = (value: number, reference: number, higherIsBetter: boolean): string =>
     reference === 0 ? '–' : `${fmt(((higherIsBetter ? reference - value : value - reference) / reference) * 100)} %`;
+  const cost = (i: number, value: number, reference: number, higherIsBetter: boolean): string => (i === 0 ? '(ref)' : change(value, reference, higherIsBetter));
   printTable(
-    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s)`,
-    ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'target'],
+    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs, one process each; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s)`,
+    ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'target'],
     configurations.map((configuration, i) => {
       const m = medians[i]!;
       return [
@@ -118,9 +139,13 @@ async function main(): Promise<void> {
         fmt(m.sealOnlyPerSecond),
         fmt(m.getPerSecond, 0),
         fmt(m.getP99Ms),
-        i === 0 ? '(ref)' : change(m.sealOnlyPerSecond, off.sealOnlyPerSecond, true),
-        i === 0 ? '(ref)' : change(m.getPerSecond, off.getPerSecond, true),
-        i === 0 ? '(ref)' : change(m.getP99Ms, off.getP99Ms, false),
+        fmt(m.sealOnlyCpuMs),
+        fmt(m.getCpuMs, 2),
+        cost(i, m.sealOnlyPerSecond, off.sealOnlyPerSecond, true),
+        cost(i, m.getPerSecond, off.getPerSecond, true),
+        cost(i, m.getP99Ms, off.getP99Ms, false),
+        cost(i, m.sealOnlyCpuMs, off.sealOnlyCpuMs, false),
+        cost(i, m.getCpuMs, off.getCpuMs, false),
         i === 0 ? '–' : '≤ 5 %',
       ];
     }),

@@ -68,6 +68,8 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
     // One span per request: spans per lifecycle hook would cost more than they tell here.
     instrumentHooks: false,
     instrumentHandler: false,
+    // Probes and scrapes come every few seconds and tell nothing a trace would.
+    ignorePaths: ({ url }) => url.startsWith('/health') || url.startsWith('/metrics'),
     requestHook: (span, request) => {
       // The sign, show and receipt URLs carry the signer's token, a credential.
       span.setAttribute('url.path', redactSignToken(request.url));

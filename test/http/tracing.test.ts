@@ -99,6 +99,7 @@ describe('tracing with OTEL_* configured (paraph serve)', () => {
     await until(() => /listening on/.test(output) || child.exitCode !== null, 60_000);
     expect(output).toMatch(/listening on/);
     await sealOnlyFlow(base, postbacks.url);
+    expect((await fetch(`${base}/health/live`, { headers: { traceparent: TRACEPARENT } })).status).toBe(200);
     await until(() => postbacks.received.length > 0);
     // SIGTERM: the server shuts down and exports what is left.
     const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -127,6 +128,8 @@ describe('tracing with OTEL_* configured (paraph serve)', () => {
     const names = spans.map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['POST /api/transaction', 'PUT /api/transaction/:transactionId/file/:fileId', 'PUT /api/transaction/:transactionId/start', 'store.commit']));
     for (const span of spans) expect(span.serviceName).toBe('paraph-tracing-test');
+    // Probes are not traced.
+    expect(names.filter((name) => name.includes('/health'))).toEqual([]);
 
     // The PDF process's span is the child of the serving process's job span, which is inside a request span.
     const work = spans.find((s) => s.name.startsWith('pdf.work '));
