@@ -13,7 +13,6 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -22,51 +21,7 @@ import { benchPdf } from './gen-pdf.js';
 import { sealPdf } from '../src/pades/seal-pdf.js';
 import { testPki } from '../src/testing/test-pki.js';
 import { fmt, printTable } from './lib.js';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
-  statusCodeStats: Record<string, { count: number }>;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-const USER = 'bench-user-token';
-const APP = 'bench-app-key';
-const HEADERS = { authorization: `APIKey ${USER}`, application: `APPKey ${APP}` };
-
-async function sealOnly(url: string, pdf: Uint8Array): Promise<void> {
-  const created = await fetch(`${url}/api/transaction`, {
-    method: 'POST',
-    headers: { ...HEADERS, 'content-type': 'application/json' },
-    body: JSON.stringify({ Seal: true }),
-  });
-  if (created.status !== 200) throw new Error(`create: ${created.status} ${await created.text()}`);
-  const { Id } = (await created.json()) as { Id: string };
-  const upload = await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: pdf });
-  if (upload.status !== 201) throw new Error(`upload: ${upload.status} ${await upload.text()}`);
-  const start = await fetch(`${url}/api/transaction/${Id}/start`, { method: 'PUT', headers: HEADERS });
-  if (start.status !== 204) throw new Error(`start: ${start.status} ${await start.text()}`);
-}
-
-/** Runs `count` seal-only transactions with `clients` in parallel; returns transactions per second. */
-async function sealOnlyRate(url: string, pdf: Uint8Array, count: number, clients: number, onDone?: (n: number) => void): Promise<number> {
-  let next = 0;
-  let done = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < count) {
-        next++;
-        await sealOnly(url, pdf);
-        onDone?.(++done);
-      }
-    }),
-  );
-  return (count / (performance.now() - started)) * 1000;
-}
+import { APP, autocannon, HEADERS, sealOnlyRate, USER, type AutocannonResult } from './service-load.js';
 
 /** A started, sealed transaction of `pdf` with one signer who has consented: the signer's token. */
 async function readyToSign(url: string, pdf: Uint8Array): Promise<string> {

@@ -19,6 +19,7 @@ import type { EventWorker } from './events/event-worker.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import type { TimerWorker } from './events/timer-worker.js';
 import type { Store } from './store/store.js';
+import { tracingExporters } from './http/tracing-settings.js';
 
 export type { CreatedCredentials, ServiceOptions, StartServerOptions };
 
@@ -58,9 +59,22 @@ export interface RunningServer {
  * console.log(`listening on ${server.url}`);
  */
 export async function startServer(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningServer> {
-  const service = await createService(config, options);
+  // Tracing is configured by OpenTelemetry's own variables; its SDK is loaded only when they ask for it.
+  const exporters = tracingExporters(process.env);
+  const tracing = exporters === undefined ? undefined : (await import('./http/otel-tracing.js')).startTracing(exporters);
+  let service: ParaphService;
   try {
-    const app = await buildApp({ ...service.deps, logger: options.logger ?? loggerOptions(config.logLevel) });
+    service = await createService(config, options);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw error;
+  }
+  try {
+    const app = await buildApp({
+      ...service.deps,
+      logger: options.logger ?? loggerOptions(config.logLevel, tracing?.logFields),
+      ...(tracing ? { requestSpans: tracing.requestSpans } : {}),
+    });
     service.metrics.observeConnections(applyServerLimits(app, config));
     if (config.metricsToken !== undefined) serveMetricsRoute(app, service.metrics, config.metricsToken);
     await app.listen({ host: config.host, port: config.port });
@@ -107,10 +121,12 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
           }
           await service.close();
           await metricsServer?.close();
+          await tracing?.shutdown();
         })()),
     };
   } catch (error) {
     await service.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     throw error;
   }
 }

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
+import { activeTracer } from '../service/tracing.js';
 import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
 
 /** The payload of a postback row (written by the service's `postbackRow`). */
@@ -51,7 +52,10 @@ export async function deliverPostback(
   });
   const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve ?? ctx.resolveHost);
   if (!target.ok) return { ok: false, permanent: target.kind === 'scheme', error: `PostbackUrl refused: ${target.reason}` };
-  const result = await sendPostback(payload.url, { ...request, headers: { ...request.headers, 'x-paraph-delivery-id': String(message.id) } }, {
+  // With tracing on, the receiver may continue the trace of the delivery (W3C trace context).
+  const traceparent = activeTracer()?.traceparent();
+  const headers = { ...request.headers, 'x-paraph-delivery-id': String(message.id), ...(traceparent !== undefined ? { traceparent } : {}) };
+  const result = await sendPostback(payload.url, { ...request, headers }, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
     lookup: pinnedLookup(target),

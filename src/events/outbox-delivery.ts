@@ -9,6 +9,7 @@ import { parseMailPayload } from '../service/mail-payload.js';
 import { recordMailFailure } from '../service/record-mail-delivery.js';
 import { recordPostbackFailure } from '../service/record-postback-delivery.js';
 import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
+import { traced } from '../service/tracing.js';
 import { nextRetryAt } from './backoff.js';
 import { deliverMail, type MailDeps } from './deliver-mail.js';
 import { deliverPostback, parsePostbackPayload } from './deliver-postback.js';
@@ -40,7 +41,12 @@ export interface Settled {
 
 /** Delivers `message` once and judges the outcome; never throws. `signal` interrupts a postback (shutdown). */
 export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, message: OutboxMessage, signal?: AbortSignal): Promise<Settled> {
-  const outcome = await deliver(ctx, deps, message, signal);
+  const outcome = await traced(
+    `outbox.deliver ${message.kind}`,
+    { 'paraph.outbox.id': message.id, 'paraph.outbox.attempt': message.attempts, 'paraph.transaction.id': message.transactionId },
+    () => deliver(ctx, deps, message, signal),
+    traceparentOf(message),
+  );
   const at = ctx.clock();
   const base = { outboxId: message.id, attempt: message.attempts, at, ...(outcome.responseCode !== undefined ? { responseCode: outcome.responseCode } : {}) };
   if (outcome.ok) {
@@ -107,4 +113,11 @@ async function recordGivenUp(ctx: ServiceContext, message: OutboxMessage, error:
 
 function urlOf(message: OutboxMessage): string | undefined {
   return message.kind === 'postback' ? parsePostbackPayload(message.payload)?.url : undefined;
+}
+
+/** The trace context the row was enqueued in (service/commit-change.ts), if any. */
+function traceparentOf(message: OutboxMessage): string | undefined {
+  const payload = message.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  return typeof payload.traceparent === 'string' ? payload.traceparent : undefined;
 }

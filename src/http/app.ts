@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fastifyHelmet from '@fastify/helmet';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify';
 import { nestingProblem } from '../domain/transaction-json.js';
 import { unpairedSurrogateProblem } from '../pdf/unicode-text.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
@@ -46,6 +46,8 @@ export interface AppDeps extends ServiceContextDeps {
   readonly logVerificationCodes?: boolean;
   /** The context the composition root built (shared with the workers); built from the fields above when absent. */
   readonly context?: ServiceContext;
+  /** With tracing on: the plugin that makes a span per request (src/http/otel-tracing.ts). */
+  readonly requestSpans?: FastifyPluginCallback;
   /** The service's metrics: every request is counted in them (they are served by server.ts, not here). */
   readonly metrics?: ParaphMetrics;
   /** True once the process is shutting down: `/health/ready` answers 503. */
@@ -55,10 +57,11 @@ export interface AppDeps extends ServiceContextDeps {
 /** Headers that carry credentials: never logged. */
 const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.application', 'req.headers.cookie'];
 
-/** Pino options of the service: request ids, nothing secret. */
-export function loggerOptions(level: string): Record<string, unknown> {
+/** Pino options of the service: request ids, nothing secret; with tracing on, `mixin` adds the trace id to each line. */
+export function loggerOptions(level: string, mixin?: () => object): Record<string, unknown> {
   return {
     level,
+    ...(mixin ? { mixin } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // The SignUrl token is a credential (docs/design/signer-api.md#token): never in a log line.
     serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactSignToken(req.url ?? ''), id: req.id }) },
@@ -86,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
+  if (deps.requestSpans) await app.register(deps.requestSpans);
   deps.metrics?.observeRequests(app);
   await registerParaphRoutes(app, deps);
   return app;

@@ -4,9 +4,10 @@
  * read again and recompute (a handful of times), so that, say, two files uploaded in parallel both land.
  */
 import type { Transaction } from '../domain/transaction.js';
-import type { AuditEntryInput, OutboxInput } from '../store/store.js';
+import type { AuditEntryInput, OutboxInput, TransactionChange } from '../store/store.js';
 import { ConcurrencyError } from '../store/store.js';
 import type { ServiceContext } from './context.js';
+import { activeTracer, traced } from './tracing.js';
 
 /** What a mutation returns: the new state and what it causes. */
 export interface Change {
@@ -49,7 +50,7 @@ export async function commitChange(
     const change = await mutate(tx, changeTime(ctx, tx));
     if (change === undefined) return tx;
     try {
-      return await ctx.store.commit({
+      return await commitTransaction(ctx, {
         transaction: change.transaction,
         expectedVersion: tx.version,
         ...(change.audit ? { audit: change.audit } : {}),
@@ -60,4 +61,28 @@ export async function commitChange(
       if (!(error instanceof ConcurrencyError) || attempt >= 5) throw error;
     }
   }
+}
+
+/**
+ * `ctx.store.commit(change)`, the way every use case commits: in a `store.commit` span when tracing is on, its outbox
+ * rows carrying the trace context.
+ */
+export function commitTransaction(ctx: ServiceContext, change: TransactionChange): Promise<Transaction> {
+  if (activeTracer() === undefined) return ctx.store.commit(change);
+  return traced('store.commit', { 'paraph.transaction.id': change.transaction.Id, 'paraph.commit.expected_version': change.expectedVersion }, () =>
+    // Read inside the span: the deliveries become children of the commit that enqueued them.
+    ctx.store.commit(change.outbox ? { ...change, outbox: withTraceContext(change.outbox) } : change),
+  );
+}
+
+/**
+ * With tracing on, each outbox row carries the `traceparent` of the change that caused it, so that its delivery
+ * (whenever and wherever a worker makes it) continues the same trace.
+ */
+function withTraceContext(rows: readonly OutboxInput[]): readonly OutboxInput[] {
+  const traceparent = activeTracer()?.traceparent();
+  if (traceparent === undefined) return rows;
+  return rows.map((row) =>
+    typeof row.payload === 'object' && row.payload !== null && !Array.isArray(row.payload) ? { ...row, payload: { ...row.payload, traceparent } } : row,
+  );
 }

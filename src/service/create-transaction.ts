@@ -8,6 +8,7 @@ import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../domain/account.js';
 import type { ServiceContext } from './context.js';
 import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from './postback-target.js';
+import { commitTransaction } from './commit-change.js';
 
 /**
  * Creates a transaction for `account`.
@@ -24,7 +25,7 @@ export async function createTransaction(ctx: ServiceContext, account: Account, r
     newId: () => ctx.ids.id(),
   });
   await assertPostbackTarget(tx.PostbackUrl, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, ctx.resolveHost);
-  return ctx.store.commit({
+  return commitTransaction(ctx, {
     transaction: tx,
     expectedVersion: 0,
     audit: [

@@ -12,7 +12,7 @@ import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import { TransactionStatus, transition, updateFile, type Language, type Transaction } from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
-import { changeTime } from './commit-change.js';
+import { commitTransaction, changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
 import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { signerEvidence } from './signer/signer-evidence.js';
@@ -132,7 +132,7 @@ export async function finalizeTransaction(
   outbox.push(...completionMailRows(completed));
   const notice = notificationRow(completed, 'signed');
   if (notice) outbox.push(notice);
-  return ctx.store.commit({ transaction: completed, expectedVersion, audit, outbox });
+  return commitTransaction(ctx, { transaction: completed, expectedVersion, audit, outbox });
 }
 
 /**

@@ -33,6 +33,7 @@ export interface SealStep {
   /** The seal CA: the sealed output is checked (check-sealed-output.ts) and the problem, if any, answered. */
   readonly checkWithCaPem?: string;
 }
+import type { RemoteSpan } from './tracing.js';
 
 /** A pdf-lib step of the service. */
 export type PdfJob =
@@ -126,10 +127,11 @@ export type PdfJobError =
   | { kind: 'placement' | 'parse' | 'paraph'; code: string; message: string; origin: 'input' | 'internal' }
   | { kind: 'internal'; message: string };
 
-export type PdfJobReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError };
+/** The answer to a job; `span` is the process's span of it when the message carried a sampled `traceparent`. */
+export type PdfJobReply = ({ id: number; ok: true; result: unknown } | { id: number; ok: false; error: PdfJobError }) & { span?: RemoteSpan };
 
 /** Host → child: a job to run, or the answer to one of its calls. */
-export type PdfHostMessage = { id: number; job: PdfJob } | { id: number; answer: PdfJobAnswer };
+export type PdfHostMessage = PdfJobMessage | { id: number; answer: PdfJobAnswer };
 /** Child → host: loaded, a job's end, or a call of a running job. */
 export type PdfChildMessage = { ready: true } | PdfJobReply | { id: number; call: PdfJobCall };
 
@@ -141,4 +143,11 @@ export function errorAsData(error: unknown): PdfJobError {
     return { kind, code: error.code, message: error.message, origin: error.origin };
   }
   return { kind: 'internal', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** A job handed to the process; `traceparent` when tracing is on: the process then times its work as a child span. */
+export interface PdfJobMessage {
+  readonly id: number;
+  readonly job: PdfJob;
+  readonly traceparent?: string;
 }

@@ -34,6 +34,7 @@ import {
   type SealStep,
 } from './pdf-work-protocol.js';
 import { fillFormFieldsInSession } from './signer/fill-form-fields.js';
+import { startPdfProcessSpan } from './pdf-work-span.js';
 import { normalizeScribblePng } from './signer/scribble-image.js';
 
 if (!process.send) throw new Error('pdf-work-worker must run as a child process with an IPC channel');
@@ -154,10 +155,11 @@ process.on('message', (message: PdfHostMessage) => {
     else call?.reject(answerError(answer.error));
     return;
   }
-  const { id, job } = message;
+  const { id, job, traceparent } = message;
+  const span = startPdfProcessSpan(traceparent, `pdf.work ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'process.pid': process.pid });
   run(id, job).then(
-    (result) => send({ id, ok: true, result } satisfies PdfJobReply),
-    (error: unknown) => send({ id, ok: false, error: errorAsData(error) } satisfies PdfJobReply),
+    (result) => send({ id, ok: true, result, ...(span ? { span: span.end() } : {}) } satisfies PdfJobReply),
+    (error: unknown) => send({ id, ok: false, error: errorAsData(error), ...(span ? { span: span.end(error) } : {}) } satisfies PdfJobReply),
   );
 });
 // The host is gone (or ended the channel): nothing is left to do.

@@ -23,7 +23,8 @@ import { promisify } from 'node:util';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import { pdfJobAdmission } from '../pdf/memory-admission.js';
 import type { Signer, Timestamper } from '../pades/types.js';
-import { errorAsData, type PdfChildMessage, type PdfHostMessage, type PdfJob, type PdfJobCall, type PdfJobError, type PdfJobReply, type PdfJobResults } from './pdf-work-protocol.js';
+import { errorAsData, type PdfChildMessage, type PdfHostMessage, type PdfJob, type PdfJobCall, type PdfJobError, type PdfJobMessage, type PdfJobReply, type PdfJobResults } from './pdf-work-protocol.js';
+import { activeTracer, traced } from './tracing.js';
 
 /** Memory and time of one job. */
 export interface PdfWorkLimits {
@@ -154,12 +155,25 @@ function report(kind: PdfJob['kind'], error: unknown, queuedAt: number, startedA
  * @throws PdfParseError `PDF_TOO_COMPLEX` past the heap cap, the memory cap or the time budget; the job's own typed
  *   errors as the library throws them; ParaphError `PDF_WORKER_FAILED` (internal) when the process cannot run.
  */
-export async function runPdfJob<K extends PdfJob['kind']>(
+export function runPdfJob<K extends PdfJob['kind']>(
   job: Extract<PdfJob, { kind: K }>,
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
   options: PdfJobOptions | number = {},
 ): Promise<PdfJobResults[K]> {
   const { pageCount = 0, signal, parties = {} } = typeof options === 'number' ? { pageCount: options } : options;
+  // The span here covers the wait for admission and a process; the process adds its own span of the work.
+  return traced(`pdf.job ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'paraph.pdf_job.bytes': job.bytes.byteLength }, () =>
+    runAdmitted(job, limits, pageCount, signal, parties),
+  );
+}
+
+async function runAdmitted<K extends PdfJob['kind']>(
+  job: Extract<PdfJob, { kind: K }>,
+  limits: PdfWorkLimits,
+  pageCount: number,
+  signal: AbortSignal | undefined,
+  parties: PdfJobParties,
+): Promise<PdfJobResults[K]> {
   const queuedAt = performance.now();
   // Admitted by memory (its process's heap cap reserved, memory-admission.ts), then by count.
   const done = await pdfJobAdmission.admit(limits.maxHeapMb * 1024 * 1024);
@@ -194,6 +208,8 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, sig
       return;
     }
     const budgetMs = limits.baseMs + limits.perPageMs * pageCount;
+    // Read now, in the job's context: `start` may run later from the process's 'ready' event.
+    const traceparent = activeTracer()?.traceparent();
     const maxRssMb = limits.maxRssMb ?? 2 * limits.maxHeapMb + 1024;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let watch: ReturnType<typeof setInterval> | undefined;
@@ -224,7 +240,8 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, sig
             if (rss !== undefined && rss > maxRssMb && settle(false)) reject(tooComplex(`it needs more than ${maxRssMb} MB of memory`, 'memory'));
           });
         }, WATCH_MS);
-        slot.child.send({ id: running.id, job } satisfies PdfHostMessage, (error) => {
+        const message: PdfJobMessage = { id: running.id, job, ...(traceparent !== undefined ? { traceparent } : {}) };
+        slot.child.send(message satisfies PdfHostMessage, (error) => {
           if (error && settle(false)) reject(workerFailed(`the job could not be handed over (${error.message})`, error));
         });
       },
@@ -235,6 +252,7 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, sig
       },
       reply: (reply) => {
         if (reply.id !== running.id || !settle(true)) return;
+        if (reply.span !== undefined) activeTracer()?.recordRemoteSpan(reply.span);
         if (reply.ok) resolve(reply.result);
         else reject(revive(reply.error));
       },

@@ -14,7 +14,7 @@ import { catalogueFor } from '../i18n/catalogue.js';
 import { ParaphError, isInputError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
-import { changeTime, commitChange } from './commit-change.js';
+import { commitTransaction, changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';
 import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
@@ -86,7 +86,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
       }
     } else {
       const postback = postbackRow(startedTx);
-      await ctx.store.commit({
+      await commitTransaction(ctx, {
         transaction: startedTx,
         expectedVersion: current.version,
         audit,

@@ -29,7 +29,7 @@ import { randomSerialNumber } from '../../pades/keys/ca.js';
 import { issueSigningIdentity } from '../../pades/keys/identity.js';
 import { ParaphError } from '../../errors.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../store/store.js';
-import { changeTime } from '../commit-change.js';
+import { commitTransaction, changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
 import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
@@ -106,7 +106,7 @@ async function signOnce(ctx: ServiceContext, first: SignerAccess, request: SignR
       // A stale hold (assertCanAct let it through) is released before this signer takes a new one.
       const hold = transition(tx.Status === TransactionStatus.InProgress ? transition(tx, { type: 'release' }, now) : tx, { type: 'hold', signerId: signer.Id }, now);
       const postback = postbackRow(hold);
-      held = await ctx.store.commit({ transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
+      held = await commitTransaction(ctx, { transaction: hold, expectedVersion: tx.version, outbox: postback ? [postback] : [] });
     } catch (error) {
       if (error instanceof ConcurrencyError && attempt < 3) continue;
       throw error;
@@ -137,7 +137,7 @@ async function failUnsealable(ctx: ServiceContext, held: Transaction, reason: st
   const failed = transition(held, { type: 'fail', reason }, at);
   const postback = postbackRow(failed);
   const notice = notificationRow(failed, 'failed');
-  await ctx.store.commit({
+  await commitTransaction(ctx, {
     transaction: failed,
     expectedVersion: held.version,
     audit: [{ at, type: 'transaction.failed', actor: 'system', data: { reason } }],
@@ -157,7 +157,7 @@ async function releaseHold(ctx: ServiceContext, held: Transaction): Promise<void
     try {
       const back = transition(current, { type: 'release' }, changeTime(ctx, current));
       const postback = postbackRow(back);
-      await ctx.store.commit({ transaction: back, expectedVersion: current.version, outbox: postback ? [postback] : [] });
+      await commitTransaction(ctx, { transaction: back, expectedVersion: current.version, outbox: postback ? [postback] : [] });
       return;
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) return;
@@ -289,7 +289,7 @@ async function applySignature(
       ? first
         ? finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox }, { presealed: { at: sealAt, files: sealed } })
         : finalizeTransaction(ctx, recorded, { expectedVersion, audit: entries, outbox })
-      : ctx.store.commit({ transaction: recorded, expectedVersion, audit: entries, outbox });
+      : commitTransaction(ctx, { transaction: recorded, expectedVersion, audit: entries, outbox });
   };
   let base = held;
   let signed = next;

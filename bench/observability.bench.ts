@@ -1,0 +1,156 @@
+/**
+ * What observability costs the service: the load of the service benchmark (GET /api/transaction/{id} with autocannon,
+ * seal-only transactions with 4 clients, 1-page PDF) on `paraph`'s server with its metrics on (a metrics token set, so
+ * process metrics are collected too), once with tracing off and once with tracing on, exporting every span over
+ * OTLP/HTTP protobuf to a receiver on 127.0.0.1 that reads and drops them. Each configuration runs in its own process
+ * (OpenTelemetry's registration is per process), alternately, twice (SERVICE_BENCH_ROUNDS), and the median of the
+ * rounds is reported; a third configuration samples 10 % of traces. Next to the rates, the CPU time the serving
+ * process spent per transaction and per GET: on a machine other work shares, rates and p99 move with that work, CPU
+ * time per request much less. Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
+import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js';
+import { TSX_LOADER } from '../test/helpers/tsx.js';
+import { benchPdf } from './gen-pdf.js';
+import { fmt, printTable } from './lib.js';
+import { APP, autocannon, HEADERS, sealOnlyRate, USER } from './service-load.js';
+
+interface Measured {
+  readonly getPerSecond: number;
+  readonly getP99Ms: number;
+  readonly sealOnlyPerSecond: number;
+  /** CPU time of the serving process (autocannon included, the same in every configuration) per GET, ms. */
+  readonly getCpuMs: number;
+  /** CPU time of the serving process (its PDF processes not included) per seal-only transaction, ms. */
+  readonly sealOnlyCpuMs: number;
+}
+
+const quick = process.argv.includes('--quick');
+const seconds = Number(process.env.SERVICE_BENCH_SECONDS ?? 10);
+
+/** One configuration, in this process (started by {@link main} with the OTEL_* environment of the configuration). */
+async function measure(): Promise<Measured> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'paraph-bench-'));
+  const config = loadConfig({
+    env: {
+      PORT: '0',
+      PARAPH_DATA_DIR: dataDir,
+      PARAPH_USER_TOKEN: USER,
+      PARAPH_APP_KEY: APP,
+      PARAPH_FILE_REPLACE_GUARD_MS: '0',
+      PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '10000000',
+      PARAPH_MAX_REQUESTS_PER_CONNECTION: '1000000',
+      PARAPH_METRICS_TOKEN: 'bench-metrics-token-0123456789',
+    },
+  });
+  const server = await startServer(config, { logger: false, worker: false });
+  try {
+    const url = server.url;
+    const onePage = new Uint8Array(readFileSync(await benchPdf(1)));
+    await sealOnlyRate(url, onePage, 10, 2);
+    const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
+    const { Id } = (await created.json()) as { Id: string };
+    await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
+    const getCpu = process.cpuUsage();
+    const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });
+    const getCpuMs = cpuMs(process.cpuUsage(getCpu)) / Math.max(1, get.requests.total);
+    if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
+    const transactions = quick ? 40 : 200;
+    const sealCpu = process.cpuUsage();
+    const sealOnlyPerSecond = await sealOnlyRate(url, onePage, transactions, 4);
+    const sealOnlyCpuMs = cpuMs(process.cpuUsage(sealCpu)) / transactions;
+    return { getPerSecond: get.requests.average, getP99Ms: get.latency.p99, sealOnlyPerSecond, getCpuMs, sealOnlyCpuMs };
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Runs {@link measure} in a fresh process with `env`. */
+function measureInProcess(env: Record<string, string>): Promise<Measured> {
+  const withoutOtel = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, fileURLToPath(import.meta.url), '--measure', ...(quick ? ['--quick'] : [])], {
+    env: { ...withoutOtel, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as Measured);
+      else reject(new Error(`measuring process exited with ${String(code)}: ${out}`));
+    });
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const receiver = await startOtlpReceiver({ keep: false });
+  const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? 2);
+  const configurations: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
+    { name: 'metrics on, tracing off', env: {} },
+    { name: 'metrics on, tracing on, every trace sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    { name: 'metrics on, tracing on, 10 % of traces sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
+  ];
+  const results: Measured[][] = configurations.map(() => []);
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, configuration] of configurations.entries()) results[i]!.push(await measureInProcess(configuration.env));
+    }
+  } finally {
+    await receiver.close();
+  }
+  const medians = results.map(
+    (runs): Measured => ({
+      getPerSecond: median(runs.map((r) => r.getPerSecond)),
+      getP99Ms: median(runs.map((r) => r.getP99Ms)),
+      sealOnlyPerSecond: median(runs.map((r) => r.sealOnlyPerSecond)),
+      getCpuMs: median(runs.map((r) => r.getCpuMs)),
+      sealOnlyCpuMs: median(runs.map((r) => r.sealOnlyCpuMs)),
+    }),
+  );
+  const off = medians[0]!;
+  const change = (value: number, reference: number, higherIsBetter: boolean): string =>
+    reference === 0 ? '–' : `${fmt(((higherIsBetter ? reference - value : value - reference) / reference) * 100)} %`;
+  const cost = (i: number, value: number, reference: number, higherIsBetter: boolean): string => (i === 0 ? '(ref)' : change(value, reference, higherIsBetter));
+  printTable(
+    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs, one process each; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s)`,
+    ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'target'],
+    configurations.map((configuration, i) => {
+      const m = medians[i]!;
+      return [
+        configuration.name,
+        fmt(m.sealOnlyPerSecond),
+        fmt(m.getPerSecond, 0),
+        fmt(m.getP99Ms),
+        fmt(m.sealOnlyCpuMs),
+        fmt(m.getCpuMs, 2),
+        cost(i, m.sealOnlyPerSecond, off.sealOnlyPerSecond, true),
+        cost(i, m.getPerSecond, off.getPerSecond, true),
+        cost(i, m.getP99Ms, off.getP99Ms, false),
+        cost(i, m.sealOnlyCpuMs, off.sealOnlyCpuMs, false),
+        cost(i, m.getCpuMs, off.getCpuMs, false),
+        i === 0 ? '–' : '≤ 5 %',
+      ];
+    }),
+  );
+}
+
+if (process.argv.includes('--measure')) console.log(JSON.stringify(await measure()));
+else await main();

@@ -1,0 +1,43 @@
+/**
+ * Whether and where the server exports traces, from OpenTelemetry's standard variables (docs/operations.md#tracing).
+ * Tracing is off unless asked for: `OTEL_TRACES_EXPORTER=otlp|console`, or an OTLP endpoint
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) with no exporter named. `OTEL_SDK_DISABLED=true`
+ * and `OTEL_TRACES_EXPORTER=none` turn it off. This module loads no OpenTelemetry code: the server imports the SDK only
+ * when this says tracing is on.
+ */
+import { ValidationError } from '../errors.js';
+
+/** Exporters paraph can start. */
+export type TraceExporterName = 'otlp' | 'console';
+
+
+/**
+ * The exporters to start, or undefined when tracing is off.
+ *
+ * @throws ValidationError `INVALID_CONFIG` for an exporter or protocol paraph cannot start.
+ */
+export function tracingExporters(env: Readonly<Record<string, string | undefined>>): readonly TraceExporterName[] | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const named = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const endpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const exporters: readonly string[] = named.length > 0 ? named : endpoint !== undefined ? ['otlp'] : [];
+  if (exporters.length === 0 || exporters.includes('none')) return undefined;
+  const unknown = exporters.filter((name) => name !== 'otlp' && name !== 'console');
+  if (unknown.length > 0) {
+    throw new ValidationError([`configuration: OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: paraph exports traces with otlp (OTLP/HTTP protobuf) or console; use a collector to reach other backends.`], 'INVALID_CONFIG');
+  }
+  if (exporters.includes('otlp')) {
+    const protocol = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
+    if (protocol !== undefined && protocol !== 'http/protobuf') {
+      throw new ValidationError([`configuration: OTEL_EXPORTER_OTLP_PROTOCOL is ${protocol}: paraph exports OTLP over HTTP with protobuf only; set it to http/protobuf or leave it unset.`], 'INVALID_CONFIG');
+    }
+  }
+  return [...new Set(exporters)] as TraceExporterName[];
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
