@@ -97,8 +97,7 @@ describe('keyboard and screen reader', () => {
       expect(await page.locator('a.skip-link').isVisible()).toBe(true);
       await tabTo(page, 'input[data-field="f1.agree"]');
       await page.keyboard.press('Space');
-      await page.keyboard.press('Tab');
-      await page.keyboard.press('Enter'); // next field
+      await page.keyboard.press('Tab'); // on to the next field on the page
       expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-field')")).toBe('f1.city');
       expect(await page.locator('.overlay.active').count()).toBe(1);
       expect(await page.locator('.overlay.active').isVisible()).toBe(true);
