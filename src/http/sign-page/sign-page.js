@@ -869,6 +869,8 @@ function wire() {
     pad?.fromData(data);
   });
   $('scribble-confirm').addEventListener('click', () => {
+    // The name is final: a pending "now reads" announcement would only talk over the step's result.
+    clearTimeout(announceTimer);
     const nameInput = $('scribble-name');
     const name = nameInput.value.trim();
     const body = { Type: 'Scribble', Name: name };
