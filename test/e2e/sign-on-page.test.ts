@@ -63,6 +63,9 @@ async function createTransaction(language: string): Promise<{ id: string; signUr
   return { id, signUrl: (got.json.Signers as { SignUrl: string }[])[0]!.SignUrl };
 }
 
+/** At "fit width" every page fits its card: nothing to scroll sideways. */
+const pagesFit = (page: Page) => page.evaluate<boolean>("[...document.querySelectorAll('.pages')].every((el) => el.scrollWidth <= el.clientWidth)");
+
 /** The on-page control of a field (a radio group: the button with `value`). */
 const onPage = (page: Page, field: string, value?: string) => page.locator(`.page input[data-field="${field}"]${value ? `[value="${value}"]` : ''}`);
 
@@ -113,6 +116,7 @@ describe('signing on the document', () => {
       await page.goto(signUrl);
       await expect.poll(() => page.locator('.page canvas').count(), { timeout: 20_000 }).toBe(1);
       await expect.poll(() => page.locator('.page .overlay').count()).toBe(7);
+      expect(await pagesFit(page)).toBe(true);
       // The list under the page is closed: the page's own controls are the way to fill.
       expect(await page.locator('details.field-list').getAttribute('open')).toBeNull();
       await expectNoViolations(page, 'desktop-overview', found);
@@ -170,6 +174,7 @@ describe('signing on the document', () => {
       const fit = await width();
       const fitPixels = await drawn();
       expect(fit).toBeLessThanOrEqual(375);
+      expect(await pagesFit(page)).toBe(true);
 
       await tabTo(page, '#zoom-in');
       await page.keyboard.press('Enter');
@@ -183,6 +188,7 @@ describe('signing on the document', () => {
       await tabTo(page, '#zoom-fit');
       await page.keyboard.press('Enter');
       await expect.poll(width).toBeCloseTo(fit, 0);
+      expect(await pagesFit(page)).toBe(true);
 
       // "Next field" goes to the first required field still empty; then Tab follows the page.
       await tabTo(page, '#next-field');

@@ -259,7 +259,9 @@ function fieldLabel(field) {
 
 /** CSS pixels per PDF point of a shown page at the current zoom: "fit width" (at most 820 px) times the zoom. */
 function pageScale(p) {
-  return (Math.min(p.host.clientWidth || 800, 820) / p.width) * zoom;
+  const style = getComputedStyle(p.host);
+  const room = p.host.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return (Math.min(room > 0 ? room : 800, 820) / p.width) * zoom;
 }
 
 /** Sizes a page for the current zoom at once (the drawn image stretches until it is drawn again). */
