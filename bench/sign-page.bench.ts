@@ -7,6 +7,8 @@
  *   loaded and the steps rendered; the page's `paraph:interactive` mark), and until the first page of the document
  *   is drawn with its text layer (`paraph:first-page`). The pdf.js worker runs in its own target, so its download
  *   is not in the byte counts.
+ * - page drawing: pdf.js (its worker parsing, the browser rasterising) drawing one page at "fit width" and at 195 %
+ *   (three presses of zoom in), the page's `paraph:render-page` measures.
  * Targets: < 300 KB before the PDF, interactive < 2 s. `SIGN_PAGE_BENCH_RUNS=9` changes the number of runs (5).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,10 +24,12 @@ import { fmt, printTable, quantile } from './lib.js';
 const RUNS = Number(process.env.SIGN_PAGE_BENCH_RUNS ?? 5);
 const TARGET_BYTES = 300 * 1024;
 const TARGET_INTERACTIVE_MS = 2000;
+/** The pages of the benchmark's agreement. */
+const PAGES = 3;
 
 async function signUrl(service: TestService): Promise<string> {
   const pdf = await generatePdf(
-    [1, 2, 3].map((n) => ({
+    Array.from({ length: PAGES }, (_, i) => i + 1).map((n) => ({
       width: 595,
       height: 842,
       rotation: 0 as const,
@@ -47,6 +51,12 @@ interface Run {
   requestsBeforePdf: number;
   interactiveMs: number;
   firstPageMs: number;
+  /** pdf.js drawing one page (`paraph:render-page`), mean over the document's pages: at "fit width" and zoomed to 195 %. */
+  renderFitMs: number;
+  renderZoomedMs: number;
+  /** The canvases' widths in device pixels at both zooms. */
+  fitWidth: number;
+  zoomedWidth: number;
 }
 
 interface ThrottledPage {
@@ -110,7 +120,18 @@ async function measure(url: string): Promise<Run> {
     const interactiveMs = await markMs(page, 'paraph:interactive');
     const firstPageMs = await markMs(page, 'paraph:first-page');
     await page.waitForLoadState('networkidle');
+    const renders = (minZoom: number) =>
+      page.evaluate<{ ms: number; width: number }[]>(
+        `performance.getEntriesByName('paraph:render-page').filter((e) => e.detail.zoom >= ${minZoom}).map((e) => ({ ms: e.duration, width: e.detail.width }))`,
+      );
+    for (let i = 0; i < 600 && (await renders(0)).length < PAGES; i++) await page.waitForTimeout(100);
+    const fit = await renders(0);
+    // Three steps of 1.25: 195 %, every page drawn again at that scale (the nearest first).
+    for (let i = 0; i < 3; i++) await page.locator('#zoom-in').click();
+    for (let i = 0; i < 600 && (await renders(1.9)).length < PAGES; i++) await page.waitForTimeout(100);
+    const zoomed = await renders(1.9);
     await cdp.detach();
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
     const before = sizes.filter((s) => s.order < pdfOrder);
     return {
       beforePdf: before.reduce((sum, s) => sum + s.bytes, 0),
@@ -118,6 +139,10 @@ async function measure(url: string): Promise<Run> {
       requestsBeforePdf: before.length,
       interactiveMs,
       firstPageMs,
+      renderFitMs: mean(fit.map((r) => r.ms)),
+      renderZoomedMs: mean(zoomed.map((r) => r.ms)),
+      fitWidth: fit[0]?.width ?? 0,
+      zoomedWidth: zoomed[0]?.width ?? 0,
     };
   } finally {
     await close();
@@ -163,6 +188,8 @@ try {
     ['bytes in all (with the PDF; the worker apart)', kb(median((r) => r.total)), kb(references[0]!.bytes), '', ''],
     ['time to interactive (steps usable)', `${fmt(interactive)} ms`, `${fmt(reference)} ms`, '< 2000 ms', interactive < TARGET_INTERACTIVE_MS ? 'yes' : 'NO'],
     ['first document page drawn', `${fmt(median((r) => r.firstPageMs))} ms`, `${fmt(reference)} ms`, '', ''],
+    [`one page drawn by pdf.js at fit width (canvas ${runs[0]!.fitWidth} px wide)`, `${fmt(median((r) => r.renderFitMs))} ms`, '', '', ''],
+    [`one page drawn by pdf.js at 195 % (canvas ${runs[0]!.zoomedWidth} px wide)`, `${fmt(median((r) => r.renderZoomedMs))} ms`, '', '', ''],
   ]);
 } finally {
   await service.dispose();

@@ -61,6 +61,13 @@ export function renderSignPage(t: SignPageTexts, token: string, root: string): s
 
     <section aria-labelledby="documents-title">
       <h2 class="section-title" id="documents-title">${e(t.documents)}</h2>
+      <div id="viewer-bar" class="viewer-bar" role="group" aria-label="${e(t.zoomGroup)}" hidden>
+        <button type="button" id="zoom-out" class="button icon" aria-label="${e(t.zoomOut)}" title="${e(t.zoomOut)}">−</button>
+        <span id="zoom-level" class="zoom-level" role="status">100 %</span>
+        <button type="button" id="zoom-in" class="button icon" aria-label="${e(t.zoomIn)}" title="${e(t.zoomIn)}">+</button>
+        <button type="button" id="zoom-fit" class="button">${e(t.zoomFit)}</button>
+        <button type="button" id="next-field" class="button primary" hidden>${e(t.nextField)}</button>
+      </div>
       <div id="documents"></div>
     </section>
 

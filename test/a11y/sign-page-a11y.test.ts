@@ -97,8 +97,10 @@ describe('keyboard and screen reader', () => {
       expect(await page.locator('a.skip-link').isVisible()).toBe(true);
       await tabTo(page, 'input[data-field="f1.agree"]');
       await page.keyboard.press('Space');
+      // Tab follows the page: the signature box on the check box's row, then the text field below.
       await page.keyboard.press('Tab');
-      await page.keyboard.press('Enter'); // next field
+      expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-field')")).toBe('f1.sig');
+      await page.keyboard.press('Tab');
       expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-field')")).toBe('f1.city');
       expect(await page.locator('.overlay.active').count()).toBe(1);
       expect(await page.locator('.overlay.active').isVisible()).toBe(true);
@@ -176,7 +178,7 @@ describe('keyboard and screen reader', () => {
       await page.locator('#scribble-name').fill('Sam Jansen');
       problems.push(...(await unnamed('signature')));
       await page.locator('#scribble-confirm').click();
-      await expect.poll(announced).toBe('Your signature: done. Ready to sign.');
+      await expect.poll(announced, { timeout: 10_000 }).toBe('Your signature: done. Ready to sign.');
       await page.locator('input[data-field="f1.city"]').fill('Ede');
       await page.locator('#sign-button').click();
       await expect.poll(announced).toBe('Signing… this takes a few seconds.');

@@ -117,7 +117,7 @@ async function signThroughPage(page: Page, signUrl: string, who: { prefix: strin
   await page.locator('#scribble-confirm').click();
   await page.locator('#step-sign').waitFor();
 
-  const fields = page.locator('fieldset.fields input');
+  const fields = page.locator('.page input.on-page'); // filled where they are on the page
   await fields.nth(0).check();
   await fields.nth(1).fill(who.city);
   await shot(page, `${who.prefix}-3-ready`);
@@ -209,7 +209,7 @@ describe('signing page in Chromium', () => {
     await shot(page, 'phone-3-typed-name');
     await page.locator('#scribble-confirm').click();
     await page.locator('#step-sign').waitFor();
-    const fields = page.locator('fieldset.fields input');
+    const fields = page.locator('.page input.on-page'); // filled where they are on the page
     await fields.nth(1).fill('Zwolle');
     await page.locator('#sign-button').click();
     await page.locator('#message.success').waitFor({ timeout: 30_000 });

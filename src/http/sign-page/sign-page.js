@@ -28,8 +28,20 @@ let pad;
 let pdfjsLoaded;
 /** Values the signer entered: fileId → field name → value. */
 const values = {};
-/** The fillable fields in page order: { fileId, field, input, overlays[] }. */
+/** The fields the signer fills, in page order: { fileId, field, controls (on the page), listControls, list, error, next }. */
 let fillable = [];
+/** The field "next field" goes on from (its index in `fillable`). */
+let current = -1;
+const FILLABLE = new Set(['Check', 'Radio', 'SingleLine', 'Date', 'Number']);
+/** The zoom relative to "fit width", its bounds and step; the pages shown ({ pdfPage, host, wrap, canvas, text, n, width, height }). */
+let zoom = 1;
+const ZOOM_MIN = 0.5;
+const ZOOM_MAX = 4;
+const ZOOM_STEP = 1.25;
+const MAX_CANVAS_PIXELS = 16_000_000;
+let shownPages = [];
+let redrawTimer;
+const percent = new Intl.NumberFormat(T.lang, { style: 'percent', maximumFractionDigits: 0 });
 
 function announce(text) {
   const el = $('announcer');
@@ -199,7 +211,10 @@ async function renderDocuments(documents) {
   const host = $('documents');
   host.textContent = '';
   fillable = [];
+  shownPages = [];
   $('documents-title').hidden = documents.length === 0;
+  $('viewer-bar').hidden = documents.length === 0;
+  showZoom();
   for (const doc of documents) {
     const card = document.createElement('article');
     card.className = 'card document';
@@ -237,8 +252,100 @@ function domId(prefix, ...parts) {
   return `${prefix}-${parts.join('-')}`.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
+/** The field's label from the session, else its key made readable. */
 function fieldLabel(field) {
-  return field.Name.split('.').pop().replace(/_/g, ' ');
+  return field.label || field.Name.split('.').pop().replace(/_/g, ' ');
+}
+
+/** CSS pixels per PDF point of a shown page at the current zoom: "fit width" (at most 820 px) times the zoom. */
+function pageScale(p) {
+  const style = getComputedStyle(p.host);
+  const room = p.host.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return (Math.min(room > 0 ? room : 800, 820) / p.width) * zoom;
+}
+
+/** Sizes a page for the current zoom at once (the drawn image stretches until it is drawn again). */
+function sizePage(p) {
+  const scale = pageScale(p);
+  p.wrap.style.width = `${p.width * scale}px`;
+  p.wrap.style.height = `${p.height * scale}px`;
+  p.wrap.style.setProperty('--page-scale', String(scale));
+  p.text.style.setProperty('--total-scale-factor', String(scale));
+}
+
+/**
+ * Draws a page with pdf.js (its worker parses and the browser rasterises: nothing of it on the server) at the current
+ * zoom and the screen's pixel ratio, into a fresh canvas that replaces the shown one when done, so zooming never
+ * shows a blank page. Each drawing is measured as `paraph:render-page` (bench/sign-page.bench.ts reads it).
+ */
+async function drawPage(p) {
+  const pdfjs = await loadPdfjs();
+  sizePage(p);
+  const ratio = window.devicePixelRatio || 1;
+  // Browsers refuse canvases much beyond 16 million pixels: past that a page is drawn less sharp, never blank.
+  const pixels = Math.min(pageScale(p) * ratio, Math.sqrt(MAX_CANVAS_PIXELS / (p.width * p.height)));
+  if (p.drawnAt === pixels) return;
+  p.task?.cancel();
+  const viewport = p.pdfPage.getViewport({ scale: pixels });
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.floor(viewport.width);
+  canvas.height = Math.floor(viewport.height);
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', p.canvas.getAttribute('aria-label'));
+  const started = performance.now();
+  const task = p.pdfPage.render({ canvasContext: canvas.getContext('2d'), viewport, canvas });
+  p.task = task;
+  try {
+    await task.promise;
+  } catch (error) {
+    if (error instanceof pdfjs.RenderingCancelledException) return;
+    throw error;
+  }
+  if (p.task === task) p.task = undefined;
+  performance.measure('paraph:render-page', { start: started, detail: { zoom, page: p.n, width: canvas.width, height: canvas.height } });
+  p.canvas.replaceWith(canvas);
+  p.canvas = canvas;
+  p.drawnAt = pixels;
+  p.wrap.dataset.drawnWidth = String(canvas.width);
+}
+
+/** Draws every page again at the current zoom, the ones nearest the visible part of the window first. */
+async function redrawPages() {
+  const distance = (p) => Math.abs(p.wrap.getBoundingClientRect().top);
+  for (const p of [...shownPages].sort((a, b) => distance(a) - distance(b))) {
+    try {
+      await drawPage(p);
+    } catch (error) {
+      console.warn('page not drawn', error);
+    }
+  }
+}
+
+function showZoom() {
+  $('zoom-level').textContent = fmt(T.zoomLevel, { percent: percent.format(zoom) });
+}
+
+/** Sets the zoom, keeping the point in the middle of the window where it was on its page, then redraws sharply. */
+function setZoom(next) {
+  const z = Math.round(Math.min(ZOOM_MAX, Math.max(ZOOM_MIN, next)) * 100) / 100;
+  if (z === zoom || shownPages.length === 0) return;
+  const middle = window.innerHeight / 2;
+  const anchor = shownPages.find((p) => {
+    const r = p.wrap.getBoundingClientRect();
+    return r.top <= middle && r.bottom >= middle;
+  });
+  const before = anchor?.wrap.getBoundingClientRect();
+  const across = anchor ? (anchor.host.scrollLeft + anchor.host.clientWidth / 2) / Math.max(anchor.wrap.offsetWidth, 1) : 0;
+  zoom = z;
+  for (const p of shownPages) sizePage(p);
+  if (anchor && before) {
+    const after = anchor.wrap.getBoundingClientRect();
+    window.scrollBy(0, after.top + ((middle - before.top) / before.height) * after.height - middle);
+    anchor.host.scrollLeft = across * anchor.wrap.offsetWidth - anchor.host.clientWidth / 2;
+  }
+  showZoom();
+  clearTimeout(redrawTimer);
+  redrawTimer = setTimeout(redrawPages, 150);
 }
 
 async function renderPdf(doc, host) {
@@ -248,28 +355,18 @@ async function renderPdf(doc, host) {
   if (!response.ok) return;
   const data = new Uint8Array(await response.arrayBuffer());
   const pdf = await pdfjs.getDocument({ data, isEvalSupported: false, standardFontDataUrl: asset('standard_fonts/') }).promise;
-  const width = Math.min(host.clientWidth || 800, 820);
-  const fields = doc.Fields.filter((f) => f.Type !== 'Signature' && f.Type !== 'Seal');
   for (let n = 1; n <= pdf.numPages; n++) {
-    const page = await pdf.getPage(n);
-    const base = page.getViewport({ scale: 1 });
-    const scale = width / base.width;
-    const ratio = window.devicePixelRatio || 1;
-    const viewport = page.getViewport({ scale: scale * ratio });
+    const pdfPage = await pdf.getPage(n);
+    const base = pdfPage.getViewport({ scale: 1 });
     const wrap = document.createElement('figure');
     wrap.className = 'page';
-    wrap.style.width = `${width}px`;
-    wrap.style.height = `${base.height * scale}px`;
     const captionId = domId('caption', doc.FileId, n);
     wrap.setAttribute('aria-labelledby', captionId);
     const canvas = document.createElement('canvas');
-    canvas.width = viewport.width;
-    canvas.height = viewport.height;
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', fmt(T.pageImage, { name: doc.DisplayName, n: number.format(n), total: number.format(pdf.numPages) }));
     const text = document.createElement('div');
     text.className = 'textLayer';
-    text.style.setProperty('--total-scale-factor', String(scale));
     text.style.setProperty('--scale-round-x', '1px');
     text.style.setProperty('--scale-round-y', '1px');
     wrap.append(canvas, text);
@@ -277,101 +374,221 @@ async function renderPdf(doc, host) {
     caption.id = captionId;
     caption.textContent = fmt(T.page, { n: number.format(n), total: number.format(pdf.numPages) });
     host.append(wrap, caption);
-    await page.render({ canvasContext: canvas.getContext('2d'), viewport, canvas }).promise;
-    await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport: page.getViewport({ scale }) }).render();
+    const p = { pdfPage, host, wrap, canvas, text, n, width: base.width, height: base.height };
+    shownPages.push(p);
+    await drawPage(p);
+    // The text layer is laid out once; --total-scale-factor scales it with the zoom.
+    await new pdfjs.TextLayer({ textContentSource: pdfPage.streamTextContent(), container: text, viewport: pdfPage.getViewport({ scale: pageScale(p) }) }).render();
     if (performance.getEntriesByName('paraph:first-page').length === 0) performance.mark('paraph:first-page');
 
     const onPage = [];
+    const placed = [];
     for (const field of doc.Fields) {
-      for (const w of field.Widgets) {
+      const widgets = field.Type === 'Radio' && field.Options ? field.Options.flatMap((o) => o.Widgets.map((w) => ({ w, option: o }))) : field.Widgets.map((w) => ({ w }));
+      for (const { w, option } of widgets) {
         if (w.PageNumber !== n) continue;
-        const o = document.createElement('div');
-        o.className = `overlay overlay-${field.Type.toLowerCase()}`;
-        o.setAttribute('aria-hidden', 'true');
-        o.dataset.fileId = doc.FileId;
-        o.dataset.field = field.Name;
-        o.style.left = `${w.Left * scale}px`;
-        o.style.top = `${w.Top * scale}px`;
-        o.style.width = `${w.Width * scale}px`;
-        o.style.height = `${w.Height * scale}px`;
-        wrap.append(o);
-        if (fields.includes(field) && !onPage.includes(field)) onPage.push(field);
+        placed.push({ field, w, option });
+        if (FILLABLE.has(field.Type) && !onPage.includes(field)) onPage.push(field);
       }
     }
-    if (onPage.length > 0) host.append(renderFieldInputs(doc, onPage, n));
+    // Reading and tab order follow the page: top to bottom, then left to right.
+    placed.sort((a, b) => a.w.Top - b.w.Top || a.w.Left - b.w.Left);
+    onPage.sort((a, b) => placed.findIndex((x) => x.field === a) - placed.findIndex((x) => x.field === b));
+    const entries = onPage.map((field) => ({ fileId: doc.FileId, field, controls: [], listControls: [] }));
+    for (const { field, w, option } of placed) {
+      const entry = entries.find((e) => e.field === field);
+      wrap.append(onPageControl(doc, p, field, w, option, entry));
+    }
+    if (entries.length > 0) host.append(renderFieldList(doc, entries, n));
   }
 }
 
-/** The inputs of the fields on page `n`, right below it. */
-function renderFieldInputs(doc, fields, n) {
+/** The control of one widget over its place on the page: an input of a fillable field, a signature box that leads to the signing steps. */
+function onPageControl(doc, p, field, w, option, entry) {
+  const place = (el) => {
+    el.classList.add('overlay', `overlay-${field.Type.toLowerCase()}`);
+    el.dataset.fileId = doc.FileId;
+    el.dataset.field = field.Name;
+    // Placed by its centre, so that the 24 px minimum a pointer target keeps (WCAG 2.5.8) grows around its place.
+    el.style.left = `${((w.Left + w.Width / 2) / p.width) * 100}%`;
+    el.style.top = `${((w.Top + w.Height / 2) / p.height) * 100}%`;
+    el.style.width = `${(w.Width / p.width) * 100}%`;
+    el.style.height = `${(w.Height / p.height) * 100}%`;
+    // Text as high as the box allows, in page points scaled with the zoom, never below 11 CSS pixels.
+    el.style.setProperty('--box-font', `${Math.max(4, Math.min(w.Height * 0.6, 14))}px`);
+    return el;
+  };
+  if (field.Type === 'Signature') {
+    const button = place(document.createElement('button'));
+    button.type = 'button';
+    button.textContent = fmt(T.signHereName, { name: session.Signer.Name || session.Signer.Email });
+    button.addEventListener('click', goToSigning);
+    return button;
+  }
+  if (!entry) {
+    const box = place(document.createElement('div'));
+    box.setAttribute('aria-hidden', 'true');
+    return box;
+  }
+  const box = place(document.createElement('div'));
+  const input = document.createElement('input');
+  input.className = 'on-page';
+  input.id = domId('onpage', doc.FileId, field.Name, entry.controls.length);
+  input.dataset.field = field.Name;
+  input.dataset.fileId = doc.FileId;
+  const label = fieldLabel(field) + (field.Required ? ` (${T.required})` : '');
+  if (field.Type === 'Check') {
+    input.type = 'checkbox';
+    input.setAttribute('aria-label', label);
+    input.addEventListener('change', () => setValue(entry, input.checked, input));
+  } else if (field.Type === 'Radio') {
+    input.type = 'radio';
+    input.name = domId('onpage', doc.FileId, field.Name);
+    input.value = option.Value;
+    input.setAttribute('aria-label', `${label}: ${option.Value}`);
+    input.addEventListener('change', () => input.checked && setValue(entry, input.value, input));
+  } else {
+    input.type = 'text';
+    input.setAttribute('aria-label', label);
+    if (field.Type === 'Number') input.inputMode = 'decimal';
+    if (field.Type === 'Date') input.placeholder = 'YYYY-MM-DD';
+    input.autocomplete = 'off';
+    input.addEventListener('input', () => setValue(entry, input.value, input));
+  }
+  if (field.tooltip) input.title = field.tooltip;
+  input.addEventListener('focus', () => {
+    current = fillable.indexOf(entry);
+    highlight(entry, true);
+  });
+  input.addEventListener('blur', () => highlight(entry, false));
+  entry.controls.push(input);
+  box.append(input);
+  return box;
+}
+
+/**
+ * The fields of page `n` as a form under it, closed until opened: the same fields with visible labels, hints and
+ * errors in reading order, for keyboards and screen readers that prefer a list. Both stay in step.
+ */
+function renderFieldList(doc, entries, n) {
+  const details = document.createElement('details');
+  details.className = 'field-list';
+  const summary = document.createElement('summary');
+  summary.textContent = fmt(T.fieldsList, { n: number.format(n) });
   const box = document.createElement('fieldset');
   box.className = 'fields page-fields';
   const legend = document.createElement('legend');
   legend.textContent = fmt(T.fieldsOnPage, { n: number.format(n) });
   box.append(legend);
-  for (const field of fields) {
+  details.append(summary, box);
+  for (const entry of entries) {
+    const { field } = entry;
+    entry.list = details;
     const id = domId('field', doc.FileId, field.Name);
-    const row = document.createElement('div');
+    const row = document.createElement(field.Type === 'Radio' ? 'fieldset' : 'div');
     row.className = field.Type === 'Check' ? 'check-row field-row' : 'field-row';
-    const label = document.createElement('label');
-    label.htmlFor = id;
-    label.textContent = fieldLabel(field) + (field.Required ? ` (${T.required})` : '');
-    const input = document.createElement('input');
-    input.id = id;
-    input.dataset.field = field.Name;
-    input.dataset.fileId = doc.FileId;
     const error = document.createElement('span');
     error.id = `${id}-error`;
     error.className = 'error field-error';
     error.hidden = true;
     const described = [error.id];
-    if (field.Type === 'Check') {
-      input.type = 'checkbox';
-      // A box the metadata (or the fillable PDF) ticks beforehand starts ticked, and stays so unless the signer unticks it.
-      input.checked = field.Checked === true;
-      values[doc.FileId][field.Name] = input.checked;
-      if (input.checked) syncOverlay(doc.FileId, field.Name, '✓');
-      input.addEventListener('change', () => {
-        values[doc.FileId][field.Name] = input.checked;
-        syncOverlay(doc.FileId, field.Name, input.checked ? '✓' : '');
-      });
-      row.append(input, label, error);
-    } else {
-      input.type = 'text';
-      const parts = [label];
-      if (field.Type === 'Date') {
-        const hint = document.createElement('span');
-        hint.className = 'hint';
-        hint.id = `${id}-hint`;
-        hint.textContent = fmt(T.dateHint, { example: new Date().toISOString().slice(0, 10) });
-        described.unshift(hint.id);
-        parts.push(hint);
+    const labelText = fieldLabel(field) + (field.Required ? ` (${T.required})` : '');
+    const hints = [];
+    if (field.tooltip) hints.push(hint(`${id}-tooltip`, field.tooltip));
+    if (field.Type === 'Date') hints.push(hint(`${id}-hint`, fmt(T.dateHint, { example: new Date().toISOString().slice(0, 10) })));
+    described.unshift(...hints.map((h) => h.id));
+    if (field.Type === 'Radio') {
+      const l = document.createElement('legend');
+      l.textContent = labelText;
+      row.append(l, ...hints);
+      for (const [i, option] of (field.Options || []).entries()) {
+        const item = document.createElement('div');
+        item.className = 'check-row';
+        const input = document.createElement('input');
+        input.type = 'radio';
+        input.id = `${id}-${i}`;
+        input.name = id;
+        input.value = option.Value;
+        input.dataset.listField = field.Name;
+        input.setAttribute('aria-describedby', described.join(' '));
+        input.addEventListener('change', () => input.checked && setValue(entry, input.value, input));
+        const label = document.createElement('label');
+        label.htmlFor = input.id;
+        label.textContent = option.Value;
+        item.append(input, label);
+        row.append(item);
+        entry.listControls.push(input);
       }
-      if (field.Type === 'Number') input.inputMode = 'decimal';
-      input.required = field.Required;
-      input.value = field.Value || '';
-      if (field.Value) values[doc.FileId][field.Name] = field.Value;
-      input.addEventListener('input', () => {
-        values[doc.FileId][field.Name] = input.value;
-        syncOverlay(doc.FileId, field.Name, input.value);
-        if (input.value.trim() !== '') clearError(error, input);
-      });
-      row.append(...parts, input, error);
+      row.append(error);
+    } else {
+      const input = document.createElement('input');
+      input.id = id;
+      input.dataset.listField = field.Name;
+      const label = document.createElement('label');
+      label.htmlFor = id;
+      label.textContent = labelText;
+      if (field.Type === 'Check') {
+        input.type = 'checkbox';
+        input.addEventListener('change', () => setValue(entry, input.checked, input));
+        row.append(input, label, ...hints, error);
+      } else {
+        input.type = 'text';
+        input.required = field.Required;
+        if (field.Type === 'Number') input.inputMode = 'decimal';
+        input.addEventListener('input', () => setValue(entry, input.value, input));
+        row.append(label, ...hints, input, error);
+      }
+      input.setAttribute('aria-describedby', described.join(' '));
+      entry.listControls.push(input);
     }
-    input.setAttribute('aria-describedby', described.join(' '));
+    for (const c of entry.controls) c.setAttribute('aria-describedby', described.join(' '));
     const next = document.createElement('button');
     next.type = 'button';
     next.className = 'button next-field';
     next.textContent = T.nextField;
-    const entry = { fileId: doc.FileId, field, input, error, next };
     next.addEventListener('click', () => goToField(fillable.indexOf(entry) + 1));
-    input.addEventListener('focus', () => highlight(entry, true));
-    input.addEventListener('blur', () => highlight(entry, false));
     row.append(next);
+    Object.assign(entry, { error, next });
     fillable.push(entry);
     box.append(row);
+    // What the metadata (or the fillable PDF) sets beforehand: a ticked box, a chosen button, a pre-filled text.
+    if (field.Type === 'Check') setValue(entry, field.Checked === true);
+    else if (field.Value) setValue(entry, field.Value);
   }
-  return box;
+  return details;
+}
+
+function hint(id, text) {
+  const el = document.createElement('span');
+  el.className = 'hint';
+  el.id = id;
+  el.textContent = text;
+  return el;
+}
+
+/** Sets a field's value from one of its controls and brings its other controls (on the page, in the list) in step. */
+function setValue(entry, value, from) {
+  values[entry.fileId][entry.field.Name] = value;
+  for (const c of [...entry.controls, ...entry.listControls]) {
+    if (c === from) continue;
+    if (c.type === 'checkbox') c.checked = value === true;
+    else if (c.type === 'radio') c.checked = c.value === value;
+    else c.value = value;
+  }
+  const done = isFilled(entry);
+  const shown = entry.field.Type === 'Check' ? value === true : done;
+  for (const o of overlaysOf(entry)) o.classList.toggle('filled', shown);
+  if (done && entry.error) {
+    clearError(entry.error);
+    for (const c of [...entry.controls, ...entry.listControls]) c.removeAttribute('aria-invalid');
+  }
+  if (entry.next) numberFields();
+}
+
+function isFilled(entry) {
+  const value = values[entry.fileId][entry.field.Name];
+  if (entry.field.Type === 'Check') return true;
+  return typeof value === 'string' && value.trim() !== '';
 }
 
 function overlaysOf(entry) {
@@ -382,31 +599,48 @@ function highlight(entry, on) {
   for (const o of overlaysOf(entry)) o.classList.toggle('active', on);
 }
 
+/** The next required field not yet filled in after the current one, else the next field. */
+function nextIndex() {
+  for (let i = 1; i <= fillable.length; i++) {
+    const index = (current + i + fillable.length) % fillable.length;
+    const entry = fillable[index];
+    if (entry.field.Required && !isFilled(entry)) return index;
+  }
+  return -1;
+}
+
 function numberFields() {
   fillable.forEach((entry, i) => {
     entry.next.setAttribute('aria-label', `${T.nextField} (${fmt(T.fieldPosition, { n: number.format(Math.min(i + 2, fillable.length)), total: number.format(fillable.length), field: fieldLabel((fillable[i + 1] || fillable[0]).field) })})`);
   });
+  $('next-field').hidden = fillable.length === 0;
 }
 
-/** Scrolls to field `index` on its page (wrapping around) and focuses its input, keeping the input in view. */
+/** Scrolls to field `index` on its page (wrapping around) and focuses its control there. */
 function goToField(index) {
   if (fillable.length === 0) return;
-  const entry = fillable[index % fillable.length];
-  const overlay = overlaysOf(entry)[0];
-  const behavior = reducedMotion.matches ? 'auto' : 'smooth';
-  overlay?.scrollIntoView({ block: 'center', behavior: 'auto' });
-  entry.input.focus({ preventScroll: true });
-  entry.input.scrollIntoView({ block: 'nearest', behavior });
-  announce(fmt(T.fieldPosition, { n: number.format((index % fillable.length) + 1), total: number.format(fillable.length), field: fieldLabel(entry.field) }));
+  const i = ((index % fillable.length) + fillable.length) % fillable.length;
+  const entry = fillable[i];
+  const control = entry.controls.find((c) => c.checked) || entry.controls[0] || entry.listControls[0];
+  control.focus({ preventScroll: true });
+  control.scrollIntoView({ block: 'center', inline: 'center', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
+  current = i;
+  announce(fmt(T.fieldPosition, { n: number.format(i + 1), total: number.format(fillable.length), field: fieldLabel(entry.field) }));
 }
 
-function syncOverlay(fileId, name, text) {
-  for (const el of document.querySelectorAll('.overlay')) {
-    if (el.dataset.fileId === fileId && el.dataset.field === name) {
-      el.textContent = text;
-      el.classList.toggle('filled', text !== '');
-    }
-  }
+/** "Next field": the next required field still empty; when all are filled, the step the signer is at. */
+function goToNextField() {
+  const index = nextIndex();
+  if (index >= 0) return goToField(index);
+  announce(T.allFieldsDone);
+  goToSigning();
+}
+
+/** The signature box on the page: on to the current signing step (consent, the signature, or Sign). */
+function goToSigning() {
+  const heading = [...document.querySelectorAll('#steps-title ~ .step:not([hidden]) h3')][0] || $('steps-title');
+  heading.scrollIntoView({ block: 'start', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
+  heading.focus({ preventScroll: true });
 }
 
 function renderSteps(focus) {
@@ -585,16 +819,30 @@ function showCode(step) {
 function missingFields() {
   const missing = [];
   for (const entry of fillable) {
-    if (!entry.field.Required || entry.input.type === 'checkbox') continue;
-    if (entry.input.value.trim() === '') {
-      showError(entry.error, fmt(T.fieldMissing, { field: fieldLabel(entry.field) }), entry.input);
-      missing.push(entry);
-    }
+    if (!entry.field.Required || isFilled(entry)) continue;
+    showError(entry.error, fmt(T.fieldMissing, { field: fieldLabel(entry.field) }));
+    for (const c of [...entry.controls, ...entry.listControls]) c.setAttribute('aria-invalid', 'true');
+    // The list under the page opens, so the message is seen next to the field's label too.
+    entry.list.open = true;
+    missing.push(entry);
   }
   return missing;
 }
 
 function wire() {
+  $('zoom-in').addEventListener('click', () => setZoom(zoom * ZOOM_STEP));
+  $('zoom-out').addEventListener('click', () => setZoom(zoom / ZOOM_STEP));
+  $('zoom-fit').addEventListener('click', () => setZoom(1));
+  $('next-field').addEventListener('click', goToNextField);
+  let resizeTimer;
+  // A turned phone or a resized window: "fit width" is another width, the pages are sized and drawn anew.
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      for (const p of shownPages) sizePage(p);
+      redrawPages();
+    }, 200);
+  });
   $('consent-confirm').addEventListener('click', () => {
     if (!$('consent-box').checked) {
       showError($('consent-error'), T.consentMissing, $('consent-box'));
@@ -623,6 +871,8 @@ function wire() {
     pad?.fromData(data);
   });
   $('scribble-confirm').addEventListener('click', () => {
+    // The name is final: a pending "now reads" announcement would only talk over the step's result.
+    clearTimeout(announceTimer);
     const nameInput = $('scribble-name');
     const name = nameInput.value.trim();
     const body = { Type: 'Scribble', Name: name };

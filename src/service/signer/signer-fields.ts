@@ -48,7 +48,12 @@ export interface SignerField {
   readonly Options?: readonly SignerRadioOption[];
   /** Text fields paraph placed must hold a value when signing; a fillable PDF's fields when it marks them required. */
   readonly Required: boolean;
+  /** Where the field appears: each widget's page and box in reader coordinates, which the page draws its input over. */
   readonly Widgets: readonly SignerWidget[];
+  /** What the signer reads as the field's name (the page falls back to the field's key). */
+  readonly label?: string;
+  /** A longer explanation of what to fill in, shown with the field. */
+  readonly tooltip?: string;
 }
 
 interface Collected {

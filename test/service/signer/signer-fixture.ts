@@ -89,8 +89,9 @@ export async function createSigningTransaction(base: string, options: SigningTra
     const top = 200 + i * 200;
     formSets[`f${i + 1}`] = {
       sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 300, Top: top, Width: 200, Height: 80 } },
+      // Rows 60 pt apart: at "fit width" on a 320 px screen (scale ~0.46) each field stays a 24 px target of its own.
       agree: { Type: 'Check', Value: options.preChecked ? true : 'Yes', Location: { PageNumber: 1, Left: 72, Top: top } },
-      city: { Type: 'SingleLine', Location: { PageNumber: 1, Left: 72, Top: top + 40, Width: 150, Height: 20 } },
+      city: { Type: 'SingleLine', Location: { PageNumber: 1, Left: 72, Top: top + 60, Width: 150, Height: 20 } },
     };
     signerSets[signerId] = { FormSets: [`f${i + 1}`] };
   });
