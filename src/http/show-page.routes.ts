@@ -32,12 +32,12 @@ function refusalPage(request: FastifyRequest, reply: FastifyReply, error: unknow
   switch (error.code) {
     case 'SIGN_TOKEN_UNKNOWN':
       return html(404, t.errorHeading, t.invalidLinkText);
-    case 'SIGNER_TRANSACTION_CLEANED':
+    case 'TRANSACTION_CLEANED':
       return html(410, t.cleanedHeading, t.cleanedText);
     case 'FILE_NOT_FOUND':
       return html(404, t.errorHeading, error.message);
     default:
-      return html(error.code === 'SIGNER_TRANSACTION_ENDED' ? 410 : error.code === 'SIGNING_NOT_STARTED' ? 409 : 403, t.errorHeading, error.message);
+      return html(error.code === 'TRANSACTION_ENDED' ? 410 : error.code === 'TRANSACTION_NOT_STARTED' ? 409 : 403, t.errorHeading, error.message);
   }
 }
 
