@@ -113,7 +113,7 @@ export type ReceiptDelivery =
  *
  * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `TRANSACTION_CLEANED` (410), `SECURE_DOWNLOAD_REQUIRED` (403).
  */
-export async function deliverReceipt(ctx: ServiceContext, token: string, mode: DeliveryMode): Promise<ReceiptDelivery> {
+export async function deliverShownReceipt(ctx: ServiceContext, token: string, mode: DeliveryMode): Promise<ReceiptDelivery> {
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
   const language = signer.Language ?? tx.Language;
