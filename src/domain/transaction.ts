@@ -247,8 +247,7 @@ export type DomainErrorCode =
   | 'SIGNER_NOT_FOUND'
   | 'RECEIVER_NOT_FOUND'
   | 'FILE_NOT_FOUND'
-  | 'NOT_SIGNERS_TURN'
-  | 'SIGNER_ALREADY_DONE';
+  | SignerRefusalCode;
 
 /**
  * A request the transaction cannot accept in its current state (docs/design/transactions.md#transitions,
@@ -318,8 +317,8 @@ const TRANSITIONS: Readonly<Record<TransactionEvent['type'], readonly Transactio
  * Applies `event` at `now` and returns the new transaction.
  *
  * @throws DomainError `TRANSACTION_CLEANED` on a cleaned transaction; `INVALID_TRANSITION` (or the more specific
- *   `TRANSACTION_ALREADY_STARTED`, `TRANSACTION_ENDED`, `NO_FILES`, `SIGNER_NOT_FOUND`, `NOT_SIGNERS_TURN`,
- *   `SIGNER_ALREADY_DONE`) when the event is not allowed in the current status.
+ *   `TRANSACTION_ALREADY_STARTED`, `TRANSACTION_ENDED`, `TRANSACTION_NOT_STARTED`, `NO_FILES`, `SIGNER_NOT_FOUND`,
+ *   `SIGNER_ALREADY_SIGNED`, `SIGNER_ALREADY_REJECTED`, `SIGNER_NOT_AT_TURN`) when the event is not allowed now.
  * @example
  * const started = transition(tx, { type: 'start' }, new Date('2026-11-21T10:00:00Z'));
  */
@@ -327,6 +326,8 @@ export function transition(tx: Transaction, event: TransactionEvent, now: Date):
   if (tx.cleanedAt !== undefined) {
     throw new DomainError('TRANSACTION_CLEANED', `Transaction ${tx.Id} was cleaned at ${tx.cleanedAt}; its data is gone.`);
   }
+  // A signer who is done is told so before anything about the transaction's status (the more specific refusal).
+  if (event.type === 'sign' || event.type === 'reject' || event.type === 'hold') assertSignerNotDone(tx, event.signerId);
   const allowed = TRANSITIONS[event.type];
   if (!allowed.includes(tx.Status)) throw refusal(tx, event);
   const at = formatTime(now);
@@ -457,19 +458,82 @@ function refusal(tx: Transaction, event: TransactionEvent): DomainError {
   return new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} at status ${tx.Status} cannot ${event.type}.`);
 }
 
+/**
+ * Codes of the rules of who may sign (docs/design/transactions.md#signing-order). The domain decides them, for the
+ * state machine and for the signer use cases alike; the service words them for a signer.
+ */
+export type SignerRefusalCode =
+  | 'SIGNER_ALREADY_SIGNED'
+  | 'SIGNER_ALREADY_REJECTED'
+  | 'TRANSACTION_NOT_STARTED'
+  | 'TRANSACTION_ENDED'
+  | 'SIGNER_NOT_AT_TURN';
+
+/** `SIGNER_ALREADY_SIGNED` / `SIGNER_ALREADY_REJECTED` when `signer` is done; undefined while they still have to act. */
+function signerDoneRefusal(signer: Signer): 'SIGNER_ALREADY_SIGNED' | 'SIGNER_ALREADY_REJECTED' | undefined {
+  if (signer.SignedDateTime !== undefined) return 'SIGNER_ALREADY_SIGNED';
+  if (signer.RejectDateTime !== undefined) return 'SIGNER_ALREADY_REJECTED';
+  return undefined;
+}
+
+/**
+ * Why `signer` cannot take a step of their signing journey now (verify, sign, reject), or undefined when the
+ * transaction waits for signers and this one is not done. A transaction at 20 (a signature being applied) is not
+ * refused here: whether its hold is stale is the service's question. The signing order is {@link signerTurnRefusal}.
+ */
+export function signerStepRefusal(tx: Transaction, signer: Signer): SignerRefusalCode | undefined {
+  const done = signerDoneRefusal(signer);
+  if (done !== undefined) return done;
+  if (tx.Status === TransactionStatus.WaitingForDocument) return 'TRANSACTION_NOT_STARTED';
+  if (isEndStatus(tx.Status)) return 'TRANSACTION_ENDED';
+  return undefined;
+}
+
+/**
+ * Why a signer cannot see the documents now, or undefined when they can: not before the transaction is started,
+ * and not once it has ended other than signed (a signed transaction's documents stay downloadable until cleaned).
+ */
+export function signerDocumentsRefusal(tx: Transaction): 'TRANSACTION_NOT_STARTED' | 'TRANSACTION_ENDED' | undefined {
+  if (tx.Status === TransactionStatus.WaitingForDocument) return 'TRANSACTION_NOT_STARTED';
+  if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) return 'TRANSACTION_ENDED';
+  return undefined;
+}
+
+/** The signers before `signer` that have not signed yet: whom the signer waits for (empty at their turn). */
+export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
+  const index = tx.Signers.findIndex((s) => s.Id === signer.Id);
+  return tx.Signers.slice(0, Math.max(0, index)).filter((s) => s.SignedDateTime === undefined);
+}
+
+/** `SIGNER_NOT_AT_TURN` while signers before `signer` have not signed (signers sign in the order of `Signers`). */
+export function signerTurnRefusal(tx: Transaction, signer: Signer): 'SIGNER_NOT_AT_TURN' | undefined {
+  return waitingFor(tx, signer).length > 0 ? 'SIGNER_NOT_AT_TURN' : undefined;
+}
+
+function findSigner(tx: Transaction, signerId: string): Signer {
+  const signer = tx.Signers.find((s) => s.Id === signerId);
+  if (signer === undefined) throw new DomainError('SIGNER_NOT_FOUND', `Signer ${signerId} is not part of transaction ${tx.Id}.`);
+  return signer;
+}
+
+function assertSignerNotDone(tx: Transaction, signerId: string): void {
+  const signer = findSigner(tx, signerId);
+  const done = signerDoneRefusal(signer);
+  if (done !== undefined) {
+    throw new DomainError(done, `Signer ${signer.Id} has already ${done === 'SIGNER_ALREADY_SIGNED' ? 'signed' : 'rejected'}.`);
+  }
+}
+
 /** The signer whose turn it is: the first that has neither signed nor rejected (signers sign in order). */
 export function signerAtTurn(tx: Transaction, signerId?: string): Signer {
-  const signer = tx.Signers.find((s) => s.Id === signerId);
-  if (signerId !== undefined && signer === undefined) {
-    throw new DomainError('SIGNER_NOT_FOUND', `Signer ${signerId} is not part of transaction ${tx.Id}.`);
-  }
-  if (signer !== undefined && (signer.SignedDateTime !== undefined || signer.RejectDateTime !== undefined)) {
-    throw new DomainError('SIGNER_ALREADY_DONE', `Signer ${signer.Id} has already ${signer.SignedDateTime !== undefined ? 'signed' : 'rejected'}.`);
-  }
-  const turn = tx.Signers.find((s) => s.SignedDateTime === undefined && s.RejectDateTime === undefined);
+  if (signerId !== undefined) assertSignerNotDone(tx, signerId);
+  const turn = tx.Signers.find((s) => signerDoneRefusal(s) === undefined);
   if (turn === undefined) throw new DomainError('INVALID_TRANSITION', `Transaction ${tx.Id} has no signer left to sign.`);
-  if (signer !== undefined && signer.Id !== turn.Id) {
-    throw new DomainError('NOT_SIGNERS_TURN', `It is not signer ${signer.Id}'s turn: signer ${turn.Id} signs first.`);
+  if (signerId !== undefined && signerId !== turn.Id) {
+    const signer = findSigner(tx, signerId);
+    if (signerTurnRefusal(tx, signer) !== undefined) {
+      throw new DomainError('SIGNER_NOT_AT_TURN', `It is not signer ${signer.Id}'s turn: signer ${turn.Id} signs first.`);
+    }
   }
   return turn;
 }

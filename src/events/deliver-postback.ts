@@ -3,28 +3,13 @@
  * version, the transaction rendered at the row's status, one POST. A postback given up on is audited by the use case
  * `recordPostbackFailure` (src/service/record-postback-delivery.ts).
  */
-import type { JsonValue, TransactionStatusCode } from '../domain/transaction.js';
 import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
 import { activeTracer } from '../service/tracing.js';
+import { parsePostbackPayload } from '../service/outbox-rows.js';
 import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
-
-/** The payload of a postback row (written by the service's `postbackRow`). */
-export interface PostbackPayload {
-  readonly transactionId: string;
-  readonly status: TransactionStatusCode;
-  readonly url: string;
-}
-
-/** Reads a postback payload; undefined when malformed. */
-export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { transactionId, status, url } = value;
-  if (typeof transactionId !== 'string' || typeof status !== 'number' || typeof url !== 'string') return undefined;
-  return { transactionId, status: status as TransactionStatusCode, url };
-}
 
 /**
  * Sends the postback of an outbox row, after checking its URL again (service/postback-target.ts) and connecting to the

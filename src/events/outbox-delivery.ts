@@ -12,7 +12,8 @@ import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
 import { traced } from '../service/tracing.js';
 import { nextRetryAt } from './backoff.js';
 import { deliverMail, type MailDeps } from './deliver-mail.js';
-import { deliverPostback, parsePostbackPayload } from './deliver-postback.js';
+import { deliverPostback } from './deliver-postback.js';
+import { parsePostbackPayload } from '../service/outbox-rows.js';
 import type { DeliveryOutcome } from './delivery.js';
 
 /** Where delivery problems are reported. */

@@ -6,7 +6,7 @@
  * are derived from the transactions' dates by the store, so nothing is lost on restart; and reminders
  * (docs/design/events.md#timers).
  */
-import { cleanAfterDeleteGrace, cleanTransactionData } from '../service/clean-transaction.js';
+import { cleanTransactionAfterGrace, cleanTransaction } from '../service/clean-transaction.js';
 import type { ServiceContext } from '../service/context.js';
 import { expireTransaction } from '../service/expire-transaction.js';
 import { releaseStaleHold } from '../service/release-stale-hold.js';
@@ -34,9 +34,9 @@ export async function runDueTimers(ctx: ServiceContext, limit = 100): Promise<Ti
   for (const timer of due) {
     try {
       if (timer.kind === 'expire' && (await expireTransaction(ctx, timer.transactionId))) expired++;
-      if (timer.kind === 'clean' && (await cleanTransactionData(ctx, timer.transactionId))) cleaned++;
+      if (timer.kind === 'clean' && (await cleanTransaction(ctx, timer.transactionId))) cleaned++;
       if (timer.kind === 'remind') await remindSigners(ctx, timer.transactionId);
-      if (timer.kind === 'release' && (await cleanAfterDeleteGrace(ctx, timer.transactionId))) cleaned++;
+      if (timer.kind === 'release' && (await cleanTransactionAfterGrace(ctx, timer.transactionId))) cleaned++;
       else if (timer.kind === 'release') {
         const outcome = await releaseStaleHold(ctx, timer.transactionId);
         if (outcome === 'released') released++;

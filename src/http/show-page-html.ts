@@ -4,7 +4,7 @@
  * a fresh code is needed first, and the "not ready" / "ended" pages of ReceiptUrl. Fully server-rendered; the small
  * show-page script only drives the code step. Dates are formatted for the page's language with Intl.
  */
-import type { ShowView } from '../service/signer/show-documents.js';
+import type { ShowView } from '../service/signer/show-page.js';
 import { escapeHtml as e, pageTop } from './sign-page-html.js';
 import type { SignPageTexts } from './sign-page-texts.js';
 

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
-import { deliverReceipt, deliverShownDocument, showDocuments, type DeliveryMode } from '../service/signer/show-documents.js';
+import { deliverShownReceipt, deliverShownDocument, showDocuments, type DeliveryMode } from '../service/signer/show-page.js';
 import { renderSignErrorPage } from './sign-page-html.js';
 import { securityHeaders } from './sign-page.routes.js';
 import { signPageTexts } from './sign-page-texts.js';
@@ -32,12 +32,12 @@ function refusalPage(request: FastifyRequest, reply: FastifyReply, error: unknow
   switch (error.code) {
     case 'SIGN_TOKEN_UNKNOWN':
       return html(404, t.errorHeading, t.invalidLinkText);
-    case 'SIGNER_TRANSACTION_CLEANED':
+    case 'TRANSACTION_CLEANED':
       return html(410, t.cleanedHeading, t.cleanedText);
     case 'FILE_NOT_FOUND':
       return html(404, t.errorHeading, error.message);
     default:
-      return html(error.code === 'SIGNER_TRANSACTION_ENDED' ? 410 : error.code === 'SIGNING_NOT_STARTED' ? 409 : 403, t.errorHeading, error.message);
+      return html(error.code === 'TRANSACTION_ENDED' ? 410 : error.code === 'TRANSACTION_NOT_STARTED' ? 409 : 403, t.errorHeading, error.message);
   }
 }
 
@@ -76,7 +76,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const token = request.params.token;
       const mode = modeOf(request);
       try {
-        const result = await deliverReceipt(ctx, token, mode);
+        const result = await deliverShownReceipt(ctx, token, mode);
         if (result.kind !== 'receipt') {
           const t = signPageTexts(result.language);
           return reply.code(404).type('text/html; charset=utf-8').send(renderReceiptStatePage(t, result.kind, token, TOKEN_PAGE_ROOT));

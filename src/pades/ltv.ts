@@ -13,6 +13,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, PDFStre
 import * as pkijs from 'pkijs';
 import { SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate } from '../pdf/incremental.js';
+import { isSignatureDictionary } from '../pdf/acroform.js';
 import { pemToDer } from './keys/software.js';
 import { pdfDate } from './prepare-signature.js';
 import { fetchCrl, fetchOcsp, isIssuedBy, revocationUrls, type RevocationStatus } from './revocation.js';
@@ -144,9 +145,8 @@ function streamBytes(object: PDFObject | undefined, context: PDFContext): Uint8A
 function signatureDictionaries(context: PDFContext): { ref: PDFRef; contents: Uint8Array; label: string }[] {
   const out: { ref: PDFRef; contents: Uint8Array; label: string }[] = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFDict)) continue;
-    const contents = object.get(PDFName.of('Contents'));
-    if (!object.has(PDFName.of('ByteRange')) || !(contents instanceof PDFHexString || contents instanceof PDFString)) continue;
+    if (!isSignatureDictionary(object)) continue;
+    const contents = object.get(PDFName.of('Contents')) as PDFHexString | PDFString;
     const type = object.get(PDFName.of('Type'));
     out.push({ ref, contents: contents.asBytes(), label: `${type instanceof PDFName ? type.decodeText() : 'Sig'} ${ref.objectNumber} ${ref.generationNumber} R` });
   }

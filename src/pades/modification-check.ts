@@ -9,6 +9,7 @@
  * them, and those are judged here. Each section is compared against the state before it (all earlier sections
  * merged), so the whole file is parsed once whatever the number of revisions.
  */
+import { isSignatureDictionary } from '../pdf/acroform.js';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import { changedKeys, samePdfValue } from './pdf-value-equality.js';
 import type { PdfRevision, RevisionSection } from '../pdf/revisions.js';
@@ -321,10 +322,11 @@ function computeRoles(state: ObjectState): Roles {
     if (signed) mark(node, 'signed-field');
     const label = `the ${signed ? 'signed ' : ''}field ${n ?? '?'} 0 R's appearance`;
     markAppearance(n, dict.get(PDFName.of('AP')), signed ? 'signed-field' : 'appearance', label);
-    if (dictOf(state, value)?.has(PDFName.of('ByteRange'))) {
+    const signature = resolveIn(state, value);
+    if (isSignatureDictionary(signature)) {
       mark(value, 'signature');
       // What a signature dictionary references (e.g. /Reference, /Prop_Build) is part of the signature.
-      walkRendered(dictOf(state, value), `the signature dictionary ${refNumber(value) ?? '?'} 0 R`, 'signature');
+      walkRendered(signature, `the signature dictionary ${refNumber(value) ?? '?'} 0 R`, 'signature');
     }
     mark(dict.get(PDFName.of('Kids')), 'fields');
     const kids = resolveIn(state, dict.get(PDFName.of('Kids')));

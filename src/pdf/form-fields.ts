@@ -5,7 +5,8 @@
  * buttons, choice, password and file-select fields and signed signature fields are left out: nobody fills them. Pure:
  * reads a parsed document, changes nothing.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from './pdf-lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFObject } from './pdf-lib.js';
+import { acroFormOf, nameText, resolverOf, textOf, walkFieldTree } from './acroform.js';
 import { pageGeometry } from './page-boxes.js';
 import { userRectToReader, type ReaderRect } from './page-geometry.js';
 
@@ -37,8 +38,6 @@ const FF_PASSWORD = 1 << 13;
 const FF_FILE_SELECT = 1 << 20;
 const FF_RADIO = 1 << 15;
 const FF_PUSH_BUTTON = 1 << 16;
-/** Deeper field trees than this are not real forms (and recursion must stay bounded on hostile input). */
-const MAX_DEPTH = 32;
 
 /**
  * Every field of `doc` a signer can fill, in field-tree order. Widgets on no page of the document are left out.
@@ -47,9 +46,8 @@ const MAX_DEPTH = 32;
  * const fields = readFormFields(await loadPdf(bytes)); // [{ name: 'Name', type: 'SingleLine', widgets: [...] }, ...]
  */
 export function readFormFields(doc: PDFDocument): ExistingField[] {
-  const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  const roots = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (roots === undefined) return [];
+  const fieldList = acroFormOf(doc)?.get(PDFName.of('Fields'));
+  if (fieldList === undefined) return [];
   const pages = doc.getPages();
   const pageOf = new Map<string, number>();
   pages.forEach((page, i) => pageOf.set(page.ref.toString(), i + 1));
@@ -64,7 +62,6 @@ export function readFormFields(doc: PDFDocument): ExistingField[] {
   });
   const geometries = pages.map((page, i) => pageGeometry(page, i + 1));
   const out: ExistingField[] = [];
-  const seen = new Set<string>();
 
   const widgetOf = (ref: PDFObject, dict: PDFDict): ExistingWidget | undefined => {
     const pageRef = dict.get(PDFName.of('P'));
@@ -81,54 +78,24 @@ export function readFormFields(doc: PDFDocument): ExistingField[] {
     return widget;
   };
 
-  const visit = (ref: PDFObject, parentName: string | undefined, inherited: { ft?: string; ff: number; v?: PDFObject }, depth: number): void => {
-    if (depth > MAX_DEPTH || (ref instanceof PDFRef && seen.has(ref.toString()))) return;
-    if (ref instanceof PDFRef) seen.add(ref.toString());
-    const dict = ref instanceof PDFRef ? doc.context.lookup(ref) : ref;
-    if (!(dict instanceof PDFDict)) return;
-    const partial = textOf(dict.get(PDFName.of('T')));
-    const name = partial === undefined ? parentName : parentName === undefined ? partial : `${parentName}.${partial}`;
-    const ft = dict.lookupMaybe(PDFName.of('FT'), PDFName);
-    const ff = dict.lookupMaybe(PDFName.of('Ff'), PDFNumber);
-    const v = dict.get(PDFName.of('V'));
-    const here = { ff: ff?.asNumber() ?? inherited.ff } as { ft?: string; ff: number; v?: PDFObject };
-    const type = ft !== undefined ? nameText(ft) : inherited.ft;
-    if (type !== undefined) here.ft = type;
-    const value = v ?? inherited.v;
-    if (value !== undefined) here.v = value;
-
-    const kids = dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
-    const kidRefs: PDFObject[] = [];
-    for (let i = 0; kids !== undefined && i < kids.size(); i++) kidRefs.push(kids.get(i));
-    const fieldKids = kidRefs.filter((k) => {
-      const d = k instanceof PDFRef ? doc.context.lookup(k) : k;
-      return d instanceof PDFDict && d.has(PDFName.of('T'));
-    });
-    if (fieldKids.length > 0) {
-      for (const kid of fieldKids) visit(kid, name, here, depth + 1);
-      return;
-    }
-    if (name === undefined) return;
-    const widgetRefs = kidRefs.length > 0 ? kidRefs : [ref];
+  walkFieldTree(fieldList, resolverOf(doc), (node) => {
+    if (!node.terminal || node.name === undefined) return;
     const widgets: ExistingWidget[] = [];
-    for (const w of widgetRefs) {
-      const d = w instanceof PDFRef ? doc.context.lookup(w) : w;
-      const widget = d instanceof PDFDict ? widgetOf(w, d) : undefined;
+    for (const w of node.widgets) {
+      const widget = widgetOf(w.object, w.dict);
       if (widget) widgets.push(widget);
     }
     const states = widgets.map((w) => w.onState);
-    const opt = dict.lookupMaybe(PDFName.of('Opt'), PDFArray);
+    const opt = node.dict.lookupMaybe(PDFName.of('Opt'), PDFArray);
     if (opt !== undefined && opt.size() === widgets.length) {
       widgets.forEach((w, i) => {
         const exported = textOf(opt.lookup(i));
         if (exported !== undefined) w.onState = exported;
       });
     }
-    const field = describe(name, here, widgets, states);
+    const field = describe(node.name, { ...(node.type !== undefined ? { ft: node.type } : {}), ff: node.flags, ...(node.value !== undefined ? { v: node.value } : {}) }, widgets, states);
     if (field) out.push(field);
-  };
-
-  for (let i = 0; i < roots.size(); i++) visit(roots.get(i), undefined, { ff: 0 }, 0);
+  });
   return out;
 }
 
@@ -159,19 +126,4 @@ function describe(
     default:
       return undefined;
   }
-}
-
-/** A name's text: PDF 2.0 names are UTF-8 bytes (pdf-lib keeps them one byte per character). */
-export function nameText(name: PDFName): string {
-  const raw = name.decodeText();
-  const bytes = Uint8Array.from([...raw].map((c) => c.charCodeAt(0) & 0xff));
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return raw;
-  }
-}
-
-function textOf(value: PDFObject | undefined): string | undefined {
-  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 }

@@ -4,7 +4,7 @@
 import { ParseSpeeds, PDFDocument } from './pdf-lib.js';
 import { PdfParseError } from '../errors.js';
 import { checkDeclaredObjects } from './declared-objects.js';
-import { hasPdfHeader } from './pdf-header.js';
+import { assertPdfBytes, hasPdfHeader } from './pdf-header.js';
 import { withPdfLibQuiet } from './silence-pdf-lib.js';
 
 export { hasPdfHeader };
@@ -15,10 +15,7 @@ export { hasPdfHeader };
  * encrypted, or without pages.
  */
 export async function loadPdf(bytes: Uint8Array, options: { readonly maxObjects?: number } = {}): Promise<PDFDocument> {
-  if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
-  if (!hasPdfHeader(bytes)) {
-    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
-  }
+  assertPdfBytes(bytes);
   checkDeclaredObjects(bytes, options.maxObjects);
   let doc: PDFDocument;
   try {

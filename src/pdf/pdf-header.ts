@@ -1,4 +1,8 @@
-/** Whether bytes start like a PDF; no parser needed (the text engines' worker threads check it without pdf-lib). */
+/**
+ * Whether bytes are a PDF at all: the one check, made where a job takes its bytes (loading, text extraction in either
+ * engine). No parser needed: the text engines' worker threads check it without pdf-lib.
+ */
+import { PdfParseError } from '../errors.js';
 
 const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 
@@ -10,4 +14,14 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * Refuses, cheaply, what is no PDF at all.
+ *
+ * @throws PdfParseError `PDF_EMPTY` for no bytes, `PDF_NOT_A_PDF` without a `%PDF-` header.
+ */
+export function assertPdfBytes(bytes: Uint8Array): void {
+  if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
+  if (!hasPdfHeader(bytes)) throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
 }

@@ -30,6 +30,7 @@ import {
   type PDFObject,
 } from './pdf-lib.js';
 import type { FieldType } from './file-metadata.js';
+import { openAcroForm } from './acroform.js';
 import { PdfParseError, PlacementError, ValidationError } from '../errors.js';
 import {
   checkBoxAppearance,
@@ -163,8 +164,7 @@ export async function placeFieldsInSession(
   }
 
   const ctx = doc.context;
-  const acroForm = openAcroForm(session);
-  const fieldList = childArray(session, acroForm, 'Fields');
+  const { form: acroForm, fields: fieldList } = openAcroForm(session);
   const fontResources = childDict(session, childDict(session, acroForm, 'DR'), 'Font');
   let fontKey = FONT_KEY;
   if (font) {
@@ -454,28 +454,6 @@ function groupPlacements(placements: readonly FieldPlacement[], pageCount: numbe
   });
   if (issues.length > 0) throw new ValidationError(issues, 'INVALID_PLACEMENT');
   return [...groups.values()];
-}
-
-/** The catalog's /AcroForm, created when missing; whatever holds it is marked modified. */
-function openAcroForm(session: PdfUpdateSession): PDFDict {
-  const ctx = session.doc.context;
-  const catalog = session.doc.catalog;
-  const rootRef = ctx.trailerInfo.Root;
-  const raw = catalog.get(PDFName.of('AcroForm'));
-  if (raw instanceof PDFRef) {
-    const dict = ctx.lookup(raw);
-    if (dict instanceof PDFDict) {
-      session.markModified(raw);
-      return dict;
-    }
-  } else if (raw instanceof PDFDict) {
-    if (rootRef instanceof PDFRef) session.markModified(rootRef);
-    return raw;
-  }
-  const dict = ctx.obj({ Fields: [] }) as PDFDict;
-  catalog.set(PDFName.of('AcroForm'), ctx.register(dict));
-  if (rootRef instanceof PDFRef) session.markModified(rootRef);
-  return dict;
 }
 
 /**

@@ -11,14 +11,14 @@ import { loadTransaction, type ServiceContext } from './context.js';
  * Cleans a DELETEd transaction once its grace period has passed (docs/design/transactions.md#cancellation: until then
  * its documents and receipt stay downloadable); false when it has none pending (the timer was a signing hold's).
  */
-export async function cleanAfterDeleteGrace(ctx: ServiceContext, id: string): Promise<boolean> {
+export async function cleanTransactionAfterGrace(ctx: ServiceContext, id: string): Promise<boolean> {
   const tx = await loadTransaction(ctx, id);
   if (tx.CleanDueDateTime === undefined) return false;
-  return cleanTransactionData(ctx, id);
+  return cleanTransaction(ctx, id);
 }
 
 /** Cleans an ended transaction; false when it is not ended, already clean, or within a DELETE's grace period. */
-export async function cleanTransactionData(ctx: ServiceContext, id: string): Promise<boolean> {
+export async function cleanTransaction(ctx: ServiceContext, id: string): Promise<boolean> {
   let done = false;
   await commitChange(
     ctx,

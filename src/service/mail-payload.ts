@@ -7,6 +7,8 @@
  * Enqueue with {@link mailRow}, e.g. an e-mail verification code (docs/design/signer-api.md#codes):
  * `mailRow({ transactionId: tx.Id, kind: 'verification-code', signerId: signer.Id, to: signer.Email, code })`.
  */
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import type { JsonObject, JsonValue } from '../domain/transaction.js';
 import type { MailKind } from '../receipt/audit-log.js';
 import type { OutboxInput } from '../store/store.js';
@@ -15,7 +17,8 @@ import type { OutboxInput } from '../store/store.js';
 export type MailPayloadKind = MailKind | 'verification-code';
 
 /**
- * One mail to send.
+ * One mail to send: the one declaration of the payload, which {@link mailRow} writes and {@link parseMailPayload}
+ * checks when the worker reads the row back.
  *
  * - `invitation` (101), `reminder` (104), `confirmation` (301 + 401, signed PDFs and receipt attached),
  *   `cancellation`, `verification-code`: to a signer, `signerId` set.
@@ -25,34 +28,35 @@ export type MailPayloadKind = MailKind | 'verification-code';
  * - `verification-code`: `code` is the one-time code; no activity and no audit entry are recorded for it (the
  *   verification use case records the evidence), a failure records 999.
  */
-export interface MailPayload {
-  readonly transactionId: string;
-  readonly kind: MailPayloadKind;
+export const MailPayloadSchema = Type.Object({
+  transactionId: Type.String(),
+  kind: Type.Union([
+    Type.Literal('invitation'),
+    Type.Literal('reminder'),
+    Type.Literal('confirmation'),
+    Type.Literal('documents'),
+    Type.Literal('receipt'),
+    Type.Literal('cancellation'),
+    Type.Literal('notification'),
+    Type.Literal('verification-code'),
+  ]),
   /** The e-mail address (empty for a `notification` to the account's address). */
-  readonly to: string;
-  readonly signerId?: string;
-  readonly receiverId?: string;
+  to: Type.String(),
+  signerId: Type.Optional(Type.String()),
+  receiverId: Type.Optional(Type.String()),
   /** One-time code of a `verification-code` mail. */
-  readonly code?: string;
+  code: Type.Optional(Type.String()),
   /** The same code sealed under the master key (how the service stores it); deliver-mail opens it. */
-  readonly codeSealed?: string;
+  codeSealed: Type.Optional(Type.String()),
   /** What a `notification` reports. */
-  readonly event?: string;
-}
+  event: Type.Optional(Type.String()),
+});
+
+export type MailPayload = Static<typeof MailPayloadSchema>;
 
 /** Purpose under which a one-time code waiting in the outbox is sealed under the master key (`codeSealed`). */
 export const OUTBOX_CODE_PURPOSE = 'outbox-verification-code';
 
-const KINDS: readonly MailPayloadKind[] = [
-  'invitation',
-  'reminder',
-  'confirmation',
-  'documents',
-  'receipt',
-  'cancellation',
-  'notification',
-  'verification-code',
-];
 
 /** The outbox row of a mail (no order key: mails do not wait for each other). */
 export function mailRow(payload: MailPayload, dueAt?: Date): OutboxInput {
@@ -66,16 +70,7 @@ export function mailRow(payload: MailPayload, dueAt?: Date): OutboxInput {
  * rather than retrying it for 72 hours).
  */
 export function parseMailPayload(value: JsonValue): MailPayload | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { transactionId, kind, to, signerId, receiverId, code, codeSealed, event } = value;
-  if (typeof transactionId !== 'string' || typeof to !== 'string' || typeof kind !== 'string') return undefined;
-  if (!(KINDS as readonly string[]).includes(kind)) return undefined;
-  const optional = { signerId, receiverId, code, codeSealed, event };
-  const payload: Record<string, string> = { transactionId, kind, to };
-  for (const [key, v] of Object.entries(optional)) {
-    if (v === undefined) continue;
-    if (typeof v !== 'string') return undefined;
-    payload[key] = v;
-  }
-  return payload as unknown as MailPayload;
+  if (!Value.Check(MailPayloadSchema, value)) return undefined;
+  // Keys the schema does not declare are dropped.
+  return Value.Clean(MailPayloadSchema, Value.Clone(value)) as MailPayload;
 }

@@ -4,19 +4,37 @@
  * URL, so they arrive in order), and mails (sign requests, cancellation notices; payload format in mail-payload.ts).
  * Payloads name what to send; the worker renders bodies at delivery.
  */
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import type { MailKind } from '../receipt/audit-log.js';
-import type { Signer, Transaction } from '../domain/transaction.js';
+import type { JsonValue, Signer, Transaction, TransactionStatusCode } from '../domain/transaction.js';
 import type { OutboxInput } from '../store/store.js';
 import { mailRow } from './mail-payload.js';
+
+/**
+ * The payload of a postback row: the one declaration, which {@link postbackRow} writes and
+ * {@link parsePostbackPayload} checks when the worker reads the row back.
+ */
+export const PostbackPayloadSchema = Type.Object({
+  transactionId: Type.String(),
+  /** The status the postback reports (the transaction is rendered as it was at that status). */
+  status: Type.Number(),
+  url: Type.String(),
+});
+
+export type PostbackPayload = Omit<Static<typeof PostbackPayloadSchema>, 'status'> & { readonly status: TransactionStatusCode };
 
 /** A postback row for the transaction's current status, or undefined without PostbackUrl. */
 export function postbackRow(tx: Transaction): OutboxInput | undefined {
   if (tx.PostbackUrl === undefined) return undefined;
-  return {
-    kind: 'postback',
-    payload: { transactionId: tx.Id, status: tx.Status, url: tx.PostbackUrl },
-    orderKey: `postback:${tx.PostbackUrl}`,
-  };
+  const payload: PostbackPayload = { transactionId: tx.Id, status: tx.Status, url: tx.PostbackUrl };
+  return { kind: 'postback', payload, orderKey: `postback:${tx.PostbackUrl}` };
+}
+
+/** Reads a postback payload back from an outbox row; undefined when malformed (the worker then gives the row up). */
+export function parsePostbackPayload(value: JsonValue): PostbackPayload | undefined {
+  if (!Value.Check(PostbackPayloadSchema, value)) return undefined;
+  return { transactionId: value.transactionId, status: value.status as TransactionStatusCode, url: value.url };
 }
 
 /** A mail row to a signer. */

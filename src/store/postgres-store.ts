@@ -6,21 +6,20 @@
  * cannot both win. Outbox rows are leased with `FOR UPDATE SKIP LOCKED`, so two processes never claim the same row.
  * Documents and receipts live in the database too ({@link PostgresBlobStore}); nothing is kept on local disk.
  */
+import { commitRows, type CommitRows } from './commit-rows.js';
 import pg from 'pg';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import type { AuditEntry } from '../receipt/audit-log.js';
-import { referencedBlobs, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
-import { transactionTimers } from '../domain/transaction-timers.js';
+import type { JsonValue, Transaction } from '../domain/transaction.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { applyPostgresMigrations, installJobSchema, POSTGRES_SCHEMA_VERSION, schemaVersion } from './postgres-migrations.js';
 import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
 import { outboxMessage, type OutboxRow } from './postgres-job-tables.js';
 import { PostgresRateBuckets } from './postgres-rate-buckets.js';
 import type { MasterKey } from './master-key.js';
-import { openSignTokens, readAccount, sealAccount, sealSignTokens } from './sealed-secrets.js';
+import { openSignTokens, readAccount, sealAccount } from './sealed-secrets.js';
 import {
   ConcurrencyError,
-  hashSignToken,
   StoreError,
   type Account,
   type DueTimer,
@@ -263,19 +262,16 @@ export class PostgresStore implements Store {
     this.live();
     const version = change.expectedVersion + 1;
     const stored: Transaction = { ...change.transaction, version };
-    const { version: _version, ...body } = stored;
-    const data = JSON.stringify(sealSignTokens(body, this.masterKey));
-    const timers = transactionTimers(stored);
-    const blobs = [...referencedBlobs(stored)];
-    const txId = stored.Id;
-    const dates = [ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt)];
-    const storageBytes = uploadedBytes(stored);
+    const rows = commitRows(stored, change.outbox ?? [], this.masterKey);
+    const row = rows.transaction;
+    const txId = row.id;
+    const blobs = [...rows.blobs];
+    const values = [row.status, row.data, row.expireAt, row.remindAt, row.endedAt, row.releaseAt, row.storageBytes];
     // A new transaction has no entries yet (if its Id existed, the insert finds it and fails).
     const lastAudit =
       change.purgeAudit === true ? undefined : change.expectedVersion === 0 ? null : this.lastAudit.recall(txId, change.expectedVersion);
     if (lastAudit !== undefined) {
-      const row: TransactionRow = { id: txId, accountId: stored.AccountId, version, status: stored.Status, data, dates, storageBytes };
-      await this.commitInOneStatement(row, change, blobs, lastAudit);
+      await this.commitInOneStatement(rows, change, lastAudit);
       return stored;
     }
     await inTransaction(this.pool, async (client) => {
@@ -283,7 +279,7 @@ export class PostgresStore implements Store {
         const inserted = await client.query(
           `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-          [txId, stored.AccountId, version, stored.Status, data, ...dates, storageBytes],
+          [txId, row.accountId, row.version, ...values],
         );
         if (inserted.rowCount !== 1) {
           const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
@@ -294,7 +290,7 @@ export class PostgresStore implements Store {
         const updated = await client.query(
           `UPDATE transactions SET version = $1, status = $2, data = $3, expire_at = $4, remind_at = $5, ended_at = $6, release_at = $7, storage_bytes = $8
            WHERE id = $9 AND version = $10`,
-          [version, stored.Status, data, ...dates, storageBytes, txId, change.expectedVersion],
+          [row.version, ...values, txId, change.expectedVersion],
         );
         if (updated.rowCount !== 1) {
           const actual = await client.query<{ version: number }>('SELECT version FROM transactions WHERE id = $1', [txId]);
@@ -304,7 +300,7 @@ export class PostgresStore implements Store {
       if (blobs.length > 0) {
         // FOR KEY SHARE: a concurrent discard of one of these blobs waits for this commit, then finds it referenced.
         const present = await client.query<{ sha256: string }>('SELECT sha256 FROM blobs WHERE sha256 = ANY($1) FOR KEY SHARE', [blobs]);
-        const found = new Set(present.rows.map((row) => row.sha256));
+        const found = new Set(present.rows.map((r) => r.sha256));
         const missing = blobs.find((sha256) => !found.has(sha256));
         if (missing !== undefined) {
           throw new StoreError('BLOB_NOT_FOUND', `Transaction ${txId} references blob ${missing}, which was never stored.`, { origin: 'internal' });
@@ -314,27 +310,22 @@ export class PostgresStore implements Store {
       if (blobs.length > 0) {
         await client.query('INSERT INTO blob_refs (transaction_id, sha256) SELECT $1, unnest($2::text[])', [txId, blobs]);
       }
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
-      // (docs/design/signer-api.md#show-and-receipt-urls).
-      if (stored.cleanedAt === undefined) {
+      if (rows.signTokens !== undefined) {
         await client.query('DELETE FROM sign_tokens WHERE transaction_id = $1', [txId]);
-        const tokens = stored.Signers.filter((s) => s.SignToken !== undefined);
-        if (tokens.length > 0) {
+        if (rows.signTokens.length > 0) {
           await client.query('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) SELECT unnest($1::text[]), $2, unnest($3::text[])', [
-            tokens.map((s) => hashSignToken(s.SignToken as string)),
+            rows.signTokens.map((t) => t.hash),
             txId,
-            tokens.map((s) => s.Id),
+            rows.signTokens.map((t) => t.signerId),
           ]);
         }
       }
       if (change.purgeAudit === true) await client.query('DELETE FROM audit_entries WHERE transaction_id = $1', [txId]);
       await this.appendAudit(client, txId, change);
-      const defaultDue = Date.parse(stored.ModifiedDateTime);
-      for (const row of change.outbox ?? []) {
-        const due = row.dueAt?.getTime() ?? defaultDue;
+      for (const outbox of rows.outbox) {
         await client.query(
           'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at) VALUES ($1, $2, $3, $4, $5, $5)',
-          [txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, due],
+          [txId, outbox.kind, outbox.payload, outbox.orderKey, outbox.dueAt],
         );
       }
     });
@@ -348,12 +339,12 @@ export class PostgresStore implements Store {
    * entry is still the last. Blob references are checked by their foreign key (which also makes a concurrent discard
    * of the blob wait for this statement, as `FOR KEY SHARE` does in the transactional path).
    */
-  private async commitInOneStatement(row: TransactionRow, change: TransactionChange, blobs: string[], lastEntry: string | null): Promise<void> {
-    const { transaction, expectedVersion } = change;
+  private async commitInOneStatement(commit: CommitRows, change: TransactionChange, lastEntry: string | null): Promise<void> {
+    const { expectedVersion } = change;
+    const row = commit.transaction;
     const entries = chainStoredAudit(lastEntry === null ? undefined : (JSON.parse(lastEntry) as AuditEntry), change.audit ?? []);
-    const tokens = transaction.cleanedAt === undefined ? transaction.Signers.filter((s) => s.SignToken !== undefined) : undefined;
-    const outbox = change.outbox ?? [];
-    const defaultDue = Date.parse(transaction.ModifiedDateTime);
+    const tokens = commit.signTokens;
+    const outbox = commit.outbox;
     const written =
       expectedVersion === 0
         ? `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
@@ -378,18 +369,21 @@ export class PostgresStore implements Store {
           row.version,
           row.status,
           row.data,
-          ...row.dates,
+          row.expireAt,
+          row.remindAt,
+          row.endedAt,
+          row.releaseAt,
           row.storageBytes,
-          blobs,
+          [...commit.blobs],
           tokens !== undefined,
-          (tokens ?? []).map((s) => hashSignToken(s.SignToken as string)),
-          (tokens ?? []).map((s) => s.Id),
+          (tokens ?? []).map((t) => t.hash),
+          (tokens ?? []).map((t) => t.signerId),
           entries.map((entry) => entry.seq),
           entries.map((entry) => canonicalJson(entry)),
           outbox.map((o) => o.kind),
-          outbox.map((o) => JSON.stringify(o.payload)),
-          outbox.map((o) => o.orderKey ?? null),
-          outbox.map((o) => o.dueAt?.getTime() ?? defaultDue),
+          outbox.map((o) => o.payload),
+          outbox.map((o) => o.orderKey),
+          outbox.map((o) => o.dueAt),
         ],
       );
       if (rows[0]?.written !== 1) {
@@ -561,16 +555,6 @@ export class PostgresStore implements Store {
 }
 
 /** The columns of a transaction row a commit writes. */
-interface TransactionRow {
-  readonly id: string;
-  readonly accountId: string;
-  readonly version: number;
-  readonly status: number;
-  readonly data: string;
-  readonly dates: (number | null)[];
-  readonly storageBytes: number;
-}
-
 /**
  * The last audit entry of recently read transactions, by version (`null`: none yet), so that a commit building on a
  * read of this process need not read it again. Bounded: the oldest are forgotten, a forgotten one costs a read.
@@ -595,10 +579,6 @@ class LastAuditEntries {
 
 function slotKey(slot: UploadSlot): [string, string, string] {
   return [slot.transactionId, slot.fileId, slot.kind];
-}
-
-function ms(at: string | undefined): number | null {
-  return at === undefined ? null : Date.parse(at);
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -10,20 +10,20 @@
  * for set-ups that accept the risk. Blobs are durable (fsync + rename + directory fsync) before a commit may reference them, and a
  * commit refuses references to blobs that do not exist.
  */
+import { commitRows } from './commit-rows.js';
+import { readSqlMigrations, type SqlMigration } from './sql-migrations.js';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../receipt/canonical-json.js';
 import { type AuditEntry } from '../receipt/audit-log.js';
 import { chainStoredAudit } from './audit-chain.js';
-import { referencedBlobs, SIGNING_HOLD_STALE_MS, uploadedBytes, type JsonValue, type Transaction } from '../domain/transaction.js';
-import { transactionTimers } from '../domain/transaction-timers.js';
-import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE, sealSignTokens } from './sealed-secrets.js';
+import { type JsonValue, type Transaction } from '../domain/transaction.js';
+import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { isSqliteConstraintError, openSqliteDatabase, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
 import { isSealed, masterKeyCheck, matchesCheck, type MasterKey } from './master-key.js';
 import {
   ConcurrencyError,
-  hashSignToken,
   StoreError,
   type Account,
   type AuditEntryInput,
@@ -61,113 +61,8 @@ const CHECK_SETTING = 'master-key.check';
 /** Migrations that rewrite stored JSON with the master key: run only when the store is opened with one. */
 const SEAL_MIGRATION = 4;
 
-/** Numbered migrations, applied in order, each once. Never edit one that has shipped: add the next. */
-const MIGRATIONS: readonly { version: number; sql: string }[] = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE accounts (
-        id TEXT PRIMARY KEY,
-        user_token_hash TEXT NOT NULL,
-        app_key_hash TEXT NOT NULL,
-        data TEXT NOT NULL,
-        UNIQUE (user_token_hash, app_key_hash)
-      );
-      CREATE TABLE transactions (
-        id TEXT PRIMARY KEY,
-        account_id TEXT NOT NULL REFERENCES accounts(id),
-        version INTEGER NOT NULL,
-        status INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        expire_at INTEGER,
-        remind_at INTEGER,
-        ended_at INTEGER
-      );
-      CREATE INDEX transactions_expire ON transactions(expire_at) WHERE expire_at IS NOT NULL;
-      CREATE INDEX transactions_remind ON transactions(remind_at) WHERE remind_at IS NOT NULL;
-      CREATE INDEX transactions_ended ON transactions(ended_at) WHERE ended_at IS NOT NULL;
-      CREATE TABLE sign_tokens (
-        token_hash TEXT PRIMARY KEY,
-        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
-        signer_id TEXT NOT NULL
-      );
-      CREATE INDEX sign_tokens_tx ON sign_tokens(transaction_id);
-      CREATE TABLE audit_entries (
-        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        entry TEXT NOT NULL,
-        PRIMARY KEY (transaction_id, seq)
-      );
-      CREATE TABLE outbox (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
-        kind TEXT NOT NULL CHECK (kind IN ('postback', 'mail', 'timer')),
-        payload TEXT NOT NULL,
-        order_key TEXT,
-        due_at INTEGER NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
-        lease_until INTEGER,
-        last_error TEXT
-      );
-      CREATE INDEX outbox_pending ON outbox(due_at) WHERE status = 'pending';
-      CREATE INDEX outbox_order ON outbox(order_key, id) WHERE status = 'pending';
-      CREATE TABLE blob_refs (
-        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
-        sha256 TEXT NOT NULL,
-        PRIMARY KEY (transaction_id, sha256)
-      );
-      CREATE INDEX blob_refs_sha ON blob_refs(sha256);
-      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    `,
-  },
-  {
-    // Every delivery attempt is recorded; retries stop a fixed time after a row was first due.
-    version: 2,
-    sql: `
-      ALTER TABLE outbox ADD COLUMN first_due_at INTEGER;
-      UPDATE outbox SET first_due_at = due_at;
-      CREATE TABLE outbox_attempts (
-        outbox_id INTEGER NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,
-        attempt INTEGER NOT NULL,
-        at INTEGER NOT NULL,
-        outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'retry', 'failed')),
-        response_code INTEGER,
-        detail TEXT
-      );
-      CREATE INDEX outbox_attempts_row ON outbox_attempts(outbox_id, attempt);
-    `,
-  },
-  {
-    // A signing hold left by a process that died is released by the timers (transactionTimers().releaseAt).
-    // Transactions already held at 20 get their release date from the hold (signingSince + 5 minutes), as a commit
-    // would write it; julianday reads the stored `…+00:00` times.
-    version: 3,
-    sql: `
-      ALTER TABLE transactions ADD COLUMN release_at INTEGER;
-      CREATE INDEX transactions_release ON transactions(release_at) WHERE release_at IS NOT NULL;
-      UPDATE transactions SET release_at = (
-        SELECT CAST(round((julianday(json_extract(s.value, '$.SignSession.signingSince')) - 2440587.5) * 86400000) AS INTEGER) + ${SIGNING_HOLD_STALE_MS}
-        FROM json_each(transactions.data, '$.Signers') AS s
-        WHERE json_extract(s.value, '$.SignSession.signingSince') IS NOT NULL
-        LIMIT 1
-      ) WHERE status = 20;
-    `,
-  },
-  {
-    // The storage quota summed every upload size out of every transaction's JSON on each upload: the
-    // bytes now sit in a column (domain uploadedBytes, written by every commit) under an index by account.
-    version: 5,
-    sql: `
-      ALTER TABLE transactions ADD COLUMN storage_bytes INTEGER NOT NULL DEFAULT 0;
-      UPDATE transactions SET storage_bytes = COALESCE((
-        SELECT SUM(COALESCE(json_extract(f.value, '$.Original.size'), 0) + COALESCE(json_extract(f.value, '$.MetadataBlob.size'), 0))
-        FROM json_each(transactions.data, '$.Files') AS f
-      ), 0) WHERE json_extract(data, '$.cleanedAt') IS NULL;
-      CREATE INDEX transactions_account_storage ON transactions(account_id, storage_bytes);
-    `,
-  },
-];
+/** Numbered migrations, applied in order, each once: `sql/sqlite/NNNN_*.sql` (sql-migrations.ts). */
+const MIGRATIONS: readonly SqlMigration[] = readSqlMigrations('sqlite');
 
 /**
  * Opens (creating and migrating) the embedded store in `dataDir`.
@@ -406,12 +301,9 @@ export class SqliteStore implements Store {
     const db = this.live();
     const version = change.expectedVersion + 1;
     const stored: Transaction = { ...change.transaction, version };
-    const { version: _version, ...body } = stored;
-    const data = JSON.stringify(sealSignTokens(body, this.masterKey));
-    const timers = transactionTimers(stored);
-    const blobs = referencedBlobs(stored);
-    const storageBytes = uploadedBytes(stored);
-    const txId = stored.Id;
+    const rows = commitRows(stored, change.outbox ?? [], this.masterKey);
+    const row = rows.transaction;
+    const txId = row.id;
     db.immediate(() => {
       if (change.expectedVersion === 0) {
         const existing = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
@@ -419,44 +311,36 @@ export class SqliteStore implements Store {
         this.sql(
           `INSERT INTO transactions (id, account_id, version, status, data, expire_at, remind_at, ended_at, release_at, storage_bytes)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(txId, stored.AccountId, version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), storageBytes);
+        ).run(txId, row.accountId, row.version, row.status, row.data, row.expireAt, row.remindAt, row.endedAt, row.releaseAt, row.storageBytes);
       } else {
         const result = this.sql(
           `UPDATE transactions SET version = ?, status = ?, data = ?, expire_at = ?, remind_at = ?, ended_at = ?, release_at = ?, storage_bytes = ?
            WHERE id = ? AND version = ?`,
-        ).run(version, stored.Status, data, ms(timers.expireAt), ms(timers.remindAt), ms(timers.endedAt), ms(timers.releaseAt), storageBytes, txId, change.expectedVersion);
+        ).run(row.version, row.status, row.data, row.expireAt, row.remindAt, row.endedAt, row.releaseAt, row.storageBytes, txId, change.expectedVersion);
         if (result.changes === 0) {
           const actual = this.sql('SELECT version FROM transactions WHERE id = ?').get(txId) as { version: number } | undefined;
           throw new ConcurrencyError(txId, change.expectedVersion, actual?.version);
         }
       }
-      for (const sha256 of blobs) {
+      for (const sha256 of rows.blobs) {
         if (!this.blobs.existsSync(sha256)) {
           throw new StoreError('BLOB_NOT_FOUND', `Transaction ${txId} references blob ${sha256}, which was never stored.`, { origin: 'internal' });
         }
       }
       this.sql('DELETE FROM blob_refs WHERE transaction_id = ?').run(txId);
       const addRef = this.sql('INSERT INTO blob_refs (transaction_id, sha256) VALUES (?, ?)');
-      for (const sha256 of blobs) addRef.run(txId, sha256);
-      // A cleaned transaction keeps its token hashes (never the tokens): its signer links answer 410, not 404
-      // (docs/design/signer-api.md#show-and-receipt-urls).
-      if (stored.cleanedAt === undefined) {
+      for (const sha256 of rows.blobs) addRef.run(txId, sha256);
+      if (rows.signTokens !== undefined) {
         this.sql('DELETE FROM sign_tokens WHERE transaction_id = ?').run(txId);
         const addToken = this.sql('INSERT INTO sign_tokens (token_hash, transaction_id, signer_id) VALUES (?, ?, ?)');
-        for (const signer of stored.Signers) {
-          if (signer.SignToken !== undefined) addToken.run(hashSignToken(signer.SignToken), txId, signer.Id);
-        }
+        for (const token of rows.signTokens) addToken.run(token.hash, txId, token.signerId);
       }
       if (change.purgeAudit === true) this.sql('DELETE FROM audit_entries WHERE transaction_id = ?').run(txId);
       this.appendAudit(txId, change.audit ?? []);
-      const defaultDue = Date.parse(stored.ModifiedDateTime);
       const addOutbox = this.sql(
         'INSERT INTO outbox (transaction_id, kind, payload, order_key, due_at, first_due_at) VALUES (?, ?, ?, ?, ?, ?)',
       );
-      for (const row of change.outbox ?? []) {
-        const due = row.dueAt?.getTime() ?? defaultDue;
-        addOutbox.run(txId, row.kind, JSON.stringify(row.payload), row.orderKey ?? null, due, due);
-      }
+      for (const outbox of rows.outbox) addOutbox.run(txId, outbox.kind, outbox.payload, outbox.orderKey, outbox.dueAt, outbox.dueAt);
     });
     return stored;
   }
@@ -631,9 +515,5 @@ export class SqliteStore implements Store {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'The store is closed.', { origin: 'internal' });
     return this.db;
   }
-}
-
-function ms(at: string | undefined): number | null {
-  return at === undefined ? null : Date.parse(at);
 }
 

@@ -9,6 +9,9 @@ import {
   isSigningHoldStale,
   putFile,
   signerAtTurn,
+  signerDocumentsRefusal,
+  signerStepRefusal,
+  signerTurnRefusal,
   signingHoldOf,
   recordActivity,
   referencedBlobs,
@@ -78,10 +81,10 @@ describe('transition', () => {
     tx = transition(tx, { type: 'start' }, at(1));
     expect(tx.Status).toBe(10);
     expect(tx.StartedDateTime).toBe('2026-11-21T10:01:00.000+00:00');
-    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer2' }, at(2)))).toBe('NOT_SIGNERS_TURN');
+    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer2' }, at(2)))).toBe('SIGNER_NOT_AT_TURN');
     tx = transition(tx, { type: 'sign', signerId: 'Signer1' }, at(2));
     expect(tx.Status).toBe(10);
-    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer1' }, at(3)))).toBe('SIGNER_ALREADY_DONE');
+    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer1' }, at(3)))).toBe('SIGNER_ALREADY_SIGNED');
     tx = transition(tx, { type: 'sign', signerId: 'Signer2' }, at(3));
     expect(tx.Status).toBe(20);
     tx = transition(tx, { type: 'complete' }, at(4));
@@ -164,7 +167,7 @@ describe('transition', () => {
 
   it('a signing hold: 10 → 20 for the signer at turn; released back to 10; expires from 20 only once stale (5 minutes)', () => {
     const started = transition(withFile(makeTransaction()), { type: 'start' }, at(1));
-    expect(codeOf(() => transition(started, { type: 'hold', signerId: 'Signer2' }, at(2)))).toBe('NOT_SIGNERS_TURN');
+    expect(codeOf(() => transition(started, { type: 'hold', signerId: 'Signer2' }, at(2)))).toBe('SIGNER_NOT_AT_TURN');
     const held = transition(started, { type: 'hold', signerId: 'Signer1' }, at(2));
     expect(held.Status).toBe(20);
     expect(signingHoldOf(held)).toEqual({ signerId: 'Signer1', since: formatTime(at(2)) });
@@ -348,5 +351,35 @@ describe('activities, files and timers', () => {
     const ended = transition(started, { type: 'fail', reason: 'x' }, at(2));
     expect(nextTimerAt(ended, 30)).toEqual({ kind: 'clean', at: '2026-12-21T10:02:00.000+00:00' });
     expect(nextTimerAt(transition(ended, { type: 'clean' }, at(3)), 30)).toBeUndefined();
+  });
+});
+
+describe('who may act: one code per rule, for the state machine and the signer use cases', () => {
+  it('names the same refusal the state machine throws, through the whole journey', () => {
+    let tx = withFile(makeTransaction());
+    const signer = (t: Transaction, id: string) => t.Signers.find((s) => s.Id === id)!;
+    expect(signerStepRefusal(tx, signer(tx, 'Signer1'))).toBe('TRANSACTION_NOT_STARTED');
+    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer1' }, at(1)))).toBe('TRANSACTION_NOT_STARTED');
+    expect(signerDocumentsRefusal(tx)).toBe('TRANSACTION_NOT_STARTED');
+    tx = transition(tx, { type: 'start' }, at(1));
+    expect(signerStepRefusal(tx, signer(tx, 'Signer2'))).toBeUndefined();
+    expect(signerTurnRefusal(tx, signer(tx, 'Signer2'))).toBe('SIGNER_NOT_AT_TURN');
+    expect(signerTurnRefusal(tx, signer(tx, 'Signer1'))).toBeUndefined();
+    expect(signerDocumentsRefusal(tx)).toBeUndefined();
+    tx = transition(tx, { type: 'sign', signerId: 'Signer1' }, at(2));
+    expect(signerStepRefusal(tx, signer(tx, 'Signer1'))).toBe('SIGNER_ALREADY_SIGNED');
+    tx = transition(tx, { type: 'reject', signerId: 'Signer2', reason: 'no' }, at(3));
+    expect(signerStepRefusal(tx, signer(tx, 'Signer2'))).toBe('SIGNER_ALREADY_REJECTED');
+    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer2' }, at(4)))).toBe('SIGNER_ALREADY_REJECTED');
+    expect(signerDocumentsRefusal(tx)).toBe('TRANSACTION_ENDED');
+  });
+
+  it('lets a signer of a signed transaction see its documents, not sign it again', () => {
+    let tx = transition(withFile(makeTransaction()), { type: 'start' }, at(1));
+    tx = transition(tx, { type: 'sign', signerId: 'Signer1' }, at(2));
+    tx = transition(tx, { type: 'sign', signerId: 'Signer2' }, at(3));
+    tx = transition(tx, { type: 'complete' }, at(4));
+    expect(signerDocumentsRefusal(tx)).toBeUndefined();
+    expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer2' }, at(5)))).toBe('SIGNER_ALREADY_SIGNED');
   });
 });

@@ -50,6 +50,9 @@ describe('the packed tarball', () => {
     expect(keyMaterial.length).toBeGreaterThan(0);
     expect(keyMaterial.filter((f) => !f.startsWith('dist/testing/test-pki-material/'))).toEqual([]);
     expect(tarball.files.some((f) => f.startsWith('fixtures/'))).toBe(false);
+    // The stores read their numbered migrations from beside the compiled store.
+    expect(tarball.files).toContain('dist/store/sql/sqlite/0001_initial.sql');
+    expect(tarball.files).toContain('dist/store/sql/postgres/0001_initial.sql');
   });
 
   it('brings no native addon: pkcs11js and better-sqlite3 are optional peers, not installed with paraph', async () => {

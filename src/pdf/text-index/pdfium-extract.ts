@@ -7,7 +7,7 @@
  * thread (text-index/pdfium-worker.ts) to bound its time and memory.
  */
 import { PdfParseError } from '../../errors.js';
-import { hasPdfHeader } from '../pdf-header.js';
+import { assertPdfBytes } from '../pdf-header.js';
 import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from '../page-geometry.js';
 import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from '../pdfium.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
@@ -24,10 +24,7 @@ const SCRATCH_BYTES = 128;
 
 /** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
 export function openPdfiumDocument(pdfium: Pdfium, pdf: Uint8Array): PdfiumDocument {
-  if (pdf.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
-  if (!hasPdfHeader(pdf)) {
-    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
-  }
+  assertPdfBytes(pdf);
   const bytes = copyIn(pdfium, pdf);
   const doc = pdfium.FPDF_LoadMemDocument(bytes, pdf.length, '');
   if (!doc) {

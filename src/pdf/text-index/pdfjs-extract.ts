@@ -9,7 +9,7 @@
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PdfParseError } from '../../errors.js';
-import { hasPdfHeader } from '../pdf-header.js';
+import { assertPdfBytes } from '../pdf-header.js';
 import { type PageGeometry, pageGeometryFromBoxes } from '../page-geometry.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
 
@@ -330,17 +330,9 @@ function showText(
   return [startX + x * hScale, startY];
 }
 
-/** Rejects, cheaply, what is no PDF at all: empty input or no `%PDF-` header. */
-function checkPdfHeader(bytes: Uint8Array): void {
-  if (bytes.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
-  if (!hasPdfHeader(bytes)) {
-    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
-  }
-}
-
 /** Opens PDF bytes with pdf.js (on a copy: pdf.js empties the buffer it is given), refusing encrypted files. */
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  checkPdfHeader(bytes);
+  assertPdfBytes(bytes);
   const task = pdfjs.getDocument({
     // A plain Uint8Array copy: pdf.js refuses Buffers and empties what it gets (Buffer#slice would not copy).
     data: new Uint8Array(bytes),

@@ -20,7 +20,7 @@ import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../../errors.js';
 import type { PageGeometry, ReaderRect } from '../page-geometry.js';
 import { checkDeclaredObjects } from '../declared-objects.js';
-import { hasPdfHeader } from '../pdf-header.js';
+import { assertPdfBytes } from '../pdf-header.js';
 import { BigramPostings, needleBits } from './bigrams.js';
 import { compactNeedle, mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './pdfjs-extract.js';
@@ -298,10 +298,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   }
   options.signal?.throwIfAborted();
   // Checked here too, so that what is plainly no PDF fails before pdf.js or a worker is loaded.
-  if (pdf.length === 0) throw new PdfParseError('PDF_EMPTY', 'The file is empty: send the bytes of a PDF document.');
-  if (!hasPdfHeader(pdf)) {
-    throw new PdfParseError('PDF_NOT_A_PDF', 'The file is not a PDF (no "%PDF-" header): send a PDF document.');
-  }
+  assertPdfBytes(pdf);
   checkDeclaredObjects(pdf);
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);

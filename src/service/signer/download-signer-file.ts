@@ -5,18 +5,18 @@
  * `SecureDownload: true` downloads only within the window a fresh code opened
  * (docs/design/signer-api.md#authentications).
  */
-import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity } from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, findFile, recordActivity } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import { endedMessage, findSignerByToken, needsAuthentication, needsSecureDownload, reloadAccess, secureDownloadStep, type SignerRequestInfo } from './signer-access.js';
+import { assertCanSeeDocuments, findSignerByToken, needsAuthentication, needsSecureDownload, reloadAccess, secureDownloadStep, type SignerRequestInfo } from './signer-access.js';
 
 /**
  * The document's current PDF for the token's signer.
  *
- * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `SIGNER_TRANSACTION_CLEANED`,
- *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED`, `SECURE_DOWNLOAD_REQUIRED` (403).
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `TRANSACTION_CLEANED`,
+ *   `TRANSACTION_ENDED` (410), `TRANSACTION_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED`, `SECURE_DOWNLOAD_REQUIRED` (403).
  */
 export async function downloadSignerFile(
   ctx: ServiceContext,
@@ -26,8 +26,7 @@ export async function downloadSignerFile(
 ): Promise<{ bytes: Uint8Array; fileName: string }> {
   const access = await findSignerByToken(ctx, token);
   const tx = access.transaction;
-  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
-  if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  assertCanSeeDocuments(tx, access.signer);
   if (needsAuthentication(access.signer)) {
     throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first (the authentication step) to see the documents.');
   }

@@ -7,10 +7,10 @@
  * bytes out.
  */
 import fontkit from '@pdf-lib/fontkit';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, PDFString, type PDFContext, type PDFFont, type PDFObject } from '../../pdf/pdf-lib.js';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFStream, type PDFFont } from '../../pdf/pdf-lib.js';
 import { loadBundledFont } from '../../pdf/fonts.js';
 import { textFieldAppearance, textFieldFontSize } from '../../pdf/field-appearance.js';
-import { nameText } from '../../pdf/form-fields.js';
+import { findTerminalField, nameText, textOf } from '../../pdf/acroform.js';
 import { continueUpdates, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
 import { stampInitials, type InitialsStamp } from '../../pdf/stamp-initials.js';
 import { PlacementError } from '../../errors.js';
@@ -134,65 +134,10 @@ function indirectStates(session: PdfUpdateSession, widget: PDFDict): PDFName[] {
   return normal instanceof PDFDict ? normal.keys() : [];
 }
 
-/**
- * The terminal field whose fully qualified name is `name` (partial names joined with periods, so a partial name
- * that itself holds a period is found too), with its widgets (merged field/widget, or its /Kids).
- */
+/** The terminal field named `name` (fully qualified), with its widgets, as objects the update can rewrite. */
 function findField(session: PdfUpdateSession, name: string): Found | undefined {
-  const ctx = session.doc.context;
-  const acroForm = session.doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  const roots = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (roots === undefined) return undefined;
-  const seen = new Set<string>();
-  const search = (level: PDFArray, prefix: string | undefined, depth: number): Found | undefined => {
-    if (depth > 32) return undefined;
-    for (let i = 0; i < level.size(); i++) {
-      const ref = level.get(i);
-      const dict = ref instanceof PDFRef ? ctx.lookup(ref) : undefined;
-      if (!(ref instanceof PDFRef) || !(dict instanceof PDFDict) || seen.has(ref.toString())) continue;
-      seen.add(ref.toString());
-      const partial = partialName(dict);
-      if (partial === undefined) continue;
-      const full = prefix === undefined ? partial : `${prefix}.${partial}`;
-      if (full !== name && !name.startsWith(`${full}.`)) continue;
-      const kids = dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
-      const fieldKids = kids !== undefined && kidsAreFields(ctx, kids);
-      if (full === name && !fieldKids) return { ref, dict, widgets: widgetsOf(ctx, ref, dict, kids) };
-      if (fieldKids) {
-        const found = search(kids, full, depth + 1);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-  return search(roots, undefined, 0);
-}
-
-function kidsAreFields(ctx: PDFContext, kids: PDFArray): boolean {
-  for (let i = 0; i < kids.size(); i++) {
-    const kid = ctx.lookup(kids.get(i));
-    if (kid instanceof PDFDict && kid.has(PDFName.of('T'))) return true;
-  }
-  return false;
-}
-
-function widgetsOf(ctx: PDFContext, ref: PDFRef, dict: PDFDict, kids: PDFArray | undefined): { ref: PDFRef; dict: PDFDict }[] {
-  if (kids === undefined) return [{ ref, dict }];
-  const widgets: { ref: PDFRef; dict: PDFDict }[] = [];
-  for (let i = 0; i < kids.size(); i++) {
-    const kidRef: PDFObject = kids.get(i);
-    const kid = kidRef instanceof PDFRef ? ctx.lookup(kidRef) : undefined;
-    if (kidRef instanceof PDFRef && kid instanceof PDFDict) widgets.push({ ref: kidRef, dict: kid });
-  }
-  return widgets;
-}
-
-function textOf(value: PDFObject | undefined): string | undefined {
-  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
-}
-
-function partialName(dict: PDFDict): string | undefined {
-  const t = dict.get(PDFName.of('T'));
-  if (t instanceof PDFString || t instanceof PDFHexString) return t.decodeText();
-  return undefined;
+  const node = findTerminalField(session.doc, name);
+  if (node === undefined || !(node.object instanceof PDFRef)) return undefined;
+  const widgets = node.widgets.flatMap((w) => (w.object instanceof PDFRef ? [{ ref: w.object, dict: w.dict }] : []));
+  return { ref: node.object, dict: node.dict, widgets };
 }

@@ -14,7 +14,7 @@ import { toSessionView, type SignerSessionView } from './session-view.js';
 /**
  * Returns the session of the token's signer and records 103 on the first call.
  *
- * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `SIGNER_TRANSACTION_CLEANED` (410).
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `TRANSACTION_CLEANED` (410).
  */
 export async function openSignerSession(ctx: ServiceContext, token: string, info: SignerRequestInfo): Promise<SignerSessionView> {
   let access = await findSignerByToken(ctx, token);

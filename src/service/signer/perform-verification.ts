@@ -12,7 +12,7 @@ import { hasForbiddenCharacters } from '../../domain/text-rules.js';
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { MasterKey } from '../../store/master-key.js';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
-import { TransactionStatus, formatTime, isEndStatus } from '../../domain/transaction.js';
+import { TransactionStatus, formatTime } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import { OUTBOX_CODE_PURPOSE } from '../mail-payload.js';
@@ -22,7 +22,7 @@ import type { VerificationSenders } from '../verification-senders.js';
 import {
   assertCanAct,
   assertTurn,
-  endedMessage,
+  assertCanSeeDocuments,
   findSignerByToken,
   readSignSession,
   reloadAccess,
@@ -92,7 +92,7 @@ export async function performVerification(
       if (secure !== undefined && secure.type === request.Type) {
         // SecureDownload (docs/design/signer-api.md#authentications): after signing, a fresh code opens a download
         // window.
-        if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+        assertCanSeeDocuments(tx, signer);
         // A commit now would make the signing of the signer at turn fail on its version check.
         if (tx.Status === TransactionStatus.InProgress) throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
         const session = readSignSession(signer);

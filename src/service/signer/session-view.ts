@@ -1,15 +1,14 @@
 /**
  * The signer's session as the signing page shows it (body of GET /api/signer/<token>,
  * docs/design/signer-api.md#session): state of the journey, documents with the fields to fill, verification steps
- * without secrets. Pure; the use cases (open-session.ts, show-documents.ts) render it from a {@link SignerAccess}.
+ * without secrets. Pure; the use cases (open-session.ts, show-page.ts) render it from a {@link SignerAccess}.
  */
-import { TransactionStatus, isEndStatus, type Language } from '../../domain/transaction.js';
+import { TransactionStatus, isEndStatus, waitingFor, type Language } from '../../domain/transaction.js';
 import {
   readSignSession,
   SECURE_DOWNLOAD_CODE_KEY,
   secureDownloadStep,
   signerSteps,
-  waitingFor,
   returnUrl,
   type SignerAccess,
 } from './signer-access.js';

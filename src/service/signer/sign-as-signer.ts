@@ -72,7 +72,7 @@ const inFlight = new Set<string>();
  * Signs for the token's signer.
  *
  * @throws ServiceError `SIGNER_NOT_AT_TURN` (409), `VERIFICATION_MISSING` (400), `SIGNING_IN_PROGRESS` (409),
- *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNER_ALREADY_REJECTED` (410); ValidationError `SIGN_FIELDS_INVALID` (400).
+ *   `TRANSACTION_ENDED` (410), `SIGNER_ALREADY_REJECTED` (410); ValidationError `SIGN_FIELDS_INVALID` (400).
  */
 export async function signAsSigner(ctx: ServiceContext, token: string, request: SignRequest, info: SignerRequestInfo): Promise<SignResult> {
   const access = await findSignerByToken(ctx, token);

@@ -4,7 +4,19 @@
  * (unknown token 404, ended or cleaned transaction 410, not started 409), the request facts the audit trail records
  * (IP address, user agent), and the signer's private session state kept in `Signer.SignSession`.
  */
-import { TransactionStatus, isEndStatus, isSigningHoldStale, type JsonObject, type JsonValue, type Signer, type Transaction } from '../../domain/transaction.js';
+import {
+  TransactionStatus,
+  isSigningHoldStale,
+  signerDocumentsRefusal,
+  signerStepRefusal,
+  signerTurnRefusal,
+  waitingFor,
+  type JsonObject,
+  type JsonValue,
+  type Signer,
+  type SignerRefusalCode,
+  type Transaction,
+} from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
@@ -72,16 +84,19 @@ export interface SignerAccess {
   readonly signer: Signer;
 }
 
+/** The signer's words for a cleaned transaction (`TRANSACTION_CLEANED`, 410). */
+const CLEANED_FOR_SIGNER = 'This signing request was withdrawn or has expired; its documents are no longer available.';
+
 /**
  * Looks the token up. Refuses with `SIGN_TOKEN_UNKNOWN` (404) for a token no signer has and
- * `SIGNER_TRANSACTION_CLEANED` (410) for a cleaned transaction.
+ * `TRANSACTION_CLEANED` (410) for a cleaned transaction.
  */
 export async function findSignerByToken(ctx: ServiceContext, token: string): Promise<SignerAccess> {
   const found = token.length >= 16 && token.length <= 128 ? await ctx.store.findSignerByTokenHash(hashSignToken(token)) : undefined;
   const signer = found?.transaction.Signers.find((s) => s.Id === found.signerId);
   // Cleaning removes the token itself and keeps only its SHA-256, which matched: the link was real (410, not 404).
   if (found !== undefined && signer !== undefined && found.transaction.cleanedAt !== undefined) {
-    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
+    throw new ServiceError('TRANSACTION_CLEANED', CLEANED_FOR_SIGNER);
   }
   if (found === undefined || signer === undefined || signer.SignToken !== token) {
     throw new ServiceError('SIGN_TOKEN_UNKNOWN', 'This signing link is not valid: check that you opened the complete link from your invitation.');
@@ -94,68 +109,78 @@ export async function reloadAccess(ctx: ServiceContext, access: SignerAccess): P
   const tx = await ctx.store.getTransaction(access.transaction.Id);
   const signer = tx?.Signers.find((s) => s.Id === access.signer.Id);
   if (tx === undefined || signer === undefined || tx.cleanedAt !== undefined) {
-    throw new ServiceError('SIGNER_TRANSACTION_CLEANED', 'This signing request was withdrawn or has expired; its documents are no longer available.');
+    throw new ServiceError('TRANSACTION_CLEANED', CLEANED_FOR_SIGNER);
   }
   return { transaction: tx, signer };
 }
 
+/** A refusal of the domain's signer rules, in words a signer understands. */
+function signerRefusalError(code: SignerRefusalCode, tx: Transaction, signer: Signer): ServiceError {
+  switch (code) {
+    case 'SIGNER_ALREADY_SIGNED':
+      return new ServiceError(code, `Signer ${signer.Id} has already signed this transaction.`);
+    case 'SIGNER_ALREADY_REJECTED':
+      return new ServiceError(code, `Signer ${signer.Id} has already rejected this transaction.`);
+    case 'TRANSACTION_NOT_STARTED':
+      return new ServiceError(code, 'This signing request has not been sent yet: try again later.');
+    case 'TRANSACTION_ENDED':
+      return new ServiceError(code, endedMessage(tx));
+    case 'SIGNER_NOT_AT_TURN': {
+      // Named by their name when the transaction gives one; another signer's e-mail address is not this signer's to see.
+      const before = waitingFor(tx, signer);
+      const names = before.map((s) => s.ScribbleName ?? s.Verifications.find((v) => v.Type === 'Scribble' && typeof v.ScribbleName === 'string')?.ScribbleName);
+      const named = names.filter((name): name is string => typeof name === 'string');
+      return new ServiceError(
+        code,
+        named.length === before.length ? `It is not your turn yet: ${named.join(', ')} must sign first.` : 'It is not your turn yet: other signers must sign first.',
+      );
+    }
+  }
+}
+
 /**
- * Refuses a step that changes something when the transaction is not waiting for signers: 409
- * `SIGNING_NOT_STARTED` at 5, `SIGNER_TRANSACTION_ENDED` (410) at an end status, `SIGNING_IN_PROGRESS` (409) at
- * 20, `SIGNER_ALREADY_SIGNED` / `SIGNER_ALREADY_REJECTED` (410) when this signer is done.
+ * Refuses a step that changes something when the domain says the signer cannot act (signerStepRefusal:
+ * `SIGNER_ALREADY_SIGNED` 409 / `SIGNER_ALREADY_REJECTED` 410, `TRANSACTION_NOT_STARTED` 409, `TRANSACTION_ENDED` 410),
+ * and with `SIGNING_IN_PROGRESS` (409) at 20 unless the signing hold there has gone stale at `now`.
  */
 export function assertCanAct(tx: Transaction, signer: Signer, now?: Date): void {
-  if (signer.SignedDateTime !== undefined) {
-    throw new ServiceError('SIGNER_ALREADY_SIGNED', `Signer ${signer.Id} has already signed this transaction.`);
-  }
-  if (signer.RejectDateTime !== undefined) {
-    throw new ServiceError('SIGNER_ALREADY_REJECTED', `Signer ${signer.Id} has already rejected this transaction.`);
-  }
-  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
-  if (isEndStatus(tx.Status)) throw new ServiceError('SIGNER_TRANSACTION_ENDED', endedMessage(tx));
+  const refusal = signerStepRefusal(tx, signer);
+  if (refusal !== undefined) throw signerRefusalError(refusal, tx, signer);
   // A stale hold was left by a process that died while signing (domain: isSigningHoldStale): the signer may sign again.
   if (tx.Status === TransactionStatus.InProgress && (now === undefined || !isSigningHoldStale(tx, now))) {
     throw new ServiceError('SIGNING_IN_PROGRESS', 'The documents are being processed right now: try again in a moment.');
   }
 }
 
+/**
+ * Refuses a look at the documents the domain does not allow (signerDocumentsRefusal): `TRANSACTION_NOT_STARTED`
+ * (409) before the start, `TRANSACTION_ENDED` (410) once ended other than signed.
+ */
+export function assertCanSeeDocuments(tx: Transaction, signer: Signer): void {
+  const refusal = signerDocumentsRefusal(tx);
+  if (refusal !== undefined) throw signerRefusalError(refusal, tx, signer);
+}
+
 /** Why an ended transaction cannot be signed, in words a signer understands. */
-export function endedMessage(tx: Transaction): string {
+function endedMessage(tx: Transaction): string {
   switch (tx.Status) {
-    case 30:
+    case TransactionStatus.Signed:
       return 'This transaction has already been signed by everyone.';
-    case 40:
+    case TransactionStatus.Rejected:
       return 'This transaction was rejected by a signer; it can no longer be signed.';
-    case 50:
+    case TransactionStatus.Expired:
       return 'This signing request has expired.';
-    case 60:
+    case TransactionStatus.Cancelled:
       return 'This signing request was cancelled by the sender.';
     default:
       return 'This transaction could not be processed and has ended.';
   }
 }
 
-/** The signers before `signer` that have not signed yet (whom the signer waits for). */
-export function waitingFor(tx: Transaction, signer: Signer): Signer[] {
-  const index = tx.Signers.findIndex((s) => s.Id === signer.Id);
-  return tx.Signers.slice(0, Math.max(0, index)).filter((s) => s.SignedDateTime === undefined);
-}
-
-/**
- * Refuses with `SIGNER_NOT_AT_TURN` (409) when signers before `signer` have not signed yet
- * (docs/design/transactions.md#signing-order: signers sign one after another in the order of `Signers`).
- */
+/** Refuses with `SIGNER_NOT_AT_TURN` (409) when the domain says it is not `signer`'s turn (signerTurnRefusal). */
 export function assertTurn(tx: Transaction, signer: Signer): void {
-  const before = waitingFor(tx, signer);
-  if (before.length > 0) {
-    // Named by their name when the transaction gives one; another signer's e-mail address is not this signer's to see.
-    const names = before.map((s) => s.ScribbleName ?? s.Verifications.find((v) => v.Type === 'Scribble' && typeof v.ScribbleName === 'string')?.ScribbleName);
-    const named = names.filter((name): name is string => typeof name === 'string');
-    throw new ServiceError(
-      'SIGNER_NOT_AT_TURN',
-      named.length === before.length ? `It is not your turn yet: ${named.join(', ')} must sign first.` : 'It is not your turn yet: other signers must sign first.',
-    );
-  }
+  const refusal = signerTurnRefusal(tx, signer);
+  if (refusal !== undefined) throw signerRefusalError(refusal, tx, signer);
 }
 
 /** Index offset of authentication steps in {@link SignSession.done} (verifications use their own index). */

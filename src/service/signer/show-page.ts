@@ -13,7 +13,7 @@ import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { toSessionView } from './session-view.js';
-import { findSignerByToken, needsAuthentication, needsSecureDownload, readSignSession, reloadAccess, secureDownloadStep, type SignerAccess } from './signer-access.js';
+import { assertCanSeeDocuments, findSignerByToken, needsAuthentication, needsSecureDownload, readSignSession, reloadAccess, secureDownloadStep, type SignerAccess } from './signer-access.js';
 
 /** Open in the browser (302, 402) or save as a file (303, 403). */
 export type DeliveryMode = 'open' | 'download';
@@ -43,7 +43,7 @@ export interface ShowView {
 /**
  * The show page of the token's signer.
  *
- * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `SIGNER_TRANSACTION_CLEANED` (410).
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `TRANSACTION_CLEANED` (410).
  */
 export async function showDocuments(ctx: ServiceContext, token: string): Promise<ShowView> {
   const access = await findSignerByToken(ctx, token);
@@ -86,14 +86,13 @@ export async function showDocuments(ctx: ServiceContext, token: string): Promise
 /**
  * A document of the show page. Records 302 (open) or 303 (download) once the signer has signed.
  *
- * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `SIGNER_TRANSACTION_CLEANED`,
- *   `SIGNER_TRANSACTION_ENDED` (410), `SIGNING_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED`, `SECURE_DOWNLOAD_REQUIRED` (403).
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN`, `FILE_NOT_FOUND` (404), `TRANSACTION_CLEANED`,
+ *   `TRANSACTION_ENDED` (410), `TRANSACTION_NOT_STARTED` (409), `AUTHENTICATION_REQUIRED`, `SECURE_DOWNLOAD_REQUIRED` (403).
  */
 export async function deliverShownDocument(ctx: ServiceContext, token: string, fileId: string, mode: DeliveryMode): Promise<{ bytes: Uint8Array; fileName: string }> {
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
-  if (tx.Status === TransactionStatus.WaitingForDocument) throw new ServiceError('SIGNING_NOT_STARTED', 'This signing request has not been sent yet: try again later.');
-  if (isEndStatus(tx.Status) && tx.Status !== TransactionStatus.Signed) throw new ServiceError('SIGNER_TRANSACTION_ENDED', 'This signing request has ended; its documents are not shown.');
+  assertCanSeeDocuments(tx, signer);
   if (needsAuthentication(signer)) throw new ServiceError('AUTHENTICATION_REQUIRED', 'Confirm who you are first on the signing page to see the documents.');
   assertDownloadOpen(access, ctx.clock());
   const file = findFile(tx, fileId);
@@ -112,9 +111,9 @@ export type ReceiptDelivery =
 /**
  * The receipt for the token's signer once the transaction is 30; records 402 (open) or 403 (download).
  *
- * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `SIGNER_TRANSACTION_CLEANED` (410), `SECURE_DOWNLOAD_REQUIRED` (403).
+ * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `TRANSACTION_CLEANED` (410), `SECURE_DOWNLOAD_REQUIRED` (403).
  */
-export async function deliverReceipt(ctx: ServiceContext, token: string, mode: DeliveryMode): Promise<ReceiptDelivery> {
+export async function deliverShownReceipt(ctx: ServiceContext, token: string, mode: DeliveryMode): Promise<ReceiptDelivery> {
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
   const language = signer.Language ?? tx.Language;
