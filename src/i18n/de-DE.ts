@@ -129,6 +129,8 @@ export const deDE: Catalogue = {
       authenticateFirst: 'Bestätigen Sie zuerst, dass Sie es sind.',
       stepUnavailable: 'Dieser Schritt kann jetzt nicht abgeschlossen werden. Laden Sie die Seite neu und versuchen Sie es erneut.',
       identityFailed: 'Ihre Identität konnte nicht bestätigt werden. Versuchen Sie es erneut.',
+      identityMismatch: 'Ihre Anmeldung stimmt nicht mit den Angaben überein, die der Absender für Sie gemacht hat. Melden Sie sich mit der richtigen Identität an oder wenden Sie sich an den Absender.',
+      identityUnavailable: 'Der Identitätsdienst ist gerade nicht erreichbar. Versuchen Sie es gleich noch einmal.',
       invalidLink: 'Dieser Link ist ungültig: Prüfen Sie, ob Sie den vollständigen Link aus Ihrer Einladung geöffnet haben.',
       tooManyRequests: 'Zu viele Anfragen. Warten Sie einen Moment und versuchen Sie es erneut.',
       notAccepted: 'Dies wurde nicht angenommen. Prüfen Sie Ihre Eingabe und versuchen Sie es erneut.',

@@ -130,6 +130,8 @@ export const enUS = {
       authenticateFirst: 'Confirm it is you first.',
       stepUnavailable: 'This step cannot be completed now. Reload the page and try again.',
       identityFailed: 'Your identity could not be confirmed. Try again.',
+      identityMismatch: 'Your login does not match the details the sender gave for you. Sign in with the right identity, or contact the sender.',
+      identityUnavailable: 'The identity service is not available right now. Try again in a moment.',
       invalidLink: 'This link is not valid: check that you opened the complete link from your invitation.',
       tooManyRequests: 'Too many requests. Wait a moment and try again.',
       notAccepted: 'This was not accepted. Check what you entered and try again.',

@@ -129,6 +129,8 @@ export const esES: Catalogue = {
       authenticateFirst: 'Confirme primero su identidad.',
       stepUnavailable: 'Este paso no se puede completar ahora. Vuelva a cargar la página e inténtelo de nuevo.',
       identityFailed: 'No se pudo confirmar su identidad. Inténtelo de nuevo.',
+      identityMismatch: 'Su inicio de sesión no coincide con los datos que el remitente indicó para usted. Inicie sesión con la identidad correcta o póngase en contacto con el remitente.',
+      identityUnavailable: 'El servicio de identidad no está disponible en este momento. Inténtelo de nuevo en un momento.',
       invalidLink: 'Este enlace no es válido: compruebe que ha abierto el enlace completo de su invitación.',
       tooManyRequests: 'Demasiadas solicitudes. Espere un momento e inténtelo de nuevo.',
       notAccepted: 'No se ha aceptado. Compruebe lo que ha introducido e inténtelo de nuevo.',

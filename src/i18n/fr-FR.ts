@@ -129,6 +129,8 @@ export const frFR: Catalogue = {
       authenticateFirst: 'Confirmez d’abord votre identité.',
       stepUnavailable: 'Cette étape ne peut pas être terminée maintenant. Rechargez la page et réessayez.',
       identityFailed: 'Votre identité n’a pas pu être confirmée. Réessayez.',
+      identityMismatch: 'Votre connexion ne correspond pas aux informations que l’expéditeur a données pour vous. Connectez-vous avec la bonne identité ou contactez l’expéditeur.',
+      identityUnavailable: 'Le service d’identité n’est pas disponible pour le moment. Réessayez dans un instant.',
       invalidLink: 'Ce lien n’est pas valide : vérifiez que vous avez ouvert le lien complet de votre invitation.',
       tooManyRequests: 'Trop de demandes. Patientez un instant et réessayez.',
       notAccepted: 'Cela n’a pas été accepté. Vérifiez votre saisie et réessayez.',

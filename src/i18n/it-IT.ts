@@ -129,6 +129,8 @@ export const itIT: Catalogue = {
       authenticateFirst: 'Conferma prima la tua identità.',
       stepUnavailable: 'Questo passaggio non può essere completato ora. Ricarica la pagina e riprova.',
       identityFailed: 'Non è stato possibile confermare la tua identità. Riprova.',
+      identityMismatch: 'Il tuo accesso non corrisponde ai dati che il mittente ha indicato per te. Accedi con l’identità corretta o contatta il mittente.',
+      identityUnavailable: 'Il servizio di identità non è disponibile al momento. Riprova tra poco.',
       invalidLink: 'Questo link non è valido: controlla di aver aperto il link completo del tuo invito.',
       tooManyRequests: 'Troppe richieste. Attendi un momento e riprova.',
       notAccepted: 'Non è stato accettato. Controlla ciò che hai inserito e riprova.',

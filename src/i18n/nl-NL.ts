@@ -129,6 +129,8 @@ export const nlNL: Catalogue = {
       authenticateFirst: 'Bevestig eerst dat u het bent.',
       stepUnavailable: 'Deze stap kan nu niet worden afgerond. Laad de pagina opnieuw en probeer het nog eens.',
       identityFailed: 'Uw identiteit kon niet worden bevestigd. Probeer het opnieuw.',
+      identityMismatch: 'Uw inlog komt niet overeen met de gegevens die de afzender voor u opgaf. Log in met de juiste identiteit, of neem contact op met de afzender.',
+      identityUnavailable: 'De identiteitsdienst is nu niet bereikbaar. Probeer het zo opnieuw.',
       invalidLink: 'Deze link is niet geldig: controleer of u de volledige link uit uw uitnodiging hebt geopend.',
       tooManyRequests: 'Te veel verzoeken. Wacht even en probeer het opnieuw.',
       notAccepted: 'Dit is niet geaccepteerd. Controleer wat u hebt ingevuld en probeer het opnieuw.',

@@ -129,6 +129,8 @@ export const plPL: Catalogue = {
       authenticateFirst: 'Najpierw potwierdź swoją tożsamość.',
       stepUnavailable: 'Tego kroku nie można teraz ukończyć. Odśwież stronę i spróbuj ponownie.',
       identityFailed: 'Nie udało się potwierdzić Twojej tożsamości. Spróbuj ponownie.',
+      identityMismatch: 'Twoje logowanie nie zgadza się z danymi, które nadawca podał dla Ciebie. Zaloguj się właściwą tożsamością lub skontaktuj się z nadawcą.',
+      identityUnavailable: 'Usługa tożsamości jest teraz niedostępna. Spróbuj ponownie za chwilę.',
       invalidLink: 'Ten link jest nieprawidłowy: sprawdź, czy otwarto pełny link z zaproszenia.',
       tooManyRequests: 'Zbyt wiele żądań. Poczekaj chwilę i spróbuj ponownie.',
       notAccepted: 'Nie przyjęto. Sprawdź wprowadzone dane i spróbuj ponownie.',
