@@ -88,6 +88,8 @@ export const deDE: Catalogue = {
     processingHeading: 'Wird verarbeitet',
     processingText: 'Die Dokumente werden verarbeitet. Laden Sie diese Seite gleich neu.',
     errorHeading: 'Etwas ist schiefgelaufen',
+    chooseProviderHeading: 'Wählen Sie, wie Sie bestätigen, wer Sie sind',
+    chooseProviderText: 'Wählen Sie den Dienst, mit dem Sie sich anmelden möchten.',
     errorPrefix: 'Fehler:',
     invalidLinkText: 'Dieser Link ist ungültig: Prüfen Sie, ob Sie den vollständigen Link aus Ihrer Einladung geöffnet haben.',
     cleanedHeading: 'Nicht mehr verfügbar',

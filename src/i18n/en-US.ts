@@ -89,6 +89,8 @@ export const enUS = {
     processingHeading: 'Processing',
     processingText: 'The documents are being processed. Reload this page in a moment.',
     errorHeading: 'Something went wrong',
+    chooseProviderHeading: 'Choose how to confirm who you are',
+    chooseProviderText: 'Pick the service you want to sign in with.',
     errorPrefix: 'Error:',
     invalidLinkText: 'This link is not valid: check that you opened the complete link from your invitation.',
     cleanedHeading: 'No longer available',

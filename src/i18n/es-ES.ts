@@ -88,6 +88,8 @@ export const esES: Catalogue = {
     processingHeading: 'Procesando',
     processingText: 'Se están procesando los documentos. Vuelva a cargar esta página en un momento.',
     errorHeading: 'Algo ha fallado',
+    chooseProviderHeading: 'Elija cómo confirmar quién es',
+    chooseProviderText: 'Elija el servicio con el que desea iniciar sesión.',
     errorPrefix: 'Error:',
     invalidLinkText: 'Este enlace no es válido: compruebe que ha abierto el enlace completo de su invitación.',
     cleanedHeading: 'Ya no está disponible',

@@ -88,6 +88,8 @@ export const frFR: Catalogue = {
     processingHeading: 'Traitement en cours',
     processingText: 'Les documents sont en cours de traitement. Rechargez cette page dans un instant.',
     errorHeading: 'Une erreur est survenue',
+    chooseProviderHeading: 'Choisissez comment confirmer votre identité',
+    chooseProviderText: 'Choisissez le service avec lequel vous souhaitez vous connecter.',
     errorPrefix: 'Erreur :',
     invalidLinkText: "Ce lien n'est pas valide : vérifiez que vous avez ouvert le lien complet de votre invitation.",
     cleanedHeading: 'Plus disponible',

@@ -88,6 +88,8 @@ export const itIT: Catalogue = {
     processingHeading: 'Elaborazione in corso',
     processingText: 'I documenti sono in elaborazione. Ricarichi questa pagina tra poco.',
     errorHeading: 'Qualcosa non ha funzionato',
+    chooseProviderHeading: 'Scegli come confermare chi sei',
+    chooseProviderText: 'Scegli il servizio con cui vuoi accedere.',
     errorPrefix: 'Errore:',
     invalidLinkText: "Questo link non è valido: verifichi di aver aperto il link completo dell'invito.",
     cleanedHeading: 'Non più disponibile',

@@ -88,6 +88,8 @@ export const nlNL: Catalogue = {
     processingHeading: 'Bezig met verwerken',
     processingText: 'De documenten worden verwerkt. Laad deze pagina zo opnieuw.',
     errorHeading: 'Er ging iets mis',
+    chooseProviderHeading: 'Kies hoe u bevestigt wie u bent',
+    chooseProviderText: 'Kies de dienst waarmee u wilt inloggen.',
     errorPrefix: 'Fout:',
     invalidLinkText: 'Deze link is niet geldig: controleer of u de volledige link uit uw uitnodiging hebt geopend.',
     cleanedHeading: 'Niet meer beschikbaar',

@@ -88,6 +88,8 @@ export const plPL: Catalogue = {
     processingHeading: 'Przetwarzanie',
     processingText: 'Dokumenty są przetwarzane. Za chwilę wczytaj tę stronę ponownie.',
     errorHeading: 'Coś poszło nie tak',
+    chooseProviderHeading: 'Wybierz, jak potwierdzić swoją tożsamość',
+    chooseProviderText: 'Wybierz usługę, za pomocą której chcesz się zalogować.',
     errorPrefix: 'Błąd:',
     invalidLinkText: 'Ten link jest nieprawidłowy: sprawdź, czy otwarto pełny link z zaproszenia.',
     cleanedHeading: 'Już niedostępne',

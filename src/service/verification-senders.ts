@@ -92,6 +92,8 @@ export function defaultVerificationSenders(log: OutboxLog, options: DefaultSende
 export interface IdentityProvider {
   /** The verification `Type` it performs, e.g. `iDIN`. */
   readonly type: string;
+  /** Providers that offer a choice (`OpenID Providers`): the names the signer can pick from. */
+  readonly choices?: readonly string[];
   /**
    * Where to send the signer. `verification` is the signer's Verification object as the client sent it. `pending` is
    * kept server side in the signer's sign session (sealed under the master key) and handed back to {@link complete}:
@@ -117,6 +119,10 @@ export interface IdentityBeginRequest {
   readonly callbackUrl: string;
   /** paraph's one-time state for {@link callbackUrl} (opaque, URL-safe). */
   readonly state: string;
+  /** paraph's page listing the provider's {@link IdentityProvider.choices} for the signer to pick one. */
+  readonly chooseUrl: string;
+  /** The name the signer picked there (else the Verification's own, e.g. `ProviderName`, decides). */
+  readonly choice?: string;
 }
 
 /** What {@link IdentityProvider.complete} gets. */

@@ -9,6 +9,9 @@ import { isSealed, type MasterKey } from '../../store/master-key.js';
 /** The shared return address of providers that need one registered address (OpenID Connect's redirect URI). */
 export const IDENTITY_CALLBACK_PATH = '/sign/identity/return';
 
+/** paraph's page where the signer picks one of several providers of a Type (`OpenID Providers`). */
+export const IDENTITY_CHOOSE_PATH = '/sign/identity/choose';
+
 /** Purpose of the sealed pending values under the master key. */
 const PENDING_PURPOSE = 'identity-pending';
 

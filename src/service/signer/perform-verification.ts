@@ -36,7 +36,7 @@ import {
   type SignSession,
 } from './signer-access.js';
 import { normalizeScribble } from './normalize-scribble.js';
-import { callbackState, IDENTITY_CALLBACK_PATH, newIdentityState, sealPending } from './identity-state.js';
+import { callbackState, IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, newIdentityState, sealPending } from './identity-state.js';
 
 /** Limits of the one-time codes. */
 const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -184,13 +184,15 @@ export async function performVerification(
           }
           const state = newIdentityState();
           const returnUrl = `${ctx.settings.publicUrl}/sign/${encodeURIComponent(token)}/identity?state=${state}`;
+          const sentState = callbackState(state, tx.Id, signer.Id);
           const begun = await beginWithProvider(step.type, () => provider.begin({
             transactionId: tx.Id,
             signerId: signer.Id,
             verification: step.spec,
             returnUrl,
             callbackUrl: `${ctx.settings.publicUrl}${IDENTITY_CALLBACK_PATH}`,
-            state: callbackState(state, tx.Id, signer.Id),
+            state: sentState,
+            chooseUrl: `${ctx.settings.publicUrl}${IDENTITY_CHOOSE_PATH}?state=${sentState}`,
           }));
           outcome = { Type: step.type, Done: false, RedirectUrl: begun.redirectUrl, Remaining: [step.type, ...remainingAfter] };
           const identity = { index: step.index, state, ...(begun.pending !== undefined ? { pending: sealPending(begun.pending, ctx.secrets) } : {}) };
@@ -208,7 +210,7 @@ export async function performVerification(
  * Runs a provider's `begin`; a provider that fails there (not reachable, discovery refused) is the provider's trouble,
  * not the signer's input: 503 with what went wrong.
  */
-async function beginWithProvider<T>(type: string, begin: () => Promise<T>): Promise<T> {
+export async function beginWithProvider<T>(type: string, begin: () => Promise<T>): Promise<T> {
   try {
     return await begin();
   } catch (error) {
