@@ -5,13 +5,17 @@
  * state is refused; a rotated key is picked up; a provider that does not answer is a clear 503, not a hang; values
  * that do not match the Verification (BSN, +32) end the step with the signer's text and a 999 activity.
  */
-import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider, type OidcProviderSettings } from '../../../src/service/identity/oidc-identity-provider.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, makePdf, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 import { startFakeOp, startSilentServer, type FakeOp } from './fake-openid-provider.js';
 
@@ -202,5 +206,32 @@ describe('OpenID Connect relying party', () => {
     expect(started.status).toBe(503);
     expect(started.headers.get('paraph-error-code')).toBe('IDENTITY_PROVIDER_UNAVAILABLE');
     expect(started.json.Message).toMatch(/did not answer/);
+  });
+});
+
+describe('OpenID Connect evidence on the receipt', () => {
+  it('the signed transaction\'s receipt shows the protocol, provider, level and subject', async () => {
+    op.claims = { sub: 'receipt-subject-1', given_name: 'Jan', family_name: 'Jansen', bsn: BSN, acr: 'urn:test:high' };
+    const created = await call(server.url, 'POST', '/api/transaction', { json: { Language: 'en-US', Signers: [{ Email: 'jan@example.com', SignRequestMessage: 'Please sign.', Verifications: [{ Type: 'DigiD', Bsn: BSN }, { Type: 'Consent' }] }] } });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const id = created.json.Id as string;
+    const token = new URL(created.json.Signers[0].SignUrl as string).pathname.split('/').pop() ?? '';
+    expect((await call(server.url, 'PUT', `/api/transaction/${id}/file/contract.pdf`, { body: await makePdf([['Contract']]), headers: { 'content-type': 'application/pdf' } })).status).toBe(201);
+    expect((await call(server.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    expect((await login(token, 'DigiD')).response.status).toBe(303);
+    expect((await call(server.url, 'POST', `/api/signer/${token}/verification`, { auth: false, json: { Type: 'Consent' } })).status).toBe(200);
+    expect((await call(server.url, 'POST', `/api/signer/${token}/sign`, { auth: false, json: {} })).status).toBe(200);
+    const receipt = await call(server.url, 'GET', `/api/file/receipt/${id}`);
+    expect(receipt.status).toBe(200);
+    const dir = await mkdtemp(join(tmpdir(), 'paraph-oidc-receipt-'));
+    try {
+      await writeFile(join(dir, 'receipt.pdf'), receipt.bytes);
+      const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', join(dir, 'receipt.pdf'), '-']);
+      const flat = stdout.replace(/\s+/g, ' ');
+      for (const shown of ['OpenID Connect', 'receipt-subject-1', 'High', op.issuer]) expect(flat).toContain(shown);
+      expect(flat).not.toContain(BSN);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
