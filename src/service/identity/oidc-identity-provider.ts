@@ -4,9 +4,10 @@
  * token checked for issuer, audience, expiry, nonce and its signature against the provider's published keys (a key id
  * not seen yet makes the key set be fetched again once it is a minute old), `acr` turned into the assurance level,
  * userinfo when configured, and the claims mapped into the Verification's read-only fields. The PKCE verifier and the
- * nonce stay on the server (the sign session); the browser carries only the state.
+ * nonce stay on the server (the sign session); the browser carries only the state. `openid-client` is loaded on first
+ * use, so a service without OpenID Connect providers never loads it.
  */
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { ServiceError } from '../service-error.js';
 import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../verification-senders.js';
 import { claimMapping, mapClaims, type ClaimMapping } from './claim-mapping.js';
@@ -41,6 +42,13 @@ export interface OidcProviderSettings {
   readonly allowHttp?: boolean;
 }
 
+/** The relying-party library, loaded once on first use. */
+let library: Promise<typeof Oidc> | undefined;
+function openidClient(): Promise<typeof Oidc> {
+  library ??= import('openid-client');
+  return library;
+}
+
 /** How long a discovered configuration (and the key set cached with it) is reused. */
 const DISCOVERY_TTL_MS = 60 * 60_000;
 const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -54,6 +62,7 @@ export function createOidcIdentityProvider(settings: OidcProviderSettings): Iden
     type: settings.type,
     async begin({ callbackUrl, state }) {
       const config = await discovery.get();
+      const oidc = await openidClient();
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const nonce = oidc.randomNonce();
       const parameters: Record<string, string> = {
@@ -74,7 +83,8 @@ export function createOidcIdentityProvider(settings: OidcProviderSettings): Iden
   };
 }
 
-async function completeLogin(settings: OidcProviderSettings, mapping: ClaimMapping, config: oidc.Configuration, request: IdentityCompleteRequest): Promise<IdentityResult> {
+async function completeLogin(settings: OidcProviderSettings, mapping: ClaimMapping, config: Oidc.Configuration, request: IdentityCompleteRequest): Promise<IdentityResult> {
+  const oidc = await openidClient();
   const { codeVerifier, nonce, state, issuer } = request.pending;
   if (codeVerifier === undefined || nonce === undefined || state === undefined || issuer !== settings.issuer) {
     throw new Error('the login was not started for this provider');
@@ -136,8 +146,8 @@ function scopeOf(configured: string | undefined): string {
 }
 
 /** Discovery once, reused for an hour; a failed discovery is not kept (the next signer tries again). */
-function discoveryCache(settings: OidcProviderSettings): { get(): Promise<oidc.Configuration> } {
-  let cached: { at: number; config: Promise<oidc.Configuration> } | undefined;
+function discoveryCache(settings: OidcProviderSettings): { get(): Promise<Oidc.Configuration> } {
+  let cached: { at: number; config: Promise<Oidc.Configuration> } | undefined;
   return {
     get() {
       const now = Date.now();
@@ -153,7 +163,8 @@ function discoveryCache(settings: OidcProviderSettings): { get(): Promise<oidc.C
   };
 }
 
-async function discover(settings: OidcProviderSettings): Promise<oidc.Configuration> {
+async function discover(settings: OidcProviderSettings): Promise<Oidc.Configuration> {
+  const oidc = await openidClient();
   const timeout = settings.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const auth = settings.clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(settings.clientSecret);
   const config = await oidc.discovery(new URL(settings.issuer), settings.clientId, undefined, auth, {
@@ -177,12 +188,21 @@ async function guarded<T>(request: () => Promise<T>): Promise<T> {
     if (isUnreachable(error)) {
       throw new ServiceError('IDENTITY_PROVIDER_UNAVAILABLE', `The identity provider did not answer (${describe(error)}): try again in a moment.`, { cause: error });
     }
-    if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
+    const refusal = providerRefusal(error);
+    if (refusal !== undefined) {
       // The provider's own refusal, e.g. access_denied when the user cancelled.
-      throw new Error(`the provider answered ${error.error}${error.error_description ? `: ${error.error_description}` : ''}`, { cause: error });
+      throw new Error(`the provider answered ${refusal.error}${refusal.description ? `: ${refusal.description}` : ''}`, { cause: error });
     }
     throw error;
   }
+}
+
+/** The OAuth error of openid-client's ResponseBodyError / AuthorizationResponseError, else undefined. */
+function providerRefusal(error: unknown): { error: string; description?: string } | undefined {
+  if (!(error instanceof Error) || (error.name !== 'ResponseBodyError' && error.name !== 'AuthorizationResponseError')) return undefined;
+  const { error: code, error_description: description } = error as Error & { error?: unknown; error_description?: unknown };
+  if (typeof code !== 'string') return undefined;
+  return typeof description === 'string' ? { error: code, description } : { error: code };
 }
 
 function isUnreachable(error: unknown): boolean {
