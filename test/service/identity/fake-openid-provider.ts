@@ -19,6 +19,8 @@ export interface Spoil {
   tamper?: boolean;
   /** Sign with a key that is not in the key set. */
   foreignKey?: boolean;
+  /** The user cancels at the provider: the authorization answers access_denied. */
+  deny?: boolean;
 }
 
 export interface FakeOp {
@@ -89,6 +91,13 @@ export async function startFakeOp(clientId: string, clientSecret: string): Promi
         const code = randomBytes(16).toString('base64url');
         codes.set(code, { nonce: p.get('nonce') ?? '', challenge: p.get('code_challenge') ?? '', redirectUri: p.get('redirect_uri') ?? '' });
         const back = new URL(p.get('redirect_uri') ?? '');
+        if (spoil.deny === true) {
+          spoil = {};
+          back.searchParams.set('error', 'access_denied');
+          back.searchParams.set('error_description', 'the user cancelled');
+          back.searchParams.set('state', p.get('state') ?? '');
+          return response.writeHead(302, { location: back.href }).end();
+        }
         back.searchParams.set('code', code);
         back.searchParams.set('state', p.get('state') ?? '');
         back.searchParams.set('iss', issuer);

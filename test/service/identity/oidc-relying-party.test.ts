@@ -152,6 +152,15 @@ describe('OpenID Connect relying party', () => {
     expect((await identityAudit(id)).map((e) => e.result)).toEqual(['passed']);
   });
 
+  it('a login cancelled at the provider is refused with the provider\'s reason on record', async () => {
+    const { token, id } = await signerWith({ Type: 'DigiD', Bsn: BSN });
+    op.spoilNext({ deny: true });
+    const { response } = await login(token, 'DigiD');
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(NL.identityFailed);
+    expect((await identityAudit(id))[0]?.evidence.reason).toContain('access_denied');
+  });
+
   it('an acr outside the accepted levels is refused', async () => {
     op.claims = { sub: 'user-5', bsn: BSN, acr: 'urn:test:low' };
     const { token } = await signerWith({ Type: 'DigiD', Bsn: BSN });
