@@ -45,6 +45,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'print a mail the service sealed into its mail directory: paraph open-mail <file.eml.sealed> [--data-dir <dir>]',
     load: async () => (await import('./cli/open-mail.js')).openMailCommand,
   },
+  'seal-secret': {
+    summary: 'seal an identity provider\'s client secret (read from stdin) under the master key: paraph seal-secret [--data-dir <dir>]',
+    load: async () => (await import('./cli/seal-secret.js')).sealSecretCommand,
+  },
   migrate: {
     summary: 'apply the PostgreSQL schema migrations: paraph migrate [--database-url postgres://…] (default PARAPH_DATABASE_URL)',
     load: async () => (await import('./cli/migrate.js')).migrateCommand,

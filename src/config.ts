@@ -101,6 +101,8 @@ export interface ServiceConfig {
   readonly senderName?: string;
   /** Reply-To of the mails to signers and receivers (`PARAPH_MAIL_REPLY_TO`); default the account's NotificationEmail. */
   readonly mailReplyTo?: string;
+  /** Absolute path of the JSON file of identity providers (docs/verifications.md#configuration); none by default. */
+  readonly identityProvidersFile?: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Bearer token of `GET /metrics` on the service's address; without it the address serves no metrics. */
   readonly metricsToken?: string;
@@ -232,6 +234,7 @@ const CONFIG_KEYS = {
   mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
   organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate, on the signing page and in mails (default paraph)' },
   senderName: { env: 'PARAPH_SENDER_NAME', file: 'senderName', help: 'name of the person or team who sends the signing requests, shown on the signing page and in mails (default: none)' },
+  identityProvidersFile: { env: 'PARAPH_IDENTITY_PROVIDERS_FILE', file: 'identityProvidersFile', help: 'JSON file of the OpenID Connect providers per verification Type (docs/verifications.md#configuration; default: none)' },
   mailReplyTo: { env: 'PARAPH_MAIL_REPLY_TO', file: 'mailReplyTo', help: 'Reply-To address of mails to signers and receivers (default: the account\'s notification address)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   metricsToken: { env: 'PARAPH_METRICS_TOKEN', file: 'metrics.token', help: 'bearer token of GET /metrics on the service address (default: no /metrics there)' },
@@ -403,6 +406,8 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   else if (engineText !== undefined) issues.push(`${raw('textEngine')?.where ?? ''}: must be pdfjs or pdfium (got ${JSON.stringify(engineText)})`);
   const organizationName = str('organizationName') ?? 'paraph';
   const senderName = str('senderName');
+  const identityProvidersRaw = str('identityProvidersFile');
+  const identityProvidersFile = identityProvidersRaw === undefined ? undefined : resolve(cwd, identityProvidersRaw);
   const mailReplyTo = str('mailReplyTo');
   if (mailReplyTo !== undefined && !/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/.test(mailReplyTo)) {
     issues.push(`${raw('mailReplyTo')?.where ?? CONFIG_KEYS.mailReplyTo.env}: must be one e-mail address such as contracts@example.com (got ${JSON.stringify(mailReplyTo)})`);
@@ -476,6 +481,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     organizationName,
     ...(senderName !== undefined ? { senderName } : {}),
     ...(mailReplyTo !== undefined ? { mailReplyTo } : {}),
+    ...(identityProvidersFile !== undefined ? { identityProvidersFile } : {}),
     logLevel,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     ...(metricsListen !== undefined ? { metricsListen } : {}),

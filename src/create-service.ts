@@ -24,6 +24,7 @@ import type { Signer, Timestamper } from './pades/types.js';
 import { createServiceContext } from './service/context.js';
 import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
 import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
+import { loadIdentityProviders } from './service/identity/identity-provider-config.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { ensureBootstrapAccount } from './service/bootstrap-account.js';
 import { openServiceStore } from './store/open-store.js';
@@ -197,6 +198,12 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       quotas: { maxPages: security.maxPages, accountStorageBytes: security.accountStorageBytes },
       pdfWork: { baseMs: security.pdfWorkMs, maxHeapMb: security.pdfWorkHeapMb, perPageMs: DEFAULT_PDF_WORK_LIMITS.perPageMs },
     };
+    // Providers passed in code win over configured ones of the same Type.
+    const configuredProviders = config.identityProvidersFile === undefined ? [] : await loadIdentityProviders(config.identityProvidersFile, opened.masterKey, process.env);
+    const identityProviders = [
+      ...configuredProviders.filter((p) => !(options.identityProviders ?? []).some((o) => o.type === p.type)),
+      ...(options.identityProviders ?? []),
+    ];
     // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).
     const context = createServiceContext({
       stopping: stopping.signal,
@@ -206,7 +213,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       keys,
       settings,
       ...(timestamper ? { timestamper } : {}),
-      ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+      ...(identityProviders.length > 0 ? { identityProviders } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       secrets: opened.masterKey,
       ...(config.smtpUrl ? {} : { mailFiles: { remove: (transactionId: string) => removeMailFiles(mailDir, transactionId) } }),
@@ -220,7 +227,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(timestamper ? { timestamper } : {}),
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
-      ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+      ...(identityProviders.length > 0 ? { identityProviders } : {}),
       healthy: () => !runWorkers || workersRunning(),
       accountRequestsPerMinute: security.accountRequestsPerMinute,
       logVerificationCodes: security.logVerificationCodes,

@@ -139,6 +139,9 @@ export const ERROR_CODES = {
   VERIFICATION_NOT_AVAILABLE: row(400, 'The verification needs an identity provider and none is configured.', 'Configure the identity provider, or use another verification.'),
   VERIFICATION_NO_RECIPIENT: row(400, 'No phone number is known to send the code to.', 'Give the signer a Mobile number, or contact the sender.'),
   IDENTITY_NOT_ESTABLISHED: row(400, 'The identity provider could not confirm the signer.', 'Try the identity check again.'),
+  INVALID_IDENTITY_PROVIDERS: row(500, 'The identity providers file (PARAPH_IDENTITY_PROVIDERS_FILE) breaks one or more rules (the message names each entry).', 'Correct the file as the message says (see docs/verifications.md).'),
+  IDENTITY_MISMATCH: row(400, 'The identity provider confirmed someone, but a value it gave does not match what the sender asked for (BSN, KvK number, IBAN, phone number).', 'Sign in with the identity the sender named, or ask the sender to correct the verification.'),
+  IDENTITY_PROVIDER_UNAVAILABLE: row(503, 'The identity provider did not answer in time or answered something unusable.', 'Try again in a moment; if it persists, check the provider\'s configuration (issuer URL, client id).'),
   IDENTITY_STATE_INVALID: row(400, 'The identity check was not started from this signing page, or was used already.', 'Start the identity check again.'),
   // FileMetaData and placement
   INVALID_FILE_METADATA: row(400, 'The FileMetaData JSON breaks one or more rules (the message lists each with its JSON path).', 'Correct every property named (see docs/locations.md).'),

@@ -69,7 +69,10 @@ function messageOf(error: unknown, request: FastifyRequest): string {
 /** fastify error handler: `{"Message"}` bodies, 5xx texts hidden and logged. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const status = statusOf(error);
-  if (status >= 500) {
+  // A 503 the caller's request met (an identity provider or the service is unavailable for now) says what and names
+  // its code; other 5xx hide their text.
+  const temporary = status === 503 && error instanceof ParaphError && error.origin === 'input';
+  if (status >= 500 && !temporary) {
     request.log.error({ err: error }, 'request failed');
     void reply.code(status).send({ Message: 'An internal error occurred; it has been logged.' });
     return;

@@ -38,6 +38,8 @@ const API_ERROR_KEYS: Readonly<Record<string, ErrorKey>> = {
   VERIFICATION_ALREADY_DONE: 'stepUnavailable',
   IDENTITY_STATE_INVALID: 'stepUnavailable',
   IDENTITY_NOT_ESTABLISHED: 'identityFailed',
+  IDENTITY_MISMATCH: 'identityMismatch',
+  IDENTITY_PROVIDER_UNAVAILABLE: 'identityUnavailable',
   SIGN_TOKEN_UNKNOWN: 'invalidLink',
   ACCOUNT_RATE_LIMITED: 'tooManyRequests',
 };

@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ParaphError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
-import { completeIdentity } from '../service/signer/complete-identity.js';
+import { statusOf } from './error-map.js';
+import { renderIdentityChoicePage } from './identity-choice-page.js';
+import { beginChosenIdentity, identityChoices } from '../service/signer/choose-identity.js';
+import { callbackSignerToken, completeIdentity, completeIdentityCallback } from '../service/signer/complete-identity.js';
 import { findSignerByToken } from '../service/signer/signer-access.js';
 import { renderSignPage, renderSignErrorPage } from './sign-page-html.js';
 import { apiErrorText } from './sign-page-error-texts.js';
@@ -114,6 +117,42 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         return securityHeaders(reply).header('cache-control', 'public, max-age=86400').type('application/octet-stream').send(body);
       } catch {
         return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      }
+    });
+    // The organisation's providers of a Type for the signer to pick from; the pick starts that provider's login.
+    app.get<{ Querystring: Record<string, string> }>('/sign/identity/choose', async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const { state, provider } = request.query;
+      try {
+        if (provider !== undefined) return reply.redirect(await beginChosenIdentity(ctx, state, provider), 303);
+        const { token, choices } = await identityChoices(ctx, state);
+        const texts = signPageTexts(await signerLanguage(token, request.headers['accept-language']));
+        const links = choices.map((name) => ({ name, href: `choose?${new URLSearchParams({ state: state ?? '', provider: name }).toString()}` }));
+        return reply.type('text/html; charset=utf-8').send(renderIdentityChoicePage(texts, links, '../../'));
+      } catch (error) {
+        if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+        const token = await callbackSignerToken(ctx, state).catch(() => undefined);
+        const texts = signPageTexts(token === undefined ? request.headers['accept-language'] : await signerLanguage(token, request.headers['accept-language']));
+        const status = statusOf(error);
+        return reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, apiErrorText(texts, error.code, status), '../../', token === undefined ? undefined : `../${encodeURIComponent(token)}`));
+      }
+    });
+    // The shared return address of OpenID Connect providers (their registered redirect URI): the state names the signer.
+    app.get<{ Querystring: Record<string, string> }>('/sign/identity/return', async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const query = request.raw.url?.split('?')[1] ?? '';
+      const url = `${ctx.settings.publicUrl}/sign/identity/return${query === '' ? '' : `?${query}`}`;
+      try {
+        const token = await completeIdentityCallback(ctx, request.query, url);
+        // Relative to /sign/identity/return, so that it works under any prefix.
+        return reply.redirect(`../${encodeURIComponent(token)}`, 303);
+      } catch (error) {
+        if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+        const token = await callbackSignerToken(ctx, request.query.state).catch(() => undefined);
+        const texts = signPageTexts(token === undefined ? request.headers['accept-language'] : await signerLanguage(token, request.headers['accept-language']));
+        const back = token === undefined ? undefined : `../${encodeURIComponent(token)}`;
+        const status = statusOf(error);
+        return reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, apiErrorText(texts, error.code, status), '../../', back));
       }
     });
     app.get<{ Params: { token: string }; Querystring: Record<string, string> }>('/sign/:token/identity', async (request, reply) => {

@@ -87,7 +87,7 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       '/:token/verification',
       {
         schema: { params: SignerParamsSchema, body: VerificationBodySchema },
-        config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', ref('VerificationOutcome')) }, true),
+        config: signerDoc('Perform (or request the code of) a verification step', { 200: json('The outcome', ref('VerificationOutcome')), 503: error('The identity provider of the step did not answer') }, true),
       },
       async (request) => {
         if (request.body.Name !== undefined && hasForbiddenCharacters(request.body.Name)) throw new ValidationError([`Name: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');

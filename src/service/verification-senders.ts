@@ -80,18 +80,68 @@ export function defaultVerificationSenders(log: OutboxLog, options: DefaultSende
 
 /**
  * An external identity method (docs/design/signer-api.md#verification-types): sends the signer to the provider and
- * checks what the provider sends back. paraph ships none; `PUT start` refuses transactions that need one that is not
- * configured. The signer comes back to `returnUrl` (which carries a one-time `state` of paraph's own) with the
- * provider's query parameters.
+ * checks what the provider sends back. paraph ships an OpenID Connect relying party (oidc-identity-provider.ts, set up
+ * from configuration); a provider for another protocol (SAML 2.0, a bank's own API, a test double) implements this
+ * same interface and is passed to `startServer(config, { identityProviders })`. `PUT start` refuses transactions that
+ * need a method with no provider.
+ *
+ * The signer comes back either to `returnUrl` (per signer; it carries paraph's one-time `state`), or, for protocols
+ * whose return address must be registered once at the provider, to `callbackUrl` (the same for every signer) with
+ * `state` in the query: OpenID Connect's own `state` parameter is paraph's.
  */
 export interface IdentityProvider {
   /** The verification `Type` it performs, e.g. `iDIN`. */
   readonly type: string;
-  /** Where to send the signer. `verification` is the signer's Verification object as the client sent it. */
-  begin(request: { transactionId: string; signerId: string; verification: Readonly<Record<string, unknown>>; returnUrl: string }): Promise<{ redirectUrl: string }>;
+  /** Providers that offer a choice (`OpenID Providers`): the names the signer can pick from. */
+  readonly choices?: readonly string[];
   /**
-   * Checks the provider's answer (the query of the return request) and returns the evidence to record (no secrets).
-   * Throws when the identity was not established.
+   * Where to send the signer. `verification` is the signer's Verification object as the client sent it. `pending` is
+   * kept server side in the signer's sign session (sealed under the master key) and handed back to {@link complete}:
+   * PKCE verifiers, nonces and the like belong there, never in the browser.
    */
-  complete(request: { transactionId: string; signerId: string; verification: Readonly<Record<string, unknown>>; query: Readonly<Record<string, string>> }): Promise<Record<string, string>>;
+  begin(request: IdentityBeginRequest): Promise<{ redirectUrl: string; pending?: Readonly<Record<string, string>> }>;
+  /**
+   * Checks the provider's answer (the query of the return request) and returns the evidence to record (no secrets)
+   * and the read-only fields the provider established (e.g. `Uid`, `Bsn`, `Level`), which paraph checks against the
+   * Verification (identity-checks.ts) before the step passes. Throws when the identity was not established.
+   */
+  complete(request: IdentityCompleteRequest): Promise<IdentityResult>;
+}
+
+/** What {@link IdentityProvider.begin} gets. */
+export interface IdentityBeginRequest {
+  readonly transactionId: string;
+  readonly signerId: string;
+  readonly verification: Readonly<Record<string, unknown>>;
+  /** The signer's own return address, with paraph's one-time state in its query. */
+  readonly returnUrl: string;
+  /** The return address shared by all signers (register it at the provider); send `state` along. */
+  readonly callbackUrl: string;
+  /** paraph's one-time state for {@link callbackUrl} (opaque, URL-safe). */
+  readonly state: string;
+  /** paraph's page listing the provider's {@link IdentityProvider.choices} for the signer to pick one. */
+  readonly chooseUrl: string;
+  /** The name the signer picked there (else the Verification's own, e.g. `ProviderName`, decides). */
+  readonly choice?: string;
+}
+
+/** What {@link IdentityProvider.complete} gets. */
+export interface IdentityCompleteRequest {
+  readonly transactionId: string;
+  readonly signerId: string;
+  readonly verification: Readonly<Record<string, unknown>>;
+  /** The query of the return request, without paraph's `state` when the signer came back to `returnUrl`. */
+  readonly query: Readonly<Record<string, string>>;
+  /** The full address the signer came back to (the callback address with its whole query). */
+  readonly url: string;
+  /** What `begin` asked to keep (empty when it kept nothing). */
+  readonly pending: Readonly<Record<string, string>>;
+}
+
+/** The outcome of a confirmed identity. */
+export interface IdentityResult {
+  /** Recorded in the audit trail and shown in the receipt: provider, assurance level, subject identifiers. */
+  readonly evidence: Readonly<Record<string, string>>;
+  /** Read-only fields of the Verification the provider established (mapped from its claims or attributes). */
+  readonly fields?: Readonly<Record<string, string>>;
 }

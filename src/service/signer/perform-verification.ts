@@ -9,7 +9,7 @@
  * docs/design/signer-api.md).
  */
 import { hasForbiddenCharacters } from '../../domain/text-rules.js';
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { MasterKey } from '../../store/master-key.js';
 import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js';
 import { TransactionStatus, formatTime } from '../../domain/transaction.js';
@@ -36,6 +36,7 @@ import {
   type SignSession,
 } from './signer-access.js';
 import { normalizeScribble } from './normalize-scribble.js';
+import { callbackState, IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, newIdentityState, sealPending } from './identity-state.js';
 
 /** Limits of the one-time codes. */
 const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -181,11 +182,21 @@ export async function performVerification(
           if (provider === undefined) {
             throw new ServiceError('VERIFICATION_NOT_AVAILABLE', `Verification ${step.type} needs an identity provider, and none is configured.`);
           }
-          const state = randomBytes(16).toString('base64url');
+          const state = newIdentityState();
           const returnUrl = `${ctx.settings.publicUrl}/sign/${encodeURIComponent(token)}/identity?state=${state}`;
-          const { redirectUrl } = await provider.begin({ transactionId: tx.Id, signerId: signer.Id, verification: step.spec, returnUrl });
-          outcome = { Type: step.type, Done: false, RedirectUrl: redirectUrl, Remaining: [step.type, ...remainingAfter] };
-          const next = withSignSession(tx, signer.Id, { ...session, identity: { index: step.index, state } });
+          const sentState = callbackState(state, tx.Id, signer.Id);
+          const begun = await beginWithProvider(step.type, () => provider.begin({
+            transactionId: tx.Id,
+            signerId: signer.Id,
+            verification: step.spec,
+            returnUrl,
+            callbackUrl: `${ctx.settings.publicUrl}${IDENTITY_CALLBACK_PATH}`,
+            state: sentState,
+            chooseUrl: `${ctx.settings.publicUrl}${IDENTITY_CHOOSE_PATH}?state=${sentState}`,
+          }));
+          outcome = { Type: step.type, Done: false, RedirectUrl: begun.redirectUrl, Remaining: [step.type, ...remainingAfter] };
+          const identity = { index: step.index, state, ...(begun.pending !== undefined ? { pending: sealPending(begun.pending, ctx.secrets) } : {}) };
+          const next = withSignSession(tx, signer.Id, { ...session, identity });
           return { transaction: { ...next, ModifiedDateTime: formatTime(now) } };
         }
       }
@@ -193,6 +204,19 @@ export async function performVerification(
   );
   if (refusal !== undefined) throw refusal;
   return outcome as VerificationOutcome;
+}
+
+/**
+ * Runs a provider's `begin`; a provider that fails there (not reachable, discovery refused) is the provider's trouble,
+ * not the signer's input: 503 with what went wrong.
+ */
+export async function beginWithProvider<T>(type: string, begin: () => Promise<T>): Promise<T> {
+  try {
+    return await begin();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw new ServiceError('IDENTITY_PROVIDER_UNAVAILABLE', `${type}: the identity provider could not be reached (${error instanceof Error ? error.message : String(error)}); try again in a moment.`, { cause: error });
+  }
 }
 
 /** Where the code of a PhoneNumber/Email step goes: the step's own number or address, else the signer's. */

@@ -51,8 +51,11 @@ export interface SignSession {
    * one paraph re-encoded (a session stored without it holds the signer's bytes, re-encoded before signing).
    */
   readonly scribble?: { readonly imageBase64?: string; readonly normalized?: boolean; readonly name: string };
-  /** An external identity method in progress: the step and the one-time `state` of its return URL. */
-  readonly identity?: { readonly index: number; readonly state: string };
+  /**
+   * An external identity method in progress: the step, the one-time `state` of its return URL, and what the provider
+   * asked to keep until the signer comes back (PKCE verifier, nonce; JSON, sealed under the master key when there is one).
+   */
+  readonly identity?: { readonly index: number; readonly state: string; readonly pending?: string };
   /** SecureDownload: until when a fresh authentication after signing lets the signer download. */
   readonly downloadUntil?: string;
 }
@@ -184,7 +187,7 @@ export function assertTurn(tx: Transaction, signer: Signer): void {
 }
 
 /** Index offset of authentication steps in {@link SignSession.done} (verifications use their own index). */
-const AUTHENTICATION_INDEX = 1000;
+export const AUTHENTICATION_INDEX = 1000;
 
 /** A step of the signer's journey: an authentication (before any document is shown) or a verification. */
 export interface SignerStep {

@@ -18,7 +18,7 @@ const fakeIdin = (result: () => string): IdentityProvider => ({
   begin: async ({ returnUrl }) => ({ redirectUrl: `${returnUrl}&result=${result()}&bin=BIN123` }),
   complete: async ({ query }) => {
     if (query.result !== 'ok') throw new Error(`the bank answered ${query.result ?? 'nothing'}`);
-    return { bin: query.bin ?? '' };
+    return { evidence: { bin: query.bin ?? '' } };
   },
 });
 
@@ -58,6 +58,8 @@ describe('identity providers', () => {
       expect(session.json.Verifications.map((v: { Type: string; Done: boolean }) => [v.Type, v.Done])).toEqual([['iDIN', true], ['Consent', false]]);
       const audit = await server.store.listAuditEntries(tx.id);
       expect(audit.filter((e) => e.type === 'verification.performed').map((e) => e.data)).toEqual([
+        // The refused answer used its state up and is on record.
+        { signerId: 'Signer1', verification: 'iDIN', result: 'failed', evidence: { reason: expect.stringContaining('the bank answered cancelled') } },
         { signerId: 'Signer1', verification: 'iDIN', result: 'passed', evidence: { bin: 'BIN123' } },
       ]);
     } finally {

@@ -1,0 +1,165 @@
+/**
+ * The identity providers of the service from its configuration file (`PARAPH_IDENTITY_PROVIDERS_FILE`,
+ * docs/verifications.md#configuration): one entry per verification Type (several named entries for `OpenID Providers`),
+ * each with its protocol. Client secrets are never written in clear in the file: either sealed under the master key
+ * (`paraph seal-secret`) or named by an environment variable. Each protocol has a builder in {@link PROTOCOLS};
+ * `openid-connect` ships; a protocol built elsewhere (SAML 2.0) adds its own builder there.
+ */
+import { readFile } from 'node:fs/promises';
+import { ServiceError } from '../service-error.js';
+import { isSealed, type MasterKey } from '../../store/master-key.js';
+import type { IdentityProvider } from '../verification-senders.js';
+import { createOidcIdentityProvider, type OidcProviderSettings } from './oidc-identity-provider.js';
+import { createProviderChoice } from './provider-choice.js';
+
+/** Purpose a client secret is sealed under (`paraph seal-secret`). */
+export const CLIENT_SECRET_PURPOSE = 'identity-client-secret';
+
+/** What a protocol builder gets: the entry as written, and its client secret opened. */
+interface ProviderEntry {
+  readonly where: string;
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly secret: string | undefined;
+}
+
+/** Builders per `protocol` value. */
+const PROTOCOLS: Readonly<Record<string, (entry: ProviderEntry) => IdentityProvider & { readonly name?: string }>> = {
+  'openid-connect': (entry) => {
+    const settings = oidcSettings(entry);
+    return Object.assign(createOidcIdentityProvider(settings), settings.name !== undefined ? { name: settings.name } : {});
+  },
+};
+
+/**
+ * Reads the providers of `path`.
+ *
+ * @throws ServiceError `INVALID_IDENTITY_PROVIDERS` naming every problem of the file (path of the entry and the fix).
+ */
+export async function loadIdentityProviders(path: string, secrets: MasterKey | undefined, env: Readonly<Record<string, string | undefined>>): Promise<IdentityProvider[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw invalid([`${path}: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  const list = typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { providers?: unknown }).providers)
+    ? (parsed as { providers: unknown[] }).providers
+    : undefined;
+  if (list === undefined) throw invalid([`${path}: expected {"providers": [ … ]}`]);
+  const issues: string[] = [];
+  const built: (IdentityProvider & { readonly name?: string })[] = [];
+  list.forEach((item, index) => {
+    const where = `${path}: providers[${index}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      issues.push(`${where}: must be an object`);
+      return;
+    }
+    const raw = item as Record<string, unknown>;
+    const protocol = raw.protocol ?? 'openid-connect';
+    const builder = typeof protocol === 'string' ? PROTOCOLS[protocol] : undefined;
+    if (builder === undefined) {
+      issues.push(`${where}.protocol: ${JSON.stringify(protocol)} is not supported (use ${Object.keys(PROTOCOLS).join(', ')})`);
+      return;
+    }
+    try {
+      built.push(builder({ where, raw, secret: clientSecret(where, raw, secrets, env) }));
+    } catch (error) {
+      issues.push(error instanceof ServiceError ? error.message : `${where}: ${String(error)}`);
+    }
+  });
+  if (issues.length > 0) throw invalid(issues);
+  return group(built, issues);
+}
+
+/** One provider per Type; several named ones of the same Type become a choice by `ProviderName`. */
+function group(built: readonly (IdentityProvider & { readonly name?: string })[], issues: string[]): IdentityProvider[] {
+  const byType = new Map<string, (IdentityProvider & { readonly name?: string })[]>();
+  for (const provider of built) byType.set(provider.type, [...(byType.get(provider.type) ?? []), provider]);
+  const out: IdentityProvider[] = [];
+  for (const [type, providers] of byType) {
+    if (providers.length === 1 && providers[0]!.name === undefined) {
+      out.push(providers[0]!);
+      continue;
+    }
+    const names = providers.map((p) => p.name);
+    if (names.some((n) => n === undefined) || new Set(names).size !== names.length) {
+      issues.push(`${type}: several providers of one Type each need a distinct "name" (matched against the Verification's ProviderName)`);
+      continue;
+    }
+    out.push(createProviderChoice(type, providers.map((p) => ({ name: p.name as string, provider: p }))));
+  }
+  if (issues.length > 0) throw invalid(issues);
+  return out;
+}
+
+function clientSecret(where: string, raw: Readonly<Record<string, unknown>>, secrets: MasterKey | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (raw.clientSecretEnv !== undefined) {
+    const value = typeof raw.clientSecretEnv === 'string' ? env[raw.clientSecretEnv] : undefined;
+    if (value === undefined || value === '') throw invalid([`${where}.clientSecretEnv: the environment variable ${JSON.stringify(raw.clientSecretEnv)} is not set`]);
+    return value;
+  }
+  if (raw.clientSecret === undefined) return undefined;
+  if (!isSealed(raw.clientSecret)) {
+    throw invalid([`${where}.clientSecret: write it sealed (paraph seal-secret) or name an environment variable with clientSecretEnv; a secret in clear is not accepted`]);
+  }
+  if (secrets === undefined) throw invalid([`${where}.clientSecret: a sealed secret needs the service's master key`]);
+  return secrets.open(raw.clientSecret, CLIENT_SECRET_PURPOSE);
+}
+
+function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettings {
+  const issues: string[] = [];
+  const text = (key: string, required: boolean): string | undefined => {
+    const value = raw[key];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== 'string' || value.trim() === '') {
+      issues.push(`${where}.${key}: ${required ? 'required, ' : ''}a non-empty string`);
+      return undefined;
+    }
+    return value;
+  };
+  const type = text('type', true);
+  const issuer = text('issuer', true);
+  const clientId = text('clientId', true);
+  const name = text('name', false);
+  const scope = text('scope', false);
+  const allowHttp = raw.allowHttp === true;
+  if (issuer !== undefined) {
+    const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+    if (url === undefined || (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))) issues.push(`${where}.issuer: an https:// URL (got ${JSON.stringify(issuer)})`);
+  }
+  const stringMap = (key: string): Record<string, string> | undefined => {
+    const value = raw[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+      issues.push(`${where}.${key}: an object of strings`);
+      return undefined;
+    }
+    return value as Record<string, string>;
+  };
+  const claims = stringMap('claims');
+  const acrLevels = stringMap('acrLevels');
+  const acrValues = raw.acrValues;
+  if (acrValues !== undefined && (!Array.isArray(acrValues) || acrValues.some((v) => typeof v !== 'string'))) issues.push(`${where}.acrValues: an array of strings`);
+  const timeout = raw.timeoutSeconds;
+  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0 && timeout <= 120))) issues.push(`${where}.timeoutSeconds: a number of seconds from 1 to 120`);
+  if (raw.userinfo !== undefined && typeof raw.userinfo !== 'boolean') issues.push(`${where}.userinfo: true or false`);
+  if (issues.length > 0 || type === undefined || issuer === undefined || clientId === undefined) throw invalid(issues);
+  return {
+    type,
+    issuer,
+    clientId,
+    ...(secret !== undefined ? { clientSecret: secret } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+    ...(Array.isArray(acrValues) ? { acrValues: acrValues as string[] } : {}),
+    ...(acrLevels !== undefined ? { acrLevels } : {}),
+    ...(claims !== undefined ? { claims } : {}),
+    ...(raw.userinfo === true ? { userinfo: true } : {}),
+    ...(typeof timeout === 'number' ? { timeoutSeconds: timeout } : {}),
+    ...(allowHttp ? { allowHttp } : {}),
+  };
+}
+
+function invalid(issues: readonly string[]): ServiceError {
+  return new ServiceError('INVALID_IDENTITY_PROVIDERS', issues.join('; '), { origin: 'internal' });
+}

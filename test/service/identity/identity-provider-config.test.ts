@@ -1,0 +1,83 @@
+/**
+ * The identity providers file (docs/verifications.md#configuration): entries become providers per Type, client
+ * secrets are accepted sealed under the master key (as `paraph seal-secret` prints them) or from a named environment
+ * variable and refused in clear, and every problem is named with the entry it is in.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealSecretCommandWith } from '../../../src/cli/seal-secret.js';
+import { CLIENT_SECRET_PURPOSE, loadIdentityProviders } from '../../../src/service/identity/identity-provider-config.js';
+import { createMasterKey } from '../../../src/store/master-key.js';
+
+const keyBytes = randomBytes(32);
+const key = createMasterKey(keyBytes);
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'paraph-idp-config-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(content: unknown): Promise<string> {
+  const path = join(dir, `${randomBytes(4).toString('hex')}.json`);
+  await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+const entry = (extra: Record<string, unknown> = {}) => ({ type: 'itsme Identification', issuer: 'https://idp.example.com', clientId: 'paraph', ...extra });
+
+describe('identity providers file', () => {
+  it('builds one provider per Type, with a sealed secret or one from the environment', async () => {
+    const providers = await loadIdentityProviders(
+      await file({ providers: [entry({ clientSecret: key.seal('s3cret', CLIENT_SECRET_PURPOSE) }), entry({ type: 'iDIN', clientSecretEnv: 'IDIN_SECRET', userinfo: true, acrLevels: { a: 'High' } })] }),
+      key,
+      { IDIN_SECRET: 'other' },
+    );
+    expect(providers.map((p) => p.type)).toEqual(['itsme Identification', 'iDIN']);
+  });
+
+  it('several named OpenID Providers become one choice; unnamed ones of one Type are refused', async () => {
+    const [choice] = await loadIdentityProviders(await file({ providers: [entry({ type: 'OpenID Providers', name: 'A' }), entry({ type: 'OpenID Providers', name: 'B' })] }), key, {});
+    expect(choice?.choices).toEqual(['A', 'B']);
+    await expect(loadIdentityProviders(await file({ providers: [entry(), entry()] }), key, {})).rejects.toThrow(/distinct "name"/);
+  });
+
+  it.each([
+    ['a secret in clear', { providers: [entry({ clientSecret: 'plain' })] }, /providers\[0\]\.clientSecret: write it sealed/],
+    ['a missing environment variable', { providers: [entry({ clientSecretEnv: 'NOPE' })] }, /clientSecretEnv: the environment variable "NOPE" is not set/],
+    ['an http issuer', { providers: [entry({ issuer: 'http://idp.example.com' })] }, /issuer: an https:\/\/ URL/],
+    ['no client id', { providers: [entry({ clientId: undefined })] }, /providers\[0\]\.clientId: required/],
+    ['an unknown protocol', { providers: [entry({ protocol: 'saml2' })] }, /protocol: "saml2" is not supported \(use openid-connect\)/],
+    ['a bad timeout', { providers: [entry({ timeoutSeconds: 0 })] }, /timeoutSeconds/],
+    ['not a providers list', { other: [] }, /expected \{"providers"/],
+    ['not JSON', '{', /JSON/],
+  ])('refuses %s, naming it', async (_name, content, message) => {
+    await expect(loadIdentityProviders(await file(content), key, {})).rejects.toThrow(message);
+  });
+
+  it('a secret sealed under another key does not open', async () => {
+    const other = createMasterKey(randomBytes(32));
+    await expect(loadIdentityProviders(await file({ providers: [entry({ clientSecret: other.seal('x', CLIENT_SECRET_PURPOSE) })] }), key, {})).rejects.toThrow();
+  });
+
+  it('paraph seal-secret prints a value the file accepts', async () => {
+    const out: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), stderrIsTerminal: false };
+    const previous = process.env.PARAPH_MASTER_KEY;
+    process.env.PARAPH_MASTER_KEY = keyBytes.toString('base64');
+    try {
+      expect(await sealSecretCommandWith(async () => 'from-stdin\n')([], io)).toBe(0);
+    } finally {
+      if (previous === undefined) delete process.env.PARAPH_MASTER_KEY;
+      else process.env.PARAPH_MASTER_KEY = previous;
+    }
+    const sealed = out.join('').trim();
+    expect(sealed).not.toContain('from-stdin');
+    expect(key.open(sealed, CLIENT_SECRET_PURPOSE)).toBe('from-stdin');
+  });
+});
