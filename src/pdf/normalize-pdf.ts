@@ -64,6 +64,7 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
     if (!(error instanceof PdfParseError)) throw error;
     if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted, opening without a password' };
     if (error.code === 'PDF_UNREADABLE') return { reason: 'damaged-xref', detail: error.message };
+    if (error.code === 'PDF_NOT_A_PDF' && startsLikePdfBody(pdf)) return { reason: 'damaged-xref', detail: HEADERLESS };
     throw error;
   }
   try {
@@ -104,7 +105,19 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
 export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<NormalizedPdf> {
   const normalization = await inspect(pdf);
   if ('doc' in normalization) return { bytes: pdf, doc: normalization.doc };
-  let bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  const input = normalization.detail === HEADERLESS ? withHeader(pdf) : pdf;
+  let bytes: Uint8Array;
+  try {
+    bytes = await rewriteInWorker(input, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  } catch (error) {
+    // PDFium gives up on some files other readers open (a trailer cut off mid-string, a catalog with a broken entry):
+    // an unencrypted, unsigned one is rebuilt from the objects a lenient parse finds.
+    if (!(error instanceof PdfParseError) || error.code !== 'PDF_UNREADABLE' || normalization.reason !== 'damaged-xref' || isSigned(input)) throw error;
+    const rebuilt = await repairPageTree(input);
+    const checked = rebuilt && (await inspectRewrite(rebuilt));
+    if (!rebuilt || !checked || 'reason' in checked) throw error;
+    return { bytes: rebuilt, doc: checked.doc, normalization };
+  }
   // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
   let again = await inspectRewrite(bytes);
   if ('reason' in again) {
@@ -184,6 +197,27 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
   const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
   const worker = JSON.stringify(new URL('./normalize-worker.ts', here).href);
   return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
+}
+
+const HEADERLESS = 'it has no "%PDF-" header';
+
+/**
+ * Whether `pdf`, which has no `%PDF-` header, starts as a PDF body does (comment lines, then `n g obj`) and has a
+ * trailer or cross-reference stream: a PDF that lost its header, which readers open all the same.
+ */
+function startsLikePdfBody(pdf: Uint8Array): boolean {
+  const head = ascii(pdf, 0, Math.min(pdf.length, 1024));
+  if (!/^\s*(?:%[^\r\n]*[\r\n]+\s*)*\d+\s+\d+\s+obj\b/.test(head)) return false;
+  const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  return text.includes('trailer') || text.includes('/XRef');
+}
+
+function withHeader(pdf: Uint8Array): Uint8Array {
+  const header = new TextEncoder().encode('%PDF-1.7\n');
+  const out = new Uint8Array(header.length + pdf.length);
+  out.set(header);
+  out.set(pdf, header.length);
+  return out;
 }
 
 function isSigned(pdf: Uint8Array): boolean {
