@@ -13,6 +13,7 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import { loadPdf } from './load-pdf.js';
 import { repairPageTree } from './page-tree-repair.js';
 import { readPdfTail } from './pdf-tail.js';
+import { decryptedCopy } from './standard-decryption.js';
 import { tooComplex } from './text-index-limits.js';
 import { ObjectStreamCache, XrefView } from './xref.js';
 
@@ -110,13 +111,11 @@ export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions
   try {
     bytes = await rewriteInWorker(input, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
   } catch (error) {
-    // PDFium gives up on some files other readers open (a trailer cut off mid-string, a catalog with a broken entry):
-    // an unencrypted, unsigned one is rebuilt from the objects a lenient parse finds.
-    if (!(error instanceof PdfParseError) || error.code !== 'PDF_UNREADABLE' || normalization.reason !== 'damaged-xref' || isSigned(input)) throw error;
-    const rebuilt = await repairPageTree(input);
-    const checked = rebuilt && (await inspectRewrite(rebuilt));
-    if (!rebuilt || !checked || 'reason' in checked) throw error;
-    return { bytes: rebuilt, doc: checked.doc, normalization };
+    // PDFium gives up on some files other readers open: a trailer cut off mid-string, a catalog with a broken entry,
+    // an encryption key derived without the metadata. An unsigned one is rebuilt without PDFium, or refused as it said.
+    const fallback = canFallBack(error, input, normalization) ? await rewriteWithoutPdfium(input, normalization) : undefined;
+    if (!fallback) throw error;
+    return { ...fallback, normalization };
   }
   // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
   let again = await inspectRewrite(bytes);
@@ -125,12 +124,34 @@ export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions
     const flat = await repairPageTree(bytes);
     const flatAgain = flat && (await inspectRewrite(flat));
     if (!flat || !flatAgain || 'reason' in flatAgain) {
+      const fallback = isSigned(input) ? undefined : await rewriteWithoutPdfium(input, normalization);
+      if (fallback) return { ...fallback, normalization };
       throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
     }
     bytes = flat;
     again = flatAgain;
   }
   return { bytes, doc: again.doc, normalization };
+}
+
+/** Whether PDFium's refusal `error` leaves a rewrite without it worth trying (never on a signed file). */
+function canFallBack(error: unknown, input: Uint8Array, normalization: PdfNormalization): boolean {
+  if (!(error instanceof PdfParseError) || isSigned(input)) return false;
+  return normalization.reason === 'encrypted-empty-password' ? error.code === 'PDF_ENCRYPTED' : error.code === 'PDF_UNREADABLE';
+}
+
+/**
+ * `input` rewritten by pdf-lib alone — decrypted with the empty password when it is encrypted, its page tree rebuilt
+ * from a lenient parse when it must be — and checked as PDFium's rewrites are; undefined when that fails too.
+ */
+async function rewriteWithoutPdfium(input: Uint8Array, normalization: PdfNormalization): Promise<{ bytes: Uint8Array; doc: PDFDocument } | undefined> {
+  const source = normalization.reason === 'encrypted-empty-password' ? await decryptedCopy(input) : input;
+  if (!source) return undefined;
+  const checked = source === input ? undefined : await inspectRewrite(source);
+  if (checked && 'doc' in checked) return { bytes: source, doc: checked.doc };
+  const rebuilt = await repairPageTree(source);
+  const rebuiltChecked = rebuilt && (await inspectRewrite(rebuilt));
+  return rebuilt && rebuiltChecked && 'doc' in rebuiltChecked ? { bytes: rebuilt, doc: rebuiltChecked.doc } : undefined;
 }
 
 /**
