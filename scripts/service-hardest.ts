@@ -104,13 +104,17 @@ async function main(folder: string): Promise<void> {
   });
   let healthMax = 0;
   let healthFailures = 0;
+  let inFlight = '';
+  const slowHealth: { ms: number; file: string }[] = [];
   let peakRss = 0;
   let polling = true;
   const poll = (async () => {
     while (polling) {
       const t0 = performance.now();
       const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      healthMax = Math.max(healthMax, performance.now() - t0);
+      const ms = performance.now() - t0;
+      healthMax = Math.max(healthMax, ms);
+      if (ms > 1000) slowHealth.push({ ms: Math.round(ms), file: inFlight });
       if (!ok) healthFailures++;
       peakRss = Math.max(peakRss, peakRssMb(server.pid!));
       await new Promise((r) => setTimeout(r, 250));
@@ -119,6 +123,7 @@ async function main(folder: string): Promise<void> {
   const results: FileResult[] = [];
   try {
     for (const file of files) {
+      inFlight = file;
       const result = await oneFile(base, join(folder, file)).catch((error: unknown) => ({ file, create: 0, message: String(error), ms: 0 }));
       results.push(result);
       process.stdout.write(`${file}\t${result.create}/${result.upload ?? '-'}/${result.start ?? '-'}\t${result.ms} ms${result.message ? `\t${result.message.replace(/\s+/g, ' ')}` : ''}\n`);
@@ -140,9 +145,11 @@ async function main(folder: string): Promise<void> {
     `\nfiles: ${results.length}\nsealed: ${sealed}\nrefused (4xx): ${results.filter((r) => r.start !== 204 && !fiveXx.includes(r)).length}\n` +
       `5xx or no answer: ${fiveXx.length}${fiveXx.length ? ` (${fiveXx.map((r) => r.file).join(', ')})` : ''}\n` +
       `status codes: ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}\n` +
-      `/health max latency: ${Math.round(healthMax)} ms (failed answers: ${healthFailures})\npeak RSS of the server: ${peakRss} MB\n`,
+      `/health max latency: ${Math.round(healthMax)} ms (failed answers: ${healthFailures}; answers over 1 s: ${slowHealth.length}` +
+      `${slowHealth.length ? `, the slowest while ${slowHealth.sort((a, b) => b.ms - a.ms).slice(0, 5).map((h) => `${h.file} was in flight (${h.ms} ms)`).join(', ')}` : ''})\n` +
+      `peak RSS of the server: ${peakRss} MB\n`,
   );
-  if (values.json) writeFileSync(values.json, JSON.stringify({ results, healthMaxMs: Math.round(healthMax), healthFailures, peakRssMb: peakRss }, null, 1));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ results, healthMaxMs: Math.round(healthMax), healthFailures, slowHealth, peakRssMb: peakRss }, null, 1));
 }
 
 await main(dir);
