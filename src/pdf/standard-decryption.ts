@@ -26,7 +26,7 @@ interface Opened {
  * Decrypts `doc` (loaded with `ignoreEncryption`) in place with the empty password and removes its /Encrypt. False,
  * leaving `doc` untouched, when the empty password does not open it or its encryption is not one this module reads.
  */
-export function decryptWithEmptyPassword(doc: PDFDocument): boolean {
+function decryptWithEmptyPassword(doc: PDFDocument): boolean {
   const context = doc.context;
   const encryptRef = context.trailerInfo.Encrypt;
   const encrypt = context.lookup(encryptRef);
