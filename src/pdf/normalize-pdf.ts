@@ -13,6 +13,7 @@ import { ParaphError, PdfParseError } from '../errors.js';
 import { loadPdf } from './load-pdf.js';
 import { repairPageTree } from './page-tree-repair.js';
 import { readPdfTail } from './pdf-tail.js';
+import { decryptedCopy } from './standard-decryption.js';
 import { tooComplex } from './text-index/limits.js';
 import { ObjectStreamCache, XrefView } from './xref.js';
 
@@ -64,6 +65,7 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
     if (!(error instanceof PdfParseError)) throw error;
     if (error.code === 'PDF_ENCRYPTED') return { reason: 'encrypted-empty-password', detail: 'encrypted, opening without a password' };
     if (error.code === 'PDF_UNREADABLE') return { reason: 'damaged-xref', detail: error.message };
+    if (error.code === 'PDF_NOT_A_PDF' && startsLikePdfBody(pdf)) return { reason: 'damaged-xref', detail: HEADERLESS };
     throw error;
   }
   try {
@@ -104,7 +106,17 @@ async function inspect(pdf: Uint8Array): Promise<PdfNormalization | { doc: PDFDo
 export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<NormalizedPdf> {
   const normalization = await inspect(pdf);
   if ('doc' in normalization) return { bytes: pdf, doc: normalization.doc };
-  let bytes = await rewriteInWorker(pdf, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  const input = normalization.detail === HEADERLESS ? withHeader(pdf) : pdf;
+  let bytes: Uint8Array;
+  try {
+    bytes = await rewriteInWorker(input, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+  } catch (error) {
+    // PDFium gives up on some files other readers open: a trailer cut off mid-string, a catalog with a broken entry,
+    // an encryption key derived without the metadata. An unsigned one is rebuilt without PDFium, or refused as it said.
+    const fallback = canFallBack(error, input, normalization) ? await rewriteWithoutPdfium(input, normalization) : undefined;
+    if (!fallback) throw error;
+    return { ...fallback, normalization };
+  }
   // The rewrite must be what paraph needs: readable by pdf-lib, unencrypted, with a sound tail.
   let again = await inspectRewrite(bytes);
   if ('reason' in again) {
@@ -112,12 +124,34 @@ export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions
     const flat = await repairPageTree(bytes);
     const flatAgain = flat && (await inspectRewrite(flat));
     if (!flat || !flatAgain || 'reason' in flatAgain) {
+      const fallback = isSigned(input) ? undefined : await rewriteWithoutPdfium(input, normalization);
+      if (fallback) return { ...fallback, normalization };
       throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be repaired (${normalization.detail}; the rewrite: ${again.detail}).`);
     }
     bytes = flat;
     again = flatAgain;
   }
   return { bytes, doc: again.doc, normalization };
+}
+
+/** Whether PDFium's refusal `error` leaves a rewrite without it worth trying (never on a signed file). */
+function canFallBack(error: unknown, input: Uint8Array, normalization: PdfNormalization): boolean {
+  if (!(error instanceof PdfParseError) || isSigned(input)) return false;
+  return normalization.reason === 'encrypted-empty-password' ? error.code === 'PDF_ENCRYPTED' : error.code === 'PDF_UNREADABLE';
+}
+
+/**
+ * `input` rewritten by pdf-lib alone — decrypted with the empty password when it is encrypted, its page tree rebuilt
+ * from a lenient parse when it must be — and checked as PDFium's rewrites are; undefined when that fails too.
+ */
+async function rewriteWithoutPdfium(input: Uint8Array, normalization: PdfNormalization): Promise<{ bytes: Uint8Array; doc: PDFDocument } | undefined> {
+  const source = normalization.reason === 'encrypted-empty-password' ? await decryptedCopy(input) : input;
+  if (!source) return undefined;
+  const checked = source === input ? undefined : await inspectRewrite(source);
+  if (checked && 'doc' in checked) return { bytes: source, doc: checked.doc };
+  const rebuilt = await repairPageTree(source);
+  const rebuiltChecked = rebuilt && (await inspectRewrite(rebuilt));
+  return rebuilt && rebuiltChecked && 'doc' in rebuiltChecked ? { bytes: rebuilt, doc: rebuiltChecked.doc } : undefined;
 }
 
 /**
@@ -184,6 +218,27 @@ function workerSpec(): { entry: URL | string; evaluate: boolean } {
   const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
   const worker = JSON.stringify(new URL('./normalize-worker.ts', here).href);
   return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
+}
+
+const HEADERLESS = 'it has no "%PDF-" header';
+
+/**
+ * Whether `pdf`, which has no `%PDF-` header, starts as a PDF body does (comment lines, then `n g obj`) and has a
+ * trailer or cross-reference stream: a PDF that lost its header, which readers open all the same.
+ */
+function startsLikePdfBody(pdf: Uint8Array): boolean {
+  const head = ascii(pdf, 0, Math.min(pdf.length, 1024));
+  if (!/^\s*(?:%[^\r\n]*[\r\n]+\s*)*\d+\s+\d+\s+obj\b/.test(head)) return false;
+  const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  return text.includes('trailer') || text.includes('/XRef');
+}
+
+function withHeader(pdf: Uint8Array): Uint8Array {
+  const header = new TextEncoder().encode('%PDF-1.7\n');
+  const out = new Uint8Array(header.length + pdf.length);
+  out.set(header);
+  out.set(pdf, header.length);
+  return out;
 }
 
 function isSigned(pdf: Uint8Array): boolean {

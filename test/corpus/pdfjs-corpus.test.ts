@@ -17,20 +17,18 @@ const FILES = process.env.PARAPH_CORPUS_DIR
   : ['helloworld-bad.pdf', 'issue6010_1.pdf'];
 
 /**
- * Files of pdf.js's corpus poppler reads that paraph refuses, and why: PDFium (the engine that rewrites them) cannot
- * open them or finds no page, they are signed and a rewrite would break the signature, or they are no PDF by their
- * first bytes.
+ * Files of pdf.js's corpus poppler reads that paraph refuses, and why: poppler reads them only by ignoring an
+ * encryption dictionary whose empty password neither PDFium, qpdf nor paraph's own decryption accepts (it prints
+ * their ciphertext), they are signed and a rewrite would break the signature, or no engine paraph has finds their
+ * pages.
  */
 const EXPLAINED_REFUSALS: Readonly<Record<string, string>> = {
-  'bug1782186.pdf': 'an /Encrypt dictionary poppler ignores; PDFium asks for a password',
-  'issue15893_reduced.pdf': 'an /Encrypt entry only the damaged trailer names; PDFium asks for a password',
-  'pr6531_2.pdf': 'AES-256 whose empty password is the owner password; PDFium asks for the user password',
+  'bug1782186.pdf': 'revision 4 encryption poppler does not support and reads as ciphertext; the empty password opens it for neither PDFium, qpdf nor paraph',
+  'issue15893_reduced.pdf': 'an /Encrypt only the damaged last trailer names: poppler ignores it and prints ciphertext; the empty password does not open it',
   'issue17069.pdf': 'encrypted and signed: decrypting would break the signature',
-  'issue19484_1.pdf': 'PDFium finds no page',
-  'issue19484_2.pdf': 'PDFium finds no page',
-  'bug1250079.pdf': 'PDFium cannot open it, not even repairing it',
-  'poppler-742-0-fuzzed.pdf': 'PDFium cannot open it, not even repairing it',
-  'bug1606566.pdf': 'no "%PDF-" header at all: paraph does not take it for a PDF',
+  'issue19484_1.pdf': 'qpdf rejects its empty password; PDFium opens it but finds no page, and its object streams keep paraph\'s decryption out',
+  'issue19484_2.pdf': 'qpdf rejects its empty password; PDFium opens it but finds no page, and its object streams keep paraph\'s decryption out',
+  'poppler-742-0-fuzzed.pdf': 'a fuzzed catalog and page objects only poppler\'s token-level parser reads: PDFium cannot open it, pdf-lib finds no page',
 };
 
 describe(`the corpus in ${DIR}`, () => {

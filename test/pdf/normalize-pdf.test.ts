@@ -95,5 +95,15 @@ describe('normalizePdf', () => {
 
   it('refuses what is no PDF before starting any thread', async () => {
     await expect(normalizePdf(new TextEncoder().encode('hello'))).rejects.toMatchObject({ code: 'PDF_NOT_A_PDF' });
+    // Starting like a PDF body is not enough: without a trailer or cross-reference stream it is no PDF either.
+    await expect(normalizePdf(new TextEncoder().encode('%comment\n1 0 obj\n<< /Type /Catalog >>\nendobj\n'))).rejects.toMatchObject({ code: 'PDF_NOT_A_PDF' });
+  });
+
+  it('puts back the header of a PDF that lost it, and keeps its page', async () => {
+    const source = new Uint8Array(readFileSync(join(import.meta.dirname, '../../fixtures/pdfjs/helloworld-bad.pdf')));
+    const start = Buffer.from(source).indexOf('1 0 obj');
+    const { doc, normalization } = await normalizePdf(source.subarray(start));
+    expect(normalization).toMatchObject({ reason: 'damaged-xref', detail: 'it has no "%PDF-" header' });
+    expect(doc.getPageCount()).toBe(1);
   });
 });

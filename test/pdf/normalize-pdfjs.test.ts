@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { normalizationNeeded, normalizePdf } from '../../src/pdf/normalize-pdf.js';
+import { decodePDFRawStream, PDFRawStream } from '../../src/pdf/pdf-lib.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
@@ -31,6 +32,9 @@ const CASES: { file: string; cause: string; reason: 'encrypted-empty-password' |
   { file: 'Pages-tree-refs.pdf', cause: 'a page tree whose kids loop back', reason: 'damaged-xref' },
   { file: 'empty_protected.pdf', cause: 'AES-256 (revision 6) with an empty user password', reason: 'encrypted-empty-password' },
   { file: 'auth-event-ef-open.pdf', cause: 'only its embedded files encrypted', reason: 'encrypted-empty-password' },
+  { file: 'bug1250079.pdf', cause: 'a trailer cut off inside a string, which PDFium cannot open', reason: 'damaged-xref' },
+  { file: 'bug1606566.pdf', cause: 'no %PDF- header', reason: 'damaged-xref' },
+  { file: 'pr6531_2.pdf', cause: 'AES-256 whose empty password is the owner password, which PDFium refuses', reason: 'encrypted-empty-password' },
 ];
 
 let pki: TestPki;
@@ -58,6 +62,21 @@ describe('pdf.js corpus files poppler opens', () => {
       expect(seal && seal.kind === 'signature' && seal.digestOk && seal.signatureOk && seal.coversWholeDocument && seal.modifications.ok).toBe(true);
     });
   }
+
+  it('Pages-tree-refs.pdf keeps the page count readers show: its second kid loops back and stands as a blank page', async () => {
+    const { doc } = await normalizePdf(new Uint8Array(readFileSync(join(DIR, 'Pages-tree-refs.pdf'))));
+    expect(doc.getPageCount()).toBe(2);
+    expect(doc.getPage(1).getSize()).toEqual({ width: 595, height: 842 });
+  });
+
+  it('a file decrypted without PDFium draws the text poppler reads from the original (in the appearance of its comment)', async () => {
+    const { doc } = await normalizePdf(new Uint8Array(readFileSync(join(DIR, 'pr6531_2.pdf'))));
+    const drawn = doc.context
+      .enumerateIndirectObjects()
+      .filter(([, object]) => object instanceof PDFRawStream)
+      .map(([, stream]) => Buffer.from(decodePDFRawStream(stream as PDFRawStream).decode()).toString('latin1'));
+    expect(drawn.some((content) => content.includes('(Bluebeam should be encrypting this.)'))).toBe(true);
+  });
 
   it('issue6010_1.pdf (AES-256 with a real user password): refused, saying a password is needed', async () => {
     const error = await normalizePdf(new Uint8Array(readFileSync(join(DIR, 'issue6010_1.pdf')))).catch((e: unknown) => e);

@@ -1,7 +1,8 @@
 /**
  * What Search and the index are both reduced to before matching (search-folding.ts, docs/locations.md): Arabic and
- * Hebrew presentation forms match their base letters, bidirectional formatting marks are invisible to matching, and a
- * word hyphenated across lines is found with white space ignored.
+ * Hebrew presentation forms match their base letters, bidirectional formatting marks are invisible to matching,
+ * accented letters match however they are encoded, Arabic and Hebrew optional marks are ignored, and a word hyphenated
+ * across lines is found with white space ignored.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -49,10 +50,12 @@ describe('presentation forms and bidi marks', () => {
     );
   });
 
-  it('leaves ordinary text alone', () => {
+  it('leaves ordinary text alone but for its canonical decomposition', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
-        const plain = text.replace(/[\u0000-\u001F\u007F\u017F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFB00-\uFEFE]/g, '');
+        const plain = text
+          .normalize('NFD')
+          .replace(/[\u0000-\u001F\u007F\u017F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFB00-\uFEFE\u064B-\u0652\u0670\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/g, '');
         expect(foldForSearch(plain)).toBe(plain);
       }),
     );
@@ -60,6 +63,32 @@ describe('presentation forms and bidi marks', () => {
 
   it('expands Latin ligatures and the long s', () => {
     expect(normalizeSearchText('ﬁnd ﬀ ﬅ ſt')).toBe('find ff st st');
+  });
+});
+
+describe('accents and optional marks', () => {
+  const accented = fc.string({ unit: fc.constantFrom(...'aeiouncçéèêëàâäîïôöùûüñåøÅÉŌḗǖ '), minLength: 1, maxLength: 16 });
+
+  it('a word matches whether its accented letters are one character each (NFC) or a letter and a combining mark (NFD)', () => {
+    fc.assert(
+      fc.property(accented, (word) => {
+        expect(normalizeSearchText(word.normalize('NFC'))).toBe(normalizeSearchText(word.normalize('NFD')));
+        // Drawn glyph by glyph — a base letter, then its accent as a glyph of its own — the page folds to the same text.
+        expect([...word.normalize('NFD')].map((glyph) => glyphText(glyph)).join('')).toBe(foldForSearch(word.normalize('NFC')));
+      }),
+    );
+  });
+
+  it('Arabic with or without harakat, Hebrew with or without niqqud, are the same search', () => {
+    expect(normalizeSearchText('السَّيِّدَة')).toBe(normalizeSearchText('السيدة'));
+    expect(normalizeSearchText('عذراً')).toBe(normalizeSearchText('عذرا'));
+    expect(normalizeSearchText('שָׁלוֹם')).toBe(normalizeSearchText('שלום'));
+    // Hamza is a letter of its own, not an optional mark: أ and ا stay apart.
+    expect(normalizeSearchText('أ')).not.toBe(normalizeSearchText('ا'));
+  });
+
+  it('keeps accents: an accented word is not its bare spelling', () => {
+    expect(normalizeSearchText('café')).not.toBe(normalizeSearchText('cafe'));
   });
 });
 

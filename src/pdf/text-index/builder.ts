@@ -5,6 +5,7 @@
  * exactly the same structure.
  */
 import { type PageGeometry, userPointToReader } from '../page-geometry.js';
+import { isBidiNeutral, leadingGroupStart, moveGroupBehindRun } from '../bidi-neutrals.js';
 import { bigramSignature } from './bigrams.js';
 import { foldForSearch } from '../search-folding.js';
 import { encodeBoxes } from './boxes.js';
@@ -201,12 +202,27 @@ export class PageTextBuilder {
           end++;
           continue;
         }
+        if (isBidiNeutral(ch)) {
+          // Punctuation between two right-to-left letters of the line belongs to the run (bidi-neutrals.ts).
+          let next = end + 1;
+          while (next < this.count && (chars[next] === ' ' || isBidiNeutral(chars[next]!))) next++;
+          if (next < this.count && RIGHT_TO_LEFT.test(chars[next]!) && this.onLine(last, end) && this.onLine(last, next)) {
+            end = next;
+            continue;
+          }
+        }
         if (!RIGHT_TO_LEFT.test(ch) || Number.isNaN(boxes[end * 4]!) || !this.sameLine(last, end)) break;
         last = end++;
       }
       if (last > i) this.sortRun(i, last + 1);
+      const lead = leadingGroupStart(chars, i, (k) => this.onLine(i, k));
+      if (lead < i) moveGroupBehindRun(chars, boxes, lead, i, last + 1);
       i = last + 1;
     }
+  }
+
+  private onLine(a: number, b: number): boolean {
+    return !Number.isNaN(this.boxes[b * 4]!) && this.sameLine(a, b);
   }
 
   private sameLine(a: number, b: number): boolean {
