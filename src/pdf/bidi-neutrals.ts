@@ -1,7 +1,7 @@
 /**
  * Where punctuation and digits drawn beside right-to-left text belong in reading order, as the Unicode bidirectional
  * algorithm (and so poppler's pdftotext) puts them. A PDF draws such a line in visual order, left to right; the text
- * index turns each right-to-left run back into reading order (text-index-builder.ts). Two simplified rules of the
+ * index turns each right-to-left run back into reading order (text-index/builder.ts). Two simplified rules of the
  * algorithm, enough for what a user types as a Search:
  * - punctuation between two right-to-left letters of a line (`שלום, עולם`) takes their direction: it is part of the run;
  * - punctuation and digits that start a line and are followed by a right-to-left run (`?םולש`, `11:דבוע` as drawn)

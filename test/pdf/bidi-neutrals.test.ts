@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from '../../src/pdf/pdf-lib.js';
-import { findText, indexText, TEXT_ENGINES, type TextIndex } from '../../src/pdf/text-index.js';
+import { findText, indexText, TEXT_ENGINES, type TextIndex } from '../../src/pdf/text-index/text-index.js';
 
 const FONT = readFileSync(join(import.meta.dirname, '../../assets/fonts/DejaVuSans.ttf'));
 

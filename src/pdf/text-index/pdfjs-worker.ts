@@ -42,7 +42,7 @@ type Doc = Awaited<ReturnType<typeof openPdf>>;
 const PAGES_PER_OPEN = 400;
 
 const port = parentPort;
-if (!port) throw new Error('text-index-worker must run as a worker thread');
+if (!port) throw new Error('text-index/pdfjs-worker must run as a worker thread');
 
 let bytes: Uint8Array | undefined;
 /** The host's number for the current document; every reply carries it, so late replies are recognized. */
