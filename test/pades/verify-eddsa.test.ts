@@ -45,7 +45,9 @@ function ed25519Signed(md: 'sha256' | 'sha512'): Buffer {
   });
   const contentsStart = rsaSigned.lastIndexOf('/Contents <') + '/Contents '.length;
   const contentsEnd = rsaSigned.indexOf('>', contentsStart) + 1;
-  const hex = rsaSigned.toString('latin1', contentsStart + 1, contentsEnd - 1).replace(/(00)+$/, '');
+  const hex = rsaSigned.toString('latin1', contentsStart + 1, contentsEnd - 1);
+  // The placeholder is padded with zeros after the DER; fromBER reads exactly one element and ignores them (stripping
+  // trailing "00" pairs would also cut a signature value that happens to end in a zero byte).
   const info = new pkijs.ContentInfo({ schema: asn1js.fromBER(Buffer.from(hex, 'hex')).result });
   const signedData = new pkijs.SignedData({ schema: info.content });
   const pem = (path: string): Uint8Array => new Uint8Array(Buffer.from(readFileSync(path, 'latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64'));
