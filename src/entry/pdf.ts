@@ -16,6 +16,7 @@ export {
   type FieldSpec,
   type FieldType,
   type FieldValueInput,
+  type LocalisedText,
   type Location,
   type SignerFormSets,
   type ParseFileMetaDataOptions,

@@ -65,8 +65,21 @@ const SESSION_FIELD = {
     Options: {
       type: 'array',
       description: 'Radio: the buttons; send the chosen one’s `Value`',
-      items: { type: 'object', properties: { Value: { type: 'string' }, Key: { type: 'string' }, Widgets: { type: 'array', items: WIDGET } }, required: ['Value', 'Key', 'Widgets'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: {
+          Value: { type: 'string' },
+          Key: { type: 'string' },
+          Label: { type: 'string', description: 'The button’s FileMetaData Label in the signer’s language' },
+          Tooltip: { type: 'string', description: 'The button’s FileMetaData Tooltip in the signer’s language' },
+          Widgets: { type: 'array', items: WIDGET },
+        },
+        required: ['Value', 'Key', 'Widgets'],
+        additionalProperties: false,
+      },
     },
+    Label: { type: 'string', description: 'The FileMetaData Label in the signer’s language (docs/design/fields.md#labels-and-tooltips); show it instead of `Key`' },
+    Tooltip: { type: 'string', description: 'The FileMetaData Tooltip in the signer’s language' },
     Required: { type: 'boolean', description: 'Must hold a value when signing' },
     Widgets: { type: 'array', items: WIDGET },
   },

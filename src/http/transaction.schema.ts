@@ -47,6 +47,12 @@ export const LocationSchema = Type.Object(
   { description: 'Location of a field: Search (with Occurence) or coordinates; PageNumber 1-based' },
 );
 
+/** A field's Label or Tooltip: one text, or one per language tag (docs/design/fields.md#labels-and-tooltips). */
+const LocalisedTextSchema = (maxLength: number, what: string) =>
+  Type.Union([Str({ minLength: 1, maxLength }), Type.Record(Type.String(), Str({ minLength: 1, maxLength })), Type.Null()], {
+    description: `${what}: one text, or an object of language tag to text ({"nl": "…", "en": "…"}); the signer sees the text of their language`,
+  });
+
 /**
  * FileMetaData (docs/design/files.md#filemetadata, docs/design/locations.md) for the OpenAPI document only: the upload
  * keeps its raw bytes (the Digest covers them) and the domain's parser validates them (file-metadata.ts); null means
@@ -68,6 +74,8 @@ export const FileMetaDataSchema = Type.Object(
             Type: stringEnum(FIELD_TYPES),
             Value: opt(Type.Union([Str(), Type.Number(), Type.Boolean()])),
             Location: LocationSchema,
+            Label: opt(LocalisedTextSchema(255, 'What the signer is asked for, shown with the field')),
+            Tooltip: opt(LocalisedTextSchema(1000, "A hint shown with the field and as the PDF field's tooltip")),
           }),
         ),
       ),

@@ -18,6 +18,12 @@ export const FIELD_TYPES: readonly FieldType[] = ['Signature', 'Seal', 'Check', 
 export type FieldValueInput = string | number | boolean;
 
 /**
+ * A text shown to the signer (docs/design/fields.md#labels-and-tooltips): one string for every language, or one per
+ * language tag, `{ "nl": "Plaats", "en": "Place" }` ({@link localisedTextFor} chooses).
+ */
+export type LocalisedText = string | Readonly<Record<string, string>>;
+
+/**
  * Where a field goes, in PDF points, CSS-absolute-positioning style inside the matched text's box (with `Search`) or
  * the page (docs/design/locations.md#occurrence). After validation the alias `Occurrence` has been folded into
  * `Occurence`. Over-constrained like CSS (Left, Right and Width all given; likewise Top, Bottom and Height): Right
@@ -49,6 +55,16 @@ export interface FieldSpec {
    */
   Value?: FieldValueInput;
   Location: Location;
+  /**
+   * What the signer is asked for, shown with the field on the signing page ("Place of signing"; paraph's own, Signhost
+   * has none: its `Value` is not a label). At most 255 characters, one line.
+   */
+  Label?: LocalisedText;
+  /**
+   * A longer hint, shown on the signing page and written into the PDF field's alternate name (/TU), which readers show
+   * as its tooltip. At most 1000 characters, one line.
+   */
+  Tooltip?: LocalisedText;
 }
 
 /** A signer's entry in the metadata: the formsets whose fields that signer fills. */
@@ -106,7 +122,13 @@ const NUMBER_PATTERN = /^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/;
 const ROOT_PROPS = ['DisplayName', 'DisplayOrder', 'Description', 'SetParaph', 'Signers', 'FormSets'] as const;
 const SIGNER_PROPS = ['FormSets'] as const;
 /** `Link` is documented on a field by Signhost's OpenAPI (the Python client sends it as null); it is ignored. */
-const FIELD_PROPS = ['Type', 'Value', 'Location', 'Link'] as const;
+const FIELD_PROPS = ['Type', 'Value', 'Location', 'Label', 'Tooltip', 'Link'] as const;
+const MAX_LABEL = 255;
+const MAX_TOOLTIP = 1000;
+/** Languages one Label or Tooltip may carry. */
+const MAX_TEXT_LANGUAGES = 32;
+/** A BCP 47 language tag as far as choosing a text needs it: `nl`, `de-AT`, `en-US`, `zh-Hant-TW`. */
+const LANGUAGE_TAG_PATTERN = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
 const LOCATION_PROPS = [
   'Search',
   'Occurence',
@@ -349,10 +371,120 @@ function validateField(value: unknown, path: string, issues: string[]): FieldSpe
   if (!has(obj, 'Location')) issues.push(`${path}.Location: is required`);
   else location = validateLocation(obj.Location, `${path}.Location`, issues);
 
+  const label = readLocalisedText(obj, 'Label', path, MAX_LABEL, issues);
+  const tooltip = readLocalisedText(obj, 'Tooltip', path, MAX_TOOLTIP, issues);
+
   if (issues.length > before || !type || !location) return undefined;
   const field: FieldSpec = { Type: type, Location: location };
   if (fieldValue !== undefined) field.Value = fieldValue;
+  if (label !== undefined) field.Label = label;
+  if (tooltip !== undefined) field.Tooltip = tooltip;
   return field;
+}
+
+/**
+ * A field's Label or Tooltip: a string, or an object of language tag → string (`null` entries count as absent). Each
+ * text one line of 1 to `max` characters, without control, line-separator or bidirectional formatting characters (a
+ * label must read as what it is); the tags unique whatever their case.
+ */
+function readLocalisedText(obj: JsonObject, key: string, path: string, max: number, issues: string[]): LocalisedText | undefined {
+  if (!has(obj, key)) return undefined;
+  const full = `${path}.${key}`;
+  const value = obj[key];
+  if (typeof value === 'string') {
+    const problem = shownTextProblem(value, max);
+    if (problem) issues.push(`${full}: ${problem}`);
+    return problem ? undefined : value;
+  }
+  if (!isObject(value)) {
+    issues.push(`${full}: must be a string or an object of language tag to text, e.g. {"nl": "…", "en": "…"} (got ${describe(value)})`);
+    return undefined;
+  }
+  const before = issues.length;
+  const texts: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const tag of Object.keys(value)) {
+    const text = value[tag];
+    if (text === null) continue;
+    if (!LANGUAGE_TAG_PATTERN.test(tag)) {
+      issues.push(`${full}: ${JSON.stringify(tag.length > 40 ? tag.slice(0, 40) + '…' : tag)} is not a language tag such as "nl", "de-AT" or "en-US"`);
+      continue;
+    }
+    if (seen.has(tag.toLowerCase())) {
+      issues.push(`${full}.${tag}: the language is given twice (tags are compared without regard to case)`);
+      continue;
+    }
+    seen.add(tag.toLowerCase());
+    if (typeof text !== 'string') {
+      issues.push(`${full}.${tag}: must be a string (got ${describe(text)})`);
+      continue;
+    }
+    const problem = shownTextProblem(text, max);
+    if (problem) issues.push(`${full}.${tag}: ${problem}`);
+    else texts.push([tag, text]);
+  }
+  if (issues.length > before) return undefined;
+  if (texts.length === 0) {
+    issues.push(`${full}: give the text for at least one language`);
+    return undefined;
+  }
+  if (texts.length > MAX_TEXT_LANGUAGES) {
+    issues.push(`${full}: at most ${MAX_TEXT_LANGUAGES} languages (got ${texts.length})`);
+    return undefined;
+  }
+  return Object.fromEntries(texts);
+}
+
+/** Why a Label or Tooltip text is refused, or undefined. */
+function shownTextProblem(text: string, max: number): string | undefined {
+  const length = [...text].length;
+  if (text.trim().length === 0) return 'must contain text other than white space';
+  if (length > max) return `must be at most ${max} characters (got ${length})`;
+  if (FORBIDDEN_IN_SHOWN_TEXT.test(text)) return 'must be one line without control or bidirectional formatting characters';
+  return undefined;
+}
+
+/** C0, DEL, C1, line and paragraph separators and the bidirectional formatting characters. */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_SHOWN_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * The text of a Label or Tooltip for a reader of `languages`, most wanted first (a signer's language, then the
+ * transaction's): per language, the text of the same tag, else of a tag with the same primary subtag (`de-AT` for
+ * `de-DE`, `nl` for `nl-BE`); then English; then the first text given. Tags compare without regard to case.
+ *
+ * @example
+ * localisedTextFor({ nl: 'Plaats', en: 'Place' }, ['de-DE', 'nl-NL']); // 'Plaats'
+ */
+export function localisedTextFor(text: LocalisedText | undefined, languages: readonly string[]): string | undefined {
+  if (text === undefined || typeof text === 'string') return text;
+  const entries = Object.entries(text);
+  const primary = (tag: string): string => tag.toLowerCase().split('-')[0] ?? '';
+  for (const wanted of [...languages, 'en']) {
+    const exact = entries.find(([tag]) => tag.toLowerCase() === wanted.toLowerCase());
+    if (exact) return exact[1];
+    const near = entries.find(([tag]) => primary(tag) === primary(wanted));
+    if (near) return near[1];
+  }
+  return entries[0]?.[1];
+}
+
+/** The FileMetaData field `<formSet>.<fieldKey>`, if the metadata has it (own keys only: `constructor` is a key too). */
+export function fieldSpecOf(metadata: FileMetaData | undefined, formSet: string, fieldKey: string): FieldSpec | undefined {
+  const sets = metadata?.FormSets ?? {};
+  const set = Object.hasOwn(sets, formSet) ? sets[formSet] : undefined;
+  return set !== undefined && Object.hasOwn(set, fieldKey) ? set[fieldKey] : undefined;
+}
+
+/**
+ * A field's alternate name in the PDF (/TU, the tooltip readers show): its Label and Tooltip for `languages`
+ * ({@link localisedTextFor}), joined `Label — Tooltip` when it has both; undefined when it has neither.
+ */
+export function fieldAlternateName(field: Pick<FieldSpec, 'Label' | 'Tooltip'>, languages: readonly string[]): string | undefined {
+  const label = localisedTextFor(field.Label, languages);
+  const tooltip = localisedTextFor(field.Tooltip, languages);
+  if (label !== undefined && tooltip !== undefined) return `${label} — ${tooltip}`;
+  return label ?? tooltip;
 }
 
 function checkValue(type: FieldType, value: FieldValueInput, path: string, issues: string[]): void {

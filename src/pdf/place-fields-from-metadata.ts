@@ -3,7 +3,7 @@
  * incremental update. {@link resolvePlacements} then {@link placeFields}; a caller that resolves and writes at
  * different moments (the service: resolve at upload, write at start) calls the two itself.
  */
-import type { FileMetaData } from './file-metadata.js';
+import { fieldAlternateName, fieldSpecOf, type FileMetaData } from './file-metadata.js';
 import { openPdfForUpdate, type PdfUpdateSession } from './incremental.js';
 import { loadFieldFont, placeFieldsInSession, type PlaceFieldsOptions, type PlacedField } from './place-fields.js';
 import type { FieldPlacement } from './resolve-locations.js';
@@ -13,6 +13,11 @@ import { resolvePlacements, type ResolvePlacementsOptions } from './resolve-plac
 export interface PlaceFieldsFromMetadataOptions extends ResolvePlacementsOptions {
   /** The visible label of a Signature or Seal field (see `placeFields`). */
   label?: PlaceFieldsOptions['label'];
+  /**
+   * The language of the document (a BCP 47 tag): a field's Label and Tooltip in that language become its tooltip (/TU,
+   * see `fieldAlternateName`). Default `en`; a text given for one language only is used whatever the language.
+   */
+  language?: string;
 }
 
 /** The result of {@link placeFieldsFromMetadata}. */
@@ -43,7 +48,7 @@ export async function placeFieldsFromMetadata(
   metadata: unknown,
   options: PlaceFieldsFromMetadataOptions = {},
 ): Promise<PlaceFieldsFromMetadataResult> {
-  const { label, whileExtracting, ...resolveOptions } = options;
+  const { label, language, whileExtracting, ...resolveOptions } = options;
   // While worker threads extract the text this thread waits: it opens the document for the update and loads the
   // fields' font meanwhile, which it would otherwise do after the search (~0.1–0.3 s for a book, before its fields).
   let opening: Promise<PdfUpdateSession> | undefined;
@@ -57,6 +62,10 @@ export async function placeFieldsFromMetadata(
   });
   const placeOptions: PlaceFieldsOptions = { pages: resolved.pages };
   if (label) placeOptions.label = label;
+  placeOptions.alternateName = (p) => {
+    const spec = p.existing === true ? undefined : fieldSpecOf(resolved.metadata, p.formSet, p.fieldKey);
+    return spec === undefined ? undefined : fieldAlternateName(spec, language !== undefined ? [language] : []);
+  };
   const { bytes, fields } = await placeFieldsInSession(await (opening ?? openPdfForUpdate(pdf)), resolved.placements, placeOptions);
   return { bytes, fields, placements: resolved.placements, metadata: resolved.metadata };
 }

@@ -54,6 +54,13 @@ export interface PlaceFieldsOptions {
    */
   label?: (placement: FieldPlacement) => string;
   /**
+   * The field's alternate name (/TU), which readers show as its tooltip and screen readers announce: e.g. the
+   * FileMetaData field's Label and Tooltip ({@link fieldAlternateName}). Asked with the field's first placement;
+   * undefined keeps the default (a Signature or Seal field's label, a Date or Number field's format). A radio group
+   * gets none: one PDF field holds all of its buttons.
+   */
+  alternateName?: (placement: FieldPlacement) => string | undefined;
+  /**
    * How many pages the document had when the placements were resolved (e.g. `index.pages.length`). When pdf-lib
    * reads another number, the file is damaged in a way the two parsers see differently: PdfParseError
    * `PDF_PAGE_COUNT_MISMATCH` instead of placing fields on the wrong pages.
@@ -252,7 +259,8 @@ export async function placeFieldsInSession(
       return widget;
     });
 
-    describeField(fieldDict, f, fontKey, labels.get(f.placements[0]!));
+    const alternate = f.type === 'Radio' ? undefined : options.alternateName?.(f.placements[0]!);
+    describeField(fieldDict, f, fontKey, labels.get(f.placements[0]!), alternate);
     let fieldRef: PDFRef;
     if (widgets.length === 1 && !radio) {
       for (const [key, value] of widgets[0]!.entries()) fieldDict.set(key, value);
@@ -337,16 +345,21 @@ function assertPageCount(actual: number, options: Pick<PlaceFieldsOptions, 'page
   }
 }
 
-/** The field-level entries: type, flags, value, default appearance, tooltip. */
-function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: string | undefined): void {
+/** The field-level entries: type, flags, value, default appearance, tooltip (/TU: `alternate`, else a default). */
+function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: string | undefined, alternate: string | undefined): void {
   const set = (key: string, value: PDFObject): void => dict.set(PDFName.of(key), value);
+  const tooltip = (fallback: string | undefined): void => {
+    const text = alternate ?? fallback;
+    if (text) set('TU', PDFHexString.fromText(text));
+  };
   switch (f.type) {
     case 'Signature':
     case 'Seal':
       set('FT', PDFName.of('Sig'));
-      if (label) set('TU', PDFHexString.fromText(label));
+      tooltip(label);
       return;
     case 'Check': {
+      tooltip(undefined);
       set('FT', PDFName.of('Btn'));
       set('Ff', PDFNumber.of(0));
       const on = f.placements[0]!;
@@ -369,8 +382,9 @@ function describeField(dict: PDFDict, f: FieldGroup, fontKey: string, label: str
       const size = textFieldFontSize(Math.min(...f.placements.map((p) => p.height)));
       set('DA', PDFString.of(`/${fontKey} ${size} Tf 0 g`));
       if (f.value !== undefined) set('V', PDFHexString.fromText(f.value));
-      if (f.type === 'Date') set('TU', PDFHexString.fromText('Date (YYYY-MM-DD)'));
-      if (f.type === 'Number') set('TU', PDFHexString.fromText('Number'));
+      // A Date field's tooltip keeps the format the field takes.
+      if (f.type === 'Date') set('TU', PDFHexString.fromText(alternate !== undefined ? `${alternate} (YYYY-MM-DD)` : 'Date (YYYY-MM-DD)'));
+      else tooltip(f.type === 'Number' ? 'Number' : undefined);
       return;
     }
   }

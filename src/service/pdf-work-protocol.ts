@@ -67,6 +67,8 @@ export type PdfJob =
       readonly pages?: readonly PageGeometry[];
       /** Labels of unsigned Signature/Seal fields by field name; the others get placeFields' default. */
       readonly labels?: Readonly<Record<string, string>>;
+      /** Alternate names (/TU, the tooltips) by field name: the fields' Labels and Tooltips. */
+      readonly alternateNames?: Readonly<Record<string, string>>;
     }
   /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
   | { readonly kind: 'scribble'; readonly bytes: Uint8Array }

@@ -67,10 +67,11 @@ async function run(id: number, job: PdfJob): Promise<unknown> {
     case 'rewrite':
       return { bytes: await rewritePdf(job.bytes, { timeoutMs: job.timeoutMs }) };
     case 'place': {
-      const labels = job.labels;
+      const { labels, alternateNames } = job;
       const { bytes } = await placeFields(job.bytes, job.placements, {
         ...(job.pages ? { pages: job.pages } : {}),
         ...(labels ? { label: (p: FieldPlacement) => labels[p.field] ?? defaultFieldLabel(p) } : {}),
+        ...(alternateNames ? { alternateName: (p: FieldPlacement) => alternateNames[p.field] } : {}),
       });
       return { bytes };
     }

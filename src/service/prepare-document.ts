@@ -10,6 +10,7 @@
 import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
+import { fieldAlternateName, fieldSpecOf } from '../pdf/file-metadata.js';
 import { resolvePlacements, type ResolvedPlacements } from '../pdf/resolve-placements.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import { defaultTextEngine } from '../pdf/text-index/text-index.js';
@@ -70,20 +71,20 @@ export async function prepareDocument(
   pdf: Uint8Array,
   signerIds: readonly string[],
   resolved?: ResolvedDocument,
-  signHere?: SignHereLabels,
+  texts?: FieldTexts,
 ): Promise<PreparedDocument> {
   let prepared;
   try {
     if (resolved) {
-      const labels = signHereLabels(resolved.placements, signHere);
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...(labels ? { labels } : {}) }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
+      const labels = fieldLabels(file, resolved.placements, texts);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...labels }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
       prepared = { bytes: placed.bytes, placements: resolved.placements };
     } else {
       const document = await readFacts(ctx, file, pdf);
       const again = await resolveInPool(ctx, file, pdf, signerIds, document);
       const pages = again.pages;
-      const labels = signHereLabels(again.placements, signHere);
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...(labels ? { labels } : {}) }, ctx.settings.pdfWork, pages.length);
+      const labels = fieldLabels(file, again.placements, texts);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...labels }, ctx.settings.pdfWork, pages.length);
       prepared = { bytes: placed.bytes, placements: again.placements };
     }
   } catch (error) {
@@ -93,23 +94,38 @@ export async function prepareDocument(
   return { sha256: blob.sha256, size: blob.size, placements: prepared.placements };
 }
 
-/** What `resolvePlacements` would read of `pdf` with pdf-lib, read in pdf-work.ts's threads. */
-/** What an unsigned signature box says: "Sign here" in the document's language, and each signer's name where known. */
-export interface SignHereLabels {
+/**
+ * The words paraph writes into a document's fields, in the document's (the transaction's) language: what an unsigned
+ * signature box says ("Sign here" and each signer's name where known), and the language the FileMetaData Labels and
+ * Tooltips are chosen in for the fields' tooltips (/TU).
+ */
+export interface FieldTexts {
   readonly signHere: string;
   /** Signer Id → the name to show (ScribbleName); a signer without one is not named (never by Id or e-mail). */
   readonly names: Readonly<Record<string, string>>;
+  /** The transaction's language. */
+  readonly language: string;
 }
 
-function signHereLabels(placements: readonly FieldPlacement[], signHere: SignHereLabels | undefined): Record<string, string> | undefined {
-  if (signHere === undefined) return undefined;
+/** The Sign-here labels and the alternate names (/TU) of the fields placed, by field name. */
+function fieldLabels(
+  file: StoredFile,
+  placements: readonly FieldPlacement[],
+  texts: FieldTexts | undefined,
+): { labels?: Record<string, string>; alternateNames?: Record<string, string> } {
+  if (texts === undefined) return {};
   const labels: Record<string, string> = {};
+  const alternateNames: Record<string, string> = {};
   for (const p of placements) {
-    if (p.type !== 'Signature' || p.existing === true) continue;
-    const names = p.signerIds.map((id) => signHere.names[id]).filter((n): n is string => n !== undefined && n.trim() !== '');
-    labels[p.field] = names.length > 0 ? `${signHere.signHere}: ${names.join(', ')}` : signHere.signHere;
+    if (p.existing === true) continue;
+    const spec = p.type === 'Radio' ? undefined : fieldSpecOf(file.Metadata, p.formSet, p.fieldKey);
+    const alternate = spec === undefined ? undefined : fieldAlternateName(spec, [texts.language]);
+    if (alternate !== undefined) alternateNames[p.field] = alternate;
+    if (p.type !== 'Signature') continue;
+    const names = p.signerIds.map((id) => texts.names[id]).filter((n): n is string => n !== undefined && n.trim() !== '');
+    labels[p.field] = names.length > 0 ? `${texts.signHere}: ${names.join(', ')}` : texts.signHere;
   }
-  return labels;
+  return { labels, ...(Object.keys(alternateNames).length > 0 ? { alternateNames } : {}) };
 }
 
 /**

@@ -10,7 +10,7 @@
  * (a verification method without provider, a document that cannot be prepared) answer 400 and end it at 70.
  */
 import { TransactionStatus, transition, updateFile, type Transaction } from '../domain/transaction.js';
-import { catalogueFor } from '../i18n/catalogue.js';
+import { catalogueFor, resolveLanguage } from '../i18n/catalogue.js';
 import { ParaphError, isInputError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
@@ -44,16 +44,18 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   // is resolved again.
   const prepared = new Map<string, PreparedDocument>();
   const signerIds = tx.Signers.map((s) => s.Id);
-  // Unsigned boxes say whom they wait for by name, in the transaction's language; never by internal Id.
-  const signHere = {
+  // Unsigned boxes say whom they wait for by name, in the transaction's language; never by internal Id. The fields'
+  // tooltips take their Labels and Tooltips in that language too.
+  const texts = {
     signHere: catalogueFor(tx.Language).evidence.signHere,
     names: Object.fromEntries(tx.Signers.flatMap((s) => (s.ScribbleName !== undefined ? [[s.Id, s.ScribbleName]] : []))),
+    language: resolveLanguage(tx.Language),
   };
   for (const file of tx.Files) {
     if (file.Original === undefined) continue;
     try {
       const pdf = await ctx.store.blobs.read(file.Original.sha256);
-      prepared.set(file.FileId, await prepareDocument(ctx, file, pdf, signerIds, reusableResolution(file, signerIds), signHere));
+      prepared.set(file.FileId, await prepareDocument(ctx, file, pdf, signerIds, reusableResolution(file, signerIds), texts));
     } catch (error) {
       if (!isInputError(error)) throw error;
       await fail(ctx, account, tx, `File ${JSON.stringify(file.FileId)} could not be prepared: ${(error as ParaphError).message}`);

@@ -7,7 +7,7 @@
  */
 import type { Arbitrary } from 'fast-check';
 import { fc, once } from './fast-check.js';
-import { FIELD_TYPES, type FieldSpec, type FieldType, type FileMetaData, type Location } from '../pdf/file-metadata.js';
+import { FIELD_TYPES, type FieldSpec, type FieldType, type FileMetaData, type LocalisedText, type Location } from '../pdf/file-metadata.js';
 
 /** Options of {@link location}. */
 export interface LocationArbitraryOptions {
@@ -159,13 +159,40 @@ function fieldValue(type: FieldType): Arbitrary<string | undefined> {
   }
 }
 
-/** A valid field (type, value that fits the type, Location). */
+const LANGUAGE_TAGS = ['nl', 'nl-NL', 'en', 'en-US', 'de', 'de-AT', 'fr-FR', 'pl'];
+
+/** A valid Label or Tooltip: one text, or texts for 1–3 languages of distinct tags. */
+export function localisedText(maxLength: number): Arbitrary<LocalisedText> {
+  const text = printableText(maxLength, 1).filter((t) => t.trim() !== '');
+  return fc.oneof(
+    text,
+    fc
+      .uniqueArray(fc.tuple(fc.constantFrom(...LANGUAGE_TAGS), text), { minLength: 1, maxLength: 3, selector: ([tag]) => tag.toLowerCase() })
+      .map((entries) => Object.fromEntries(entries)),
+  );
+}
+
+/** A valid field (type, value that fits the type, Location, sometimes a Label and a Tooltip). */
 export function fieldSpec(options: FileMetaDataArbitraryOptions = {}): Arbitrary<FieldSpec> {
   const types = options.fieldTypes && options.fieldTypes.length > 0 ? options.fieldTypes : FIELD_TYPES;
   return fc
     .constantFrom(...types)
-    .chain((type) => fc.record({ Type: fc.constant(type), value: fieldValue(type), Location: location(options.location) }))
-    .map(({ Type, value, Location: loc }): FieldSpec => (value === undefined ? { Type, Location: loc } : { Type, Value: value, Location: loc }));
+    .chain((type) =>
+      fc.record({
+        Type: fc.constant(type),
+        value: fieldValue(type),
+        Location: location(options.location),
+        label: fc.option(localisedText(40), { nil: undefined }),
+        tooltip: fc.option(localisedText(80), { nil: undefined }),
+      }),
+    )
+    .map(({ Type, value, Location: loc, label, tooltip }): FieldSpec => ({
+      Type,
+      ...(value !== undefined ? { Value: value } : {}),
+      Location: loc,
+      ...(label !== undefined ? { Label: label } : {}),
+      ...(tooltip !== undefined ? { Tooltip: tooltip } : {}),
+    }));
 }
 
 /**
@@ -246,6 +273,10 @@ const mutations = once((): readonly Arbitrary<Mutation>[] => [
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ Type: 'Date', Value: '2023-02-29', Location: f.Location })), message: `${path}.Value: must be a date written YYYY-MM-DD (got "2023-02-29")` })),
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ Type: 'Check', Value: 'Off', Location: f.Location })), message: `${path}.Value: "Off" is reserved for the unchecked state; choose another export value` })),
   fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, ({ Location: _dropped, ...f }) => f), message: `${path}.Location: is required` })),
+  fc.constantFrom('\u0007', '\n', '\u202e', '\u2028').map((c): Mutation => (m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Label: `Place${c}` })), message: `${path}.Label: must be one line without control or bidirectional formatting characters` })),
+  fc.integer({ min: 1001, max: 1200 }).map((n): Mutation => (m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Tooltip: 'x'.repeat(n) })), message: `${path}.Tooltip: must be at most 1000 characters (got ${n})` })),
+  fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Label: { nl: 'Plaats', NL: 'Plaats' } })), message: `${path}.Label.NL: the language is given twice (tags are compared without regard to case)` })),
+  fc.constant<Mutation>((m, path, key) => ({ value: withField(m, key, (f) => ({ ...f, Tooltip: { 'not a tag': 'x' } })), message: `${path}.Tooltip: "not a tag" is not a language tag such as "nl", "de-AT" or "en-US"` })),
   fc.constant<Mutation>((m) => ({ value: { ...m, FormSets: { ...m.FormSets, 'bad-key': {} } }, message: 'FormSets: formset key "bad-key" must be 1 to 255 characters of A-Z, a-z, 0-9 and _' })),
   fc.constant<Mutation>((m) => ({ value: { ...m, Signers: { ...m.Signers, zz_signer: { FormSets: ['no-such-formset'] } } }, message: 'Signers.zz_signer.FormSets[0]: "no-such-formset" does not name a key of FormSets' })),
   fc.constant<Mutation>((m) => ({ value: { ...m, Signers: { ...m.Signers, 'bad id!': { FormSets: [] } } }, message: 'Signers: signer id "bad id!" must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -' })),

@@ -8,6 +8,7 @@ export {
   fieldSpec,
   fileMetaData,
   invalidFileMetaData,
+  localisedText,
   location,
   printableText,
   type FileMetaDataArbitraryOptions,

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { OUTBOX_CODE_PURPOSE } from '../../src/service/mail-payload.js';
@@ -72,6 +73,38 @@ describe('signer API', () => {
     expect(text).toContain('Hier ondertekenen: Alice Janssen');
     expect(text).toMatch(/^\s*Hier ondertekenen\s*$/m);
     expect(text).not.toMatch(/Signer[12]|bob@example\.com/);
+  });
+
+  it("shows each field's Label and Tooltip in the signer's language, and puts them in the PDF field's tooltip in the transaction's", async () => {
+    const tx = await createSigningTransaction(base, {
+      language: 'nl-NL',
+      fieldTexts: true,
+      signers: [
+        { Email: 'alice@example.com', Language: 'de-DE', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
+        { Email: 'bob@example.com', Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] },
+      ],
+    });
+    type Field = { Key: string; Label?: string; Tooltip?: string };
+    const fieldsOf = async (token: string): Promise<Field[]> => {
+      const session = await signer(token, 'GET', '');
+      expect(session.status).toBe(200);
+      const documents = session.json.Documents as { FileId: string; Fields: Field[] }[];
+      return documents.find((d) => d.FileId === 'contract')!.Fields;
+    };
+    // Alice reads German; Bob has no Language of his own and reads the transaction's, Dutch.
+    expect((await fieldsOf(tx.signers[0]!.token)).find((f) => f.Key === 'city')).toMatchObject({ Label: 'Ort', Tooltip: 'Wo Sie unterschreiben' });
+    expect((await fieldsOf(tx.signers[1]!.token)).find((f) => f.Key === 'city')).toMatchObject({ Label: 'Plaats', Tooltip: 'Waar u tekent' });
+    // A field without them has neither.
+    expect((await fieldsOf(tx.signers[0]!.token)).find((f) => f.Key === 'agree')).not.toHaveProperty('Label');
+
+    const pdf = (await call(base, 'GET', `/api/signer/${tx.signers[0]!.token}/file/contract`, { auth: false })).bytes;
+    const doc = await getDocument({ data: pdf.slice(), isEvalSupported: false, verbosity: 0 }).promise;
+    try {
+      const annotations = (await (await doc.getPage(1)).getAnnotations()) as { fieldName: string; alternativeText?: string }[];
+      expect(annotations.find((a) => a.fieldName === 'f1.city')?.alternativeText).toBe('Plaats — Waar u tekent');
+    } finally {
+      await doc.destroy();
+    }
   });
 
   it('two signers verify and sign in turn: 10 → 30, two signer signatures and the seal in every document, valid in every tool', async () => {

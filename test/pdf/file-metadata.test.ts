@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   exportValueOf,
+  fieldAlternateName,
   fieldValueText,
+  localisedTextFor,
   fillableSignerIds,
   parseFileMetaData,
   radioGroupFieldName,
@@ -105,7 +107,7 @@ describe('validateFileMetaData: every rule, exact messages', () => {
     ['field Type missing', withField({ Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: is required (one of Signature, Seal, Check, Radio, SingleLine, Date, Number)']],
     ['field Type unknown', withField({ Type: 'ListBox', Location: { PageNumber: 1 } }), ['FormSets.f.x.Type: must be one of Signature, Seal, Check, Radio, SingleLine, Date, Number (got the string "ListBox")']],
     ['field Location missing', withField({ Type: 'Signature' }), ['FormSets.f.x.Location: is required']],
-    ['field unknown property', withField({ Type: 'Signature', Location: { PageNumber: 1 }, Label: 'x' }), ['FormSets.f.x.Label: unknown property (allowed: Type, Value, Location, Link)']],
+    ['field unknown property', withField({ Type: 'Signature', Location: { PageNumber: 1 }, Caption: 'x' }), ['FormSets.f.x.Caption: unknown property (allowed: Type, Value, Location, Label, Tooltip, Link)']],
     ['Value on Signature', withField({ Type: 'Signature', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Signature field']],
     ['Value on Seal', withField({ Type: 'Seal', Value: 'x', Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: is not allowed on a Seal field']],
     ['Value an object', withField({ Type: 'Check', Value: {}, Location: { PageNumber: 1 } }), ['FormSets.f.x.Value: must be a string, a number or true/false (got an object)']],
@@ -346,5 +348,96 @@ describe('validateFileMetaData: what the real clients send', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('Label and Tooltip', () => {
+  const field = (props: Record<string, unknown>): unknown => withField({ Type: 'SingleLine', Location: { PageNumber: 1 }, ...props });
+
+  it('keeps one text, or one per language tag in the order sent; null entries count as absent', () => {
+    const out = validateFileMetaData(field({ Label: { nl: 'Plaats', 'de-AT': 'Ort', en: null }, Tooltip: 'Where you sign' }));
+    expect(out.FormSets?.f?.x?.Label).toEqual({ nl: 'Plaats', 'de-AT': 'Ort' });
+    expect(Object.keys(out.FormSets?.f?.x?.Label as object)).toEqual(['nl', 'de-AT']);
+    expect(out.FormSets?.f?.x?.Tooltip).toBe('Where you sign');
+    expect(validateFileMetaData(field({ Label: null })).FormSets?.f?.x).not.toHaveProperty('Label');
+  });
+
+  const p = 'FormSets.f.x';
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ['blank', { Label: '  ' }, [`${p}.Label: must contain text other than white space`]],
+    ['too long label', { Label: 'x'.repeat(256) }, [`${p}.Label: must be at most 255 characters (got 256)`]],
+    ['long label in characters, not UTF-16 units', { Label: '😀'.repeat(255) }, []],
+    ['too long tooltip', { Tooltip: { nl: 'x'.repeat(1001) } }, [`${p}.Tooltip.nl: must be at most 1000 characters (got 1001)`]],
+    ['line break', { Tooltip: 'a\nb' }, [`${p}.Tooltip: must be one line without control or bidirectional formatting characters`]],
+    ['right-to-left override', { Label: 'contract\u202Efdp.exe' }, [`${p}.Label: must be one line without control or bidirectional formatting characters`]],
+    ['C1 control', { Label: { en: 'a\u0085' } }, [`${p}.Label.en: must be one line without control or bidirectional formatting characters`]],
+    ['number', { Label: 42 }, [`${p}.Label: must be a string or an object of language tag to text, e.g. {"nl": "…", "en": "…"} (got number 42)`]],
+    ['array', { Tooltip: ['a'] }, [`${p}.Tooltip: must be a string or an object of language tag to text, e.g. {"nl": "…", "en": "…"} (got an array)`]],
+    ['not a tag', { Label: { Dutch: 'Plaats' } }, [`${p}.Label: "Dutch" is not a language tag such as "nl", "de-AT" or "en-US"`]],
+    ['a tag twice', { Label: { 'nl-NL': 'a', 'NL-nl': 'b' } }, [`${p}.Label.NL-nl: the language is given twice (tags are compared without regard to case)`]],
+    ['a text not a string', { Label: { nl: 1 } }, [`${p}.Label.nl: must be a string (got number 1)`]],
+    ['no language', { Label: {} }, [`${p}.Label: give the text for at least one language`]],
+    ['only nulls', { Tooltip: { nl: null } }, [`${p}.Tooltip: give the text for at least one language`]],
+    [
+      'too many languages',
+      { Label: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`x${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, 't'])) },
+      [`${p}.Label: at most 32 languages (got 33)`],
+    ],
+  ];
+  it.each(cases)('%s', (_name, props, expected) => {
+    expect(issuesOf(field(props))).toEqual(expected);
+  });
+
+  it('accepts every one-line printable text and refuses it with any refused character inserted (property)', () => {
+    const refused = fc.constantFrom('\u0000', '\t', '\n', '\r', '\u001f', '\u007f', '\u0080', '\u009f', '\u061c', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202e', '\u2066', '\u2069');
+    const text = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }).filter((t) => t.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(t));
+    fc.assert(
+      fc.property(text, refused, fc.nat(), (t, bad, at) => {
+        expect(issuesOf(field({ Label: t, Tooltip: { de: t } }))).toEqual([]);
+        const chars = [...t];
+        chars.splice(at % (chars.length + 1), 0, bad);
+        expect(issuesOf(field({ Label: chars.join('') }))).toEqual([`${p}.Label: must be one line without control or bidirectional formatting characters`]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('localisedTextFor', () => {
+  const texts = { 'nl-NL': 'Plaats', de: 'Ort', 'en-GB': 'Place', fr: 'Lieu' };
+
+  it('takes the same tag, else the same primary subtag, whatever the case', () => {
+    expect(localisedTextFor(texts, ['nl-NL'])).toBe('Plaats');
+    expect(localisedTextFor(texts, ['NL-be'])).toBe('Plaats');
+    expect(localisedTextFor(texts, ['de-DE'])).toBe('Ort');
+    expect(localisedTextFor(texts, ['fr-FR'])).toBe('Lieu');
+  });
+
+  it("falls back to the next language (the transaction's), then English, then the first text", () => {
+    expect(localisedTextFor(texts, ['pl-PL', 'de-DE'])).toBe('Ort');
+    expect(localisedTextFor(texts, ['pl-PL', 'it-IT'])).toBe('Place');
+    expect(localisedTextFor({ es: 'Lugar', it: 'Luogo' }, ['pl-PL'])).toBe('Lugar');
+  });
+
+  it('gives one text for every language, and nothing for nothing', () => {
+    expect(localisedTextFor('Place', ['nl-NL'])).toBe('Place');
+    expect(localisedTextFor(undefined, ['nl-NL'])).toBeUndefined();
+  });
+
+  it('always returns one of the texts given (property)', () => {
+    const tag = fc.constantFrom('nl', 'nl-NL', 'en', 'en-US', 'de', 'de-AT', 'fr-FR', 'pl', 'es-ES', 'it');
+    fc.assert(
+      fc.property(fc.dictionary(tag, fc.string({ minLength: 1 }), { minKeys: 1 }), fc.array(tag, { maxLength: 3 }), (given, wanted) => {
+        expect(Object.values(given)).toContain(localisedTextFor(given, wanted));
+        for (const w of wanted.slice(0, 1)) if (Object.hasOwn(given, w)) expect(localisedTextFor(given, wanted)).toBe(given[w]);
+      }),
+    );
+  });
+
+  it("joins Label and Tooltip for the PDF field's alternate name", () => {
+    expect(fieldAlternateName({ Label: { nl: 'Plaats', en: 'Place' }, Tooltip: { nl: 'Waar u tekent' } }, ['nl-NL'])).toBe('Plaats — Waar u tekent');
+    expect(fieldAlternateName({ Tooltip: 'Where you sign' }, ['nl-NL'])).toBe('Where you sign');
+    expect(fieldAlternateName({ Label: 'Place' }, [])).toBe('Place');
+    expect(fieldAlternateName({}, ['nl-NL'])).toBeUndefined();
   });
 });

@@ -113,7 +113,7 @@ export function toSessionView(access: SignerAccess, _publicUrl: string, sender?:
       DisplayName: file.DisplayName ?? file.Metadata?.DisplayName ?? file.FileId,
       ...(file.Metadata?.Description !== undefined ? { Description: file.Metadata.Description } : {}),
       Pages: file.Original?.pages ?? 0,
-      Fields: signerFields(file, signer),
+      Fields: signerFields(file, signer, [signer.Language ?? tx.Language, tx.Language]),
     }));
   const done = state === 'signed' || state === 'rejected';
   const secure = secureDownloadStep(signer);

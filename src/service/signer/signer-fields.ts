@@ -7,7 +7,7 @@
  * paraph placed them, Date `YYYY-MM-DD`, Number `42`, `-3.5` or `0,75`) and the signer's Context that results.
  */
 import { hasForbiddenCharacters } from '../../domain/text-rules.js';
-import { fieldValueText, type FieldType } from '../../pdf/file-metadata.js';
+import { fieldSpecOf, fieldValueText, localisedTextFor, type FieldType } from '../../pdf/file-metadata.js';
 import type { JsonObject, JsonValue, Signer, StoredFile, Transaction } from '../../domain/transaction.js';
 import { ValidationError } from '../../errors.js';
 import type { FieldPlacement } from '../../pdf/resolve-locations.js';
@@ -27,6 +27,9 @@ export interface SignerRadioOption {
   readonly Value: string;
   /** The button's field key in FileMetaData (for a fillable PDF: the export value). */
   readonly Key: string;
+  /** The button's FileMetaData Label and Tooltip in the signer's language. */
+  readonly Label?: string;
+  readonly Tooltip?: string;
   readonly Widgets: readonly SignerWidget[];
 }
 
@@ -40,6 +43,12 @@ export interface SignerField {
    */
   readonly Key: string;
   readonly Type: FieldType;
+  /**
+   * The FileMetaData field's Label and Tooltip in the signer's language (docs/design/fields.md#labels-and-tooltips);
+   * absent when the metadata gives none (a radio group: its buttons carry theirs).
+   */
+  readonly Label?: string;
+  readonly Tooltip?: string;
   /** Check and Radio: the export value (a radio group: the pre-selected button's); text fields: pre-filled value. */
   readonly Value?: string;
   /** Check: pre-checked. */
@@ -66,8 +75,17 @@ interface Collected {
   placements: FieldPlacement[];
 }
 
-/** The signer's fields in `file`, in placement order (one entry per field, widgets grouped). */
-export function signerFields(file: StoredFile, signer: Signer): SignerField[] {
+/**
+ * The signer's fields in `file`, in placement order (one entry per field, widgets grouped). Labels and Tooltips are
+ * chosen for `languages`, most wanted first (the signer's language, then the transaction's; `localisedTextFor`).
+ */
+export function signerFields(file: StoredFile, signer: Signer, languages: readonly string[] = []): SignerField[] {
+  const texts = (p: FieldPlacement): { Label?: string; Tooltip?: string } => {
+    const spec = p.existing === true ? undefined : fieldSpecOf(file.Metadata, p.formSet, p.fieldKey);
+    const label = localisedTextFor(spec?.Label, languages);
+    const tooltip = localisedTextFor(spec?.Tooltip, languages);
+    return { ...(label !== undefined ? { Label: label } : {}), ...(tooltip !== undefined ? { Tooltip: tooltip } : {}) };
+  };
   const byName = new Map<string, Collected>();
   for (const p of file.Placements ?? []) {
     if (!p.signerIds.includes(signer.Id)) continue;
@@ -99,7 +117,7 @@ export function signerFields(file: StoredFile, signer: Signer): SignerField[] {
         const value = p.value ?? p.fieldKey;
         const option = options.find((o) => o.Value === value);
         if (option) (option.Widgets as SignerWidget[]).push(widgetOf(p));
-        else options.push({ Value: value, Key: e.existing ? value : p.fieldKey, Widgets: [widgetOf(p)] });
+        else options.push({ Value: value, Key: e.existing ? value : p.fieldKey, ...texts(p), Widgets: [widgetOf(p)] });
       }
       const selected = e.placements.find((p) => p.checked === true);
       return { Name: e.name, Key: key, Type: 'Radio', ...(selected ? { Value: selected.value ?? selected.fieldKey } : {}), Options: options, Required: e.required, Widgets: widgets };
@@ -108,6 +126,7 @@ export function signerFields(file: StoredFile, signer: Signer): SignerField[] {
       Name: e.name,
       Key: key,
       Type: e.type,
+      ...texts(first),
       ...(first.value !== undefined ? { Value: first.value } : {}),
       ...(e.type === 'Check' && first.checked === true ? { Checked: true } : {}),
       Required: e.required,

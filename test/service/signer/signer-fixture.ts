@@ -50,6 +50,8 @@ export interface SigningTransactionOptions {
   readonly setParaph?: boolean;
   /** The contract's check boxes come ticked (`Value: true`) instead of with the export value `Yes`. */
   readonly preChecked?: boolean;
+  /** The contract's text fields carry a Label and a Tooltip in Dutch, German and English. */
+  readonly fieldTexts?: boolean;
   /** More properties of the create request. */
   readonly transaction?: Record<string, unknown>;
 }
@@ -91,7 +93,13 @@ export async function createSigningTransaction(base: string, options: SigningTra
       sig: { Type: 'Signature', Location: { PageNumber: 1, Left: 300, Top: top, Width: 200, Height: 80 } },
       // Rows 60 pt apart: at "fit width" on a 320 px screen (scale ~0.46) each field stays a 24 px target of its own.
       agree: { Type: 'Check', Value: options.preChecked ? true : 'Yes', Location: { PageNumber: 1, Left: 72, Top: top } },
-      city: { Type: 'SingleLine', Location: { PageNumber: 1, Left: 72, Top: top + 60, Width: 150, Height: 20 } },
+      city: {
+        Type: 'SingleLine',
+        Location: { PageNumber: 1, Left: 72, Top: top + 60, Width: 150, Height: 20 },
+        ...(options.fieldTexts
+          ? { Label: { nl: 'Plaats', de: 'Ort', en: 'City' }, Tooltip: { 'nl-NL': 'Waar u tekent', 'de-DE': 'Wo Sie unterschreiben', 'en-US': 'Where you sign' } }
+          : {}),
+      },
     };
     signerSets[signerId] = { FormSets: [`f${i + 1}`] };
   });
