@@ -223,8 +223,13 @@ export interface Transaction extends Omit<TransactionFields, 'Seal' | 'SignReque
   Files: StoredFile[];
   Signers: Signer[];
   Receivers: Receiver[];
-  /** The evidential receipt, once built (status 30). */
+  /** The evidential receipt in the transaction's language, once built (status 30). */
   Receipt?: BlobRef;
+  /**
+   * The same receipt in each other language a signer reads (their `Language`), built and sealed with it, for their
+   * confirmation mail and their download (docs/design/receipt.md#languages). Internal, not part of a response.
+   */
+  ReceiptTranslations?: Readonly<Partial<Record<Language, BlobRef>>>;
   /** Optimistic concurrency: 0 before the first commit, then incremented by the store on every commit. */
   version: number;
   /**
@@ -555,7 +560,7 @@ function cleanTransaction(tx: Transaction, now: Date): Transaction {
     return kept;
   });
   const files = tx.Files.map((file) => dropUndefined({ FileId: file.FileId, DisplayName: file.DisplayName }));
-  const { Receipt: _receipt, CleanDueDateTime: _due, ...rest } = scrubbed;
+  const { Receipt: _receipt, ReceiptTranslations: _translations, CleanDueDateTime: _due, ...rest } = scrubbed;
   return { ...rest, Files: files, Signers: signers, cleanedAt: at };
 }
 
@@ -608,7 +613,27 @@ export function referencedBlobs(tx: Transaction): string[] {
     if (file.Current) hashes.add(file.Current.sha256);
   }
   if (tx.Receipt) hashes.add(tx.Receipt.sha256);
+  for (const translation of Object.values(tx.ReceiptTranslations ?? {})) hashes.add(translation.sha256);
   return [...hashes];
+}
+
+/**
+ * The receipt for a reader of `language` (a signer's or receiver's, else the transaction's): the translation built in
+ * that language, else the transaction's own; with the language it is written in. Undefined before it is built.
+ */
+export function receiptFor(tx: Transaction, language: Language | undefined): { readonly blob: BlobRef; readonly language: Language } | undefined {
+  if (tx.Receipt === undefined) return undefined;
+  if (language !== undefined && language !== tx.Language) {
+    const translated = tx.ReceiptTranslations?.[language];
+    if (translated !== undefined) return { blob: translated, language };
+  }
+  return { blob: tx.Receipt, language: tx.Language };
+}
+
+/** The languages other than the transaction's that its signers read: the receipt is built in each of them too. */
+export function receiptTranslationLanguages(tx: Transaction): Language[] {
+  const languages = tx.Signers.map((s) => s.Language).filter((l): l is Language => l !== undefined && l !== tx.Language);
+  return [...new Set(languages)];
 }
 
 /**

@@ -3,7 +3,7 @@
  * the mail in the recipient's language, attaches the signed PDFs (and the receipt for signers' confirmations), sends
  * it, and has the use case `recordMailSent` (src/service/record-mail-delivery.ts) commit what the sending means.
  */
-import { TransactionStatus, type Transaction } from '../domain/transaction.js';
+import { TransactionStatus, receiptFor, type Transaction } from '../domain/transaction.js';
 import { buildSignUrl } from '../domain/transaction-view.js';
 import type { ServiceContext } from '../service/context.js';
 import { OUTBOX_CODE_PURPOSE, parseMailPayload, type MailPayload } from '../service/mail-payload.js';
@@ -11,7 +11,7 @@ import { recordMailSent } from '../service/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { senderOf } from '../service/sender.js';
-import { catalogueFor } from '../i18n/catalogue.js';
+import { receiptFileName } from '../i18n/catalogue.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
 
@@ -40,9 +40,10 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
   const sender = senderOf(ctx.settings, account);
   const about =
     payload.event === 'rejected' ? tx.Signers.filter((s) => s.RejectDateTime !== undefined) : payload.event === 'signed' ? tx.Signers : [];
+  const language = signer?.Language ?? receiver?.Language ?? tx.Language;
   const text = renderMailText({
     kind: payload.kind,
-    language: signer?.Language ?? receiver?.Language ?? tx.Language,
+    language,
     ...(tx.Reference !== undefined ? { reference: tx.Reference } : {}),
     documents,
     ...(wantsLink && signer?.SignToken !== undefined ? { signUrl: buildSignUrl(ctx.settings.publicUrl, signer.SignToken) } : {}),
@@ -67,10 +68,10 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
       attachments.push({ filename: pdfName(name), content: await ctx.store.blobs.read(file.Current.sha256), contentType: 'application/pdf' });
     }
   }
-  if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && tx.Receipt !== undefined && tx.cleanedAt === undefined) {
-    // Named in the receipt's own language (the transaction's), not `receipt.pdf` for everyone.
-    const filename = `${catalogueFor(tx.Language).evidence.receiptFile}.pdf`;
-    attachments.push({ filename, content: await ctx.store.blobs.read(tx.Receipt.sha256), contentType: 'application/pdf' });
+  const receipt = receiptFor(tx, language);
+  if ((payload.kind === 'confirmation' || payload.kind === 'receipt') && receipt !== undefined && tx.cleanedAt === undefined) {
+    // The receipt in the reader's language where it was built in it, named in the language it is written in.
+    attachments.push({ filename: receiptFileName(receipt.language), content: await ctx.store.blobs.read(receipt.blob.sha256), contentType: 'application/pdf' });
   }
   // A notice goes to the sender: a reply to it would reach the sender again.
   const replyTo = payload.kind === 'notification' ? undefined : sender.replyTo;

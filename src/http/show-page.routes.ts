@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError } from '../errors.js';
+import { receiptFileName } from '../i18n/catalogue.js';
 import type { ServiceContext } from '../service/context.js';
 import { deliverShownReceipt, deliverShownDocument, showDocuments, type DeliveryMode } from '../service/signer/show-page.js';
 import { renderSignErrorPage } from './sign-page-html.js';
@@ -83,7 +84,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
         }
         return reply
           .type('application/pdf')
-          .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="receipt-${result.transactionId.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf"`)
+          .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="${receiptFileName(result.language, result.transactionId)}"`)
           .send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
       } catch (error) {
         if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') {

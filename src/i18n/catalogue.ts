@@ -78,3 +78,13 @@ export function resolveLanguage(languageOrHeader: string | undefined): Language 
 export function catalogueFor(languageOrHeader: string | undefined): Catalogue {
   return CATALOGUES[resolveLanguage(languageOrHeader)];
 }
+
+/**
+ * The file name of the receipt written in `language`: its title in that language, lowercase ASCII (`bewijsrapport.pdf`,
+ * `beweisprotokoll.pdf`, `receipt.pdf`), so every mail client and file system keeps it; with `transactionId` after a
+ * hyphen for a download (characters other than letters, digits, `_` and `-` become `_`).
+ */
+export function receiptFileName(language: Language, transactionId?: string): string {
+  const base = CATALOGUES[language].evidence.receiptFile;
+  return transactionId === undefined ? `${base}.pdf` : `${base}-${transactionId.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf`;
+}

@@ -10,7 +10,15 @@ import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
 import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
-import { TransactionStatus, transition, updateFile, type Language, type Transaction } from '../domain/transaction.js';
+import {
+  TransactionStatus,
+  receiptTranslationLanguages,
+  transition,
+  updateFile,
+  type BlobRef,
+  type Language,
+  type Transaction,
+} from '../domain/transaction.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { commitTransaction, changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
@@ -115,16 +123,25 @@ export async function finalizeTransaction(
   if (stored?.version !== expectedVersion) throw new ConcurrencyError(tx.Id, expectedVersion, stored?.version);
   for (const entry of audit) chain = appendAuditEntry(chain, entry);
   const receiptCertificate: ReceiptCertificate = certificate;
-  const receipt = await buildReceipt({
-    transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
-    documents: receiptDocuments(completed, finals),
-    auditLog: chain,
-    generatedAt: now,
-    receiptSeal: { certificate: receiptCertificate, level },
-    sealer: async (pdf) => (await sealInPool(ctx, pdf, sealStep(ctx, now, tx.Language, false), 0, signal)).bytes,
-  });
-  const receiptInfo = await ctx.store.blobs.write(receipt);
-  completed = { ...completed, Receipt: { sha256: receiptInfo.sha256, size: receiptInfo.size } };
+  // One receipt in the transaction's language, and the same in each other language a signer reads: a signer's
+  // confirmation carries the one they can read. Each is sealed on its own (its seal line in its language).
+  const buildIn = async (language: Language): Promise<BlobRef> => {
+    const receipt = await buildReceipt({
+      transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
+      documents: receiptDocuments(completed, finals),
+      auditLog: chain,
+      language,
+      generatedAt: now,
+      receiptSeal: { certificate: receiptCertificate, level },
+      sealer: async (pdf) => (await sealInPool(ctx, pdf, sealStep(ctx, now, language, false), 0, signal)).bytes,
+    });
+    const info = await ctx.store.blobs.write(receipt);
+    return { sha256: info.sha256, size: info.size };
+  };
+  const receiptBlob = await buildIn(tx.Language);
+  const translations: Partial<Record<Language, BlobRef>> = {};
+  for (const language of receiptTranslationLanguages(tx)) translations[language] = await buildIn(language);
+  completed = { ...completed, Receipt: receiptBlob, ...(Object.keys(translations).length > 0 ? { ReceiptTranslations: translations } : {}) };
 
   const outbox: OutboxInput[] = [...(prior?.outbox ?? [])];
   const postback = postbackRow(completed);

@@ -13,6 +13,8 @@ import {
   signerStepRefusal,
   signerTurnRefusal,
   signingHoldOf,
+  receiptFor,
+  receiptTranslationLanguages,
   recordActivity,
   referencedBlobs,
   transition,
@@ -381,5 +383,42 @@ describe('who may act: one code per rule, for the state machine and the signer u
     tx = transition(tx, { type: 'complete' }, at(4));
     expect(signerDocumentsRefusal(tx)).toBeUndefined();
     expect(codeOf(() => transition(tx, { type: 'sign', signerId: 'Signer2' }, at(5)))).toBe('SIGNER_ALREADY_SIGNED');
+  });
+});
+
+describe('receipts in the languages of the signers', () => {
+  const blob = (c: string) => ({ sha256: c.repeat(64), size: 1 });
+  const tx: Transaction = {
+    ...makeTransaction({
+      Language: 'nl-NL',
+      Signers: [
+        { Email: 'a@example.com', Language: 'de-DE', SendSignRequest: false },
+        { Email: 'b@example.com', SendSignRequest: false },
+        { Email: 'c@example.com', Language: 'nl-NL', SendSignRequest: false },
+        { Email: 'd@example.com', Language: 'de-DE', SendSignRequest: false },
+        { Email: 'e@example.com', Language: 'fr-FR', SendSignRequest: false },
+      ],
+    }),
+    Receipt: blob('a'),
+    ReceiptTranslations: { 'de-DE': blob('b') },
+  };
+
+  it("builds one for each other language a signer reads, once each, none for the transaction's own", () => {
+    expect(receiptTranslationLanguages(tx)).toEqual(['de-DE', 'fr-FR']);
+  });
+
+  it("gives a reader the one in their language, else the transaction's, saying which language it is", () => {
+    expect(receiptFor(tx, 'de-DE')).toEqual({ blob: blob('b'), language: 'de-DE' });
+    expect(receiptFor(tx, 'fr-FR')).toEqual({ blob: blob('a'), language: 'nl-NL' });
+    expect(receiptFor(tx, undefined)).toEqual({ blob: blob('a'), language: 'nl-NL' });
+    expect(receiptFor({ ...tx, Receipt: undefined }, 'de-DE')).toBeUndefined();
+  });
+
+  it('references every translation until cleaning drops them all', () => {
+    expect(referencedBlobs(tx).sort()).toEqual([blob('a').sha256, blob('b').sha256]);
+    const ended = { ...tx, Status: 30 as const };
+    const cleaned = transition(ended, { type: 'clean' }, at(9));
+    expect(cleaned.ReceiptTranslations).toBeUndefined();
+    expect(referencedBlobs(cleaned)).toEqual([]);
   });
 });

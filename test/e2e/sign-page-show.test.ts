@@ -102,7 +102,8 @@ describe('ShowUrl and ReceiptUrl', () => {
     expect(receipt.headers.get('content-type')).toBe('application/pdf');
     await receipt.arrayBuffer();
     const receiptDownload = await get(`/receipt/${token}?download=1`);
-    expect(receiptDownload.headers.get('content-disposition')).toMatch(/^attachment; filename="receipt-/);
+    // Dora reads German: her receipt is the German one, named so.
+    expect(receiptDownload.headers.get('content-disposition')).toMatch(/^attachment; filename="beweisprotokoll-/);
     await receiptDownload.arrayBuffer();
     expect((await get(`/show/${token}/file/nope`)).status).toBe(404);
     const after = await activities(tx.id);

@@ -21,6 +21,14 @@ import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.
 import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { receiptTextFor } from '../../src/receipt/receipt-text.js';
+import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
+import { scratchFiles } from '../helpers/scratch-files.js';
+
+const exec = promisify(execFile);
+const scratch = scratchFiles('mail-evidence');
 
 let sink: SmtpSink;
 let service: TestService;
@@ -179,6 +187,61 @@ describe('signer journey', () => {
     expect(receiptTools.pdfsig.map((x) => x.valid), receiptTools.details).toEqual([true]);
     const got = await call(service.url, 'GET', `/api/transaction/${id}`);
     expect(got.json.Signers[0].Activities.map((a: { Code: number }) => a.Code)).toEqual(expect.arrayContaining([101, 203, 301, 401]));
+  });
+});
+
+describe('localised evidence', () => {
+  it("a German signer in a Dutch transaction gets a German receipt named in German; the seal speaks Dutch; the sender's receipt stays Dutch", async () => {
+    const id = await createWithFile({
+      Seal: true,
+      Language: 'nl-NL',
+      Reference: 'evidence-de',
+      Signers: [
+        { Email: 'greta@example.com', Language: 'de-DE', SendSignRequest: true, SignRequestMessage: 'Bitte unterschreiben', SendSignConfirmation: true },
+      ],
+    });
+    // A Seal field makes the seal visible, with its line of text.
+    const seal = { FormSets: { org: { seal: { Type: 'Seal', Location: { PageNumber: 1, Left: 300, Top: 600, Width: 200, Height: 70 } } } } };
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/file/Contract.pdf`, { json: seal })).status).toBeLessThan(300);
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`)).status).toBe(204);
+    await service.server.events.drain();
+    const signUrl = (await call(service.url, 'GET', `/api/transaction/${id}`)).json.Signers[0].SignUrl as string;
+    const token = decodeURIComponent(signUrl.slice(signUrl.lastIndexOf('/') + 1));
+    const api = (path: string, json: unknown) => call(service.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+    expect((await api('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Greta Vogel' })).status).toBe(200);
+    expect((await api('/sign', { Fields: {} })).status).toBeLessThan(300);
+
+    const before = sink.received.length;
+    await service.server.events.drain();
+    const confirmation = sink.received.slice(before).find((m) => m.to.includes('greta@example.com'));
+    const mail = await simpleParser(confirmation!.raw);
+    expect(mail.attachments.map((a) => a.filename)).toEqual(['Contract.pdf', 'beweisprotokoll.pdf']);
+    const german = new Uint8Array(mail.attachments[1]!.content);
+    const text = (await exec('pdftotext', ['-layout', '-enc', 'UTF-8', scratch.file(german), '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Beweisprotokoll');
+    expect(text).toContain(receiptTextFor('de-DE').sections.signers);
+    expect(text).not.toContain(receiptTextFor('nl-NL').title);
+
+    // Still evidence: the seal holds in poppler and in our verifier, and the log is the transaction's.
+    const sealCa = (await call(service.url, 'GET', '/api/ca/seal.pem', { auth: false })).text;
+    const document = new Uint8Array(mail.attachments[0]!.content);
+    const verdict = await verifyReceipt(german, { trustRoots: [sealCa], documents: [document] });
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.ok).toBe(true);
+    expect(verdict.attachment?.transactionId).toBe(id);
+    const tools = await checkSignedPdf(german, sealCa);
+    expect(tools.pdfsig.map((x) => x.valid), tools.details).toEqual([true]);
+
+    // The document is the transaction's: its seal says "Verzegeld" (Dutch), whoever reads it.
+    const drawn = scratch.file(document);
+    await exec('pdftocairo', ['-pdf', drawn, `${drawn}-drawn.pdf`]);
+    expect((await exec('pdftotext', ['-enc', 'UTF-8', `${drawn}-drawn.pdf`, '-'])).stdout).toMatch(/Verzegeld \d{4}-\d\d-\d\d/);
+
+    // The sender's download is the transaction's language; the German one is the same log under another text.
+    const dutch = (await call(service.url, 'GET', `/api/file/receipt/${id}`)).bytes;
+    const dutchText = (await exec('pdftotext', ['-layout', '-enc', 'UTF-8', scratch.file(dutch), '-'])).stdout;
+    expect(dutchText).toContain(receiptTextFor('nl-NL').title);
+    expect((await verifyReceipt(dutch, { trustRoots: [sealCa] })).attachment?.head).toBe(verdict.attachment?.head);
   });
 });
 

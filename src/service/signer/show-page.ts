@@ -7,7 +7,16 @@
  * SignedDocumentOpened and 303 SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and
  * 403 ReceiptDownloaded.
  */
-import { ActivityCode, TransactionStatus, findFile, isEndStatus, recordActivity, type ActivityCodeNumber, type Language } from '../../domain/transaction.js';
+import {
+  ActivityCode,
+  TransactionStatus,
+  findFile,
+  isEndStatus,
+  receiptFor,
+  recordActivity,
+  type ActivityCodeNumber,
+  type Language,
+} from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../outbox-rows.js';
@@ -105,11 +114,12 @@ export async function deliverShownDocument(ctx: ServiceContext, token: string, f
 
 /** The receipt of ReceiptUrl, or why there is none yet. */
 export type ReceiptDelivery =
-  | { readonly kind: 'receipt'; readonly bytes: Uint8Array; readonly transactionId: string }
+  | { readonly kind: 'receipt'; readonly bytes: Uint8Array; readonly transactionId: string; readonly language: Language }
   | { readonly kind: 'not-ready' | 'ended'; readonly language: Language };
 
 /**
- * The receipt for the token's signer once the transaction is 30; records 402 (open) or 403 (download).
+ * The receipt for the token's signer once the transaction is 30, in the signer's language where it was built in it
+ * (`receiptFor`); records 402 (open) or 403 (download).
  *
  * @throws ServiceError `SIGN_TOKEN_UNKNOWN` (404), `TRANSACTION_CLEANED` (410), `SECURE_DOWNLOAD_REQUIRED` (403).
  */
@@ -117,11 +127,12 @@ export async function deliverShownReceipt(ctx: ServiceContext, token: string, mo
   const access = await findSignerByToken(ctx, token);
   const { transaction: tx, signer } = access;
   const language = signer.Language ?? tx.Language;
-  if (tx.Status !== TransactionStatus.Signed || tx.Receipt === undefined) return { kind: isEndStatus(tx.Status) ? 'ended' : 'not-ready', language };
+  const receipt = receiptFor(tx, language);
+  if (tx.Status !== TransactionStatus.Signed || receipt === undefined) return { kind: isEndStatus(tx.Status) ? 'ended' : 'not-ready', language };
   assertDownloadOpen(access, ctx.clock());
-  const bytes = await ctx.store.blobs.read(tx.Receipt.sha256);
+  const bytes = await ctx.store.blobs.read(receipt.blob.sha256);
   await recordSignerActivity(ctx, access, mode === 'open' ? ActivityCode.ReceiptOpened : ActivityCode.ReceiptDownloaded);
-  return { kind: 'receipt', bytes, transactionId: tx.Id };
+  return { kind: 'receipt', bytes, transactionId: tx.Id, language: receipt.language };
 }
 
 function assertDownloadOpen(access: SignerAccess, now: Date): void {
