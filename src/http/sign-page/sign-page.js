@@ -254,7 +254,7 @@ function domId(prefix, ...parts) {
 
 /** The field's label from the session, else its key made readable. */
 function fieldLabel(field) {
-  return field.label || field.Name.split('.').pop().replace(/_/g, ' ');
+  return field.Label || field.Name.split('.').pop().replace(/_/g, ' ');
 }
 
 /** CSS pixels per PDF point of a shown page at the current zoom: "fit width" (at most 820 px) times the zoom. */
@@ -445,7 +445,7 @@ function onPageControl(doc, p, field, w, option, entry) {
     input.type = 'radio';
     input.name = domId('onpage', doc.FileId, field.Name);
     input.value = option.Value;
-    input.setAttribute('aria-label', `${label}: ${option.Value}`);
+    input.setAttribute('aria-label', `${label}: ${option.Label || option.Value}`);
     input.addEventListener('change', () => input.checked && setValue(entry, input.value, input));
   } else {
     input.type = 'text';
@@ -455,7 +455,7 @@ function onPageControl(doc, p, field, w, option, entry) {
     input.autocomplete = 'off';
     input.addEventListener('input', () => setValue(entry, input.value, input));
   }
-  if (field.tooltip) input.title = field.tooltip;
+  if (field.Tooltip) input.title = field.Tooltip;
   input.addEventListener('focus', () => {
     current = fillable.indexOf(entry);
     highlight(entry, true);
@@ -494,7 +494,7 @@ function renderFieldList(doc, entries, n) {
     const described = [error.id];
     const labelText = fieldLabel(field) + (field.Required ? ` (${T.required})` : '');
     const hints = [];
-    if (field.tooltip) hints.push(hint(`${id}-tooltip`, field.tooltip));
+    if (field.Tooltip) hints.push(hint(`${id}-tooltip`, field.Tooltip));
     if (field.Type === 'Date') hints.push(hint(`${id}-hint`, fmt(T.dateHint, { example: new Date().toISOString().slice(0, 10) })));
     described.unshift(...hints.map((h) => h.id));
     if (field.Type === 'Radio') {
@@ -514,7 +514,8 @@ function renderFieldList(doc, entries, n) {
         input.addEventListener('change', () => input.checked && setValue(entry, input.value, input));
         const label = document.createElement('label');
         label.htmlFor = input.id;
-        label.textContent = option.Value;
+        label.textContent = option.Label || option.Value;
+        if (option.Tooltip) label.title = option.Tooltip;
         item.append(input, label);
         row.append(item);
         entry.listControls.push(input);

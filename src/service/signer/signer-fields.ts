@@ -59,10 +59,6 @@ export interface SignerField {
   readonly Required: boolean;
   /** Where the field appears: each widget's page and box in reader coordinates, which the page draws its input over. */
   readonly Widgets: readonly SignerWidget[];
-  /** What the signer reads as the field's name (the page falls back to the field's key). */
-  readonly label?: string;
-  /** A longer explanation of what to fill in, shown with the field. */
-  readonly tooltip?: string;
 }
 
 interface Collected {
