@@ -75,7 +75,10 @@ export async function prepareDocument(
 ): Promise<PreparedDocument> {
   let prepared;
   try {
-    if (resolved) {
+    if (resolved && resolved.placements.every((p) => p.existing === true)) {
+      // Nothing to write (a seal-only document, or only the PDF's own fields): the job would give the bytes back.
+      prepared = { bytes: pdf, placements: resolved.placements };
+    } else if (resolved) {
       const labels = fieldLabels(file, resolved.placements, texts);
       const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...labels }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
       prepared = { bytes: placed.bytes, placements: resolved.placements };
