@@ -1,14 +1,13 @@
 /**
  * Finishing a transaction at status 20 (a seal-only start and the last signature both end
  * here; docs/design/signatures.md#seal): every document is sealed when `Seal` is true (the seal is the last signature,
- * in its own incremental update), then the evidential receipt is built from the whole audit chain with R's
- * `buildReceipt` and sealed too, and one store commit writes the final PDFs, the receipt, status 30 and their audit
- * entries. Idempotent: when the commit loses a race or the process dies first, the transaction is still at 20 and
- * finalizing again redoes it all.
+ * in its own incremental update), then the evidential receipt is built from the whole audit chain with
+ * `buildReceipt` and sealed too (one PDF job, receipt-job.ts), and one store commit writes the final PDFs, the
+ * receipt, status 30 and their audit entries. Idempotent: when the commit loses a race or the process dies first,
+ * the transaction is still at 20 and finalizing again redoes it all.
  */
 import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
-import { buildReceipt } from '../receipt/receipt.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
 import {
   TransactionStatus,
@@ -27,6 +26,7 @@ import { signerEvidence } from './signer/signer-evidence.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
 import type { SealedDocument } from './pdf-work-protocol.js';
 import { sealInPool, sealStep } from './seal-job.js';
+import { receiptInPool } from './receipt-job.js';
 import { ParaphError, isInputError } from '../errors.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */
@@ -68,8 +68,8 @@ export interface FinalizeOptions {
 
 /**
  * Seals (when `Seal`), builds the receipt and moves `tx` (at 20) to 30 in one commit, together with `prior` when
- * given (then `tx` is the in-memory result of that earlier step). Every parse of a PDF (each seal, its check, the
- * receipt's seal) is a PDF job (pdf-work.ts); the serving process lends the seal key one signature at a time.
+ * given (then `tx` is the in-memory result of that earlier step). Every PDF read or written (each seal, its check, the
+ * receipt and its seal) is a PDF job (pdf-work.ts); the serving process lends the seal key one signature at a time.
  *
  * @throws ConcurrencyError when the transaction changed meanwhile (nothing is written: finalize or start again).
  */
@@ -126,15 +126,19 @@ export async function finalizeTransaction(
   // One receipt in the transaction's language, and the same in each other language a signer reads: a signer's
   // confirmation carries the one they can read. Each is sealed on its own (its seal line in its language).
   const buildIn = async (language: Language): Promise<BlobRef> => {
-    const receipt = await buildReceipt({
-      transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
-      documents: receiptDocuments(completed, finals),
-      auditLog: chain,
-      language,
-      generatedAt: now,
-      receiptSeal: { certificate: receiptCertificate, level },
-      sealer: async (pdf) => (await sealInPool(ctx, pdf, sealStep(ctx, now, language, false), 0, signal)).bytes,
-    });
+    const receipt = await receiptInPool(
+      ctx,
+      {
+        transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
+        documents: receiptDocuments(completed, finals),
+        auditLog: chain,
+        language,
+        generatedAt: now,
+        receiptSeal: { certificate: receiptCertificate, level },
+      },
+      sealStep(ctx, now, language, false),
+      signal,
+    );
     const info = await ctx.store.blobs.write(receipt);
     return { sha256: info.sha256, size: info.size };
   };

@@ -34,8 +34,9 @@ export interface SealStep {
   readonly checkWithCaPem?: string;
 }
 import type { RemoteSpan } from './tracing.js';
+import type { RenderReceiptOptions } from '../receipt/receipt.js';
 
-/** A pdf-lib step of the service. */
+/** A PDF step of the service: each reads or writes a PDF in a PDF process. */
 export type PdfJob =
   /**
    * `normalizePdf`, then the page count of what paraph works on and, up to `maxPages` pages, its facts for
@@ -89,7 +90,9 @@ export type PdfJob =
       readonly seal?: SealStep;
     }
   /** `sealPdf`, checked when the step says so. */
-  | { readonly kind: 'seal'; readonly bytes: Uint8Array; readonly seal: SealStep };
+  | { readonly kind: 'seal'; readonly bytes: Uint8Array; readonly seal: SealStep }
+  /** `buildReceipt`: the evidential receipt rendered from plain data and sealed (unchecked) in the same job. */
+  | { readonly kind: 'receipt'; readonly receipt: RenderReceiptOptions; readonly seal: SealStep };
 
 /** A sealed document and, when it was checked and readers would not validate the seal, why. */
 export interface SealedDocument {
@@ -110,6 +113,7 @@ export interface PdfJobResults {
   /** `bytes`: the document after the signer's signatures; `sealed` when the job sealed it too. */
   sign: { bytes: Uint8Array; sealed?: SealedDocument };
   seal: SealedDocument;
+  receipt: { bytes: Uint8Array };
 }
 
 /**

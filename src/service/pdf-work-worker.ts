@@ -1,6 +1,6 @@
 /**
  * Child process of pdf-work.ts: runs the service's untrusted-input steps (opening and normalizing an upload, checking
- * placements, writing the fields, signing and sealing, decoding a signer's scribble) away from the serving process, one job at a time. A
+ * placements, writing the fields, signing and sealing, building the receipt, decoding a signer's scribble) away from the serving process, one job at a time. A
  * process is reused for the next job; the host ends it when a job passes its time budget or its memory cap, and V8
  * ends it when its heap runs out.
  *
@@ -19,6 +19,7 @@ import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
 import { signInSession } from '../pades/sign-pdf.js';
 import type { Signer, Timestamper } from '../pades/types.js';
 import { openPdfForUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
+import { buildReceipt } from '../receipt/receipt.js';
 import { sealedOutputProblem } from './check-sealed-output.js';
 import {
   errorAsData,
@@ -81,6 +82,8 @@ async function run(id: number, job: PdfJob): Promise<unknown> {
       return sign(id, job);
     case 'seal':
       return seal(id, job.bytes, job.seal);
+    case 'receipt':
+      return { bytes: await buildReceipt({ ...job.receipt, sealer: async (pdf) => (await seal(id, pdf, job.seal)).bytes }) };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every PDF the service reads, read in child processes: opening and normalizing an upload, resolving its placements
  * with the text index, checking them, writing its fields at start, decoding a scribble, a signer's fields, signatures
- * and seal, each seal and the receipt's. A signing job asks this process for each signature value and time-stamp
+ * and seal, each seal, and the receipt (rendered and sealed). A signing job asks this process for each signature value and time-stamp
  * (`PdfJobParties`): the keys never leave it. A crafted PDF (a huge page tree, deep structures, millions of tiny
  * objects) can take seconds and gigabytes in pdf-lib or pdf.js. Here that happens in a separate Node process with its own V8 heap cap
  * (`--max-old-space-size`), a resident-memory watchdog and a time budget of `baseMs + perPageMs × pages`. Past any of
@@ -162,7 +162,7 @@ export function runPdfJob<K extends PdfJob['kind']>(
 ): Promise<PdfJobResults[K]> {
   const { pageCount = 0, signal, parties = {} } = typeof options === 'number' ? { pageCount: options } : options;
   // The span here covers the wait for admission and a process; the process adds its own span of the work.
-  return traced(`pdf.job ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'paraph.pdf_job.bytes': job.bytes.byteLength }, () =>
+  return traced(`pdf.job ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'paraph.pdf_job.bytes': 'bytes' in job ? job.bytes.byteLength : 0 }, () =>
     runAdmitted(job, limits, pageCount, signal, parties),
   );
 }

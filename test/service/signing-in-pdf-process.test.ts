@@ -10,6 +10,7 @@ import type { Transaction } from '../../src/domain/transaction.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import type { Timestamper } from '../../src/pades/types.js';
 import { PDFDocument } from '../../src/pdf/pdf-lib.js';
+import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { observePdfJobs, type PdfJobReport } from '../../src/service/pdf-work.js';
@@ -67,21 +68,24 @@ async function expectSignsAndSeals(id: string, token: string): Promise<void> {
 }
 
 describe('signing in the PDF processes', () => {
-  it('signs and seals without a PDF parse in the serving process: one sign job (signature and seal from one parse), one seal job (the receipt)', async () => {
+  it('signs and seals without a PDF parsed or built in the serving process: one sign job (signature and seal from one parse), one receipt job', async () => {
     const { id, token } = await oneSignerTransaction();
     const jobs: PdfJobReport[] = [];
     const stop = observePdfJobs((report) => jobs.push(report));
     const load = vi.spyOn(PDFDocument, 'load');
+    const create = vi.spyOn(PDFDocument, 'create');
     try {
       expect((await signAsSigner(f.ctx, token, { Fields: {} }, info)).TransactionStatus).toBe(30);
       expect(load).not.toHaveBeenCalled();
+      expect(create).not.toHaveBeenCalled();
     } finally {
       load.mockRestore();
+      create.mockRestore();
       stop();
     }
     expect(jobs.map((j) => [j.kind, j.outcome])).toEqual([
       ['sign', 'ok'],
-      ['seal', 'ok'],
+      ['receipt', 'ok'],
     ]);
     const done = (await f.store.getTransaction(id)) as Transaction;
     const report = await checkSignedPdf(await f.store.blobs.read(done.Files[0]!.Current!.sha256), f.signingCaPem + f.sealCaPem);
@@ -90,21 +94,38 @@ describe('signing in the PDF processes', () => {
     expect(report.qpdf, report.details).toBe(true);
   });
 
-  it('seals a seal-only transaction at start without a PDF parse in the serving process', async () => {
+  it('seals a seal-only transaction at start without a PDF parsed or built in the serving process: one seal job, one receipt job', async () => {
     const tx = await createTransaction(f.ctx, f.account, { Seal: true });
     expect(await uploadPdf(f, tx.Id, 'a.pdf', await makePdf([['Sealed only']]))).toBe(201);
+    const jobs: PdfJobReport[] = [];
+    const stop = observePdfJobs((report) => jobs.push(report));
     const load = vi.spyOn(PDFDocument, 'load');
+    const create = vi.spyOn(PDFDocument, 'create');
     try {
       await startTransaction(f.ctx, f.account, tx.Id);
       expect(load).not.toHaveBeenCalled();
+      expect(create).not.toHaveBeenCalled();
     } finally {
       load.mockRestore();
+      create.mockRestore();
+      stop();
     }
+    expect(jobs.map((j) => [j.kind, j.outcome])).toEqual([
+      ['seal', 'ok'],
+      ['receipt', 'ok'],
+    ]);
     const done = (await f.store.getTransaction(tx.Id)) as Transaction;
     expect(done.Status).toBe(30);
     const report = await checkSignedPdf(await f.store.blobs.read(done.Files[0]!.Current!.sha256), f.sealCaPem);
     expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);
     expect(report.qpdf, report.details).toBe(true);
+    // The receipt the PDF process built and sealed is whole: its seal validates and its audit log is the stored one.
+    const receipt = await f.store.blobs.read(done.Receipt!.sha256);
+    const verdict = await verifyReceipt(receipt, { trustRoots: [f.sealCaPem], now: new Date() });
+    expect(verdict.ok, verdict.problems.join('\n')).toBe(true);
+    expect(verdict.attachment?.entries.map((e) => e.hash)).toEqual((await f.store.listAuditEntries(tx.Id)).map((e) => e.hash));
+    const receiptReport = await checkSignedPdf(receipt, f.sealCaPem);
+    expect(receiptReport.pdfsig.map((s) => s.valid), receiptReport.details).toEqual([true]);
   });
 
   it('ends a signing job past its time budget: the signer gets PDF_TOO_COMPLEX (400), nothing is kept, signing again succeeds', async () => {
