@@ -31,7 +31,7 @@ import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index/limits.js';
 import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
-import { setDefaultTextEngine } from './pdf/text-index/text-index.js';
+import { setDefaultTextEngine } from './pdf/text-index/text-engine.js';
 
 /** Options a test or an embedding program may add to the configuration. */
 export interface ServiceOptions {

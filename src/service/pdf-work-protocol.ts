@@ -3,7 +3,7 @@ import { ParaphError, ValidationError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import type { FileMetaData } from '../pdf/file-metadata.js';
 import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
-import type { TextEngine } from '../pdf/text-index/text-index.js';
+import type { TextEngine } from '../pdf/text-index/text-engine.js';
 import type { IndexLimits } from '../pdf/text-index/limits.js';
 import type { PdfNormalization } from '../pdf/normalize-pdf.js';
 import type { PageGeometry } from '../pdf/page-geometry.js';

@@ -11,9 +11,9 @@ import { preparationKey, type StoredFile } from '../domain/transaction.js';
 import { PdfParseError, PlacementError, isInputError, type ParaphError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/document-facts.js';
 import { fieldAlternateName, fieldSpecOf } from '../pdf/file-metadata.js';
-import { resolvePlacements, type ResolvedPlacements } from '../pdf/resolve-placements.js';
+import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
-import { defaultTextEngine } from '../pdf/text-index/text-index.js';
+import { defaultTextEngine } from '../pdf/text-index/text-engine.js';
 import { resolveIndexLimits } from '../pdf/text-index/limits.js';
 import type { ServiceContext } from './context.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfWorkLimits } from './pdf-work.js';
@@ -137,9 +137,8 @@ function fieldLabels(
  * as the process's resident-memory cap) and the pool's heap cap.
  */
 function resolveInPool(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array, signerIds: readonly string[], document: DocumentFacts): Promise<ResolvedPlacements> {
-  // Without signers (no default signature field to look for) and without a Search, nothing reads the PDF: the facts
-  // the upload job read are all it takes.
-  if (signerIds.length === 0 && !searches(file)) return resolvePlacements(pdf, file.Metadata ?? {}, { fileId: file.FileId, document, workers: 0 });
+  // Without signers (no default signature field to look for) and without a Search, the job reads no PDF (the facts
+  // the upload job read are all it takes); it still runs in a PDF process, which alone loads the resolver.
   const index = resolveIndexLimits(undefined);
   const work = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
   // The same heap cap as every other job, so that the pool's processes serve every kind of job (a process is reused
@@ -150,10 +149,6 @@ function resolveInPool(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array, s
     limits,
     document.pages.length,
   );
-}
-
-function searches(file: StoredFile): boolean {
-  return Object.values(file.Metadata?.FormSets ?? {}).some((fields) => Object.values(fields).some((field) => field.Location?.Search !== undefined));
 }
 
 function readFacts(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array): Promise<DocumentFacts> {

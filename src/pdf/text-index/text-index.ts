@@ -22,6 +22,7 @@ import type { PageGeometry, ReaderRect } from '../page-geometry.js';
 import { checkDeclaredObjects } from '../declared-objects.js';
 import { assertPdfBytes } from '../pdf-header.js';
 import { BigramPostings, needleBits } from './bigrams.js';
+import { TEXT_ENGINES, defaultTextEngine, type TextEngine } from './text-engine.js';
 import { compactNeedle, mergeFound, normalizeSearchText, PageBoxes, SearchBudget, searchPage, withoutSpaces, type FoundMatches, type PageFound, type TextQuery } from './search.js';
 import type { ExtractFailure, ExtractedText, ExtractSink } from './pdfjs-extract.js';
 import { INDEX_BALANCE_MIN_PAGES, balancePageTree } from '../page-tree-balance.js';
@@ -79,22 +80,7 @@ export interface IndexTextOptions {
   whileExtracting?: () => void;
 }
 
-/** The text engines of {@link IndexTextOptions.engine}. */
-export const TEXT_ENGINES = ['pdfjs', 'pdfium'] as const;
-export type TextEngine = (typeof TEXT_ENGINES)[number];
-
-let defaultEngine: TextEngine = 'pdfium';
-
-/** The engine of every extraction that names none (the service's `PARAPH_TEXT_ENGINE`; initially PDFium). */
-export function setDefaultTextEngine(engine: TextEngine): void {
-  if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`setDefaultTextEngine: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
-  defaultEngine = engine;
-}
-
-/** The engine of an extraction that names none (see {@link setDefaultTextEngine}). */
-export function defaultTextEngine(): TextEngine {
-  return defaultEngine;
-}
+export { TEXT_ENGINES, defaultTextEngine, setDefaultTextEngine, type TextEngine } from './text-engine.js';
 
 /** One place where a search text was found. */
 export interface TextMatch {
@@ -302,7 +288,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
   checkDeclaredObjects(pdf);
   const limits = resolveIndexLimits(options.limits);
   const collected = new Collector(queries, keepTexts);
-  const engine = options.engine ?? defaultEngine;
+  const engine = options.engine ?? defaultTextEngine();
   if (!TEXT_ENGINES.includes(engine)) throw new RangeError(`indexText: engine must be one of ${TEXT_ENGINES.join(', ')}, got ${String(engine)}`);
   // Extractions in worker threads start when memory allows (memory-admission.ts), not only as many as come.
   const done = maxWorkers === 0 ? undefined : await pdfJobAdmission.admit(extractionReserveBytes(limits), options.signal);
