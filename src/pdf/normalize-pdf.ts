@@ -2,8 +2,8 @@
  * Normalization of unsigned PDFs that readers open but paraph could not work on: a document encrypted
  * with an empty user password (owner-password "protection", permissions allowing form filling or signing), or one
  * whose cross-reference table is damaged (`startxref` off, a table that does not point at its objects). Such a file is
- * rewritten once, cleanly, by PDFium (pdfium.ts) in a worker thread with a time budget; incremental updates and
- * signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
+ * rewritten once, cleanly, by PDFium (pdfium-rewrite.ts) in a worker thread with a time budget (or in the calling
+ * thread of a process that is its own sandbox); incremental updates and signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
 import { PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument } from './pdf-lib.js';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
 import { loadPdf } from './load-pdf.js';
 import { repairPageTree } from './page-tree-repair.js';
+import { rewriteWithPdfium, type PdfiumRewrite } from './pdfium-rewrite.js';
 import { readPdfTail } from './pdf-tail.js';
 import { decryptedCopy } from './standard-decryption.js';
 import { tooComplex } from './text-index/limits.js';
@@ -36,8 +37,14 @@ export interface NormalizedPdf {
 
 /** Options of {@link normalizePdf}. */
 export interface NormalizePdfOptions {
-  /** Time the rewrite may take, ms (default 30,000); past it `PDF_TOO_COMPLEX`. */
+  /** Time the rewrite may take, ms (default 30,000); past it `PDF_TOO_COMPLEX`. Enforced only in a worker thread. */
   timeoutMs?: number;
+  /**
+   * Whether PDFium's rewrite runs in a one-shot worker thread under a heap limit and `timeoutMs` (default true).
+   * `false` runs it in the calling thread, which is blocked meanwhile: for a process that is itself the sandbox
+   * (its own heap cap and time budget, as the service's PDF processes have), where a thread would only nest.
+   */
+  workerThread?: boolean;
 }
 
 /** Heap of the rewrite's thread (PDFium's own memory is WebAssembly memory, bounded by its 4 GB address space). */
@@ -109,7 +116,7 @@ export async function normalizePdf(pdf: Uint8Array, options: NormalizePdfOptions
   const input = normalization.detail === HEADERLESS ? withHeader(pdf) : pdf;
   let bytes: Uint8Array;
   try {
-    bytes = await rewriteInWorker(input, normalization.reason === 'encrypted-empty-password', options.timeoutMs ?? 30_000);
+    bytes = await rewriteWithPdfiumIn(input, normalization.reason === 'encrypted-empty-password', options);
   } catch (error) {
     // PDFium gives up on some files other readers open: a trailer cut off mid-string, a catalog with a broken entry,
     // an encryption key derived without the metadata. An unsigned one is rebuilt without PDFium, or refused as it said.
@@ -161,7 +168,7 @@ async function rewriteWithoutPdfium(input: Uint8Array, normalization: PdfNormali
  * @throws PdfParseError `PDF_DAMAGED_SIGNED` (it carries signatures), `PDF_UNREADABLE`, `PDF_TOO_COMPLEX`.
  */
 export async function rewritePdf(pdf: Uint8Array, options: NormalizePdfOptions = {}): Promise<Uint8Array> {
-  const bytes = await rewriteInWorker(pdf, false, options.timeoutMs ?? 30_000);
+  const bytes = await rewriteWithPdfiumIn(pdf, false, options);
   const again = await inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: String(error) }));
   if ('reason' in again) throw new PdfParseError('PDF_UNREADABLE', `The PDF cannot be rewritten cleanly (${again.detail}).`);
   return bytes;
@@ -171,7 +178,13 @@ function inspectRewrite(bytes: Uint8Array): Promise<PdfNormalization | { doc: PD
   return inspect(bytes).catch((error: unknown) => ({ reason: 'damaged-xref' as const, detail: error instanceof Error ? error.message : String(error) }));
 }
 
-type Reply = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
+/** PDFium's rewrite of `pdf`, where `options` say (a worker thread unless `workerThread: false`). */
+async function rewriteWithPdfiumIn(pdf: Uint8Array, encrypted: boolean, options: NormalizePdfOptions): Promise<Uint8Array> {
+  if (options.workerThread !== false) return rewriteInWorker(pdf, encrypted, options.timeoutMs ?? 30_000);
+  const reply = await rewriteWithPdfium(pdf, encrypted);
+  if (reply.ok) return reply.bytes;
+  throw new PdfParseError(reply.code, reply.message);
+}
 
 function rewriteInWorker(pdf: Uint8Array, encrypted: boolean, timeoutMs: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
@@ -198,7 +211,7 @@ function rewriteInWorker(pdf: Uint8Array, encrypted: boolean, timeoutMs: number)
       else reject(error);
     };
     const timer = setTimeout(() => settle(tooComplex(undefined, `repairing it took more than ${timeoutMs / 1000} s`)), timeoutMs);
-    worker.on('message', (reply: Reply) => {
+    worker.on('message', (reply: PdfiumRewrite) => {
       if (reply.ok) settle(undefined, reply.bytes);
       else settle(new PdfParseError(reply.code, reply.message));
     });

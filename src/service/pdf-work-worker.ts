@@ -44,7 +44,7 @@ const send = process.send.bind(process);
 async function run(id: number, job: PdfJob): Promise<unknown> {
   switch (job.kind) {
     case 'open': {
-      const normalized = await normalizePdf(job.bytes, { timeoutMs: job.normalizeMs });
+      const normalized = await normalizePdf(job.bytes, { timeoutMs: job.normalizeMs, workerThread: false });
       const pageCount = normalized.doc.getPageCount();
       // Past the page limit the upload is refused: reading every page would only cost time.
       const opened = pageCount > (job.maxPages ?? Infinity) ? { pageCount } : { pageCount, facts: documentFacts(normalized.doc) };
@@ -66,7 +66,7 @@ async function run(id: number, job: PdfJob): Promise<unknown> {
       checkPlacements(await loadPdf(job.bytes), job.placements, { pages: job.pages });
       return {};
     case 'rewrite':
-      return { bytes: await rewritePdf(job.bytes, { timeoutMs: job.timeoutMs }) };
+      return { bytes: await rewritePdf(job.bytes, { timeoutMs: job.timeoutMs, workerThread: false }) };
     case 'place': {
       const { labels, alternateNames } = job;
       const { bytes } = await placeFields(job.bytes, job.placements, {

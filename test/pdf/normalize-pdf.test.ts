@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
-import { normalizationNeeded, normalizePdf } from '../../src/pdf/normalize-pdf.js';
+import { normalizationNeeded, normalizePdf, rewritePdf } from '../../src/pdf/normalize-pdf.js';
 import { openPdfForUpdate } from '../../src/pdf/incremental.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
@@ -63,6 +63,22 @@ describe('normalizePdf', () => {
       await expect(openPdfForUpdate(bytes)).resolves.toBeDefined();
     });
   }
+
+  it('rewrites in the calling thread as in a worker thread (workerThread: false, for a process that is its own sandbox)', async () => {
+    for (const file of ['empty-password-aes256.pdf', 'broken-xref.pdf']) {
+      const input = readFileSync(join(CORPUS, file));
+      const threaded = await normalizePdf(input);
+      const inThread = await normalizePdf(input, { workerThread: false });
+      expect(inThread.normalization).toEqual(threaded.normalization);
+      expect(inThread.doc.getPageCount()).toBe(threaded.doc.getPageCount());
+      expect((await qpdfCheck(inThread.bytes)).ok).toBe(true);
+      expect(await normalizationNeeded(inThread.bytes)).toBeUndefined();
+    }
+    const locked = qpdf(['--encrypt', 'user-secret', 'owner', '256'], SAMPLE);
+    await expect(normalizePdf(locked, { workerThread: false })).rejects.toMatchObject({ code: 'PDF_ENCRYPTED', message: expect.stringMatching(/needs a password/) });
+    const rewritten = await rewritePdf(SAMPLE, { workerThread: false });
+    expect((await qpdfCheck(rewritten)).ok).toBe(true);
+  });
 
   it('opens and rewrites an encrypted PDF whose owner permissions forbid filling in and annotating: they bind no reader that opens it without a password', async () => {
     const locked = qpdf(['--encrypt', '', 'owner', '256', '--modify=none', '--annotate=n', '--form=n'], SAMPLE);
