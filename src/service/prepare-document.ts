@@ -52,7 +52,10 @@ export async function resolveDocument(
     const document = facts ?? (await readFacts(ctx, file, pdf));
     const resolved = await resolveInPool(ctx, file, pdf, signerIds, document);
     const pages = resolved.pages;
-    await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
+    // With no field to write (seal-only, or only the PDF's own fields) there is nothing to check against the PDF.
+    if (resolved.placements.some((p) => p.existing !== true)) {
+      await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
+    }
     return { key, placements: resolved.placements };
   } catch (error) {
     throw preparationError(file, error);
