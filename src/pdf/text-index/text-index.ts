@@ -80,7 +80,7 @@ export interface IndexTextOptions {
   whileExtracting?: () => void;
 }
 
-export { TEXT_ENGINES, defaultTextEngine, setDefaultTextEngine, type TextEngine } from './text-engine.js';
+export { TEXT_ENGINES, type TextEngine } from './text-engine.js';
 
 /** One place where a search text was found. */
 export interface TextMatch {
