@@ -1,9 +1,11 @@
 /**
- * The serving process reads no PDF and decodes no image: every such step is a job of the PDF processes
- * (src/service/pdf-work.ts). Enforced on the import graph: from the modules that run in the serving process (the
- * server, the HTTP routes, the event workers and the service's use cases), following every import that is kept at run
- * time (type-only imports are erased), no PDF library is reached. The PDF process's own modules are listed: they are
- * started by path (`fork`) and may be imported by the serving side for their types only.
+ * The serving process (`paraph serve`, or the service embedded) reads no PDF and decodes no image: every such step is
+ * a job of the PDF processes (src/service/pdf-work.ts). Enforced on the import graph: from the modules that run in the
+ * serving process (the server, the serve command, the HTTP routes, the event workers and the service's use cases),
+ * following every import kept at run time (type-only imports are erased), no PDF library is reached. The PDF
+ * process's own modules are listed: they are started by path (`fork`) and may be imported by the serving side for
+ * their types only. The one byte-level look the serving side takes is a scribble's PNG header (signer/scribble-image.ts,
+ * `readPngHeader`), to refuse a decompression bomb before a process is involved.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -93,7 +95,7 @@ function importChain(modules: Map<string, string | undefined>, file: string): st
 
 const processOnly = new Set(PDF_PROCESS_ONLY.map((path) => join(SRC, path)));
 const servingRoots = [
-  ...['server.ts', 'create-service.ts', 'paraph-plugin.ts'].map((path) => join(SRC, path)),
+  ...['server.ts', 'create-service.ts', 'paraph-plugin.ts', 'cli/serve.ts'].map((path) => join(SRC, path)),
   ...['http', 'events', 'service'].flatMap((dir) => sourceFiles(join(SRC, dir))),
 ].filter((file) => !processOnly.has(file));
 
