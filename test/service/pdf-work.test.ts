@@ -4,10 +4,13 @@
  * the time budget (scaled by the page count), the heap cap or the resident-memory cap without losing the pool or the
  * calling process.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PdfParseError, ValidationError } from '../../src/errors.js';
 import { documentFacts } from '../../src/pdf/document-facts.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
+import { normalizePdf } from '../../src/pdf/normalize-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { runPdfJob } from '../../src/service/pdf-work.js';
@@ -26,6 +29,16 @@ describe('runPdfJob', () => {
     expect(await runPdfJob({ kind: 'check', bytes: pdf, placements, pages }, undefined, 2)).toEqual({});
     const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements, pages }, undefined, 2);
     expect(Buffer.from(placed.bytes).equals(Buffer.from((await placeFields(pdf, placements, { pages })).bytes))).toBe(true);
+  });
+
+  it('repairs a damaged upload in the PDF process’s own thread, bounded by the job’s budget rather than a nested thread’s', async () => {
+    const broken = new Uint8Array(readFileSync(join(import.meta.dirname, '../../fixtures/corpus/broken-xref.pdf')));
+    // In a one-shot repair thread a 1 ms budget cannot be met (starting the thread alone takes longer) ...
+    await expect(normalizePdf(broken, { timeoutMs: 1 })).rejects.toMatchObject({ code: 'PDF_TOO_COMPLEX' });
+    // ... the PDF process starts no such thread: the repair runs in its thread, under the job's own budget.
+    const opened = await runPdfJob({ kind: 'open', bytes: broken, normalizeMs: 1 });
+    expect(opened.normalization?.reason).toBe('damaged-xref');
+    expect(opened.bytes).toBeDefined();
   });
 
   it('gives back the typed errors of the library (code, issues, origin)', async () => {
