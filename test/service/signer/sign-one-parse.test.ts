@@ -105,7 +105,7 @@ describe('a sign request with several fields of the signer', () => {
     }
   });
 
-  it("seals the last signer's document in the same sign job (one parse, its output check included), the receipt in a seal job", async () => {
+  it("seals the last signer's document in the same sign job (one parse, its output check included), the receipt in a receipt job", async () => {
     const { id, token } = await threeFieldTransaction();
     expect((await signerCall(token, 'POST', '/sign', { Fields: { contract: { city: 'Delft' } } })).status).toBe(200);
     const signers = (await call(base, 'GET', `/api/transaction/${id}`)).json.Signers as { SignUrl: string }[];
@@ -119,7 +119,7 @@ describe('a sign request with several fields of the signer', () => {
       signed = await signerCall(last, 'POST', '/sign', {});
       expect(signed.status, signed.text).toBe(200);
       expect(load).not.toHaveBeenCalled();
-      expect(jobs).toEqual(['sign', 'seal']);
+      expect(jobs).toEqual(['sign', 'receipt']);
     } finally {
       load.mockRestore();
       stop();
