@@ -35,7 +35,11 @@ export interface Window {
 }
 
 /** A fresh browser (own user-data-dir) whose only allowed origins are `origins`. */
-export async function openWindow(viewport: ViewportName, origins: readonly string[], options: { reducedMotion?: boolean; locale?: string } = {}): Promise<Window> {
+export async function openWindow(
+  viewport: ViewportName,
+  origins: readonly string[],
+  options: { reducedMotion?: boolean; locale?: string; deviceScaleFactor?: number } = {},
+): Promise<Window> {
   const dir = await mkdtemp(join(tmpdir(), 'paraph-chromium-'));
   const context: BrowserContext = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
@@ -44,6 +48,7 @@ export async function openWindow(viewport: ViewportName, origins: readonly strin
     ...VIEWPORTS[viewport],
     ...(options.reducedMotion ? { reducedMotion: 'reduce' as const } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
+    ...(options.deviceScaleFactor ? { deviceScaleFactor: options.deviceScaleFactor } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];

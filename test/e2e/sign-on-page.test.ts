@@ -4,17 +4,20 @@
  * filled by pointer on the rendered page; at 375 px by keyboard only (Tab, "Next field", Space, arrows), after the zoom
  * buttons made the page wider and sharper and "fit width" brought it back. Both runs sign; the signed PDF holds the
  * values in its fields, shows them when poppler draws the page, and its signature is valid in pdfsig. axe-core finds no
- * WCAG 2.2 A/AA violation in any state.
+ * WCAG 2.2 A/AA violation in any state. Each state's screenshot (CSS pixels, device scale 1, reduced motion, the
+ * browser's clock fixed, scrolled to the top) is compared with its reference in test/fixtures/screenshots/
+ * (screenshot-reference.ts; UPDATE_SCREENSHOTS=1 rewrites them).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, openWindow, shot } from '../a11y/browser.js';
+import { ARTIFACTS, axeViolations, openWindow } from '../a11y/browser.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
+import { compareWithReference } from '../helpers/screenshot-reference.js';
 import { startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 import { call, makePdf } from './service-harness.js';
 
@@ -69,8 +72,23 @@ const pagesFit = (page: Page) => page.evaluate<boolean>("[...document.querySelec
 /** The on-page control of a field (a radio group: the button with `value`). */
 const onPage = (page: Page, field: string, value?: string) => page.locator(`.page input[data-field="${field}"]${value ? `[value="${value}"]` : ''}`);
 
-async function expectNoViolations(page: Page, state: string, found: Record<string, string[]>): Promise<void> {
-  await shot(page, `on-page-${state}`);
+/** The browser's clock, fixed so that dates the page shows (the date field's example) are the same in every run. */
+const BROWSER_TIME = new Date('2026-06-15T10:00:00Z');
+
+/**
+ * Checks one state: its screenshot (fonts loaded, scrolled to the top so the sticky zoom bar rests in place) against
+ * its reference (the main states only: references are committed), and axe-core's WCAG 2.2 A/AA rules. The window is scrolled back where it was.
+ */
+async function checkState(page: Page, state: string, found: Record<string, string[]>, options: { reference?: boolean } = {}): Promise<void> {
+  await page.evaluate('document.fonts.ready.then(() => undefined)');
+  const scrolled = await page.evaluate<number>('window.scrollY');
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+  const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
+  await mkdir(ARTIFACTS, { recursive: true });
+  await writeFile(join(ARTIFACTS, `on-page-${state}.png`), png);
+  if (options.reference) await compareWithReference(png, `on-page-${state}`);
+  await page.evaluate(`window.scrollTo(0, ${scrolled})`);
   const violations = await axeViolations(page);
   if (violations.length > 0) found[state] = violations;
 }
@@ -108,9 +126,10 @@ async function expectSignedValues(id: string, expected: { city: string; when: st
 describe('signing on the document', () => {
   it('800 px, by pointer: each field type filled on the page, the signature box leads to the steps, signed', async () => {
     const { id, signUrl } = await createTransaction('en-US');
-    const win = await openWindow('desktop', [s.service.url]);
+    const win = await openWindow('desktop', [s.service.url], { reducedMotion: true });
     const { page } = win;
     await page.setViewportSize({ width: 800, height: 900 });
+    await page.clock.setFixedTime(BROWSER_TIME);
     const found: Record<string, string[]> = {};
     try {
       await page.goto(signUrl);
@@ -119,7 +138,7 @@ describe('signing on the document', () => {
       expect(await pagesFit(page)).toBe(true);
       // The list under the page is closed: the page's own controls are the way to fill.
       expect(await page.locator('details.field-list').getAttribute('open')).toBeNull();
-      await expectNoViolations(page, 'desktop-overview', found);
+      await checkState(page, 'desktop-overview', found);
 
       await page.locator('.page button.overlay-signature').click();
       expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('consent-title');
@@ -133,7 +152,7 @@ describe('signing on the document', () => {
       await page.locator('#sign-error').waitFor();
       expect(await onPage(page, 'f1.city').getAttribute('aria-invalid')).toBe('true');
       expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-field')")).toBe('f1.city');
-      await expectNoViolations(page, 'desktop-fields-missing', found);
+      await checkState(page, 'desktop-fields-missing', found, { reference: true });
 
       await onPage(page, 'f1.agree').click();
       await onPage(page, 'plan', 'Premium').click();
@@ -145,23 +164,24 @@ describe('signing on the document', () => {
       expect(await page.locator('input[data-list-field="f1.city"]').inputValue()).toBe('Haarlem');
       expect(await page.locator('input[data-list-field="plan"][value="Premium"]').isChecked()).toBe(true);
       expect(await page.locator('input[data-list-field="f1.agree"]').isChecked()).toBe(true);
-      await expectNoViolations(page, 'desktop-filled', found);
+      await checkState(page, 'desktop-filled', found);
 
       await page.locator('#sign-button').click();
       await page.locator('#message.success').waitFor({ timeout: 30_000 });
-      await expectNoViolations(page, 'desktop-signed', found);
+      await checkState(page, 'desktop-signed', found, { reference: true });
       expect(found).toEqual({});
       expect(win.problems).toEqual([]);
     } finally {
       await win.close();
     }
     await expectSignedValues(id, { city: 'Haarlem', when: '2026-12-01', amount: '12,5' });
-  }, 60_000);
+  }, 120_000);
 
   it('375 px, by keyboard: pinch allowed, zoom buttons redraw the page wider and sharper, fields filled on the page, signed', async () => {
     const { id, signUrl } = await createTransaction('nl-NL');
-    const win = await openWindow('phone', [s.service.url], { locale: 'nl-NL' });
+    const win = await openWindow('phone', [s.service.url], { locale: 'nl-NL', reducedMotion: true, deviceScaleFactor: 1 });
     const { page } = win;
+    await page.clock.setFixedTime(BROWSER_TIME);
     const found: Record<string, string[]> = {};
     const width = () => page.evaluate<number>("document.querySelector('.page').getBoundingClientRect().width");
     /** The width in device pixels the page was last drawn at (the canvas, not its CSS box). */
@@ -184,7 +204,7 @@ describe('signing on the document', () => {
       expect(await page.locator('#zoom-level').textContent()).toMatch(/156/);
       // The wider page scrolls inside its card; the window itself never scrolls sideways.
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-      await expectNoViolations(page, 'phone-zoomed', found);
+      await checkState(page, 'phone-zoomed', found);
       await tabTo(page, '#zoom-fit');
       await page.keyboard.press('Enter');
       await expect.poll(width).toBeCloseTo(fit, 0);
@@ -207,7 +227,7 @@ describe('signing on the document', () => {
       await page.keyboard.press('Space');
       expect(await onPage(page, 'f1.agree').isChecked()).toBe(true);
       expect(await onPage(page, 'plan', 'Premium').isChecked()).toBe(true);
-      await expectNoViolations(page, 'phone-filled', found);
+      await checkState(page, 'phone-filled', found, { reference: true });
 
       await tabTo(page, '#consent-box');
       await page.keyboard.press('Space');
@@ -217,16 +237,16 @@ describe('signing on the document', () => {
       await tabTo(page, '#scribble-confirm');
       await page.keyboard.press('Enter');
       await page.locator('#step-sign').waitFor();
-      await expectNoViolations(page, 'phone-ready', found);
+      await checkState(page, 'phone-ready', found);
       await tabTo(page, '#sign-button');
       await page.keyboard.press('Enter');
       await page.locator('#message.success').waitFor({ timeout: 30_000 });
-      await expectNoViolations(page, 'phone-signed', found);
+      await checkState(page, 'phone-signed', found, { reference: true });
       expect(found).toEqual({});
       expect(win.problems).toEqual([]);
     } finally {
       await win.close();
     }
     await expectSignedValues(id, { city: 'Zwolle', when: '2026-12-24', amount: '7' });
-  }, 60_000);
+  }, 120_000);
 });
