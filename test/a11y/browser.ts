@@ -85,6 +85,23 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.help}) at ${n.target.join(' ')}: ${n.failureSummary ?? ''}`));
 }
 
+/** What one axe rule found: the targets (CSS selectors) it passed, failed, or could not decide. */
+export interface AxeRuleResult {
+  readonly passes: string[];
+  readonly violations: string[];
+  readonly incomplete: string[];
+}
+
+/** Runs one axe rule on the page, whatever its tags (e.g. `target-size`, WCAG 2.2 AA 2.5.8). */
+export async function axeRule(page: Page, ruleId: string): Promise<AxeRuleResult> {
+  await page.evaluate(axeSource);
+  const results = await page.evaluate<Record<'passes' | 'violations' | 'incomplete', { nodes: { target: string[] }[] }[]>>(
+    `axe.run(document, { runOnly: { type: 'rule', values: [${JSON.stringify(ruleId)}] } })`,
+  );
+  const targets = (key: keyof AxeRuleResult) => results[key].flatMap((r) => r.nodes.map((n) => n.target.join(' ')));
+  return { passes: targets('passes'), violations: targets('violations'), incomplete: targets('incomplete') };
+}
+
 /** One node of Chromium's accessibility tree. */
 export interface AxNode {
   readonly role: string;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, axeViolations, openWindow } from '../a11y/browser.js';
+import { ARTIFACTS, axeRule, axeViolations, openWindow } from '../a11y/browser.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { compareWithReference } from '../helpers/screenshot-reference.js';
 import { startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
@@ -91,6 +91,12 @@ async function checkState(page: Page, state: string, found: Record<string, strin
   await page.evaluate(`window.scrollTo(0, ${scrolled})`);
   const violations = await axeViolations(page);
   if (violations.length > 0) found[state] = violations;
+  // WCAG 2.2 2.5.8 (target size, 24 CSS px or spacing) holds for every control, the fields on the page included,
+  // at every zoom: axe decides each (nothing left undecided) and fails none.
+  const targets = await axeRule(page, 'target-size');
+  if (targets.violations.length + targets.incomplete.length > 0) found[`${state} target-size`] = [...targets.violations, ...targets.incomplete];
+  const onPage = await page.evaluate<boolean>("[...document.querySelectorAll('.page .overlay input, .page button.overlay')].some((el) => el.checkVisibility())");
+  if (onPage && !targets.passes.some((t) => t.includes('.overlay') || t.includes('data-field'))) found[`${state} target-size`] = ['the fields on the page were not checked'];
 }
 
 /** Presses Tab until `selector` has focus (keyboard only; fails after `max` presses). */
