@@ -161,9 +161,10 @@ async function expectSignedValues(id: string, expected: { city: string; when: st
 
 /**
  * The signed contract as poppler, MuPDF and PDFium draw it (2 px per point): ink inside each filled field (the border
- * left out), the chosen radio button marked and the other not, and nothing where no field is. poppler 22.12 draws no
- * check box or radio widget of ours at all (not even the unchecked frame) while it draws pdf-lib's own; until that is
- * understood, the buttons are checked in MuPDF and PDFium and poppler is held to the text and signature boxes.
+ * left out), the chosen radio button marked and the other not, and nothing where no field is. The buttons are checked in
+ * MuPDF and PDFium only: filling moves a button's /AP /N state dictionary into an indirect object (fill-form-fields.ts,
+ * for validators that crash on a direct one), and poppler 22.12 takes an indirect /N for the appearance stream itself
+ * and draws no button at all, checked or not.
  */
 async function expectDrawnInPlace(pdf: Uint8Array): Promise<void> {
   const scale = 2;
