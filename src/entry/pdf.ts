@@ -33,4 +33,5 @@ export { placeFields, type PlaceFieldsOptions, type PlaceFieldsResult, type Plac
 export { indexText, findText, type TextIndex, type PageText, type TextMatch, type IndexTextOptions, type FindTextOptions } from '../pdf/text-index/text-index.js';
 export type { PageGeometry, PageRotation, ReaderRect, UserRect } from '../pdf/page-geometry.js';
 export type { DocumentFacts } from '../pdf/document-facts.js';
-export { readFormFields, type ExistingField, type ExistingWidget } from '../pdf/form-fields.js';
+// Public: bytes in (a pdf-lib document from the caller's own copy of pdf-lib is not one paraph's code can read).
+export { readPdfFormFields as readFormFields, type ExistingField, type ExistingWidget } from '../pdf/form-fields.js';

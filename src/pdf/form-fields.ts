@@ -7,6 +7,7 @@
  */
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFObject } from './pdf-lib.js';
 import { acroFormOf, nameText, resolverOf, textOf, walkFieldTree } from './acroform.js';
+import { loadPdf } from './load-pdf.js';
 import { pageGeometry } from './page-boxes.js';
 import { userRectToReader, type ReaderRect } from './page-geometry.js';
 
@@ -40,12 +41,28 @@ const FF_RADIO = 1 << 15;
 const FF_PUSH_BUTTON = 1 << 16;
 
 /**
+ * Every field of the PDF `pdf` a signer can fill, in field-tree order (paraph's public form of {@link readFormFields}:
+ * it takes bytes, as the rest of the API does). Throws PdfParseError when the bytes are no PDF paraph can read.
+ *
+ * @example
+ * const fields = await readPdfFormFields(bytes); // [{ name: 'Name', type: 'SingleLine', widgets: [...] }, ...]
+ */
+export async function readPdfFormFields(pdf: Uint8Array): Promise<ExistingField[]> {
+  return readFormFields(await loadPdf(pdf));
+}
+
+/**
  * Every field of `doc` a signer can fill, in field-tree order. Widgets on no page of the document are left out.
+ * `doc` must come from paraph's own pdf-lib build (load-pdf.ts): the objects of another copy of pdf-lib (`import
+ * 'pdf-lib'`) fail every `instanceof` here, and the form would look empty, so such a document is refused.
  *
  * @example
  * const fields = readFormFields(await loadPdf(bytes)); // [{ name: 'Name', type: 'SingleLine', widgets: [...] }, ...]
  */
 export function readFormFields(doc: PDFDocument): ExistingField[] {
+  if (!(doc.catalog instanceof PDFDict)) {
+    throw new TypeError('readFormFields: the document was loaded by another copy of pdf-lib than paraph\'s; pass its bytes to readPdfFormFields instead');
+  }
   const fieldList = acroFormOf(doc)?.get(PDFName.of('Fields'));
   if (fieldList === undefined) return [];
   const pages = doc.getPages();

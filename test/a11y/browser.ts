@@ -35,7 +35,11 @@ export interface Window {
 }
 
 /** A fresh browser (own user-data-dir) whose only allowed origins are `origins`. */
-export async function openWindow(viewport: ViewportName, origins: readonly string[], options: { reducedMotion?: boolean; locale?: string } = {}): Promise<Window> {
+export async function openWindow(
+  viewport: ViewportName,
+  origins: readonly string[],
+  options: { reducedMotion?: boolean; locale?: string; deviceScaleFactor?: number } = {},
+): Promise<Window> {
   const dir = await mkdtemp(join(tmpdir(), 'paraph-chromium-'));
   const context: BrowserContext = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
@@ -44,6 +48,7 @@ export async function openWindow(viewport: ViewportName, origins: readonly strin
     ...VIEWPORTS[viewport],
     ...(options.reducedMotion ? { reducedMotion: 'reduce' as const } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
+    ...(options.deviceScaleFactor ? { deviceScaleFactor: options.deviceScaleFactor } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
@@ -78,6 +83,23 @@ export async function axeViolations(page: Page): Promise<string[]> {
     `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_TAGS)} }, resultTypes: ['violations'] })`,
   );
   return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.help}) at ${n.target.join(' ')}: ${n.failureSummary ?? ''}`));
+}
+
+/** What one axe rule found: the targets (CSS selectors) it passed, failed, or could not decide. */
+export interface AxeRuleResult {
+  readonly passes: string[];
+  readonly violations: string[];
+  readonly incomplete: string[];
+}
+
+/** Runs one axe rule on the page, whatever its tags (e.g. `target-size`, WCAG 2.2 AA 2.5.8). */
+export async function axeRule(page: Page, ruleId: string): Promise<AxeRuleResult> {
+  await page.evaluate(axeSource);
+  const results = await page.evaluate<Record<'passes' | 'violations' | 'incomplete', { nodes: { target: string[] }[] }[]>>(
+    `axe.run(document, { runOnly: { type: 'rule', values: [${JSON.stringify(ruleId)}] } })`,
+  );
+  const targets = (key: keyof AxeRuleResult) => results[key].flatMap((r) => r.nodes.map((n) => n.target.join(' ')));
+  return { passes: targets('passes'), violations: targets('violations'), incomplete: targets('incomplete') };
 }
 
 /** One node of Chromium's accessibility tree. */

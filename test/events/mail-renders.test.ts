@@ -3,7 +3,8 @@
  * and desktop (800 px) width to test-artifacts/mails/ (look at them), and checked where a reader would notice:
  * a whole HTML document in the mail's language, who asks, one button whose link is the one in the plain-text part,
  * the expiry date in the language's own format, no horizontal scrolling on a phone, and no text of another moment
- * (a confirmation never asks to sign).
+ * (a confirmation never asks to sign). The Dutch invitation's renders are compared with references in
+ * test/fixtures/screenshots/ (UPDATE_SCREENSHOTS=1 rewrites them).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { LANGUAGES } from '../../src/domain/transaction.js';
 import { renderMailText, type MailTextInput } from '../../src/events/mail-templates.js';
 import type { MailPayloadKind } from '../../src/service/mail-payload.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';
+import { compareWithReference } from '../helpers/screenshot-reference.js';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'mails');
 const SIGN_URL = 'https://sign.example.test/sign/tok123';
@@ -44,6 +46,9 @@ function render(language: (typeof LANGUAGES)[number], c: (typeof CASES)[number])
     expiresAt: EXPIRES,
   });
 }
+
+/** The renders compared with a committed reference at both widths (screenshot-reference.ts): the mail every signer gets first. */
+const REFERENCES = new Set(['invitation-nl-NL']);
 
 const ASKS_TO_SIGN = new Set<MailPayloadKind>(['invitation', 'reminder']);
 
@@ -90,7 +95,7 @@ describe('mail renders', () => {
 
   for (const [width, label] of [[375, 'phone'], [800, 'desktop']] as const) {
     it(`renders every mail in every language at ${label} width (${width} px) without horizontal scrolling`, async () => {
-      const page = await browser.newPage({ viewport: { width, height: 700 } });
+      const page = await browser.newPage({ viewport: { width, height: 700 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
       await page.route('**/*', (route) => route.abort());
       try {
         for (const language of LANGUAGES) {
@@ -98,7 +103,8 @@ describe('mail renders', () => {
             await page.setContent(render(language, c).html);
             const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
             expect(overflow, `${language} ${c.name}`).toBeLessThanOrEqual(0);
-            await page.screenshot({ path: join(ARTIFACTS, `${c.name}-${language}-${label}.png`), fullPage: true });
+            const png = await page.screenshot({ path: join(ARTIFACTS, `${c.name}-${language}-${label}.png`), fullPage: true, animations: 'disabled' });
+            if (REFERENCES.has(`${c.name}-${language}`)) await compareWithReference(png, `mail-${c.name}-${language}-${label}`);
           }
         }
       } finally {
