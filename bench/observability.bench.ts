@@ -7,7 +7,12 @@
  * rounds is reported; a third configuration samples 10 % of traces. Next to the rates, the CPU time the serving
  * process spent per transaction and per GET: on a machine other work shares, rates and p99 move with that work, CPU
  * time per request much less. Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
+ * A second table isolates the span machinery: the CPU time of making one request span (continuing a traceparent,
+ * four attributes) and ending it, dropped or exported in batches over OTLP/HTTP protobuf (`--spans` runs only that).
  */
+import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { BatchSpanProcessor, NodeTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,7 +105,46 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** CPU µs per request span made and ended, with `processor` behind it (the median of 3 runs of 20,000 spans). */
+async function spanCpuMicros(processor: () => BatchSpanProcessor | NoopSpanProcessor): Promise<number> {
+  const runs: number[] = [];
+  const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+  for (let run = 0; run < 3; run++) {
+    const provider = new NodeTracerProvider({ spanProcessors: [processor()] });
+    const tracer = provider.getTracer('bench');
+    const spans = 20_000;
+    const start = process.cpuUsage();
+    for (let i = 0; i < spans; i++) {
+      const parent = propagation.extract(ROOT_CONTEXT, headers);
+      const span = tracer.startSpan('GET /api/transaction/:transactionId', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'url.path': '/api/transaction/abc', 'http.route': '/api/transaction/:transactionId' } }, parent);
+      span.setAttribute('http.response.status_code', 200);
+      span.end();
+      if (i % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await provider.forceFlush();
+    runs.push((cpuMs(process.cpuUsage(start)) * 1000) / spans);
+    await provider.shutdown();
+  }
+  return median(runs);
+}
+
+async function spanCost(): Promise<void> {
+  const receiver = await startOtlpReceiver({ keep: false });
+  try {
+    const dropped = await spanCpuMicros(() => new NoopSpanProcessor());
+    const exported = await spanCpuMicros(() => new BatchSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` })));
+    printTable('Tracing: CPU per request span (made, ended; median of 3 × 20,000; the receiver decodes in the same process)', ['span processor', 'CPU µs per span'], [
+      ['none (span dropped)', fmt(dropped)],
+      ['batch, OTLP/HTTP protobuf', fmt(exported)],
+    ]);
+  } finally {
+    await receiver.close();
+  }
+}
+
 async function main(): Promise<void> {
+  await spanCost();
+  if (process.argv.includes('--spans')) return;
   const receiver = await startOtlpReceiver({ keep: false });
   const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? 2);
   const configurations: ReadonlyArray<{ name: string; env: Record<string, string> }> = [

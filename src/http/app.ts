@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fastifyHelmet from '@fastify/helmet';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { nestingProblem } from '../domain/transaction-json.js';
 import { unpairedSurrogateProblem } from '../pdf/unicode-text.js';
 import { toPartialTransactionView } from '../domain/transaction-view.js';
@@ -46,8 +46,8 @@ export interface AppDeps extends ServiceContextDeps {
   readonly logVerificationCodes?: boolean;
   /** The context the composition root built (shared with the workers); built from the fields above when absent. */
   readonly context?: ServiceContext;
-  /** With tracing on: the plugin that makes a span per request (src/http/otel-tracing.ts). */
-  readonly requestSpans?: FastifyPluginCallback;
+  /** With tracing on: adds the hooks that make a span per request (src/http/otel-request-spans.ts). */
+  readonly requestSpans?: (app: FastifyInstance) => void;
   /** The service's metrics: every request is counted in them (they are served by server.ts, not here). */
   readonly metrics?: ParaphMetrics;
   /** True once the process is shutting down: `/health/ready` answers 503. */
@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
-  if (deps.requestSpans) await app.register(deps.requestSpans);
+  deps.requestSpans?.(app);
   deps.metrics?.observeRequests(app);
   await registerParaphRoutes(app, deps);
   return app;

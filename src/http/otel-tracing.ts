@@ -1,23 +1,23 @@
 /**
  * The OpenTelemetry side of tracing (docs/operations.md#tracing), loaded by server.ts only when tracing-settings.ts
  * says tracing is on: a tracer provider exporting in batches (OTLP/HTTP protobuf, configured by the `OTEL_EXPORTER_OTLP_*`
- * variables, or the console), W3C trace context, a span per HTTP request (`@fastify/otel`, continuing an incoming
- * `traceparent`), and the service's own spans (src/service/tracing.ts), including those the PDF processes send back.
+ * variables, or the console), W3C trace context, a span per HTTP request (otel-request-spans.ts, continuing an
+ * incoming `traceparent`), and the service's own spans (src/service/tracing.ts), including those the PDF processes
+ * send back.
  */
-import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type HrTime, type SpanContext } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import type { FastifyPluginCallback } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { installTracer, type RemoteSpan, type ServiceTracer, type SpanAttributes } from '../service/tracing.js';
-import { redactSignToken } from './signer.routes.js';
+import { addRequestSpans } from './otel-request-spans.js';
 import type { TraceExporterName } from './tracing-settings.js';
 
 /** Tracing of a running server. */
 export interface ServerTracing {
-  /** Registers the request spans on a fastify app (before its routes). */
-  readonly requestSpans: FastifyPluginCallback;
+  /** Adds the request spans to a fastify app (its root, before its routes). */
+  readonly requestSpans: (app: FastifyInstance) => void;
   /** The trace and span id of the active span, for log lines. */
   logFields(): { trace_id?: string; span_id?: string };
   /** Exports what is left and stops; the service's spans stop with it. */
@@ -31,7 +31,7 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
   const resource = resourceFromAttributes({ 'service.name': 'paraph' }).merge(detectResources({ detectors: [envDetector] }));
   const processors: SpanProcessor[] = exporters.map((name) => new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
-  // The global provider, AsyncLocalStorage context and W3C propagators, which @fastify/otel and the API use.
+  // The global provider, AsyncLocalStorage context and W3C propagators, which the API uses.
   provider.register();
   const tracer = provider.getTracer(SCOPE.name);
 
@@ -64,22 +64,8 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
   };
   installTracer(serviceTracer);
 
-  const instrumentation = new FastifyOtelInstrumentation({
-    // One span per request: spans per lifecycle hook would cost more than they tell here.
-    instrumentHooks: false,
-    instrumentHandler: false,
-    // Probes and scrapes come every few seconds and tell nothing a trace would.
-    ignorePaths: ({ url }) => url.startsWith('/health') || url.startsWith('/metrics'),
-    requestHook: (span, request) => {
-      // The sign, show and receipt URLs carry the signer's token, a credential.
-      span.setAttribute('url.path', redactSignToken(request.url));
-      span.updateName(`${request.method} ${request.routeOptions.url ?? 'unknown route'}`);
-    },
-  });
-  instrumentation.setTracerProvider(provider);
-
   return {
-    requestSpans: instrumentation.plugin() as FastifyPluginCallback,
+    requestSpans: (app) => addRequestSpans(app, tracer),
     logFields: () => {
       const span = trace.getActiveSpan();
       if (span === undefined) return {};

@@ -131,6 +131,16 @@ describe('tracing with OTEL_* configured (paraph serve)', () => {
     // Probes are not traced.
     expect(names.filter((name) => name.includes('/health'))).toEqual([]);
 
+    // Request spans: server kind, with method, route, path and status (semantic conventions' names).
+    const start = spans.find((s) => s.name === 'PUT /api/transaction/:transactionId/start')!;
+    expect(start.kind).toBe(2);
+    expect(start.attributes).toMatchObject({ 'http.request.method': 'PUT', 'http.route': '/api/transaction/:transactionId/start', 'http.response.status_code': 204 });
+    expect(start.attributes['url.path']).toMatch(/^\/api\/transaction\/[^/?]+\/start$/);
+
+    // The upload's PDF jobs run after its body was read, still inside its span.
+    const upload = spans.find((s) => s.name === 'PUT /api/transaction/:transactionId/file/:fileId')!;
+    expect(spans.filter((s) => s.parentSpanId === upload.spanId && s.name.startsWith('pdf.job ')).length, names.join(', ')).toBeGreaterThan(0);
+
     // The PDF process's span is the child of the serving process's job span, which is inside a request span.
     const work = spans.find((s) => s.name.startsWith('pdf.work '));
     expect(work, names.join(', ')).toBeDefined();

@@ -1,0 +1,127 @@
+/**
+ * The request spans (src/http/otel-request-spans.ts) on a fastify app, kept in memory: one server span per request
+ * with method, route, path (sign tokens hidden), status code; an incoming `traceparent` continued; the span active in
+ * the handler, also after a request body was read; 5xx marked failed, 4xx not; probes and scrapes untraced.
+ */
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { request } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { addRequestSpans } from '../../src/http/otel-request-spans.js';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
+describe('request spans', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('test');
+  let app: FastifyInstance;
+  /** The span id active in each handler call, by the `seen` header the test sends. */
+  const activeInHandler = new Map<string, string | undefined>();
+  const child = async (): Promise<void> => {
+    // A span the service would make inside the request (a PDF job, a commit): a child of the request span.
+    await tracer.startActiveSpan('child', async (span) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      span.end();
+    });
+  };
+
+  beforeAll(async () => {
+    provider.register();
+    app = Fastify();
+    addRequestSpans(app, tracer);
+    app.get('/api/transaction/:transactionId', async (request) => {
+      activeInHandler.set(String(request.headers.seen), trace.getSpan(context.active())?.spanContext().spanId);
+      await child();
+      return { ok: true };
+    });
+    app.post('/api/transaction', async (request) => {
+      activeInHandler.set(String(request.headers.seen), trace.getSpan(context.active())?.spanContext().spanId);
+      await child();
+      return request.body;
+    });
+    app.get('/api/signer/:token', async () => ({ ok: true }));
+    app.get('/boom', async () => {
+      throw new Error('the store is gone');
+    });
+    app.get('/health/live', async () => ({ ok: true }));
+    app.get('/metrics', async () => 'metrics');
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+  });
+  beforeEach(() => exporter.reset());
+
+  const server = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
+
+  it('makes one server span per request with method, route, path and status, continuing the caller’s traceparent', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/transaction/abc?x=1', headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, seen: 'get' } });
+    expect(response.statusCode).toBe(200);
+    const [span] = server();
+    expect(server()).toHaveLength(1);
+    expect(span!.name).toBe('GET /api/transaction/:transactionId');
+    expect(span!.spanContext().traceId).toBe(TRACE_ID);
+    expect(span!.parentSpanContext?.spanId).toBe(CALLER_SPAN);
+    expect(span!.attributes).toEqual({
+      'http.request.method': 'GET',
+      'http.route': '/api/transaction/:transactionId',
+      'url.path': '/api/transaction/abc',
+      'http.response.status_code': 200,
+    });
+    expect(span!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(activeInHandler.get('get')).toBe(span!.spanContext().spanId);
+    const childSpan = exporter.getFinishedSpans().find((s) => s.name === 'child');
+    expect(childSpan?.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
+  });
+
+  it('keeps the span active in the handler after reading a request body that arrives in parts over a socket', async () => {
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const body = await new Promise<string>((resolve, reject) => {
+      const sent = request(`${address}/api/transaction`, { method: 'POST', headers: { 'content-type': 'application/json', seen: 'post' } }, (response) => {
+        let text = '';
+        response.on('data', (d: Buffer) => (text += d.toString()));
+        response.on('end', () => resolve(text));
+      });
+      sent.on('error', reject);
+      sent.write('{"Seal":');
+      setTimeout(() => sent.end('true}'), 50);
+    });
+    expect(JSON.parse(body)).toEqual({ Seal: true });
+    const [span] = server();
+    expect(span!.name).toBe('POST /api/transaction');
+    expect(span!.parentSpanContext).toBeUndefined();
+    expect(activeInHandler.get('post')).toBe(span!.spanContext().spanId);
+    const childSpan = exporter.getFinishedSpans().find((s) => s.name === 'child');
+    expect(childSpan?.spanContext().traceId).toBe(span!.spanContext().traceId);
+    expect(childSpan?.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
+  });
+
+  it('hides a signer token in url.path', async () => {
+    await app.inject({ method: 'GET', url: '/api/signer/secret-token-value' });
+    expect(server()[0]!.attributes['url.path']).toBe('/api/signer/[token]');
+  });
+
+  it('marks a 5xx answer failed with the error, a 4xx not; an unknown route has the method as name', async () => {
+    expect((await app.inject({ method: 'GET', url: '/boom' })).statusCode).toBe(500);
+    expect((await app.inject({ method: 'GET', url: '/nowhere' })).statusCode).toBe(404);
+    const [boom, nowhere] = server();
+    expect(boom!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the store is gone' });
+    expect(boom!.attributes['http.response.status_code']).toBe(500);
+    expect(nowhere!.name).toBe('GET');
+    expect(nowhere!.attributes['http.route']).toBeUndefined();
+    expect(nowhere!.attributes['http.response.status_code']).toBe(404);
+    expect(nowhere!.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('does not trace probes and scrapes', async () => {
+    expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
