@@ -199,7 +199,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       pdfWork: { baseMs: security.pdfWorkMs, maxHeapMb: security.pdfWorkHeapMb, perPageMs: DEFAULT_PDF_WORK_LIMITS.perPageMs },
     };
     // Providers passed in code win over configured ones of the same Type.
-    const configuredProviders = config.identityProvidersFile === undefined ? [] : await loadIdentityProviders(config.identityProvidersFile, opened.masterKey, process.env);
+    const configuredProviders = config.identityProvidersFile === undefined ? [] : await loadIdentityProviders(config.identityProvidersFile, opened.masterKey, process.env, { publicUrl: () => settings.publicUrl, clock });
     const identityProviders = [
       ...configuredProviders.filter((p) => !(options.identityProviders ?? []).some((o) => o.type === p.type)),
       ...(options.identityProviders ?? []),

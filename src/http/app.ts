@@ -26,6 +26,7 @@ import { versionedReply } from './response-version.js';
 import { transactionRoutes } from './transaction.routes.js';
 import { signerRoutes, redactSignToken } from './signer.routes.js';
 import { signPageRoutes } from './sign-page.routes.js';
+import { samlRoutes } from './saml.routes.js';
 import { defaultVerificationSenders, type VerificationSenders } from '../service/verification-senders.js';
 import { formatSchemaErrors } from './validation-messages.js';
 import type { ParaphMetrics } from './metrics.js';
@@ -161,6 +162,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log, { logCodes: deps.logVerificationCodes === true });
   await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });
   await app.register(signPageRoutes(ctx));
+  await app.register(samlRoutes(ctx));
 }
 
 function isLogger(value: unknown): value is FastifyBaseLogger {

@@ -80,9 +80,10 @@ export function defaultVerificationSenders(log: OutboxLog, options: DefaultSende
 
 /**
  * An external identity method (docs/design/signer-api.md#verification-types): sends the signer to the provider and
- * checks what the provider sends back. paraph ships an OpenID Connect relying party (oidc-identity-provider.ts, set up
- * from configuration); a provider for another protocol (SAML 2.0, a bank's own API, a test double) implements this
- * same interface and is passed to `startServer(config, { identityProviders })`. `PUT start` refuses transactions that
+ * checks what the provider sends back. paraph ships an OpenID Connect relying party (oidc-identity-provider.ts) and a
+ * SAML 2.0 service provider (saml-identity-provider.ts), both set up from configuration; a provider for another
+ * protocol (a bank's own API, a test double) implements this same interface and is passed to
+ * `startServer(config, { identityProviders })`. `PUT start` refuses transactions that
  * need a method with no provider.
  *
  * The signer comes back either to `returnUrl` (per signer; it carries paraph's one-time `state`), or, for protocols

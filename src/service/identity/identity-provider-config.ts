@@ -3,14 +3,17 @@
  * docs/verifications.md#configuration): one entry per verification Type (several named entries for `OpenID Providers`),
  * each with its protocol. Client secrets are never written in clear in the file: either sealed under the master key
  * (`paraph seal-secret`) or named by an environment variable. Each protocol has a builder in {@link PROTOCOLS};
- * `openid-connect` ships; a protocol built elsewhere (SAML 2.0) adds its own builder there.
+ * `openid-connect` and `saml` ship.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ServiceError } from '../service-error.js';
 import { isSealed, type MasterKey } from '../../store/master-key.js';
 import type { IdentityProvider } from '../verification-senders.js';
 import { createOidcIdentityProvider, type OidcProviderSettings } from './oidc-identity-provider.js';
 import { createProviderChoice } from './provider-choice.js';
+import { parseIdpMetadata } from './saml-idp-metadata.js';
+import { createSamlIdentityProvider, type SamlEnvironment, type SamlProviderSettings } from './saml-identity-provider.js';
 
 /** Purpose a client secret is sealed under (`paraph seal-secret`). */
 export const CLIENT_SECRET_PURPOSE = 'identity-client-secret';
@@ -20,13 +23,24 @@ interface ProviderEntry {
   readonly where: string;
   readonly raw: Readonly<Record<string, unknown>>;
   readonly secret: string | undefined;
+  /** Opens another sealed value of the entry (`key`, or the environment variable named by `<key>Env`). */
+  readonly sealed: (key: string) => string | undefined;
+  /** Directory of the configuration file (relative paths in it are read from there). */
+  readonly baseDir: string;
+  readonly environment: SamlEnvironment;
 }
 
+type Built = IdentityProvider & { readonly name?: string };
+
 /** Builders per `protocol` value. */
-const PROTOCOLS: Readonly<Record<string, (entry: ProviderEntry) => IdentityProvider & { readonly name?: string }>> = {
+const PROTOCOLS: Readonly<Record<string, (entry: ProviderEntry) => Built | Promise<Built>>> = {
   'openid-connect': (entry) => {
     const settings = oidcSettings(entry);
     return Object.assign(createOidcIdentityProvider(settings), settings.name !== undefined ? { name: settings.name } : {});
+  },
+  saml: async (entry) => {
+    const settings = await samlSettings(entry);
+    return Object.assign(createSamlIdentityProvider(settings, entry.environment), settings.name !== undefined ? { name: settings.name } : {});
   },
 };
 
@@ -35,7 +49,12 @@ const PROTOCOLS: Readonly<Record<string, (entry: ProviderEntry) => IdentityProvi
  *
  * @throws ServiceError `INVALID_IDENTITY_PROVIDERS` naming every problem of the file (path of the entry and the fix).
  */
-export async function loadIdentityProviders(path: string, secrets: MasterKey | undefined, env: Readonly<Record<string, string | undefined>>): Promise<IdentityProvider[]> {
+export async function loadIdentityProviders(
+  path: string,
+  secrets: MasterKey | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  environment: SamlEnvironment = { publicUrl: () => '', clock: () => new Date() },
+): Promise<IdentityProvider[]> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -47,33 +66,34 @@ export async function loadIdentityProviders(path: string, secrets: MasterKey | u
     : undefined;
   if (list === undefined) throw invalid([`${path}: expected {"providers": [ … ]}`]);
   const issues: string[] = [];
-  const built: (IdentityProvider & { readonly name?: string })[] = [];
-  list.forEach((item, index) => {
+  const built: Built[] = [];
+  for (const [index, item] of list.entries()) {
     const where = `${path}: providers[${index}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       issues.push(`${where}: must be an object`);
-      return;
+      continue;
     }
     const raw = item as Record<string, unknown>;
     const protocol = raw.protocol ?? 'openid-connect';
     const builder = typeof protocol === 'string' ? PROTOCOLS[protocol] : undefined;
     if (builder === undefined) {
       issues.push(`${where}.protocol: ${JSON.stringify(protocol)} is not supported (use ${Object.keys(PROTOCOLS).join(', ')})`);
-      return;
+      continue;
     }
     try {
-      built.push(builder({ where, raw, secret: clientSecret(where, raw, secrets, env) }));
+      const sealed = (key: string) => sealedValue(where, raw, key, secrets, env);
+      built.push(await builder({ where, raw, secret: sealed('clientSecret'), sealed, baseDir: dirname(resolve(path)), environment }));
     } catch (error) {
-      issues.push(error instanceof ServiceError ? error.message : `${where}: ${String(error)}`);
+      issues.push(error instanceof ServiceError ? error.message : `${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
-  });
+  }
   if (issues.length > 0) throw invalid(issues);
   return group(built, issues);
 }
 
 /** One provider per Type; several named ones of the same Type become a choice by `ProviderName`. */
-function group(built: readonly (IdentityProvider & { readonly name?: string })[], issues: string[]): IdentityProvider[] {
-  const byType = new Map<string, (IdentityProvider & { readonly name?: string })[]>();
+function group(built: readonly Built[], issues: string[]): IdentityProvider[] {
+  const byType = new Map<string, Built[]>();
   for (const provider of built) byType.set(provider.type, [...(byType.get(provider.type) ?? []), provider]);
   const out: IdentityProvider[] = [];
   for (const [type, providers] of byType) {
@@ -92,18 +112,101 @@ function group(built: readonly (IdentityProvider & { readonly name?: string })[]
   return out;
 }
 
-function clientSecret(where: string, raw: Readonly<Record<string, unknown>>, secrets: MasterKey | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (raw.clientSecretEnv !== undefined) {
-    const value = typeof raw.clientSecretEnv === 'string' ? env[raw.clientSecretEnv] : undefined;
-    if (value === undefined || value === '') throw invalid([`${where}.clientSecretEnv: the environment variable ${JSON.stringify(raw.clientSecretEnv)} is not set`]);
+/** A secret of the entry: `key` sealed (`paraph seal-secret`), or the environment variable `<key>Env` names. */
+function sealedValue(where: string, raw: Readonly<Record<string, unknown>>, key: string, secrets: MasterKey | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const envKey = `${key}Env`;
+  if (raw[envKey] !== undefined) {
+    const name = raw[envKey];
+    const value = typeof name === 'string' ? env[name] : undefined;
+    if (value === undefined || value === '') throw invalid([`${where}.${envKey}: the environment variable ${JSON.stringify(name)} is not set`]);
     return value;
   }
-  if (raw.clientSecret === undefined) return undefined;
-  if (!isSealed(raw.clientSecret)) {
-    throw invalid([`${where}.clientSecret: write it sealed (paraph seal-secret) or name an environment variable with clientSecretEnv; a secret in clear is not accepted`]);
+  const sealed = raw[key];
+  if (sealed === undefined) return undefined;
+  if (!isSealed(sealed)) {
+    throw invalid([`${where}.${key}: write it sealed (paraph seal-secret) or name an environment variable with ${envKey}; a secret in clear is not accepted`]);
   }
-  if (secrets === undefined) throw invalid([`${where}.clientSecret: a sealed secret needs the service's master key`]);
-  return secrets.open(raw.clientSecret, CLIENT_SECRET_PURPOSE);
+  if (secrets === undefined) throw invalid([`${where}.${key}: a sealed secret needs the service's master key`]);
+  return secrets.open(sealed, CLIENT_SECRET_PURPOSE);
+}
+
+/** The settings of a `saml` entry; IdP metadata and certificates inline or as files next to the configuration. */
+async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Promise<SamlProviderSettings> {
+  const issues: string[] = [];
+  const text = (key: string, required: boolean): string | undefined => {
+    const value = raw[key];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== 'string' || value.trim() === '') {
+      issues.push(`${where}.${key}: ${required ? 'required, ' : ''}a non-empty string`);
+      return undefined;
+    }
+    return value;
+  };
+  /** `key` inline, or read from the file `<key>File` names. */
+  const inlineOrFile = async (key: string, required: boolean): Promise<string | undefined> => {
+    const file = raw[`${key}File`];
+    if (file === undefined) return text(key, required);
+    if (typeof file !== 'string') {
+      issues.push(`${where}.${key}File: a file path`);
+      return undefined;
+    }
+    try {
+      return await readFile(resolve(baseDir, file), 'utf8');
+    } catch (error) {
+      issues.push(`${where}.${key}File: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
+  const type = text('type', true);
+  const name = text('name', false);
+  const spEntityId = text('spEntityId', true);
+  const metadataXml = await inlineOrFile('idpMetadata', true);
+  const signingCertificate = await inlineOrFile('spCertificate', true);
+  const decryptionCertificate = await inlineOrFile('spDecryptionCertificate', false);
+  const signingKey = sealed('spPrivateKey');
+  if (signingKey === undefined) issues.push(`${where}.spPrivateKey: required, the SP signing key (PEM) sealed with paraph seal-secret (or spPrivateKeyEnv)`);
+  const decryptionKey = sealed('spDecryptionKey');
+  if ((decryptionKey === undefined) !== (decryptionCertificate === undefined)) issues.push(`${where}.spDecryptionKey: give it together with spDecryptionCertificate`);
+  for (const [key, pem] of [['spCertificate', signingCertificate], ['spDecryptionCertificate', decryptionCertificate]] as const) {
+    if (pem !== undefined && !pem.includes('-----BEGIN CERTIFICATE-----')) issues.push(`${where}.${key}: a PEM certificate`);
+  }
+  const stringMap = (key: string): Record<string, string> | undefined => {
+    const value = raw[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+      issues.push(`${where}.${key}: an object of strings`);
+      return undefined;
+    }
+    return value as Record<string, string>;
+  };
+  const attributes = stringMap('attributes');
+  const levels = stringMap('levels');
+  const authnContext = raw.authnContext;
+  if (authnContext !== undefined && (!Array.isArray(authnContext) || authnContext.some((v) => typeof v !== 'string'))) issues.push(`${where}.authnContext: an array of strings`);
+  const skew = raw.clockSkewSeconds;
+  if (skew !== undefined && (typeof skew !== 'number' || !(skew >= 0 && skew <= 300))) issues.push(`${where}.clockSkewSeconds: a number of seconds from 0 to 300`);
+  let idp: SamlProviderSettings['idp'] | undefined;
+  if (metadataXml !== undefined) {
+    try {
+      idp = await parseIdpMetadata(metadataXml);
+    } catch (error) {
+      issues.push(`${where}.idpMetadata: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (issues.length > 0 || type === undefined || spEntityId === undefined || idp === undefined || signingKey === undefined || signingCertificate === undefined) throw invalid(issues);
+  return {
+    type,
+    spEntityId,
+    idp,
+    signingKey,
+    signingCertificate,
+    ...(name !== undefined ? { name } : {}),
+    ...(decryptionKey !== undefined && decryptionCertificate !== undefined ? { decryptionKey, decryptionCertificate } : {}),
+    ...(attributes !== undefined ? { attributes } : {}),
+    ...(levels !== undefined ? { levels } : {}),
+    ...(Array.isArray(authnContext) ? { authnContext: authnContext as string[] } : {}),
+    ...(typeof skew === 'number' ? { clockSkewSeconds: skew } : {}),
+  };
 }
 
 function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettings {

@@ -11,6 +11,7 @@ import type * as Oidc from 'openid-client';
 import { ServiceError } from '../service-error.js';
 import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../verification-senders.js';
 import { claimMapping, mapClaims, type ClaimMapping } from './claim-mapping.js';
+import { identityEvidence } from './identity-evidence.js';
 
 /** One configured OpenID Connect provider. */
 export interface OidcProviderSettings {
@@ -108,7 +109,8 @@ async function completeLogin(settings: OidcProviderSettings, mapping: ClaimMappi
   const level = assuranceLevel(settings, acr);
   const fields = mapClaims(claims, mapping);
   if (level !== undefined) fields.Level = level;
-  return { evidence: evidenceOf(settings, idClaims.iss, idClaims.sub, level, fields), fields };
+  const head = { protocol: 'OpenID Connect', provider: settings.name ?? idClaims.iss, issuer: idClaims.iss, subject: idClaims.sub };
+  return { evidence: identityEvidence(head, level, fields), fields };
 }
 
 /** The level for `acr`: its configured name, the `acr` itself without a table; refused when the table lacks it. */
@@ -117,26 +119,6 @@ function assuranceLevel(settings: OidcProviderSettings, acr: string | undefined)
   const level = acr === undefined ? undefined : settings.acrLevels[acr];
   if (level === undefined) throw new Error(`the login's assurance level (acr ${JSON.stringify(acr ?? null)}) is not one this verification accepts`);
   return level;
-}
-
-/**
- * What the receipt keeps: the provider, the level, the subject and the identifying fields. A BSN is kept as its last
- * three digits only: the sender gave the full number and the check compared it; the receipt travels further.
- */
-function evidenceOf(settings: OidcProviderSettings, issuer: string, subject: string, level: string | undefined, fields: Readonly<Record<string, string>>): Record<string, string> {
-  const evidence: Record<string, string> = {
-    protocol: 'OpenID Connect',
-    provider: settings.name ?? issuer,
-    issuer,
-    subject,
-  };
-  if (level !== undefined) evidence.level = level;
-  for (const key of ['Uid', 'FirstName', 'LastName', 'DateOfBirth', 'EntityConcernIdKvkNr', 'Iban', 'PhoneNumber', 'Email'] as const) {
-    const value = fields[key];
-    if (value !== undefined) evidence[key] = value;
-  }
-  if (fields.Bsn !== undefined) evidence.Bsn = `…${fields.Bsn.slice(-3)}`;
-  return evidence;
 }
 
 function scopeOf(configured: string | undefined): string {

@@ -1,10 +1,13 @@
 /**
  * The identity providers file (docs/verifications.md#configuration): entries become providers per Type, client
  * secrets are accepted sealed under the master key (as `paraph seal-secret` prints them) or from a named environment
- * variable and refused in clear, and every problem is named with the entry it is in.
+ * variable and refused in clear, and every problem is named with the entry it is in. A SAML entry reads the identity
+ * provider's metadata from a file next to the configuration and its SP key sealed.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +55,7 @@ describe('identity providers file', () => {
     ['a missing environment variable', { providers: [entry({ clientSecretEnv: 'NOPE' })] }, /clientSecretEnv: the environment variable "NOPE" is not set/],
     ['an http issuer', { providers: [entry({ issuer: 'http://idp.example.com' })] }, /issuer: an https:\/\/ URL/],
     ['no client id', { providers: [entry({ clientId: undefined })] }, /providers\[0\]\.clientId: required/],
-    ['an unknown protocol', { providers: [entry({ protocol: 'saml2' })] }, /protocol: "saml2" is not supported \(use openid-connect\)/],
+    ['an unknown protocol', { providers: [entry({ protocol: 'saml2' })] }, /protocol: "saml2" is not supported \(use openid-connect, saml\)/],
     ['a bad timeout', { providers: [entry({ timeoutSeconds: 0 })] }, /timeoutSeconds/],
     ['not a providers list', { other: [] }, /expected \{"providers"/],
     ['not JSON', '{', /JSON/],
@@ -79,5 +82,41 @@ describe('identity providers file', () => {
     const sealed = out.join('').trim();
     expect(sealed).not.toContain('from-stdin');
     expect(key.open(sealed, CLIENT_SECRET_PURPOSE)).toBe('from-stdin');
+  });
+
+  describe('SAML entries', () => {
+    let pem: { key: string; cert: string };
+    const metadata = (cert: string, sso = '<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.nl/sso"/>') =>
+      '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example.nl">'
+      + '<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>'
+      + cert.replace(/-----[^-]+-----|\s/g, '') + `</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>${sso}</md:IDPSSODescriptor></md:EntityDescriptor>`;
+    const saml = (extra: Record<string, unknown> = {}) => ({
+      type: 'DigiD', protocol: 'saml', spEntityId: 'https://paraph.example.nl/sp', idpMetadataFile: 'idp-metadata.xml',
+      spPrivateKey: key.seal(pem.key, CLIENT_SECRET_PURPOSE), spCertificate: pem.cert, levels: { 'urn:oasis:names:tc:SAML:2.0:ac:classes:Smartcard': 'Hoog' }, ...extra,
+    });
+
+    beforeAll(async () => {
+      await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'sp.key'), '-out', join(dir, 'sp.pem'), '-subj', '/CN=sp', '-days', '2']);
+      pem = { key: await readFile(join(dir, 'sp.key'), 'utf8'), cert: await readFile(join(dir, 'sp.pem'), 'utf8') };
+      await writeFile(join(dir, 'idp-metadata.xml'), metadata(pem.cert));
+    });
+
+    it('builds a SAML provider whose SP metadata names the entity id and the assertion consumer service', async () => {
+      const [provider] = await loadIdentityProviders(await file({ providers: [saml()] }), key, {}, { publicUrl: () => 'https://sign.example.nl', clock: () => new Date() });
+      expect(provider?.type).toBe('DigiD');
+      const xml = await (provider as unknown as { serviceProviderMetadata(): Promise<string> }).serviceProviderMetadata();
+      expect(xml).toContain('entityID="https://paraph.example.nl/sp"');
+      expect(xml).toContain('Location="https://sign.example.nl/sign/identity/saml/acs"');
+    });
+
+    it.each([
+      ['an SP key in clear', () => saml({ spPrivateKey: pem.key }), /spPrivateKey: write it sealed/],
+      ['no SP key', () => saml({ spPrivateKey: undefined }), /spPrivateKey: required/],
+      ['metadata without a redirect sign-on service', () => saml({ idpMetadataFile: undefined, idpMetadata: metadata(pem.cert, '') }), /HTTP-Redirect/],
+      ['metadata that is not XML', () => saml({ idpMetadataFile: undefined, idpMetadata: '<md:EntityDescriptor' }), /idpMetadata: /],
+      ['a decryption key without its certificate', () => saml({ spDecryptionKey: key.seal(pem.key, CLIENT_SECRET_PURPOSE) }), /spDecryptionCertificate/],
+    ])('refuses %s, naming it', async (_name, content, message) => {
+      await expect(loadIdentityProviders(await file({ providers: [content()] }), key, {})).rejects.toThrow(message);
+    });
   });
 });

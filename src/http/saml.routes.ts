@@ -1,0 +1,67 @@
+/**
+ * The SAML 2.0 endpoints of paraph as a service provider (docs/verifications.md#saml-20): the assertion consumer
+ * service (HTTP-POST binding) where identity providers post the signer's SAMLResponse with paraph's state as
+ * RelayState, and each SAML provider's service-provider metadata at `/sign/identity/saml/metadata/<Type>`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { ParaphError } from '../errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { SAML_ACS_PATH, SAML_METADATA_PATH, type SamlIdentityProvider } from '../service/identity/saml-identity-provider.js';
+import { callbackSignerToken, completeIdentityCallback } from '../service/signer/complete-identity.js';
+import { findSignerByToken } from '../service/signer/signer-access.js';
+import type { IdentityProvider } from '../service/verification-senders.js';
+import { statusOf } from './error-map.js';
+import { renderSignErrorPage } from './sign-page-html.js';
+import { apiErrorText } from './sign-page-error-texts.js';
+import { signPageTexts } from './sign-page-texts.js';
+import { securityHeaders } from './sign-page.routes.js';
+
+/** A SAMLResponse with an encrypted, signed assertion stays well below this. */
+const ACS_BODY_LIMIT = 1024 * 1024;
+
+function isSaml(provider: IdentityProvider): provider is SamlIdentityProvider {
+  return (provider as Partial<SamlIdentityProvider>).protocol === 'saml';
+}
+
+/** Registers the assertion consumer service and the metadata route. */
+export function samlRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: ACS_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    app.get<{ Params: { type: string } }>(`${SAML_METADATA_PATH}/:type`, async (request, reply) => {
+      const provider = ctx.identityProviders?.get(request.params.type);
+      if (provider === undefined || !isSaml(provider)) return reply.code(404).type('text/plain').send('No SAML identity provider is configured for this verification type.');
+      return reply.header('cache-control', 'public, max-age=3600').type('application/samlmetadata+xml; charset=utf-8').send(await provider.serviceProviderMetadata());
+    });
+    app.post<{ Body: Record<string, string> | undefined }>(SAML_ACS_PATH, async (request, reply) => {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const body = typeof request.body === 'object' && request.body !== null ? request.body : {};
+      const relayState = typeof body.RelayState === 'string' ? body.RelayState : '';
+      const query = { state: relayState, SAMLResponse: typeof body.SAMLResponse === 'string' ? body.SAMLResponse : '' };
+      try {
+        const token = await completeIdentityCallback(ctx, query, `${ctx.settings.publicUrl}${SAML_ACS_PATH}`);
+        // Relative to /sign/identity/saml/acs, so that it works under any prefix.
+        return reply.redirect(`../../${encodeURIComponent(token)}`, 303);
+      } catch (error) {
+        if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
+        const token = await callbackSignerToken(ctx, relayState).catch(() => undefined);
+        const language = token === undefined ? request.headers['accept-language'] : await signerLanguage(ctx, token);
+        const texts = signPageTexts(language);
+        const status = statusOf(error);
+        const back = token === undefined ? undefined : `../../${encodeURIComponent(token)}`;
+        return reply.code(status).header('x-paraph-error', error.code).type('text/html; charset=utf-8')
+          .send(renderSignErrorPage(texts, texts.errorHeading, apiErrorText(texts, error.code, status), '../../../', back));
+      }
+    });
+  };
+}
+
+async function signerLanguage(ctx: ServiceContext, token: string): Promise<string | undefined> {
+  try {
+    const { transaction, signer } = await findSignerByToken(ctx, token);
+    return signer.Language ?? transaction.Language;
+  } catch {
+    return undefined;
+  }
+}
