@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, openWindow, shot } from '../a11y/browser.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
-import { call, makePdf } from './service-harness.js';
+import { call, makePdf } from '../helpers/service-harness.js';
 
 let s: SignerService;
 

@@ -17,8 +17,9 @@ import type { ReaderRect } from '../../src/pdf/page-geometry.js';
 import { indexText } from '../../src/pdf/text-index/text-index.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 const fx = usePadesFixture();
 let damaged: Uint8Array;
 

@@ -11,7 +11,7 @@ import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { runPdfJob } from '../../src/service/pdf-work.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { manyObjectsPdf } from '../pdf/many-objects-pdf.js';
 
 describe('runPdfJob', () => {
