@@ -6,9 +6,8 @@
  */
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { CONFIG_SETTINGS, configSetting, defaultText, type ConfigKey } from './config-settings.js';
 import { ValidationError } from './errors.js';
-import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
-import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
 import { SQLITE_DRIVERS, type SqliteDriverName } from './store/sqlite-driver.js';
 
 /**
@@ -176,23 +175,23 @@ export interface SecuritySettings {
   readonly logVerificationCodes: boolean;
 }
 
-/** What {@link securitySettings} uses for every key that was not set. */
+/** What {@link securitySettings} uses for every key that was not set: the defaults of src/config-settings.ts. */
 export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 15_000,
-  minUploadBytesPerSecond: 64 * 1024,
-  keepAliveTimeoutMs: 5_000,
-  maxRequestsPerConnection: 1_000,
-  maxConnections: 2_048,
-  maxConnectionsPerAddress: 64,
-  postbackAllowHttp: false,
+  headersTimeoutMs: CONFIG_SETTINGS.headersTimeoutMs.default,
+  bodyTimeoutMs: CONFIG_SETTINGS.bodyTimeoutMs.default,
+  minUploadBytesPerSecond: CONFIG_SETTINGS.minUploadBytesPerSecond.default,
+  keepAliveTimeoutMs: CONFIG_SETTINGS.keepAliveTimeoutMs.default,
+  maxRequestsPerConnection: CONFIG_SETTINGS.maxRequestsPerConnection.default,
+  maxConnections: CONFIG_SETTINGS.maxConnections.default,
+  maxConnectionsPerAddress: CONFIG_SETTINGS.maxConnectionsPerAddress.default,
+  postbackAllowHttp: CONFIG_SETTINGS.postbackAllowHttp.default,
   postbackAllowedRanges: [],
-  maxPages: DEFAULT_SERVICE_QUOTAS.maxPages,
-  pdfWorkMs: DEFAULT_PDF_WORK_LIMITS.baseMs,
-  pdfWorkHeapMb: DEFAULT_PDF_WORK_LIMITS.maxHeapMb,
-  accountStorageBytes: DEFAULT_SERVICE_QUOTAS.accountStorageBytes,
-  accountRequestsPerMinute: 1_200,
-  logVerificationCodes: false,
+  maxPages: CONFIG_SETTINGS.maxPages.default,
+  pdfWorkMs: CONFIG_SETTINGS.pdfWorkMs.default,
+  pdfWorkHeapMb: CONFIG_SETTINGS.pdfWorkHeapMb.default,
+  accountStorageBytes: CONFIG_SETTINGS.accountStorageBytes.default,
+  accountRequestsPerMinute: CONFIG_SETTINGS.accountRequestsPerMinute.default,
+  logVerificationCodes: CONFIG_SETTINGS.logVerificationCodes.default,
 };
 
 /** The security settings of `config` with the defaults filled in. */
@@ -200,81 +199,8 @@ export function securitySettings(config: Pick<ServiceConfig, 'security'>): Secur
   return { ...DEFAULT_SECURITY_SETTINGS, ...config.security };
 }
 
-/** Every configuration key: its environment variable and its key in the JSON config file. */
-const CONFIG_KEYS = {
-  host: { env: 'HOST', file: 'host', help: 'interface to listen on (default 127.0.0.1)' },
-  port: { env: 'PORT', file: 'port', help: 'TCP port (default 8080; 0 picks a free port)' },
-  dataDir: { env: 'PARAPH_DATA_DIR', file: 'dataDir', help: 'data directory (default ./data)' },
-  sqliteDriver: { env: 'PARAPH_SQLITE_DRIVER', file: 'sqliteDriver', help: 'better-sqlite3 or node:sqlite (default node:sqlite on Node 24+)' },
-  publicUrl: { env: 'PARAPH_PUBLIC_URL', file: 'publicUrl', help: 'public base URL for SignUrl and Links (default http://HOST:PORT)' },
-  tsaUrl: { env: 'PARAPH_TSA_URL', file: 'tsaUrl', help: 'RFC 3161 time-stamp authority URL (signatures become B-T)' },
-  qsealP12: { env: 'PARAPH_QSEAL_P12', file: 'qualifiedSeal.pkcs12', help: 'PKCS#12 file of a qualified seal' },
-  qsealP12Password: { env: 'PARAPH_QSEAL_P12_PASSWORD', file: 'qualifiedSeal.password', help: 'its password' },
-  qsealPkcs11Module: { env: 'PARAPH_QSEAL_PKCS11_MODULE', file: 'qualifiedSeal.pkcs11Module', help: 'PKCS#11 module of a qualified seal token' },
-  qsealPkcs11Pin: { env: 'PARAPH_QSEAL_PKCS11_PIN', file: 'qualifiedSeal.pin', help: 'token user PIN' },
-  qsealPkcs11Token: { env: 'PARAPH_QSEAL_PKCS11_TOKEN', file: 'qualifiedSeal.tokenLabel', help: 'token label' },
-  qsealPkcs11Slot: { env: 'PARAPH_QSEAL_PKCS11_SLOT', file: 'qualifiedSeal.slotIndex', help: 'slot index when no token label is given' },
-  qsealPkcs11Key: { env: 'PARAPH_QSEAL_PKCS11_KEY', file: 'qualifiedSeal.keyLabel', help: 'CKA_LABEL of the seal key' },
-  caPkcs11Module: { env: 'PARAPH_CA_PKCS11_MODULE', file: 'caToken.pkcs11Module', help: 'PKCS#11 module of the token holding the signing CA and advanced seal keys (default: keys in the store)' },
-  caPkcs11Pin: { env: 'PARAPH_CA_PKCS11_PIN', file: 'caToken.pin', help: 'user PIN of that token' },
-  caPkcs11Token: { env: 'PARAPH_CA_PKCS11_TOKEN', file: 'caToken.tokenLabel', help: 'label of that token' },
-  caPkcs11SigningKey: { env: 'PARAPH_CA_PKCS11_SIGNING_KEY', file: 'caToken.signingCaKeyLabel', help: 'CKA_LABEL of the signing CA key (default paraph-signing-ca)' },
-  caPkcs11SealKey: { env: 'PARAPH_CA_PKCS11_SEAL_KEY', file: 'caToken.sealKeyLabel', help: 'CKA_LABEL of the advanced seal key (default paraph-seal)' },
-  retentionDays: { env: 'PARAPH_RETENTION_DAYS', file: 'retentionDays', help: 'days before ended transactions are cleaned (default 30, 0 allowed)' },
-  deleteGraceMinutes: { env: 'PARAPH_DELETE_GRACE_MINUTES', file: 'deleteGraceMinutes', help: 'minutes documents and receipt stay downloadable after DELETE (default 15)' },
-  maxFileBytes: { env: 'PARAPH_MAX_FILE_BYTES', file: 'maxFileBytes', help: 'largest PDF upload in bytes (default 52428800 = 50 MiB)' },
-  fileReplaceGuardMs: { env: 'PARAPH_FILE_REPLACE_GUARD_MS', file: 'fileReplaceGuardMs', help: 'window for 409 on a repeated upload (default 1000)' },
-  smtpUrl: { env: 'PARAPH_SMTP_URL', file: 'smtpUrl', help: 'smtp://user:pass@host:port for mails (default: .eml files in the data directory; required with PARAPH_DATABASE_URL unless PARAPH_MAIL_DIR is set)' },
-  mailDir: { env: 'PARAPH_MAIL_DIR', file: 'mailDir', help: 'directory of .eml files when no SMTP server is configured (default <data dir>/mail; none in PostgreSQL mode)' },
-  workerIntervalMs: { env: 'PARAPH_WORKER_INTERVAL_MS', file: 'workerIntervalMs', help: 'timer poll interval (default 5000)' },
-  databaseUrl: { env: 'PARAPH_DATABASE_URL', file: 'databaseUrl', help: 'postgres:// URL: keep all state in PostgreSQL, shared by many processes (default: SQLite in the data directory)' },
-  migrateOnStart: { env: 'PARAPH_MIGRATE', file: 'migrate', help: '1: apply missing PostgreSQL migrations on start (default: refuse an old schema; run paraph migrate)' },
-  retryBaseMs: { env: 'PARAPH_RETRY_BASE_MS', file: 'retryBaseMs', help: 'first retry of a failed postback or mail after 50–100 % of this, doubling up to an hour (default 30000)' },
-  outboxLeaseMs: { env: 'PARAPH_OUTBOX_LEASE_MS', file: 'outboxLeaseMs', help: 'lease of a postback/mail being delivered; after a crash it is retried this long after (default 120000; with PostgreSQL: how long a silent process keeps its jobs, default 60000)' },
-  mailFrom: { env: 'PARAPH_MAIL_FROM', file: 'mailFrom', help: 'From address of mails (default paraph <noreply@public URL host>)' },
-  organizationName: { env: 'PARAPH_ORGANIZATION', file: 'organizationName', help: 'organization named by the advanced seal certificate, on the signing page and in mails (default paraph)' },
-  senderName: { env: 'PARAPH_SENDER_NAME', file: 'senderName', help: 'name of the person or team who sends the signing requests, shown on the signing page and in mails (default: none)' },
-  identityProvidersFile: { env: 'PARAPH_IDENTITY_PROVIDERS_FILE', file: 'identityProvidersFile', help: 'JSON file of the OpenID Connect providers per verification Type (docs/verifications.md#configuration; default: none)' },
-  mailReplyTo: { env: 'PARAPH_MAIL_REPLY_TO', file: 'mailReplyTo', help: 'Reply-To address of mails to signers and receivers (default: the account\'s notification address)' },
-  logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
-  metricsToken: { env: 'PARAPH_METRICS_TOKEN', file: 'metrics.token', help: 'bearer token of GET /metrics on the service address (default: no /metrics there)' },
-  metricsListen: { env: 'PARAPH_METRICS_LISTEN', file: 'metrics.listen', help: 'host:port of a separate listener serving only /metrics (default: none)' },
-  drainSeconds: { env: 'PARAPH_DRAIN_SECONDS', file: 'drainSeconds', help: 'on SIGTERM, seconds to let requests in flight finish before signing in progress is stopped (default 25)' },
-  userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', help: 'bootstrap account user token' },
-  appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', help: 'bootstrap account application key' },
-  postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'postbackSecret', help: 'postback shared secret of the bootstrap account (default: generated and printed once; set it to rotate)' },
-  textMaxPages: { env: 'PARAPH_TEXT_MAX_PAGES', file: 'textIndex.maxPages', help: 'most pages of a PDF whose text is searched (default 20000)' },
-  textPageMs: { env: 'PARAPH_TEXT_PAGE_MS', file: 'textIndex.pageMs', help: 'time one page may take to read its text, ms (default 15000)' },
-  textMaxHeapMb: { env: 'PARAPH_TEXT_MAX_HEAP_MB', file: 'textIndex.maxHeapMb', help: 'heap of a text extraction thread for a heavy page, MB (default 1024)' },
-  textMaxRssMb: { env: 'PARAPH_TEXT_MAX_RSS_MB', file: 'textIndex.maxRssMb', help: 'process memory past which a text extraction is stopped, MB (default 3072)' },
-  textEngine: { env: 'PARAPH_TEXT_ENGINE', file: 'textIndex.engine', help: 'text engine of Search locations: pdfium or pdfjs (default pdfium)' },
-  maxWidgetsPerLocation: { env: 'PARAPH_MAX_WIDGETS_PER_LOCATION', file: 'textIndex.maxWidgetsPerLocation', help: 'most widgets a Location without Occurence gets, one per Search match (default 1000)' },
-  maxWidgetsPerDocument: { env: 'PARAPH_MAX_WIDGETS_PER_DOCUMENT', file: 'textIndex.maxWidgetsPerDocument', help: 'most widgets of all fields in one document, its own fields included (default 2000)' },
-  maxSignaturesPerSigner: { env: 'PARAPH_MAX_SIGNATURES_PER_SIGNER', file: 'textIndex.maxSignaturesPerSigner', help: 'most Signature fields one signer signs in one document (default 20)' },
-  notificationEmail: { env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', help: 'address for the bootstrap account\'s sender notices (SendEmailNotifications), with configured or generated keys; set it to change it' },
-  // Security (SECURITY.md).
-  headersTimeoutMs: { env: 'PARAPH_HEADERS_TIMEOUT_MS', file: 'security.headersTimeoutMs', help: 'time to receive request headers (default 10000)' },
-  bodyTimeoutMs: { env: 'PARAPH_BODY_TIMEOUT_MS', file: 'security.bodyTimeoutMs', help: 'time to receive a body of up to 1 MiB (default 15000)' },
-  minUploadBytesPerSecond: { env: 'PARAPH_MIN_UPLOAD_BYTES_PER_SECOND', file: 'security.minUploadBytesPerSecond', help: 'slowest accepted upload rate; larger bodies get size/rate more time (default 65536)' },
-  keepAliveTimeoutMs: { env: 'PARAPH_KEEP_ALIVE_TIMEOUT_MS', file: 'security.keepAliveTimeoutMs', help: 'idle keep-alive connections are closed after (default 5000)' },
-  maxRequestsPerConnection: { env: 'PARAPH_MAX_REQUESTS_PER_CONNECTION', file: 'security.maxRequestsPerConnection', help: 'requests on one keep-alive connection (default 1000)' },
-  maxConnections: { env: 'PARAPH_MAX_CONNECTIONS', file: 'security.maxConnections', help: 'open connections in total (default 2048)' },
-  maxConnectionsPerAddress: { env: 'PARAPH_MAX_CONNECTIONS_PER_ADDRESS', file: 'security.maxConnectionsPerAddress', help: 'open connections per client address (default 64)' },
-  postbackAllowHttp: { env: 'PARAPH_POSTBACK_ALLOW_HTTP', file: 'security.postbackAllowHttp', help: 'accept http: PostbackUrls (default false: https only)' },
-  postbackAllowedRanges: { env: 'PARAPH_POSTBACK_ALLOWED_RANGES', file: 'security.postbackAllowedRanges', help: 'comma-separated CIDRs postbacks may reach although private/loopback (development, tests; default none)' },
-  masterKey: { env: 'PARAPH_MASTER_KEY', file: 'security.masterKey', help: '32-byte key (base64 or hex) encrypting private keys and sign tokens (default: generated into <data dir>/master.key)' },
-  maxPages: { env: 'PARAPH_MAX_PAGES', file: 'security.maxPages', help: 'most pages of an uploaded PDF (default 5000)' },
-  pdfWorkMs: { env: 'PARAPH_PDF_WORK_MS', file: 'security.pdfWorkMs', help: 'time to open, check or write one PDF, ms, plus 20 ms a page (default 30000)' },
-  pdfWorkHeapMb: { env: 'PARAPH_PDF_WORK_HEAP_MB', file: 'security.pdfWorkHeapMb', help: 'heap of a process that opens, checks or writes PDFs, MB (default 512; its resident memory may reach 2 × heap + 1024)' },
-  accountStorageBytes: { env: 'PARAPH_ACCOUNT_STORAGE_BYTES', file: 'security.accountStorageBytes', help: 'bytes of uploads one account may keep (default 10 GiB; 429 above)' },
-  accountRequestsPerMinute: { env: 'PARAPH_ACCOUNT_REQUESTS_PER_MINUTE', file: 'security.accountRequestsPerMinute', help: 'API requests per account and minute (default 1200; 429 with Retry-After above)' },
-  logVerificationCodes: { env: 'PARAPH_DEV_LOG_VERIFICATION_CODES', file: 'security.logVerificationCodes', help: 'development only: log SMS one-time codes (default false)' },
-} as const;
-
-type ConfigKey = keyof typeof CONFIG_KEYS;
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const FILE_KEYS = new Set(Object.values(CONFIG_KEYS).map((k) => k.file.split('.')[0] as string));
+const FILE_KEYS = new Set(Object.values(CONFIG_SETTINGS).map((k) => k.file.split('.')[0] as string));
 
 /**
  * PostgreSQL mode keeps no state on local disk, and mails written as files on one machine would be found
@@ -283,8 +209,8 @@ const FILE_KEYS = new Set(Object.values(CONFIG_KEYS).map((k) => k.file.split('.'
 function pgMailIssue(config: { readonly smtpUrl?: string | undefined; readonly mailDir?: string | undefined }, where: string): string | undefined {
   if (config.smtpUrl !== undefined || config.mailDir !== undefined) return undefined;
   return (
-    `${where}: PostgreSQL mode keeps nothing on local disk, so mails need ${CONFIG_KEYS.smtpUrl.env} (smtp://…); ` +
-    `to write them as .eml files instead, name a directory with ${CONFIG_KEYS.mailDir.env}`
+    `${where}: PostgreSQL mode keeps nothing on local disk, so mails need ${CONFIG_SETTINGS.smtpUrl.env} (smtp://…); ` +
+    `to write them as .eml files instead, name a directory with ${CONFIG_SETTINGS.mailDir.env}`
   );
 }
 
@@ -295,7 +221,7 @@ function pgMailIssue(config: { readonly smtpUrl?: string | undefined; readonly m
  *   built without {@link loadConfig}).
  */
 export function mailDirectory(config: ServiceConfig): string {
-  const issue = config.databaseUrl === undefined ? undefined : pgMailIssue(config, CONFIG_KEYS.databaseUrl.env);
+  const issue = config.databaseUrl === undefined ? undefined : pgMailIssue(config, CONFIG_SETTINGS.databaseUrl.env);
   if (issue !== undefined) throw new ValidationError([`configuration: ${issue}`], 'INVALID_CONFIG');
   return config.mailDir ?? join(config.dataDir, 'mail');
 }
@@ -325,7 +251,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const cwd = input.cwd ?? process.cwd();
 
   const raw = (key: ConfigKey): { value: string | number | boolean; where: string } | undefined => {
-    const spec = CONFIG_KEYS[key];
+    const spec = CONFIG_SETTINGS[key];
     const envValue = input.env[spec.env];
     if (envValue !== undefined && envValue !== '') return { value: envValue, where: spec.env };
     const fileValue = fileValues.get(spec.file);
@@ -341,7 +267,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     }
     return r.value;
   };
-  const int = (key: ConfigKey, fallback: number, min: number, max: number): number => {
+  /** An integer setting within its declared bounds; absent (or invalid, with an issue noted): its declared default. */
+  const int = (key: ConfigKey): number => {
+    const { min = 0, max = Number.MAX_SAFE_INTEGER, default: declared } = configSetting(key);
+    const fallback = typeof declared === 'number' ? declared : min;
     const r = raw(key);
     if (r === undefined) return fallback;
     const n = typeof r.value === 'number' ? r.value : typeof r.value === 'string' && /^-?\d+$/.test(r.value.trim()) ? Number(r.value) : NaN;
@@ -352,35 +281,35 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     return n;
   };
 
-  const host = str('host') ?? '127.0.0.1';
-  const port = int('port', 8080, 0, 65535);
-  const dataDir = resolve(cwd, str('dataDir') ?? './data');
+  const host = str('host') ?? CONFIG_SETTINGS.host.default;
+  const port = int('port');
+  const dataDir = resolve(cwd, str('dataDir') ?? CONFIG_SETTINGS.dataDir.default);
   const sqliteDriver = str('sqliteDriver');
   if (sqliteDriver !== undefined && !SQLITE_DRIVERS.includes(sqliteDriver as SqliteDriverName)) {
     issues.push(`${raw('sqliteDriver')?.where ?? ''}: must be one of ${SQLITE_DRIVERS.join(', ')} (got ${JSON.stringify(sqliteDriver)})`);
   }
   let publicUrl = str('publicUrl') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  publicUrl = checkUrl(publicUrl, raw('publicUrl')?.where ?? CONFIG_KEYS.publicUrl.env, ['http:', 'https:'], issues).replace(/\/+$/, '');
+  publicUrl = checkUrl(publicUrl, raw('publicUrl')?.where ?? CONFIG_SETTINGS.publicUrl.env, ['http:', 'https:'], issues).replace(/\/+$/, '');
   const tsaRaw = str('tsaUrl');
   const tsaUrl = tsaRaw === undefined ? undefined : checkUrl(tsaRaw, raw('tsaUrl')?.where ?? '', ['http:', 'https:'], issues);
   const smtpRaw = str('smtpUrl');
   const smtpUrl = smtpRaw === undefined ? undefined : checkUrl(smtpRaw, raw('smtpUrl')?.where ?? '', ['smtp:', 'smtps:'], issues);
-  const retentionDays = int('retentionDays', 30, 0, 36500);
-  const deleteGraceMinutes = int('deleteGraceMinutes', 15, 0, 10_080);
-  const maxFileBytes = int('maxFileBytes', 50 * 1024 * 1024, 1024, 2 ** 32);
-  const fileReplaceGuardMs = int('fileReplaceGuardMs', 1000, 0, 3_600_000);
-  const workerIntervalMs = int('workerIntervalMs', 5000, 10, 3_600_000);
-  const outboxLeaseMs = str('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs', 120_000, 1000, 3_600_000);
-  const retryBaseMs = str('retryBaseMs') === undefined ? undefined : int('retryBaseMs', 30_000, 100, 3_600_000);
+  const retentionDays = int('retentionDays');
+  const deleteGraceMinutes = int('deleteGraceMinutes');
+  const maxFileBytes = int('maxFileBytes');
+  const fileReplaceGuardMs = int('fileReplaceGuardMs');
+  const workerIntervalMs = int('workerIntervalMs');
+  const outboxLeaseMs = raw('outboxLeaseMs') === undefined ? undefined : int('outboxLeaseMs');
+  const retryBaseMs = raw('retryBaseMs') === undefined ? undefined : int('retryBaseMs');
   const mailFrom = str('mailFrom');
   const databaseUrl = str('databaseUrl');
   // The URL may hold a password: never echoed in a message.
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    issues.push(`${raw('databaseUrl')?.where ?? CONFIG_KEYS.databaseUrl.env}: must be a postgres:// or postgresql:// URL`);
+    issues.push(`${raw('databaseUrl')?.where ?? CONFIG_SETTINGS.databaseUrl.env}: must be a postgres:// or postgresql:// URL`);
   }
   const mailDirRaw = str('mailDir');
   const mailDir = mailDirRaw === undefined ? undefined : resolve(cwd, mailDirRaw);
-  const mailIssue = databaseUrl === undefined ? undefined : pgMailIssue({ smtpUrl: smtpRaw, mailDir }, raw('databaseUrl')?.where ?? CONFIG_KEYS.databaseUrl.env);
+  const mailIssue = databaseUrl === undefined ? undefined : pgMailIssue({ smtpUrl: smtpRaw, mailDir }, raw('databaseUrl')?.where ?? CONFIG_SETTINGS.databaseUrl.env);
   if (mailIssue !== undefined) issues.push(mailIssue);
   const migrateRaw = raw('migrateOnStart');
   const migrateText = migrateRaw === undefined ? undefined : String(migrateRaw.value);
@@ -388,38 +317,38 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     issues.push(`${migrateRaw.where}: must be 1 or 0 (got ${JSON.stringify(migrateRaw.value)})`);
   }
   const migrateOnStart = migrateText === '1' || migrateText === 'true';
-  const limit = (key: ConfigKey, min: number, max: number): number | undefined => (raw(key) === undefined ? undefined : int(key, min, min, max));
+  const limit = (key: ConfigKey): number | undefined => (raw(key) === undefined ? undefined : int(key));
   const textIndexLimits = Object.fromEntries(
     Object.entries({
-      maxPages: limit('textMaxPages', 1, 1_000_000),
-      pageMs: limit('textPageMs', 100, 3_600_000),
-      maxHeapMb: limit('textMaxHeapMb', 64, 65_536),
-      maxRssMb: limit('textMaxRssMb', 128, 1_048_576),
-      maxWidgetsPerLocation: limit('maxWidgetsPerLocation', 1, 1_000_000),
-      maxWidgetsPerDocument: limit('maxWidgetsPerDocument', 1, 1_000_000),
-      maxSignaturesPerSigner: limit('maxSignaturesPerSigner', 1, 10_000),
+      maxPages: limit('textMaxPages'),
+      pageMs: limit('textPageMs'),
+      maxHeapMb: limit('textMaxHeapMb'),
+      maxRssMb: limit('textMaxRssMb'),
+      maxWidgetsPerLocation: limit('maxWidgetsPerLocation'),
+      maxWidgetsPerDocument: limit('maxWidgetsPerDocument'),
+      maxSignaturesPerSigner: limit('maxSignaturesPerSigner'),
     }).filter(([, v]) => v !== undefined),
   );
   const engineText = str('textEngine');
   let textEngine: ServiceConfig['textEngine'];
   if (engineText === 'pdfjs' || engineText === 'pdfium') textEngine = engineText;
   else if (engineText !== undefined) issues.push(`${raw('textEngine')?.where ?? ''}: must be pdfjs or pdfium (got ${JSON.stringify(engineText)})`);
-  const organizationName = str('organizationName') ?? 'paraph';
+  const organizationName = str('organizationName') ?? CONFIG_SETTINGS.organizationName.default;
   const senderName = str('senderName');
   const identityProvidersRaw = str('identityProvidersFile');
   const identityProvidersFile = identityProvidersRaw === undefined ? undefined : resolve(cwd, identityProvidersRaw);
   const mailReplyTo = str('mailReplyTo');
   if (mailReplyTo !== undefined && !/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/.test(mailReplyTo)) {
-    issues.push(`${raw('mailReplyTo')?.where ?? CONFIG_KEYS.mailReplyTo.env}: must be one e-mail address such as contracts@example.com (got ${JSON.stringify(mailReplyTo)})`);
+    issues.push(`${raw('mailReplyTo')?.where ?? CONFIG_SETTINGS.mailReplyTo.env}: must be one e-mail address such as contracts@example.com (got ${JSON.stringify(mailReplyTo)})`);
   }
-  const level = str('logLevel') ?? 'info';
+  const level = str('logLevel') ?? CONFIG_SETTINGS.logLevel.default;
   let logLevel: ServiceConfig['logLevel'] = 'info';
   if ((LOG_LEVELS as readonly string[]).includes(level)) logLevel = level as ServiceConfig['logLevel'];
   else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
 
   const metricsToken = str('metricsToken');
   const metricsListen = readListenAddress(str('metricsListen'), raw('metricsListen')?.where ?? '', issues);
-  const drainSeconds = raw('drainSeconds') === undefined ? undefined : int('drainSeconds', DEFAULT_DRAIN_SECONDS, 0, 3600);
+  const drainSeconds = raw('drainSeconds') === undefined ? undefined : int('drainSeconds');
 
   const qualifiedSeal = readQualifiedSeal(str, int, raw, cwd, issues);
   const caModule = str('caPkcs11Module');
@@ -427,14 +356,14 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   if (caModule !== undefined) {
     const pin = str('caPkcs11Pin');
     const tokenLabel = str('caPkcs11Token');
-    if (pin === undefined) issues.push(`${CONFIG_KEYS.caPkcs11Pin.env}: required with ${CONFIG_KEYS.caPkcs11Module.env}`);
-    if (tokenLabel === undefined) issues.push(`${CONFIG_KEYS.caPkcs11Token.env}: required with ${CONFIG_KEYS.caPkcs11Module.env}`);
+    if (pin === undefined) issues.push(`${CONFIG_SETTINGS.caPkcs11Pin.env}: required with ${CONFIG_SETTINGS.caPkcs11Module.env}`);
+    if (tokenLabel === undefined) issues.push(`${CONFIG_SETTINGS.caPkcs11Token.env}: required with ${CONFIG_SETTINGS.caPkcs11Module.env}`);
     caToken = {
       modulePath: caModule,
       pin: pin ?? '',
       tokenLabel: tokenLabel ?? '',
-      signingCaKeyLabel: str('caPkcs11SigningKey') ?? 'paraph-signing-ca',
-      sealKeyLabel: str('caPkcs11SealKey') ?? 'paraph-seal',
+      signingCaKeyLabel: str('caPkcs11SigningKey') ?? CONFIG_SETTINGS.caPkcs11SigningKey.default,
+      sealKeyLabel: str('caPkcs11SealKey') ?? CONFIG_SETTINGS.caPkcs11SealKey.default,
     };
   }
 
@@ -444,7 +373,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const notificationEmail = str('notificationEmail');
   let bootstrapAccount: BootstrapAccountConfig | undefined;
   if ((userToken === undefined) !== (appKey === undefined)) {
-    issues.push(`${CONFIG_KEYS.userToken.env} and ${CONFIG_KEYS.appKey.env}: set both or neither`);
+    issues.push(`${CONFIG_SETTINGS.userToken.env} and ${CONFIG_SETTINGS.appKey.env}: set both or neither`);
   } else if (userToken !== undefined && appKey !== undefined) {
     bootstrapAccount = {
       userToken,
@@ -496,7 +425,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
 }
 
 /** Seconds a SIGTERM lets requests in flight finish (a Kubernetes pod gets 30 s before SIGKILL by default). */
-export const DEFAULT_DRAIN_SECONDS = 25;
+export const DEFAULT_DRAIN_SECONDS: number = CONFIG_SETTINGS.drainSeconds.default;
 
 /** `host:port`, `[ipv6]:port` or a bare port (on 127.0.0.1). */
 function readListenAddress(text: string | undefined, where: string, issues: string[]): { host: string; port: number } | undefined {
@@ -514,26 +443,16 @@ function readListenAddress(text: string | undefined, where: string, issues: stri
 function readSecurity(
   raw: (key: ConfigKey) => { value: string | number | boolean; where: string } | undefined,
   str: (key: ConfigKey) => string | undefined,
-  int: (key: ConfigKey, fallback: number, min: number, max: number) => number,
+  int: (key: ConfigKey) => number,
   issues: string[],
 ): Partial<SecuritySettings> {
   const out: { -readonly [K in keyof SecuritySettings]?: SecuritySettings[K] } = {};
-  const intKeys: readonly [keyof SecuritySettings & ConfigKey, number, number][] = [
-    ['headersTimeoutMs', 100, 3_600_000],
-    ['bodyTimeoutMs', 100, 3_600_000],
-    ['minUploadBytesPerSecond', 1, 2 ** 32],
-    ['keepAliveTimeoutMs', 100, 3_600_000],
-    ['maxRequestsPerConnection', 1, 1_000_000],
-    ['maxConnections', 1, 1_000_000],
-    ['maxConnectionsPerAddress', 1, 1_000_000],
-    ['maxPages', 1, 10_000_000],
-    ['pdfWorkMs', 100, 3_600_000],
-    ['pdfWorkHeapMb', 64, 65_536],
-    ['accountStorageBytes', 1024, 2 ** 52],
-    ['accountRequestsPerMinute', 1, 10_000_000],
-  ];
-  for (const [key, min, max] of intKeys) {
-    if (raw(key) !== undefined) (out as Record<string, number>)[key] = int(key, 0, min, max);
+  const intKeys = [
+    'headersTimeoutMs', 'bodyTimeoutMs', 'minUploadBytesPerSecond', 'keepAliveTimeoutMs', 'maxRequestsPerConnection', 'maxConnections',
+    'maxConnectionsPerAddress', 'maxPages', 'pdfWorkMs', 'pdfWorkHeapMb', 'accountStorageBytes', 'accountRequestsPerMinute',
+  ] as const satisfies readonly (keyof SecuritySettings & ConfigKey)[];
+  for (const key of intKeys) {
+    if (raw(key) !== undefined) out[key] = int(key);
   }
   for (const key of ['postbackAllowHttp', 'logVerificationCodes'] as const) {
     const r = raw(key);
@@ -557,17 +476,16 @@ function readSecurity(
   return out;
 }
 
-/** One line per variable, for `paraph serve --help`. */
+/** One line per setting, for `paraph serve --help`: variable, meaning, default, config file key. */
 export function describeConfig(): string {
-  const width = Math.max(...Object.values(CONFIG_KEYS).map((k) => k.env.length));
-  return Object.values(CONFIG_KEYS)
-    .map((k) => `  ${k.env.padEnd(width)}  ${k.help} [file: ${k.file}]`)
-    .join('\n');
+  const settings = (Object.keys(CONFIG_SETTINGS) as ConfigKey[]).map(configSetting);
+  const width = Math.max(...settings.map((k) => k.env.length));
+  return settings.map((k) => `  ${k.env.padEnd(width)}  ${k.description} (default ${defaultText(k)}) [file: ${k.file}]`).join('\n');
 }
 
 function readQualifiedSeal(
   str: (key: ConfigKey) => string | undefined,
-  int: (key: ConfigKey, fallback: number, min: number, max: number) => number,
+  int: (key: ConfigKey) => number,
   raw: (key: ConfigKey) => { where: string } | undefined,
   cwd: string,
   issues: string[],
@@ -575,23 +493,23 @@ function readQualifiedSeal(
   const p12 = str('qsealP12');
   const module = str('qsealPkcs11Module');
   if (p12 !== undefined && module !== undefined) {
-    issues.push(`${CONFIG_KEYS.qsealP12.env} and ${CONFIG_KEYS.qsealPkcs11Module.env}: configure one qualified seal, not both`);
+    issues.push(`${CONFIG_SETTINGS.qsealP12.env} and ${CONFIG_SETTINGS.qsealPkcs11Module.env}: configure one qualified seal, not both`);
     return undefined;
   }
   if (p12 !== undefined) {
     const password = str('qsealP12Password');
-    if (password === undefined) issues.push(`${CONFIG_KEYS.qsealP12Password.env}: required with ${CONFIG_KEYS.qsealP12.env}`);
+    if (password === undefined) issues.push(`${CONFIG_SETTINGS.qsealP12Password.env}: required with ${CONFIG_SETTINGS.qsealP12.env}`);
     return { kind: 'pkcs12', path: resolve(cwd, p12), password: password ?? '' };
   }
   if (module !== undefined) {
     const pin = str('qsealPkcs11Pin');
-    if (pin === undefined) issues.push(`${CONFIG_KEYS.qsealPkcs11Pin.env}: required with ${CONFIG_KEYS.qsealPkcs11Module.env}`);
+    if (pin === undefined) issues.push(`${CONFIG_SETTINGS.qsealPkcs11Pin.env}: required with ${CONFIG_SETTINGS.qsealPkcs11Module.env}`);
     const tokenLabel = str('qsealPkcs11Token');
     const keyLabel = str('qsealPkcs11Key');
     const slotGiven = raw('qsealPkcs11Slot') !== undefined;
-    const slotIndex = int('qsealPkcs11Slot', 0, 0, 1023);
+    const slotIndex = int('qsealPkcs11Slot');
     if (tokenLabel === undefined && !slotGiven) {
-      issues.push(`${CONFIG_KEYS.qsealPkcs11Token.env} or ${CONFIG_KEYS.qsealPkcs11Slot.env}: one is required with ${CONFIG_KEYS.qsealPkcs11Module.env}`);
+      issues.push(`${CONFIG_SETTINGS.qsealPkcs11Token.env} or ${CONFIG_SETTINGS.qsealPkcs11Slot.env}: one is required with ${CONFIG_SETTINGS.qsealPkcs11Module.env}`);
     }
     return {
       kind: 'pkcs11',
@@ -640,7 +558,7 @@ function parseFile(input: LoadConfigInput, issues: string[]): Map<string, string
       } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         walk(value as Record<string, unknown>, path);
       } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-        if (!Object.values(CONFIG_KEYS).some((k) => k.file === path)) issues.push(`${name}: unknown key "${path}"`);
+        if (!Object.values(CONFIG_SETTINGS).some((k) => k.file === path)) issues.push(`${name}: unknown key "${path}"`);
         else values.set(path, value);
       } else {
         issues.push(`${name}: ${path} must be a string or a number`);

@@ -4,11 +4,10 @@
  * directory's `master.key`; without either the file stays closed.
  */
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MAIL_FILE_PURPOSE, openSealedMail } from '../events/mail-transport.js';
-import { createMasterKey, MASTER_KEY_FILE, parseMasterKey } from '../store/master-key.js';
 import type { CliCommand } from './common.js';
+import { readMasterKeyForCli } from './master-key-for-cli.js';
 
 /** Opens one sealed mail file and writes the mail to stdout. */
 export const openMailCommand: CliCommand = async (args, io) => {
@@ -17,16 +16,7 @@ export const openMailCommand: CliCommand = async (args, io) => {
     io.stdout('usage: paraph open-mail <file.eml.sealed> [--data-dir <dir>]\n\nKey: PARAPH_MASTER_KEY, else <data dir>/master.key.\n');
     return values.help ? 0 : 2;
   }
-  const dataDir = resolve(values['data-dir'] ?? process.env.PARAPH_DATA_DIR ?? './data');
-  const configured = process.env.PARAPH_MASTER_KEY?.trim();
-  let keyText: string;
-  try {
-    keyText = configured !== undefined && configured !== '' ? configured : await readFile(join(dataDir, MASTER_KEY_FILE), 'utf8');
-  } catch {
-    io.stderr(`no master key: set PARAPH_MASTER_KEY or name the data directory holding ${MASTER_KEY_FILE} (--data-dir)\n`);
-    return 2;
-  }
-  const key = createMasterKey(parseMasterKey(keyText));
+  const key = await readMasterKeyForCli(values['data-dir']);
   const mail = openSealedMail(await readFile(positionals[0]!, 'utf8'), (sealed) => key.open(sealed, MAIL_FILE_PURPOSE));
   io.stdout(mail.toString('utf8'));
   return 0;

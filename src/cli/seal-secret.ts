@@ -3,12 +3,10 @@
  * identity providers file (docs/verifications.md#configuration). The secret is read from stdin (never an argument, which
  * the process list and shell history would keep); the key is PARAPH_MASTER_KEY, else the data directory's `master.key`.
  */
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_SECRET_PURPOSE } from '../service/identity/identity-provider-config.js';
-import { createMasterKey, MASTER_KEY_FILE, parseMasterKey } from '../store/master-key.js';
 import type { CliCommand } from './common.js';
+import { readMasterKeyForCli } from './master-key-for-cli.js';
 
 /** Reads the secret from `readSecret` (default stdin) and prints it sealed. */
 export function sealSecretCommandWith(readSecret: () => Promise<string>): CliCommand {
@@ -18,21 +16,13 @@ export function sealSecretCommandWith(readSecret: () => Promise<string>): CliCom
       io.stdout('usage: printf %s "$SECRET" | paraph seal-secret [--data-dir <dir>]\n\nKey: PARAPH_MASTER_KEY, else <data dir>/master.key. Prints the sealed value for "clientSecret".\n');
       return 0;
     }
-    const dataDir = resolve(values['data-dir'] ?? process.env.PARAPH_DATA_DIR ?? './data');
-    const configured = process.env.PARAPH_MASTER_KEY?.trim();
-    let keyText: string;
-    try {
-      keyText = configured !== undefined && configured !== '' ? configured : await readFile(join(dataDir, MASTER_KEY_FILE), 'utf8');
-    } catch {
-      io.stderr(`no master key: set PARAPH_MASTER_KEY or name the data directory holding ${MASTER_KEY_FILE} (--data-dir); start the service once to create one\n`);
-      return 2;
-    }
+    const key = await readMasterKeyForCli(values['data-dir']);
     const secret = (await readSecret()).replace(/\r?\n$/, '');
     if (secret === '') {
       io.stderr('no secret on stdin: printf %s "$SECRET" | paraph seal-secret\n');
       return 2;
     }
-    io.stdout(`${createMasterKey(parseMasterKey(keyText)).seal(secret, CLIENT_SECRET_PURPOSE)}\n`);
+    io.stdout(`${key.seal(secret, CLIENT_SECRET_PURPOSE)}\n`);
     return 0;
   };
 }

@@ -1,12 +1,17 @@
 /**
  * Retry schedule of the outbox (docs/design/events.md#retries): exponential backoff with jitter, the first retry within
- * a minute, later ones at most an hour apart, given up 72 hours after the row was first due.
+ * a minute, later ones at most an hour apart, given up 72 hours after the row was first due; and how long after a
+ * crash a delivery that was being made is tried again.
  */
 
 /** How long deliveries are retried. */
 export const RETRY_WINDOW_MS = 72 * 3_600_000;
 /** The default delay before the first retry (PARAPH_RETRY_BASE_MS). */
-const RETRY_BASE_MS = 30_000;
+export const RETRY_BASE_MS = 30_000;
+/** Default lease of a claimed outbox row on SQLite: after a crash it is delivered again this long after the claim. */
+export const DEFAULT_OUTBOX_LEASE_MS = 120_000;
+/** Default time after which PostgreSQL workers take over the jobs of a process that stopped sending heartbeats. */
+export const DEFAULT_NODE_TIMEOUT_MS = 60_000;
 const MAX_MS = 3_600_000;
 
 /**

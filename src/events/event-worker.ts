@@ -10,6 +10,7 @@
 import type { ServiceContext } from '../service/context.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { MailDeps } from './deliver-mail.js';
+import { DEFAULT_OUTBOX_LEASE_MS } from './backoff.js';
 import { deliverAndJudge, settleDeliveries, type DeliveryLog, type Settled } from './outbox-delivery.js';
 
 /** Where the worker reports. */
@@ -85,7 +86,7 @@ export class EventWorker {
 
   /** One round for tests (worker not started): claim every due row, deliver them all, record the outcomes. */
   async runOnce(limit = 256): Promise<EventRound> {
-    const claimed = await this.ctx.store.claimDue(this.ctx.clock(), limit, this.options.leaseMs ?? 120_000);
+    const claimed = await this.ctx.store.claimDue(this.ctx.clock(), limit, this.options.leaseMs ?? DEFAULT_OUTBOX_LEASE_MS);
     const settled = await Promise.all(claimed.map((message) => this.#deliverAndJudge(message)));
     await this.#settle(settled);
     return count(settled);
@@ -125,7 +126,7 @@ export class EventWorker {
       if (room <= 0) return;
       let claimed: OutboxMessage[] = [];
       try {
-        claimed = await this.ctx.store.claimDue(this.ctx.clock(), room, this.options.leaseMs ?? 120_000);
+        claimed = await this.ctx.store.claimDue(this.ctx.clock(), room, this.options.leaseMs ?? DEFAULT_OUTBOX_LEASE_MS);
       } catch (error) {
         this.options.log.error({ err: error }, 'claiming outbox rows failed');
       }

@@ -16,6 +16,7 @@ import type pg from 'pg';
 import type { ServiceContext } from '../service/context.js';
 import { addOutboxJob, collectEmptyOutboxQueues, JobNodes, OutboxKeyRows } from '../store/postgres-job-tables.js';
 import { openPool } from '../store/postgres-store.js';
+import { DEFAULT_NODE_TIMEOUT_MS } from './backoff.js';
 import { deliverAndJudge, settleDeliveries, type DeliveryDeps } from './outbox-delivery.js';
 import { runTimerTick } from './timer-worker.js';
 
@@ -126,7 +127,7 @@ export class PostgresJobRunner {
     const poolId = this.#poolId;
     if (pool === undefined || poolId === undefined) return;
     const nodes = new JobNodes(pool);
-    const timeoutMs = this.options.nodeTimeoutMs ?? 60_000;
+    const timeoutMs = this.options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
     const round = async (): Promise<void> => {
       await nodes.beat(poolId);
       const dead = [...(await nodes.takeDead(timeoutMs)), ...(await nodes.unknownLockHolders(timeoutMs))];

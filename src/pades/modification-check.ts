@@ -9,7 +9,7 @@
  * them, and those are judged here. Each section is compared against the state before it (all earlier sections
  * merged), so the whole file is parsed once whatever the number of revisions.
  */
-import { isSignatureDictionary } from '../pdf/acroform.js';
+import { isSignatureDictionary, walkFieldTree, type FieldNode } from '../pdf/acroform.js';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from '../pdf/pdf-lib.js';
 import { changedKeys, samePdfValue } from './pdf-value-equality.js';
 import type { PdfRevision, RevisionSection } from '../pdf/revisions.js';
@@ -298,30 +298,21 @@ function computeRoles(state: ObjectState): Roles {
   const acroDict = dictOf(state, acroForm);
   const seenFields = new Set<number>();
   // A signed signature field (and its widgets and their appearances) is part of what its signer signed.
-  const walkField = (node: PDFObject | undefined, depth: number, inheritedFt: string | undefined, signedAbove: boolean, parent?: { name: string; object: number | undefined }): void => {
-    const n = refNumber(node);
-    if (depth > 32 || (n !== undefined && seenFields.has(n))) return;
-    if (n !== undefined) seenFields.add(n);
-    const dict = dictOf(state, node);
-    if (!dict) return;
-    const ft = nameOf(dict, 'FT') ?? inheritedFt;
-    const partial = partialName(dict);
-    // A kid without /T is a widget of its parent field; with /T it is a field of its own.
-    const qualified = partial === undefined ? (parent?.name ?? '') : parent ? `${parent.name}.${partial}` : partial;
-    const owner = partial === undefined && parent ? parent.object : n;
+  const signedFields = new Set<FieldNode>();
+  const markField = (object: PDFObject, dict: PDFDict, name: string, owner: number | undefined, ft: string | undefined, signed: boolean): void => {
+    const n = refNumber(object);
     if (n !== undefined) {
-      fieldName.set(n, qualified);
+      fieldName.set(n, name);
       if (owner !== undefined) fieldOwner.set(n, owner);
       if (ft !== undefined) fieldType.set(n, ft);
     }
-    const value = dict.get(PDFName.of('V'));
-    const signed = signedAbove || (ft === 'Sig' && value !== undefined && !(value === PDFNull));
     const isWidget = nameOf(dict, 'Subtype') === 'Widget';
-    mark(node, isWidget ? 'widget' : 'field');
-    if (isWidget) mark(node, 'field');
-    if (signed) mark(node, 'signed-field');
+    mark(object, isWidget ? 'widget' : 'field');
+    if (isWidget) mark(object, 'field');
+    if (signed) mark(object, 'signed-field');
     const label = `the ${signed ? 'signed ' : ''}field ${n ?? '?'} 0 R's appearance`;
     markAppearance(n, dict.get(PDFName.of('AP')), signed ? 'signed-field' : 'appearance', label);
+    const value = dict.get(PDFName.of('V'));
     const signature = resolveIn(state, value);
     if (isSignatureDictionary(signature)) {
       mark(value, 'signature');
@@ -329,13 +320,28 @@ function computeRoles(state: ObjectState): Roles {
       walkRendered(signature, `the signature dictionary ${refNumber(value) ?? '?'} 0 R`, 'signature');
     }
     mark(dict.get(PDFName.of('Kids')), 'fields');
-    const kids = resolveIn(state, dict.get(PDFName.of('Kids')));
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) walkField(kid, depth + 1, ft, signed, { name: qualified, object: n });
   };
   if (acroDict) {
     mark(acroDict.get(PDFName.of('Fields')), 'fields');
-    const fields = resolveIn(state, acroDict.get(PDFName.of('Fields')));
-    if (fields instanceof PDFArray) for (const f of fields.asArray()) walkField(f, 0, undefined, false);
+    walkFieldTree(acroDict.get(PDFName.of('Fields')), (object) => resolveIn(state, object), (node) => {
+      const n = refNumber(node.object);
+      if (n !== undefined && seenFields.has(n)) return;
+      if (n !== undefined) seenFields.add(n);
+      const value = node.dict.get(PDFName.of('V'));
+      const signed = (node.parent !== undefined && signedFields.has(node.parent)) || (node.type === 'Sig' && value !== undefined && !(value === PDFNull));
+      if (signed) signedFields.add(node);
+      const name = node.name ?? '';
+      markField(node.object, node.dict, name, n, node.type, signed);
+      // A kid without /T is a widget of this field (also beside field kids, in a damaged tree).
+      for (const kid of node.kids) {
+        const k = refNumber(kid.object);
+        if (kid.dict.has(PDFName.of('T')) || (k !== undefined && seenFields.has(k))) continue;
+        if (k !== undefined) seenFields.add(k);
+        const kidValue = kid.dict.get(PDFName.of('V'));
+        const kidType = nameOf(kid.dict, 'FT') ?? node.type;
+        markField(kid.object, kid.dict, name, n, kidType, signed || (kidType === 'Sig' && kidValue !== undefined && !(kidValue === PDFNull)));
+      }
+    });
   }
 
   const dss = catalog.get(PDFName.of('DSS'));

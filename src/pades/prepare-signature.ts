@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFString, PDFRef, type PDFContext } from '../pdf/pdf-lib.js';
 import { PlacementError, SigningError } from '../errors.js';
 import { openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
-import { pageGeometry } from '../pdf/page-boxes.js';
+import { readPageGeometry } from '../pdf/page-boxes.js';
 import { readerRectToUser } from '../pdf/page-geometry.js';
 import { createSignatureAppearance, forgetAppearanceFonts, type SignatureAppearance } from './appearance.js';
 import { nodeHashName } from './cms.js';
@@ -150,7 +150,7 @@ function resolvePlacement(session: PdfUpdateSession, placement: SignaturePlaceme
     throw new PlacementError('PLACEMENT_EMPTY', `A signature box needs a positive width and height; got ${placement.width} × ${placement.height}.`);
   }
   const page = doc.getPage(placement.pageNumber - 1);
-  const geometry = pageGeometry(page, placement.pageNumber);
+  const geometry = readPageGeometry(page, placement.pageNumber);
   const user = readerRectToUser(geometry, placement);
   return { pageRef: page.ref, rect: [user.x, user.y, user.x + user.width, user.y + user.height], rotation: geometry.rotation };
 }
@@ -161,7 +161,7 @@ function rotationOfPage(session: PdfUpdateSession, pageRef: PDFRef | undefined):
   // Looking the page up in the page tree, then its /Rotate the way the placement read it (inherited, and read even
   // where the page's /Parent is not a page tree node).
   const index = pages.findIndex((p) => p.ref === pageRef || (p.ref.objectNumber === pageRef.objectNumber && p.ref.generationNumber === pageRef.generationNumber));
-  return index >= 0 ? pageGeometry(pages[index]!, index + 1).rotation : 0;
+  return index >= 0 ? readPageGeometry(pages[index]!, index + 1).rotation : 0;
 }
 
 function pickField(session: PdfUpdateSession, options: PrepareSignatureOptions): { field: SignatureFieldInfo; rotation?: number } {

@@ -39,6 +39,10 @@ export interface FieldNode {
   readonly terminal: boolean;
   /** A terminal field's widgets: its /Kids, or the field itself (merged field and widget). Empty for a parent. */
   readonly widgets: readonly FieldWidgetNode[];
+  /** Every kid that resolves to a dictionary, fields and widgets alike (a damaged parent may hold both). */
+  readonly kids: readonly FieldWidgetNode[];
+  /** The field whose /Kids hold this one; undefined for a root of /Fields. */
+  readonly parent: FieldNode | undefined;
 }
 
 /** The document's /AcroForm dictionary, when it has one. */
@@ -61,7 +65,7 @@ export function walkFieldTree(fields: PDFObject | undefined, resolve: ResolveObj
   const roots = resolve(fields);
   if (!(roots instanceof PDFArray)) return;
   const seen = new Set<PDFObject | string>();
-  const walk = (object: PDFObject, parent: { name?: string; type?: string; flags: number; value?: PDFObject }, depth: number): void => {
+  const walk = (object: PDFObject, parent: { name?: string; type?: string; flags: number; value?: PDFObject; node?: FieldNode }, depth: number): void => {
     const key = object instanceof PDFRef ? object.toString() : object;
     if (depth > MAX_FIELD_DEPTH || seen.has(key)) return;
     seen.add(key);
@@ -85,8 +89,9 @@ export function walkFieldTree(fields: PDFObject | undefined, resolve: ResolveObj
     const fieldKids = kids.filter((kid) => kid.dict.has(PDFName.of('T')));
     const terminal = fieldKids.length === 0;
     const widgets = !terminal ? [] : kids.length > 0 ? kids : [{ object, dict }];
-    visit({ object, dict, name, type, flags, value, terminal, widgets });
-    const here = { ...(name !== undefined ? { name } : {}), ...(type !== undefined ? { type } : {}), flags, ...(value !== undefined ? { value } : {}) };
+    const node: FieldNode = { object, dict, name, type, flags, value, terminal, widgets, kids, parent: parent.node };
+    visit(node);
+    const here = { ...(name !== undefined ? { name } : {}), ...(type !== undefined ? { type } : {}), flags, ...(value !== undefined ? { value } : {}), node };
     for (const kid of fieldKids) walk(kid.object, here, depth + 1);
   };
   for (const root of roots.asArray()) walk(root, { flags: 0 }, 0);
@@ -165,5 +170,11 @@ export function nameText(name: PDFName): string {
 
 /** The text of a PDF string (literal or hex); undefined for anything else. */
 export function textOf(value: PDFObject | undefined): string | undefined {
-  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
+  if (!(value instanceof PDFString || value instanceof PDFHexString)) return undefined;
+  try {
+    return value.decodeText();
+  } catch {
+    // A damaged string is still a name: its bytes as Latin-1, rather than an exception in a walk of hostile input.
+    return Buffer.from(value.asBytes()).toString('latin1');
+  }
 }

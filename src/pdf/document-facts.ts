@@ -5,7 +5,7 @@
  */
 import type { PDFDocument } from './pdf-lib.js';
 import { readFormFields, type ExistingField } from './form-fields.js';
-import { pageGeometry } from './page-boxes.js';
+import { readPageGeometry } from './page-boxes.js';
 import { type PageGeometry } from './page-geometry.js';
 
 /** The facts of one document. */
@@ -24,7 +24,7 @@ export interface DocumentFacts {
  * await resolvePlacements(bytes, metadata, { document: facts });
  */
 export function documentFacts(doc: PDFDocument): DocumentFacts {
-  const pages = doc.getPages().map((page, i) => pageGeometry(page, i + 1));
+  const pages = doc.getPages().map((page, i) => readPageGeometry(page, i + 1));
   let fields: ExistingField[] | undefined;
   try {
     fields = readFormFields(doc);

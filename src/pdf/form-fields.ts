@@ -8,7 +8,7 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFObject } from './pdf-lib.js';
 import { acroFormOf, nameText, resolverOf, textOf, walkFieldTree } from './acroform.js';
 import { loadPdf } from './load-pdf.js';
-import { pageGeometry } from './page-boxes.js';
+import { readPageGeometry } from './page-boxes.js';
 import { userRectToReader, type ReaderRect } from './page-geometry.js';
 
 /** A widget of an existing field, in reader coordinates. */
@@ -77,7 +77,7 @@ export function readFormFields(doc: PDFDocument): ExistingField[] {
       if (ref instanceof PDFRef) annotPage.set(ref.toString(), i + 1);
     }
   });
-  const geometries = pages.map((page, i) => pageGeometry(page, i + 1));
+  const geometries = pages.map((page, i) => readPageGeometry(page, i + 1));
   const out: ExistingField[] = [];
 
   const widgetOf = (ref: PDFObject, dict: PDFDict): ExistingWidget | undefined => {

@@ -8,8 +8,8 @@ import { pageGeometryFromBoxes, visibleBox, type PageGeometry, type UserRect } f
 /** How many /Parent links are followed looking for an inherited attribute (PDFium follows 1024). */
 const MAX_PARENT_LINKS = 1024;
 
-/** Geometry of a pdf-lib page (boxes and /Rotate inherited through the page tree). `pageNumber` is 1-based. */
-export function pageGeometry(page: PDFPage, pageNumber: number): PageGeometry {
+/** Reads the geometry of a pdf-lib page (boxes and /Rotate inherited through the page tree). `pageNumber` is 1-based. */
+export function readPageGeometry(page: PDFPage, pageNumber: number): PageGeometry {
   const media = rectFromArray(inherited(page.node, 'MediaBox')); // a missing or broken MediaBox falls back to Letter
   const crop = rectFromArray(inherited(page.node, 'CropBox'));
   const rotate = inherited(page.node, 'Rotate');

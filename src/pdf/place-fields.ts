@@ -43,7 +43,7 @@ import {
 import { cachingFontkit, loadBundledFont } from './fonts.js';
 import { appendPageAnnotation, openPdfForUpdate, writeIncrementalUpdate, type PdfUpdateSession } from './incremental.js';
 import type { FieldPlacement } from './resolve-locations.js';
-import { pageGeometry } from './page-boxes.js';
+import { readPageGeometry } from './page-boxes.js';
 import { assertSamePageGeometry, readerRectToUser, type PageGeometry, type ReaderRect } from './page-geometry.js';
 
 /** Options of {@link placeFields}. */
@@ -190,7 +190,7 @@ export async function placeFieldsInSession(
   const geometryOf = (n: number): PageGeometry => {
     let geo = geometries.get(n);
     if (!geo) {
-      geo = pageGeometry(pages[n - 1]!, n);
+      geo = readPageGeometry(pages[n - 1]!, n);
       const expected = options.pages?.[n - 1];
       if (expected !== undefined) assertSamePageGeometry(geo, expected);
       geometries.set(n, geo);
@@ -317,7 +317,7 @@ export function checkPlacements(
   if (options.pages) {
     for (const n of new Set(fields.flatMap((f) => f.placements.map((p) => p.pageNumber)))) {
       const expected = options.pages[n - 1];
-      if (expected !== undefined) assertSamePageGeometry(pageGeometry(pages[n - 1]!, n), expected);
+      if (expected !== undefined) assertSamePageGeometry(readPageGeometry(pages[n - 1]!, n), expected);
     }
   }
   const ctx = doc.context;

@@ -13,7 +13,7 @@ import type { DocumentFacts } from './document-facts.js';
 import { readFormFields, type ExistingField } from './form-fields.js';
 import { loadPdf } from './load-pdf.js';
 import { defaultSignerPlacements, resolveLocations, type FieldPlacement, type LocateInput } from './resolve-locations.js';
-import { pageGeometry } from './page-boxes.js';
+import { readPageGeometry } from './page-boxes.js';
 import { type PageGeometry } from './page-geometry.js';
 import { searchText, type IndexTextOptions, type TextQuery } from './text-index/text-index.js';
 import { resolveIndexLimits } from './text-index/limits.js';
@@ -115,7 +115,7 @@ export async function resolvePlacements(
   } else {
     pages = options.document
       ? options.document.pages.map((geo) => ({ ...geo, cropBox: { ...geo.cropBox } }))
-      : (await loadPdf(pdf)).getPages().map((page, i) => pageGeometry(page, i + 1));
+      : (await loadPdf(pdf)).getPages().map((page, i) => readPageGeometry(page, i + 1));
     source = pages;
   }
   const placements = resolveLocations(source, valid, { maxWidgetsPerLocation });

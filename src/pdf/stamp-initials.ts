@@ -7,7 +7,7 @@
 import { PDFHexString, type PDFFont } from './pdf-lib.js';
 import { num, rotationMatrix } from './field-appearance.js';
 import { appendPageAnnotation, type PdfUpdateSession } from './incremental.js';
-import { pageGeometry } from './page-boxes.js';
+import { readPageGeometry } from './page-boxes.js';
 import { readerRectToUser, type ReaderRect, type PageGeometry } from './page-geometry.js';
 
 /** Initials to stamp. */
@@ -42,7 +42,7 @@ export async function stampInitials(session: PdfUpdateSession, stamp: InitialsSt
   for (const n of stamp.pages) {
     const page = pages[n - 1];
     if (page === undefined) continue;
-    const geo = pageGeometry(page, n);
+    const geo = readPageGeometry(page, n);
     const rect = readerRectToUser(geo, initialsStampRect(geo));
     let ops: string;
     const resources: Record<string, unknown> = {};

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, inkPixels, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 import { accessibilityTree, ARTIFACTS, artifact, axeRules, CONTROL_ROLES, openWindow, shot, WCAG_TAGS } from './browser.js';
 import { walk, WALK_STATES } from './walk.js';

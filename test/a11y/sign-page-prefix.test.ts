@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { createService, type ParaphService } from '../../src/create-service.js';
 import { paraphPlugin } from '../../src/paraph-plugin.js';
 import { APP_KEY, freePort, tempDataDir, USER_TOKEN } from '../../src/testing/start-test-service.js';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { openWindow } from './browser.js';
 import { visible } from './walk.js';

@@ -14,7 +14,7 @@ import { transition } from '../../src/domain/transaction.js';
 import { startServer } from '../../src/server.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';
 import type { IdentityProvider } from '../../src/service/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../e2e/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { axeViolations, openWindow, shot, type ViewportName } from './browser.js';
 

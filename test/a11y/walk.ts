@@ -9,7 +9,7 @@
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, type SignerService } from '../service/signer/signer-fixture.js';
 import { axeViolations, openWindow, shot, type ViewportName } from './browser.js';
 

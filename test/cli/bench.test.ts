@@ -11,6 +11,7 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await writeFile(pdfPath, bytes);
   const { pki } = fx;
   signedPath = join(dir, 'signed.pdf');
-  await writeFile(signedPath, (await signPdf(bytes, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z') })).bytes);
+  await writeFile(signedPath, (await signPdf(bytes, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW) })).bytes);
   rootPath = pki.rootPath;
   metadataPath = join(dir, 'metadata.json');
   await writeFile(metadataPath, JSON.stringify({ FormSets: { f: { sig: { Type: 'Signature', Location: { Search: '{{Signer1}}', Top: -75 } } } } }));

@@ -12,6 +12,7 @@ import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { sealCommand } from '../../src/cli/seal.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 const TOKEN = 'paraph-seal';
@@ -50,7 +51,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 describe('paraph seal --pkcs11', () => {
   it('seals with a key on a SoftHSM token, naming the organization from the certificate', async () => {
     const out = join(dir, 'sealed.pdf');
-    const r = await run([input, '-o', out, '--pkcs11', MODULE, '--token', TOKEN, '--pin', PIN, '--key-id', '0a', '--cert', join(dir, 'chain.pem'), '--time', '2026-11-21T10:00:00Z']);
+    const r = await run([input, '-o', out, '--pkcs11', MODULE, '--token', TOKEN, '--pin', PIN, '--key-id', '0a', '--cert', join(dir, 'chain.pem'), '--time', TEST_NOW]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('field Seal1');

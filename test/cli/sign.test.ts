@@ -15,10 +15,11 @@ import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const exec = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 let dir: string;
 let input: string;
@@ -52,7 +53,7 @@ describe('paraph sign and paraph seal', () => {
   it('signs a field with a PKCS#12 key, then seals the Seal field: both signatures valid', async () => {
     const signed = join(dir, 'signed.pdf');
     const sealed = join(dir, 'sealed.pdf');
-    const a = await run(signCommand, [input, '-o', signed, '--p12', join(fx.pki.dir, 'signer-p256.p12'), '--pass', P12_PASSWORD, '--field', 'sig1.Signer1', '--time', '2026-11-21T10:00:00Z', '--reason', 'Agreed']);
+    const a = await run(signCommand, [input, '-o', signed, '--p12', join(fx.pki.dir, 'signer-p256.p12'), '--pass', P12_PASSWORD, '--field', 'sig1.Signer1', '--time', TEST_NOW, '--reason', 'Agreed']);
     expect(a.stderr).toBe('');
     expect(a.code).toBe(0);
     expect(a.stdout).toContain('field sig1.Signer1');

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { Ajv } from 'ajv';
 import pino from 'pino';
 import { loggerOptions } from '../../src/http/app.js';
-import { APP_KEY, USER_TOKEN, startTestService, type TestService } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const FIXTURES = new URL('../../fixtures/clients/', import.meta.url);
 

@@ -5,7 +5,7 @@
  * downloads and a second DELETE answer 410 with Signhost's texts and the partial view.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makePdf, startTestService, TestClock, type TestService } from '../e2e/service-harness.js';
+import { call, makePdf, startTestService, TestClock, type TestService } from '../helpers/service-harness.js';
 
 const GRACE_MS = 5 * 60_000;
 let service: TestService;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call, makePdf } from '../e2e/service-harness.js';
+import { call, makePdf } from '../helpers/service-harness.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import {
   buildRequest,

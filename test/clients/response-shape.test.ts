@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
-import { call, makePdf } from '../e2e/service-harness.js';
+import { call, makePdf } from '../helpers/service-harness.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { CLIENTS, fixtureText, responseShapeProblems, startClientTestService, type ClientTestService } from './client-fixtures.js';
 

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_HEADERS, call, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { AUTH_HEADERS, call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 import { fixtureText } from './client-fixtures.js';
 
 let service: TestService;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { PKI_DIR } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 interface Expectation {
   readonly file: string;
@@ -23,7 +24,7 @@ interface Expectation {
 const CORPUS = join(import.meta.dirname, '..', '..', 'fixtures', 'conformance');
 const expected = (JSON.parse(readFileSync(join(CORPUS, 'expected.json'), 'utf8')) as { files: Expectation[] }).files;
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 
 describe('conformance corpus', () => {
   it('covers pyHanko files and every kind of attack', () => {

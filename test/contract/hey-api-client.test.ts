@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createClient } from '@hey-api/openapi-ts';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_HEADERS, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { AUTH_HEADERS, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 
 /** The `run` of client/hey-api-journey.ts.template (compiled against the generated SDK inside the test). */

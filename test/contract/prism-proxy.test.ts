@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_HEADERS, startTestService, type TestService } from '../e2e/service-harness.js';
+import { AUTH_HEADERS, startTestService, type TestService } from '../helpers/service-harness.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 
 interface Exchange {

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { takeContractMismatches } from './response-contract.js';
 
 const document = {

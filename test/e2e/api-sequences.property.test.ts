@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makePdf, startTestService, type ApiResponse, type TestService } from './service-harness.js';
+import { call, makePdf, startTestService, type ApiResponse, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 let pdfA: Uint8Array;

@@ -6,8 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../src/testing/start-test-service.js';
-import { call, makePdf } from './service-harness.js';
-import { startServe, type ApiResponse, type ServeProcess } from '../security/harness.js';
+import { call, makePdf, spawnServe, type ApiResponse, type ServeProcess } from '../helpers/service-harness.js';
 
 type Api = (method: string, path: string, options?: Parameters<typeof call>[3]) => Promise<ApiResponse>;
 
@@ -50,7 +49,7 @@ describe('readiness and drain', () => {
 
   it('SIGTERM during a burst of sign requests: the signings in flight finish, nothing is lost, exit 0', async () => {
     const env = { PARAPH_DRAIN_SECONDS: '15' };
-    const serve = await startServe({ env });
+    const serve = await spawnServe({ env });
     served.push(serve);
     const pdf = await makePdf([['Drain test document']]);
     const signings = await Promise.all(Array.from({ length: 6 }, () => signable(serve.call, pdf, 10)));
@@ -75,7 +74,7 @@ describe('readiness and drain', () => {
     expect(outcomes.some((o) => o.status === 200 && o.at >= termAt)).toBe(true);
     expect(outcomes.every((o) => o.status === 200 || o.status === 503 || o.status === 0)).toBe(true);
 
-    const again = await startServe({ dataDir: serve.dataDir, env });
+    const again = await spawnServe({ dataDir: serve.dataDir, env });
     served.push(again);
     for (const [i, { id }] of signings.entries()) {
       const tx = await again.call('GET', `/api/transaction/${id}`);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSignatureFields } from '../../src/pades/signature-field.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { sha256Hex } from '../../src/service/context.js';
-import { call, digestHeader, makePdf, startTestService, type TestService } from './service-harness.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const DENIED = { Message: 'Authorization has been denied for this request.' };
 let service: TestService;

@@ -12,7 +12,7 @@ import { PDFName } from '../../src/pdf/pdf-lib.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call, digestHeader, makePdf, startTestService, type TestService } from './service-harness.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 let sealCaPem: string;

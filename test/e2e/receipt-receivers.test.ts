@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchFiles } from '../helpers/scratch-files.js';
-import { call, makePdf, startTestService, type TestService } from './service-harness.js';
+import { call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const exec = promisify(execFile);
 const scratch = scratchFiles('receipt-receivers');

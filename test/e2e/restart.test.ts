@@ -8,7 +8,7 @@ import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
-import { TestClock, call, digestHeader, freePort, makePdf, startTestService, tempDataDir, type TestService } from './service-harness.js';
+import { TestClock, call, digestHeader, freePort, makePdf, startTestService, tempDataDir, type TestService } from '../helpers/service-harness.js';
 
 let current: TestService | undefined;
 let dataDir: string | undefined;

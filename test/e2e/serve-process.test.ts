@@ -11,7 +11,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from './service-harness.js';
+import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from '../helpers/service-harness.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 

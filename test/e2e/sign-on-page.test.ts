@@ -20,7 +20,7 @@ import { pdfsigCheck } from '../helpers/external-tools.js';
 import { darkPixelsIn, RENDERERS, renderFirstPage, type TopLeftBox } from '../helpers/page-renders.js';
 import { compareWithReference } from '../helpers/screenshot-reference.js';
 import { startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
-import { call, makePdf } from './service-harness.js';
+import { call, makePdf } from '../helpers/service-harness.js';
 
 let s: SignerService;
 

@@ -7,7 +7,7 @@
  * through these pages is in test/a11y/sign-page-a11y.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from './service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 
 let s: SignerService;

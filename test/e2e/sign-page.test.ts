@@ -14,7 +14,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call } from './service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, inkPixels, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'sign-page');

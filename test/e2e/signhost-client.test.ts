@@ -7,7 +7,7 @@
  * docs/design/api.md#sign-requests). The byte-exact bodies of the real clients are replayed by test/clients/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_KEY, USER_TOKEN, digestHeader, makePdf, startTestService, type TestService } from './service-harness.js';
+import { APP_KEY, USER_TOKEN, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 

@@ -3,19 +3,16 @@
  * (slow receiver, in flight) and mails are pending, then started again on the same data: every postback and every sign
  * request arrives at least once; duplicates only for deliveries that were in flight.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
-import { APP_KEY, USER_TOKEN, call, digestHeader, freePort, makePdf, tempDataDir } from '../e2e/service-harness.js';
-import { TSX_LOADER } from '../helpers/tsx.js';
+import { call, digestHeader, freePort, makePdf, spawnServe, tempDataDir } from '../helpers/service-harness.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const SECRET = 'kill-secret';
 const children = new Set<ChildProcess>();
 const cleanup: (() => Promise<void>)[] = [];
@@ -26,15 +23,10 @@ afterAll(async () => {
 });
 
 async function serve(dataDir: string, port: number, smtpUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
-    cwd: dataDir,
+  const { child } = await spawnServe({
+    dataDir,
+    port,
     env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      PARAPH_DATA_DIR: dataDir,
-      PARAPH_LOG_LEVEL: 'warn',
-      PARAPH_USER_TOKEN: USER_TOKEN,
-      PARAPH_APP_KEY: APP_KEY,
       PARAPH_POSTBACK_SECRET: SECRET,
       PARAPH_SMTP_URL: smtpUrl,
       PARAPH_OUTBOX_LEASE_MS: '1500',
@@ -43,24 +35,10 @@ async function serve(dataDir: string, port: number, smtpUrl: string): Promise<Ch
       PARAPH_POSTBACK_ALLOW_HTTP: 'true',
       PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   child.on('exit', () => children.delete(child));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`paraph serve exited: ${out}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`paraph serve did not become healthy: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return child;
 }
 
 function outboxRows(dataDir: string): { id: number; kind: string; status: string }[] {

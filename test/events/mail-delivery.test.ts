@@ -18,7 +18,7 @@ import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
 import { readSealedMails } from '../helpers/mail-files.js';
 import { completionMailRows } from '../../src/service/outbox-rows.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
-import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { execFile } from 'node:child_process';

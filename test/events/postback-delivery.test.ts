@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
-import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const SECRET = 'SharedSecret';
 let service: TestService;

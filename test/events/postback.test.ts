@@ -12,6 +12,7 @@ import { deliverySignature, postbackChecksum, postbackSignature, renderPostback,
 import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
 import type { Transaction } from '../../src/domain/transaction.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const receivers: PostbackReceiver[] = [];
 afterEach(async () => {
@@ -86,7 +87,7 @@ describe('Checksum and signature', () => {
   });
 
   it('signs the delivery id and send time (Standard Webhooks); verifyPostback refuses an old one, a changed id or time', () => {
-    const at = new Date('2026-11-21T10:00:00Z');
+    const at = new Date(TEST_NOW);
     const request = renderPostback(TX, 30, { secret: 'k3y', version: 1, baseUrl: 'http://x', delivery: { id: 'paraph-postback-7', at } });
     expect(request.headers['webhook-id']).toBe('paraph-postback-7');
     expect(request.headers['webhook-timestamp']).toBe(String(at.getTime() / 1000));
@@ -178,7 +179,7 @@ describe('retry schedule', () => {
   });
 
   it('gives up 72 hours after the row was first due', () => {
-    const first = new Date('2026-11-21T10:00:00Z');
+    const first = new Date(TEST_NOW);
     let now = first;
     let attempts = 0;
     for (;;) {

@@ -15,7 +15,7 @@ import { rebaseSignature, signAsSigner } from '../../src/service/signer/sign-as-
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { defaultVerificationSenders } from '../../src/service/verification-senders.js';
 import type { Store, TransactionChange } from '../../src/store/store.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from '../service/use-case-fixture.js';
 

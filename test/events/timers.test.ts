@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARTIAL_TRANSACTION_KEYS } from '../../src/domain/transaction-view.js';
 import { verifyPostback } from '../../src/events/verify-postback.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
-import { call, digestHeader, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, digestHeader, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const DAY = 86_400_000;
 let service: TestService;

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/app.js';
-import { APP_KEY, USER_TOKEN, call, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 const lines: string[] = [];

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, freePort, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, freePort, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 import { prometheusTool } from '../helpers/prometheus-tools.js';
 
 const TOKEN = 'metrics-token-0123456789';

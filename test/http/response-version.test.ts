@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiateVersion } from '../../src/http/response-version.js';
-import { call, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 
 describe('negotiateVersion', () => {
   it.each([

@@ -4,7 +4,7 @@
  * opens the downloads for 10 minutes; signers without SecureDownload are not asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 
 let s: SignerService;

@@ -9,7 +9,7 @@ import { PDFDocument, PDFName, PDFRef } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call, makePdf } from '../e2e/service-harness.js';
+import { call, makePdf } from '../helpers/service-harness.js';
 import { DOTNET_V5_COMPLEX_METADATA, DOTNET_V5_COMPLEX_PAGES, PYTHON_FILLABLE_METADATA } from '../pdf/file-metadata-clients.fixtures.js';
 import { fillablePdf } from '../pdf/fields-fillable-fixture.js';
 import { SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';

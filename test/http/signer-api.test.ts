@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { OUTBOX_CODE_PURPOSE } from '../../src/service/mail-payload.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { transition } from '../../src/domain/transaction.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../src/domain/transaction.js';
 import { createTransaction } from '../../src/domain/transaction-rules.js';
 import { counters, T0 } from '../store/transaction-fixtures.js';
-import { call, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 beforeAll(async () => {

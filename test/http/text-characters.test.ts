@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasForbiddenCharacters, hasForbiddenMultiLineCharacters, withoutForbiddenCharacters } from '../../src/domain/text-rules.js';
-import { call, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activeTracer } from '../../src/service/tracing.js';
 import { ValidationError } from '../../src/errors.js';
 import { tracingExporters } from '../../src/http/tracing-settings.js';
-import { APP_KEY, USER_TOKEN, call, freePort, makePdf, startTestService, tempDataDir } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, call, freePort, makePdf, startTestService, tempDataDir } from '../helpers/service-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 

@@ -6,9 +6,10 @@ import { createSoftwareSigner, importPkcs8Key } from '../../src/pades/keys/softw
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const VALIDITY = { notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2031-01-01T00:00:00Z') };
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 
 describe('service identities', () => {
   it('a persisted and restored signing CA issues per-signer certificates whose signatures pdfsig and openssl accept; the seal names the organization', async () => {

@@ -16,8 +16,9 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
+const SIGNED_AT = new Date(TEST_NOW);
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
 const fx = usePadesFixture({ tsaAt: SIGNED_AT, ocspAt: LTV_AT });
 

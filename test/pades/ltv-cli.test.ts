@@ -17,8 +17,9 @@ import type { RevocationFetcher } from '../../src/pades/types.js';
 import { extractSignatures, opensslCmsVerify, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 let dir: string;
 const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 let signedPath: string;

@@ -6,8 +6,9 @@ import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { CRL_URLS, OCSP_URL } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const { file } = scratchFiles('ocsp');
 
 const fx = usePadesFixture({ ocspAt: NOW });

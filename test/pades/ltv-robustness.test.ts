@@ -11,8 +11,9 @@ import { buildOcspRequest, checkCrl, checkOcspResponse } from '../../src/pades/r
 import { buildTimestampRequest, checkTimestampResponse, parseTimestampToken, type TimestampRequest } from '../../src/pades/timestamp.js';
 import { OCSP_URL, CRL_URLS } from '../helpers/pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 
 const flip = (bytes: Uint8Array, at: number, mask: number): Uint8Array => {

@@ -24,8 +24,9 @@ import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
+const SIGNED_AT = new Date(TEST_NOW);
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
 const { dir: work, file } = scratchFiles('ltv');
 

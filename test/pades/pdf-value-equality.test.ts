@@ -13,6 +13,7 @@ import { samePdfValue } from '../../src/pades/pdf-value-equality.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const context = PDFContext.create();
 
@@ -52,14 +53,14 @@ describe('verifyPdf: harmless re-serialisation by a later signer', () => {
       { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] /SigFlags 3.0 >> /Version /2.0 /Extensions << /ISO_ [<< /Type /DeveloperExtensions /BaseVersion /2.0 /ExtensionLevel 32002 >>] >> >>' },
       { num: 5, body: `<< /T (Sig1) /FT /Sig /Type /Annot /Subtype /Widget /TU <${tuUtf16}> /Rect [0.0 0 0 0] /P 3 0 R /F 132 /V 7 0 R >>` },
     ], 1, 8);
-    const report = await verifyPdf(update, { trustRoots: [readFileSync(join(PKI_DIR, 'root-ca.pem'))], now: new Date('2026-11-21T10:00:00Z') });
+    const report = await verifyPdf(update, { trustRoots: [readFileSync(join(PKI_DIR, 'root-ca.pem'))], now: new Date(TEST_NOW) });
     expect(report.signatures[0]!.modifications.disallowed).toEqual([]);
     expect(report.valid).toBe(true);
     expect(report.signatures[0]!.modifications.allowed.join('\n')).toMatch(/\/Version set to 2\.0/);
 
     // A real change of /TU in the same update is still refused.
     const changed = writeSection(signed, [{ num: 5, body: field.replace('Signer one', 'Signer two') }], 1, 8);
-    const refused = await verifyPdf(changed, { trustRoots: [readFileSync(join(PKI_DIR, 'root-ca.pem'))], now: new Date('2026-11-21T10:00:00Z') });
+    const refused = await verifyPdf(changed, { trustRoots: [readFileSync(join(PKI_DIR, 'root-ca.pem'))], now: new Date(TEST_NOW) });
     expect(refused.signatures[0]!.modifications.disallowed.join('\n')).toMatch(/signed signature field.*5 0 R/);
   });
 });

@@ -20,11 +20,12 @@ import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-to
 import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { startFakeTsa } from '../helpers/fake-tsa.js';
 import { testPki, type PkiIdentity, type TestPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 const PIN = '1234';
 const TOKEN = 'paraph-test';
-const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
+const SIGNED_AT = new Date(TEST_NOW);
 
 let dir: string;
 let pki: TestPki;

@@ -10,8 +10,9 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 const ORG = 'Paraph Test B.V.';
 const fx = usePadesFixture({ tsaAt: T0 });
 let base: Uint8Array;

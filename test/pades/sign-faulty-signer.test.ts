@@ -9,8 +9,9 @@ import { SigningError } from '../../src/errors.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import type { Signer } from '../../src/pades/types.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const SIGNED_AT = new Date('2026-11-21T10:00:00Z');
+const SIGNED_AT = new Date(TEST_NOW);
 const fx = usePadesFixture();
 let original: Uint8Array;
 

@@ -10,8 +10,9 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { stream, writeSection, type ObjectSpec } from './verify-helpers.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW });
 
 const textField = (num: number, name: string, y: number, value?: string): ObjectSpec => ({

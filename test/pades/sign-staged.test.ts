@@ -9,8 +9,9 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 const fx = usePadesFixture();
 let base: Uint8Array;
 

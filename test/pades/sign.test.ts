@@ -16,8 +16,9 @@ import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { checkSignedPdf, extractSignatures, type SignedPdfReport } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import type { TestPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: T0 });
 
 async function contract(options: { pages?: number; objectStreams?: boolean; rotate?: number } = {}): Promise<Uint8Array> {

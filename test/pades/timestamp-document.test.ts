@@ -7,8 +7,9 @@ import { extractSignatures, pdfsigCheck, qpdfCheck, signedBytes } from '../helpe
 import { startFakeTsa } from '../helpers/fake-tsa.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const TSA_TIME = new Date('2026-11-21T10:00:00Z');
+const TSA_TIME = new Date(TEST_NOW);
 const { file } = scratchFiles('docts');
 
 const fx = usePadesFixture({ tsaAt: TSA_TIME });

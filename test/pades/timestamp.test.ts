@@ -5,8 +5,9 @@ import { buildTimestampRequest, checkTimestampResponse, createHttpTimestamper, p
 import { FAKE_TSA_POLICY, startFakeTsa } from '../helpers/fake-tsa.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const { file } = scratchFiles('tsa');
 
 const fx = usePadesFixture({ tsaAt: NOW });

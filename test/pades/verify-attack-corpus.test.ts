@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { verifyPdf, type VerificationReport } from '../../src/pades/verify.js';
 import { attackFile, readManifest } from './attack-corpus.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const manifest = readManifest();
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const root = attackFile('root.pem');
 
 /** Every refusal the report gives, wherever it is. */

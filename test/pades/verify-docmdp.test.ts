@@ -11,8 +11,9 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW });
 let original: Uint8Array;
 

@@ -14,8 +14,9 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW, ocspAt: NOW });
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
 const identity = (name: string) => ({ certPath: join(PKI_DIR, `${name}.pem`), keyPath: join(PKI_DIR, `${name}.key.pem`), chainPaths: [join(PKI_DIR, 'intermediate-ca.pem')] });

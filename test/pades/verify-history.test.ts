@@ -12,8 +12,9 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import { attackFile } from './attack-corpus.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture();
 let edited: Uint8Array;
 

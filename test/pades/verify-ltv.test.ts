@@ -22,8 +22,9 @@ import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, timestampLastPlaceholder, writeSection, writeTsaConfig } from './verify-helpers.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const fx = usePadesFixture({ tsaAt: NOW });
 let original: Uint8Array;
 let tsaDir: string;

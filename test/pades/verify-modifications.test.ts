@@ -14,8 +14,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { PKI_DIR } from '../helpers/pki.js';
 import { signLastPlaceholder, signatureDict, stream, writeSection, writeXrefStreamSection, type ObjectSpec } from './verify-helpers.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const rootPem = readFileSync(join(PKI_DIR, 'root-ca.pem'));
 
 type Op =

@@ -12,8 +12,9 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { writeSection } from './verify-helpers.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const minutes = (n: number): Date => new Date(NOW.getTime() + n * 60_000);
 
 const fx = usePadesFixture({ tsaAt: NOW });

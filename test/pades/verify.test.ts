@@ -22,8 +22,9 @@ import {
   writeSection,
   type OpensslIdentity,
 } from './verify-helpers.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 const pki = (name: string): string => join(PKI_DIR, name);
 const rootPem = readFileSync(pki('root-ca.pem'));
 const identity = (name: string, extra: Partial<OpensslIdentity> = {}): OpensslIdentity => ({

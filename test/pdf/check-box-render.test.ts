@@ -14,6 +14,7 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { testPki } from '../../src/testing/test-pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const run = promisify(execFile);
 const DPI = 72; // one pixel per point: a widget's rectangle in reader coordinates is its pixel box
@@ -42,7 +43,7 @@ beforeAll(async () => {
   const signature: FieldPlacement = { field: 'f.sig', formSet: 'f', fieldKey: 'sig', type: 'Signature', signerIds: ['Signer1'], pageNumber: 1, left: 300, top: 300, width: 200, height: 60 };
   documents.placed = (await placeFields(bytes, [box('open', UNCHECKED_LEFT, false), box('ticked', CHECKED_LEFT, true), signature])).bytes;
   const pki = await testPki();
-  documents.signed = (await signPdf(documents.placed, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z'), field: 'f.sig' })).bytes;
+  documents.signed = (await signPdf(documents.placed, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'f.sig' })).bytes;
 }, 60_000);
 
 afterAll(async () => {

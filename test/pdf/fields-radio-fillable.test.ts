@@ -16,6 +16,7 @@ import { fillFormFields } from '../../src/service/signer/fill-form-fields.js';
 import { checkSignedPdf, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
 import { fillablePdf } from './fields-fillable-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 async function blankPdf(pages = 1): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -115,7 +116,7 @@ describe('radio groups and typed values', () => {
       { name: 'mixed.decline', type: 'Check', value: true, exportValue: 'Yes' },
       { name: 'mixed.amount', type: 'Number', value: '42' },
     ]);
-    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z'), field: 'mixed.sig' })).bytes;
+    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'mixed.sig' })).bytes;
     const report = await checkSignedPdf(signed, pki.rootPem);
     expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);
     expect(report.openssl).toEqual([true]);
@@ -183,7 +184,7 @@ describe('fillable PDFs: the PDF\'s own fields', () => {
       { name: 'Agree', type: 'Check', value: true, exportValue: 'Yes' },
       { name: 'Plan', type: 'Radio', value: 'Premium' },
     ]);
-    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z'), field: 'Signature1' })).bytes;
+    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'Signature1' })).bytes;
     expect(Buffer.from(signed.subarray(0, pdf.length)).equals(Buffer.from(pdf))).toBe(true);
     const report = await checkSignedPdf(signed, pki.rootPem);
     expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);
@@ -229,7 +230,7 @@ describe('fillable PDFs from a public corpus (pdf.js test/pdfs, made with Adobe 
       { name: `${prefix}LijstKeuzerondje[0]`, type: 'Radio', value: '1' },
       { name: `${prefix}LijstKeuzerondje[1]`, type: 'Radio', value: '2' },
     ]);
-    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z'), field: 'Signer1.Signature' })).bytes;
+    const signed = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'Signer1.Signature' })).bytes;
     expect(Buffer.from(signed.subarray(0, pdf.length)).equals(Buffer.from(pdf))).toBe(true);
     const report = await checkSignedPdf(signed, pki.rootPem);
     expect(report.pdfsig.map((s) => s.valid), report.details).toEqual([true]);

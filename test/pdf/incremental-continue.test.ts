@@ -14,8 +14,9 @@ import { signInSession } from '../../src/pades/sign-pdf.js';
 import { basePdf, qpdf } from '../helpers/base-pdfs.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 
 async function fixtures(): Promise<Record<string, Uint8Array>> {
   const classic = await basePdf(3, false);

@@ -17,8 +17,9 @@ import { readPdfTail } from '../../src/pdf/pdf-tail.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 
 function qpdfObjectStreams(pdf: Uint8Array, extra: readonly string[] = []): Uint8Array {
   return qpdf(pdf, ['--object-streams=generate', ...extra]);

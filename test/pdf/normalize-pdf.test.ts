@@ -13,10 +13,11 @@ import { openPdfForUpdate } from '../../src/pdf/incremental.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');
 const SAMPLE = readFileSync(join(import.meta.dirname, '../../fixtures/sample/contract.pdf'));
-const NOW = new Date('2026-11-21T10:00:00Z');
+const NOW = new Date(TEST_NOW);
 
 let pki: TestPki;
 beforeAll(async () => {

@@ -15,6 +15,7 @@ import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { testPki, type TestPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const DIR = join(import.meta.dirname, '../../fixtures/pdfjs');
 const METADATA = {
@@ -50,7 +51,7 @@ describe('pdf.js corpus files poppler opens', () => {
       expect(normalization?.reason).toBe(reason);
       expect(await normalizationNeeded(bytes)).toBeUndefined();
       const placed = await placeFieldsFromMetadata(bytes, METADATA, { workers: 0 });
-      const sealed = (await sealPdf(placed.bytes, { signer: pki.seal.signer, signingTime: new Date('2026-11-21T10:00:00Z') })).bytes;
+      const sealed = (await sealPdf(placed.bytes, { signer: pki.seal.signer, signingTime: new Date(TEST_NOW) })).bytes;
 
       const tools = await checkSignedPdf(sealed, pki.rootPem);
       expect(tools.pdfsig.filter((s) => s.valid !== undefined).map((s) => s.valid), tools.details).toEqual([true]);

@@ -10,15 +10,16 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
-import { pageGeometry } from '../../src/pdf/page-boxes.js';
+import { readPageGeometry } from '../../src/pdf/page-boxes.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { PDFDocument, PDFName, StandardFonts, rgb } from '../../src/pdf/pdf-lib.js';
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';
 import { indexText } from '../../src/pdf/text-index/text-index.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
-const T0 = new Date('2026-11-21T10:00:00Z');
+const T0 = new Date(TEST_NOW);
 const fx = usePadesFixture();
 let damaged: Uint8Array;
 
@@ -63,7 +64,7 @@ function lightShare(image: ReturnType<typeof render>, box: ReaderRect, fromRow: 
 
 describe('a page whose /Parent is not a page tree node', () => {
   it('reads as the 600 × 800 page readers show, to the writer and to both text engines', async () => {
-    const writer = pageGeometry((await loadPdf(damaged)).getPage(0), 1);
+    const writer = readPageGeometry((await loadPdf(damaged)).getPage(0), 1);
     expect(writer).toMatchObject({ width: 600, height: 800, rotation: 0 });
     for (const engine of ['pdfium', 'pdfjs'] as const) {
       const index = await indexText(damaged, { engine, workers: 0 });

@@ -12,7 +12,7 @@ import {
   userRectToReader,
   visibleBox,
 } from '../../src/pdf/page-geometry.js';
-import { pageGeometry } from '../../src/pdf/page-boxes.js';
+import { readPageGeometry } from '../../src/pdf/page-boxes.js';
 
 const A4: UserRect = { x: 0, y: 0, width: 595, height: 842 };
 
@@ -145,14 +145,14 @@ describe('round trips (property)', () => {
   });
 });
 
-describe('pageGeometry (pdf-lib page)', () => {
+describe('readPageGeometry (pdf-lib page)', () => {
   it('reads MediaBox, CropBox and /Rotate, intersecting the boxes', async () => {
     const doc = await PDFDocument.create();
     const page = doc.addPage([600, 800]);
     page.setMediaBox(-50, -60, 600, 800);
     page.setCropBox(0, 0, 700, 300);
     page.setRotation(degrees(270));
-    const geo = pageGeometry(page, 3);
+    const geo = readPageGeometry(page, 3);
     expect(geo).toEqual({
       pageNumber: 3,
       rotation: 270,
@@ -169,7 +169,7 @@ describe('pageGeometry (pdf-lib page)', () => {
     const parent = page.node.Parent()!;
     parent.set(PDFName.of('MediaBox'), doc.context.obj([300, 400, 0, 0]));
     parent.set(PDFName.of('Rotate'), doc.context.obj(-270));
-    const geo = pageGeometry(page, 1);
+    const geo = readPageGeometry(page, 1);
     expect(geo.rotation).toBe(90);
     expect(geo.cropBox).toEqual({ x: 0, y: 0, width: 300, height: 400 });
     expect(geo.width).toBe(400);
@@ -182,7 +182,7 @@ describe('pageGeometry (pdf-lib page)', () => {
     const page = doc.addPage([600, 800]);
     page.node.set(PDFName.of('Parent'), doc.context.getObjectRef(doc.catalog)!);
     page.node.set(PDFName.of('Rotate'), doc.context.obj(90));
-    const geo = pageGeometry(page, 1);
+    const geo = readPageGeometry(page, 1);
     expect(geo.cropBox).toEqual({ x: 0, y: 0, width: 600, height: 800 });
     expect(geo.rotation).toBe(90);
   });
@@ -195,13 +195,13 @@ describe('pageGeometry (pdf-lib page)', () => {
     const loopRef = doc.context.register(loop);
     loop.set(PDFName.of('Parent'), loopRef);
     page.node.set(PDFName.of('Parent'), loopRef);
-    expect(pageGeometry(page, 1).cropBox).toEqual({ x: 0, y: 0, width: 500, height: 700 });
+    expect(readPageGeometry(page, 1).cropBox).toEqual({ x: 0, y: 0, width: 500, height: 700 });
   });
 
   it('falls back to US Letter when the MediaBox is missing everywhere', async () => {
     const doc = await PDFDocument.create();
     const page = doc.addPage([100, 100]);
     page.node.delete(PDFName.of('MediaBox'));
-    expect(pageGeometry(page, 1).cropBox).toEqual({ x: 0, y: 0, width: 612, height: 792 });
+    expect(readPageGeometry(page, 1).cropBox).toEqual({ x: 0, y: 0, width: 612, height: 792 });
   });
 });

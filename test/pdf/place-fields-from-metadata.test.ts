@@ -5,7 +5,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { ParaphError, ValidationError } from '../../src/errors.js';
 import { defaultSignerPlacements } from '../../src/pdf/resolve-locations.js';
-import { pageGeometry } from '../../src/pdf/page-boxes.js';
+import { readPageGeometry } from '../../src/pdf/page-boxes.js';
 import { userRectToReader, type ReaderRect } from '../../src/pdf/page-geometry.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
 import { indexText } from '../../src/pdf/text-index/text-index.js';
@@ -31,7 +31,7 @@ async function anchors(name: string): Promise<Anchor[]> {
 
 /** Every widget pdf.js sees, converted back to reader coordinates with the page's own geometry. */
 async function widgetsInReaderCoordinates(pdf: Uint8Array): Promise<{ field: string; pageNumber: number; rect: ReaderRect }[]> {
-  const geos = (await loadPdf(pdf)).getPages().map((p, i) => pageGeometry(p, i + 1));
+  const geos = (await loadPdf(pdf)).getPages().map((p, i) => readPageGeometry(p, i + 1));
   const task = getDocument({ data: pdf.slice(), isEvalSupported: false, verbosity: 0 });
   const doc = await task.promise;
   const out: { field: string; pageNumber: number; rect: ReaderRect }[] = [];
@@ -94,7 +94,7 @@ describe('placeFieldsFromMetadata on the text fixtures', () => {
     const { placements, bytes } = await placeFieldsFromMetadata(pdf, {
       FormSets: { s: { seal: { Type: 'Seal', Location: { PageNumber: 2, Right: 10, Bottom: 10 } } } },
     });
-    const geo = pageGeometry((await loadPdf(pdf)).getPage(1), 2);
+    const geo = readPageGeometry((await loadPdf(pdf)).getPage(1), 2);
     expect(placements[0]).toMatchObject({ pageNumber: 2, left: geo.width - 150, top: geo.height - 80, width: 140, height: 70 });
     expect((await qpdfCheck(bytes)).ok).toBe(true);
   });

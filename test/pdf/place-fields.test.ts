@@ -21,6 +21,7 @@ import {
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { testPki } from '../helpers/pki.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const exec = promisify(execFile);
 
@@ -316,7 +317,7 @@ describe('placeFields', () => {
   it('keeps an earlier signature valid: the fields go in an update after it (pdfsig)', async () => {
     const pki = await testPki();
     const pdf = await makePdf([A4, { ...A4, rotation: 90 }]);
-    const signed = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: new Date('2026-11-21T10:00:00Z') });
+    const signed = await signPdf(pdf, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW) });
     const { bytes } = await placeFields(signed.bytes, [
       placement('next.Signature', 'Signature', 2, { left: 100, top: 100, width: 140, height: 70 }, { signerIds: ['Signer2'] }),
       placement('next.Agree', 'Check', 1, { left: 100, top: 300, width: 12, height: 12 }, { value: 'Yes' }),

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { documentFacts } from '../../src/pdf/document-facts.js';
 import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { fillablePdf } from './fields-fillable-fixture.js';
 
 async function withoutLoad<T>(run: () => Promise<T>): Promise<{ result: T; loads: number }> {

@@ -26,7 +26,7 @@ import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { createTestClient } from '../../src/testing/start-test-service.js';
 import { checkServedResponse } from '../contract/served-contract.js';
-import { APP_KEY, USER_TOKEN, makePdf, type ApiResponse } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, makePdf, type ApiResponse } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../e2e/service-harness.js';
+import { freePort } from '../helpers/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
-import { APP_KEY, USER_TOKEN, call, makePdf, type ApiResponse } from '../e2e/service-harness.js';
+import { APP_KEY, USER_TOKEN, call, makePdf, type ApiResponse } from '../helpers/service-harness.js';
 import { checkSignedPdf, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { seededRandom } from '../helpers/pdf-gen.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';

@@ -10,6 +10,7 @@ import {
   type AuditEventInput,
 } from '../../src/receipt/audit-log.js';
 import { ParaphError } from '../../src/errors.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 
@@ -75,7 +76,7 @@ const flipHex = (hex: string, at: number): string =>
 describe('appendAuditEntry', () => {
   it('chains from 64 zeros and hashes the canonical JSON of the entry without its hash', () => {
     const log = appendAuditEntry([], {
-      at: new Date('2026-11-21T10:00:00Z'),
+      at: new Date(TEST_NOW),
       type: 'transaction.started',
       actor: 'api',
       data: { signers: 2, files: 1 },

@@ -14,7 +14,7 @@ import { createCertificateAuthority, issueSigningIdentity } from '../../src/pade
 import { verifyPdf } from '../../src/pades/verify.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { KEY_SETTINGS } from '../../src/service/service-keys.js';
-import { call, makePdf, startTestService, TestClock } from '../e2e/service-harness.js';
+import { call, makePdf, startTestService, TestClock } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { DEFAULT_INDEX_LIMITS } from '../../src/pdf/text-index/limits.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 
 function fields(count: number, type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, { Type: type, Location: { PageNumber: 1, Left: 10 + (i % 20), Top: 10 + (i % 30), ...extra } }]));

@@ -16,7 +16,7 @@
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
+import { makePdf, spawnServe, type ServeProcess } from '../helpers/service-harness.js';
 
 /** The memory cap this property holds the service to. */
 const RSS_CAP_BYTES = 1.5 * 1024 ** 3;
@@ -30,7 +30,7 @@ let signToken: string;
 let basePdf: Uint8Array;
 
 beforeAll(async () => {
-  serve = await startServe({ env: { PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '100000', PARAPH_FILE_REPLACE_GUARD_MS: '0' } });
+  serve = await spawnServe({ env: { PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '100000', PARAPH_FILE_REPLACE_GUARD_MS: '0' } });
   basePdf = await makePdf([['Hazard base document', 'Signature'], ['Page two']]);
   openTx = (await serve.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
   const signing = await serve.call('POST', '/api/transaction', { json: { Seal: false, Signers: [{ SendSignRequest: false, Email: 's@example.com', Verifications: [{ Type: 'Scribble' }] }] } });

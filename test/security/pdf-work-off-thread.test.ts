@@ -6,7 +6,7 @@
  * meanwhile, and past the budget (PARAPH_PDF_WORK_MS, PARAPH_PDF_WORK_HEAP_MB) the upload gets 400 PDF_TOO_COMPLEX.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
+import { makePdf, spawnServe, type ServeProcess } from '../helpers/service-harness.js';
 
 const served: ServeProcess[] = [];
 afterAll(async () => {
@@ -58,7 +58,7 @@ describe('pdf-lib work off the serving thread', () => {
   const hostile = flatPageTree(150_000);
 
   it('answers /health and another transaction promptly while a 150,000-page PDF is being opened', async () => {
-    const serve = await startServe({ env: { PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '100000', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
+    const serve = await spawnServe({ env: { PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '100000', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
     served.push(serve);
     const attacked = (await serve.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
     const other = (await serve.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
@@ -88,7 +88,7 @@ describe('pdf-lib work off the serving thread', () => {
   }, 180_000);
 
   it('refuses a PDF past the time budget or the heap cap with 400 PDF_TOO_COMPLEX, and the next upload gets a new thread', async () => {
-    const serve = await startServe({ env: { PARAPH_PDF_WORK_MS: '500', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
+    const serve = await spawnServe({ env: { PARAPH_PDF_WORK_MS: '500', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
     served.push(serve);
     const id = (await serve.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
     expect((await put(serve, id, 'warm-up.pdf', await makePdf([['Warm up']]))).status).toBe(201);
@@ -98,7 +98,7 @@ describe('pdf-lib work off the serving thread', () => {
     expect((await put(serve, id, 'after.pdf', await makePdf([['After']]))).status).toBe(201);
     expect((await serve.call('PUT', `/api/transaction/${id}/start`)).status).toBe(204);
 
-    const small = await startServe({ env: { PARAPH_PDF_WORK_HEAP_MB: '64', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
+    const small = await spawnServe({ env: { PARAPH_PDF_WORK_HEAP_MB: '64', PARAPH_MAX_FILE_BYTES: String(64 * 1024 * 1024) } });
     served.push(small);
     const tx = (await small.call('POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
     const big = await put(small, tx, 'book.pdf', hostile);

@@ -14,8 +14,7 @@ import { checkPostbackTarget, isAllowedAddress, STRICT_POSTBACK_POLICY } from '.
 import type { ServiceContext } from '../../src/service/context.js';
 import type { OutboxMessage } from '../../src/store/store.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';
-import { startTestService, type TestService } from '../e2e/service-harness.js';
-import { startServe, type ServeProcess } from './harness.js';
+import { type ServeProcess, spawnServe, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const served: ServeProcess[] = [];
 const services: TestService[] = [];
@@ -54,7 +53,7 @@ const REFUSED = [
 
 describe('PostbackUrl SSRF', () => {
   it('refuses private, loopback, link-local, multicast and reserved targets in every spelling at creation (paraph serve defaults)', async () => {
-    const serve = await startServe();
+    const serve = await spawnServe();
     served.push(serve);
     for (const url of REFUSED) {
       const created = await serve.call('POST', '/api/transaction', { json: { Seal: true, PostbackUrl: url } });
@@ -82,7 +81,7 @@ describe('PostbackUrl SSRF', () => {
     const receiver = await startPostbackReceiver();
     receivers.push(receiver);
 
-    const serve = await startServe({
+    const serve = await spawnServe({
       env: { PARAPH_POSTBACK_ALLOW_HTTP: 'true', PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.1/32', PARAPH_WORKER_INTERVAL_MS: '100' },
     });
     served.push(serve);

@@ -8,7 +8,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
+import { makePdf, spawnServe, type ServeProcess } from '../helpers/service-harness.js';
 
 const served: ServeProcess[] = [];
 afterAll(async () => {
@@ -24,7 +24,7 @@ async function blobFiles(dataDir: string): Promise<string[]> {
 describe('uploads and quotas', () => {
   it('removes refused uploads at once, applies the page limit and the storage and rate quotas with 429 and Retry-After', async () => {
     const onePage = await makePdf([['One page']]);
-    const serve = await startServe({
+    const serve = await spawnServe({
       env: { PARAPH_MAX_PAGES: '2', PARAPH_ACCOUNT_STORAGE_BYTES: String(3 * onePage.length + 100), PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '40' },
     });
     served.push(serve);

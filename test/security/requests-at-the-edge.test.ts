@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthFailureThrottle, throttleKey } from '../../src/http/auth-throttle.js';
-import { call, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 import { createSigningTransaction, SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 
 let service: TestService;

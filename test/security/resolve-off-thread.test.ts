@@ -11,7 +11,7 @@ import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { uploadFile } from '../../src/service/upload-file.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { fillablePdf } from '../pdf/fields-fillable-fixture.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from '../service/use-case-fixture.js';
 

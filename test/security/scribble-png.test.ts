@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inflatedSize, normalizeScribblePng, readPngHeader, SCRIBBLE_LIMITS } from '../../src/service/signer/scribble-image.js';
 import { normalizeScribble } from '../../src/service/signer/normalize-scribble.js';
 import { ServiceError } from '../../src/service/service-error.js';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

@@ -14,10 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ensureServiceKeys } from '../../src/service/service-keys.js';
 import { sha256Hex } from '../../src/service/context.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDataDir } from '../e2e/service-harness.js';
+import { APP_KEY, makePdf, type ServeProcess, spawnServe, tempDataDir, USER_TOKEN } from '../helpers/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 import { makeTransaction } from '../store/transaction-fixtures.js';
-import { APP_KEY, USER_TOKEN, makePdf, startServe, type ServeProcess } from './harness.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const POSTBACK_SECRET = 'postback-secret-that-must-not-be-stored-in-clear';
@@ -59,7 +59,7 @@ describe('secrets at rest', () => {
     const dataDir = await tempDataDir();
     dirs.push(dataDir);
     const env = { PARAPH_POSTBACK_SECRET: POSTBACK_SECRET };
-    const serve = await startServe({ dataDir, env });
+    const serve = await spawnServe({ dataDir, env });
     served.push(serve);
     expect(serve.output()).toMatch(/Generated a master key \(id [0-9a-f]+\) in .*master\.key/);
 
@@ -94,7 +94,7 @@ describe('secrets at rest', () => {
     const withOld = await runCli(['serve'], { PARAPH_DATA_DIR: dataDir, PORT: '0', PARAPH_MASTER_KEY: oldKey.trim() });
     expect(withOld.code).toBe(2);
 
-    const again = await startServe({ dataDir, env });
+    const again = await spawnServe({ dataDir, env });
     served.push(again);
     expect(again.output()).not.toContain('Generated a master key');
     // The port (and so the public URL) differs after the restart; the token is the same.
@@ -108,7 +108,7 @@ describe('secrets at rest', () => {
     const dataDir = await tempDataDir();
     dirs.push(dataDir);
     const key = randomBytes(32).toString('hex');
-    const serve = await startServe({ dataDir, env: { PARAPH_MASTER_KEY: key } });
+    const serve = await spawnServe({ dataDir, env: { PARAPH_MASTER_KEY: key } });
     served.push(serve);
     expect(serve.output()).not.toContain('Generated a master key');
     expect(await filesUnder(dataDir)).not.toContain(join(dataDir, 'master.key'));
@@ -128,7 +128,7 @@ describe('secrets at rest', () => {
       PostbackSecret: POSTBACK_SECRET,
       CreatedDateTime: '2026-11-21T10:00:00.000+00:00',
     });
-    await ensureServiceKeys({ store: old, now: new Date('2026-11-21T10:00:00Z'), organizationName: 'Old Org', keyKind: 'ecdsa-p256' });
+    await ensureServiceKeys({ store: old, now: new Date(TEST_NOW), organizationName: 'Old Org', keyKind: 'ecdsa-p256' });
     // Ids are UUIDs, as the service creates them (the response contract checks the format).
     const tx = makeTransaction(undefined, { id: '0b6f1c2e-6d1a-4a57-9a43-3f7e2d1c0b5a', accountId: 'acc-1' });
     await old.commit({ transaction: tx, expectedVersion: 0 });
@@ -136,7 +136,7 @@ describe('secrets at rest', () => {
     const token = tx.Signers[0]?.SignToken as string;
     expect(await filesContaining(dataDir, token)).not.toEqual([]);
 
-    const serve = await startServe({ dataDir });
+    const serve = await spawnServe({ dataDir });
     served.push(serve);
     const got = await serve.call('GET', `/api/transaction/${tx.Id}`);
     expect(got.status, got.text).toBe(200);

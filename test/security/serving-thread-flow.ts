@@ -5,7 +5,7 @@
  * and prints them again, to show the probe would see it. One JSON line on stdout.
  */
 import { createTestClient, startTestService } from '../../src/testing/start-test-service.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 
 /** Globals the legacy build of pdf.js (and its core-js polyfills) sets or replaces when it is loaded. */

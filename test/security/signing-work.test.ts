@@ -6,10 +6,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../src/testing/start-test-service.js';
-import { call, makePdf } from '../e2e/service-harness.js';
+import { type ApiResponse, call, makePdf, type ServeProcess, spawnServe } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { SIGNING_HOLD_STALE_MS } from '../../src/domain/transaction.js';
-import { startServe, type ApiResponse, type ServeProcess } from './harness.js';
 
 type Api = (method: string, path: string, options?: Parameters<typeof call>[3]) => Promise<ApiResponse>;
 
@@ -44,7 +43,7 @@ async function manySignatures(api: Api): Promise<{ id: string; token: string }> 
 
 describe('signing work', () => {
   it('SIGTERM during a long signing stops the process; the hold is released and nothing of the signing is kept', async () => {
-    const serve = await startServe({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES), PARAPH_DRAIN_SECONDS: '0' } });
+    const serve = await spawnServe({ env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES), PARAPH_DRAIN_SECONDS: '0' } });
     served.push(serve);
     const { id, token } = await manySignatures(serve.call);
     const signer = (path: string, json: unknown) => call(serve.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
@@ -58,7 +57,7 @@ describe('signing work', () => {
     expect(await serve.stop()).toBe(0);
     await signing;
 
-    const again = await startServe({ dataDir: serve.dataDir, env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
+    const again = await spawnServe({ dataDir: serve.dataDir, env: { PARAPH_MAX_SIGNATURES_PER_SIGNER: String(SIGNATURES) } });
     served.push(again);
     const tx = await again.call('GET', `/api/transaction/${id}`);
     expect(tx.json.Status).toBe(10);

@@ -7,7 +7,8 @@
  * is closed rather than drained.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { holdStalledConnections, startServe, type ServeProcess, type StalledConnections } from './harness.js';
+import { spawnServe, type ServeProcess } from '../helpers/service-harness.js';
+import { holdStalledConnections, type StalledConnections } from './stalled-connections.js';
 
 const served: ServeProcess[] = [];
 const held: StalledConnections[] = [];
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 describe('slow clients', () => {
   it('holds 2,000 stalled connections and still answers /health and the API; caps and timeouts close them', async () => {
-    const serve = await startServe({
+    const serve = await spawnServe({
       env: { PARAPH_HEADERS_TIMEOUT_MS: '3000', PARAPH_BODY_TIMEOUT_MS: '3000', PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '50', PARAPH_MAX_CONNECTIONS: '1000' },
     });
     served.push(serve);
@@ -40,7 +41,7 @@ describe('slow clients', () => {
   }, 180_000);
 
   it('at the total cap, new connections take the slots of the oldest stalled ones; serving goes on when they go', async () => {
-    const serve = await startServe({ env: { PARAPH_MAX_CONNECTIONS: '40', PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '1000', PARAPH_HEADERS_TIMEOUT_MS: '60000' } });
+    const serve = await spawnServe({ env: { PARAPH_MAX_CONNECTIONS: '40', PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '1000', PARAPH_HEADERS_TIMEOUT_MS: '60000' } });
     served.push(serve);
     const stalled = await holdStalledConnections(serve.port, 100, 5, ['silent']);
     held.push(stalled);
@@ -53,7 +54,7 @@ describe('slow clients', () => {
 
   it('answers /health and an authenticated GET while anonymous slow clients fill the total cap', async () => {
     // Timeouts far away: only the cap's eviction and the closing of refused requests can make room.
-    const serve = await startServe({
+    const serve = await spawnServe({
       env: { PARAPH_MAX_CONNECTIONS: '200', PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '100', PARAPH_HEADERS_TIMEOUT_MS: '120000', PARAPH_BODY_TIMEOUT_MS: '120000' },
     });
     served.push(serve);

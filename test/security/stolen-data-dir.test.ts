@@ -16,9 +16,8 @@ import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAIL_FILE_PURPOSE, openSealedMail, SEALED_MAIL_SUFFIX } from '../../src/events/mail-transport.js';
 import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
-import { tempDataDir } from '../e2e/service-harness.js';
+import { makePdf, type ServeProcess, spawnServe, tempDataDir } from '../helpers/service-harness.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const dirs: string[] = [];
@@ -62,7 +61,7 @@ describe('a copy of the data directory without the master key', () => {
     const copy = await tempDataDir();
     dirs.push(dataDir, copy);
     const key = randomBytes(32).toString('base64');
-    const serve = await startServe({ dataDir, env: { PARAPH_MASTER_KEY: key } });
+    const serve = await spawnServe({ dataDir, env: { PARAPH_MASTER_KEY: key } });
     served.push(serve);
 
     const created = await serve.call('POST', '/api/transaction', {

@@ -3,7 +3,7 @@
  * a real `paraph serve` logging every request (info) writes none of these paths with the token in its log.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
+import { makePdf, spawnServe, type ServeProcess } from '../helpers/service-harness.js';
 
 const served: ServeProcess[] = [];
 afterAll(async () => {
@@ -12,7 +12,7 @@ afterAll(async () => {
 
 describe('request logs', () => {
   it('never hold the token of a SignUrl, ShowUrl, ReceiptUrl or signer API path', async () => {
-    const serve = await startServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
+    const serve = await spawnServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
     served.push(serve);
     const created = await serve.call('POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'signer@example.com' }] } });
     const id = created.json.Id as string;

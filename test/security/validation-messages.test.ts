@@ -6,7 +6,7 @@
  * API-clients work's test; the upload-time checks are in quotas-and-uploads.test.ts.)
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { makePdf, startServe, type ServeProcess } from './harness.js';
+import { makePdf, spawnServe, type ServeProcess } from '../helpers/service-harness.js';
 
 const served: ServeProcess[] = [];
 afterAll(async () => {
@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('validation and messages', () => {
   it('names application/json on JSON routes, answers {"Message"} everywhere, and logs no SMS code', async () => {
-    const serve = await startServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
+    const serve = await spawnServe({ env: { PARAPH_LOG_LEVEL: 'info' } });
     served.push(serve);
     const wrongType = await serve.call('POST', '/api/transaction', { body: '{"Seal":true}', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(415);

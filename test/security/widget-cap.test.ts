@@ -4,7 +4,7 @@
  * find-text-linear.test.ts for 102,400 matches against the default).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makePdf, startTestService, type TestService } from '../e2e/service-harness.js';
+import { call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 let service: TestService;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createService } from '../../src/create-service.js';
 import { startTestService, tempDataDir, type TestService } from '../../src/testing/start-test-service.js';
-import { call, digestHeader, makePdf } from '../e2e/service-harness.js';
+import { call, digestHeader, makePdf } from '../helpers/service-harness.js';
 
 const DAY = 86_400_000;
 const dirs: string[] = [];

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { observePdfJobs, pdfPoolState, runPdfJob, type PdfJobReport } from '../../src/service/pdf-work.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 
 describe('PDF job reports', () => {
   it('reports each job with its kind, outcome, refusing limit and times', async () => {

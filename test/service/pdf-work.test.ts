@@ -14,7 +14,7 @@ import { normalizePdf } from '../../src/pdf/normalize-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
 import { runPdfJob } from '../../src/service/pdf-work.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { manyObjectsPdf } from '../pdf/many-objects-pdf.js';
 
 describe('runPdfJob', () => {

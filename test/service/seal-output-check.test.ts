@@ -14,6 +14,7 @@ import { startTransaction } from '../../src/service/start-transaction.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 const DAMAGED = new Uint8Array(readFileSync(join(import.meta.dirname, '../../fixtures/pdfjs/issue9418.pdf')));
 const CONTRACT = new Uint8Array(readFileSync(join(import.meta.dirname, '../../fixtures/sample/contract.pdf')));
@@ -36,7 +37,7 @@ async function expectReadersFindTheSeal(pdf: Uint8Array): Promise<void> {
 
 describe('the sealed output check', () => {
   it('names what is wrong with a seal appended to the damaged file as it is', async () => {
-    const sealed = await sealPdf(DAMAGED, { signer: f.ctx.keys.sealSigner, signingTime: new Date('2026-11-21T10:00:00Z') });
+    const sealed = await sealPdf(DAMAGED, { signer: f.ctx.keys.sealSigner, signingTime: new Date(TEST_NOW) });
     expect(await sealedOutputProblem(sealed.bytes, f.sealCaPem)).toMatch(/no signature field of the final document refers to the seal/);
   });
 

@@ -18,7 +18,7 @@ import { performVerification } from '../../src/service/signer/perform-verificati
 import { signAsSigner } from '../../src/service/signer/sign-as-signer.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { defaultVerificationSenders } from '../../src/service/verification-senders.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../src/domain/transaction.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { call } from '../e2e/service-harness.js';
+import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, startSignerService, type SignerService } from './signer/signer-fixture.js';
 
 const MINUTE = 60_000;

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import type { Store } from '../../src/store/store.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
 

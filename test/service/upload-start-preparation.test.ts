@@ -12,7 +12,7 @@ import { observePdfJobs } from '../../src/service/pdf-work.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { uploadFile } from '../../src/service/upload-file.js';
 import type { Store } from '../../src/store/store.js';
-import { makePdf } from '../e2e/service-harness.js';
+import { makePdf } from '../helpers/service-harness.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
 import { openUseCaseFixture, uploadPdf, type UseCaseFixture } from './use-case-fixture.js';
 

@@ -8,7 +8,8 @@ import { ensureServiceKeys } from '../../src/service/service-keys.js';
 import { uploadFile } from '../../src/service/upload-file.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Account } from '../../src/store/store.js';
-import { tempDataDir } from '../e2e/service-harness.js';
+import { tempDataDir } from '../helpers/service-harness.js';
+import { TEST_NOW } from '../helpers/test-now.js';
 
 export interface UseCaseFixture {
   readonly store: SqliteStore;
@@ -28,7 +29,7 @@ function steppingClock(start: string): () => Date {
 }
 
 /** Opens a store with service keys and one account, and the context of the use cases over it. */
-export async function openUseCaseFixture(clock: () => Date = steppingClock('2026-11-21T10:00:00Z')): Promise<UseCaseFixture> {
+export async function openUseCaseFixture(clock: () => Date = steppingClock(TEST_NOW)): Promise<UseCaseFixture> {
   const dataDir = await tempDataDir();
   const store = await openSqliteStore({ dataDir });
   const { keys } = await ensureServiceKeys({ store, now: new Date('2026-11-21T09:00:00Z'), organizationName: 'Use Case Org', keyKind: 'ecdsa-p256' });

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMasterKey, parseMasterKey, writeKeyFile } from '../../src/store/master-key.js';
 import { openProtectedStore, rotateMasterKey } from '../../src/store/protected-store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDataDir } from '../e2e/service-harness.js';
+import { tempDataDir } from '../helpers/service-harness.js';
 import { makeTransaction } from './transaction-fixtures.js';
 
 const dirs: string[] = [];

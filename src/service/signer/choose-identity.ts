@@ -3,14 +3,13 @@
  * and whose Verification names none of them (`ProviderName`) sends the signer to the organisation's list; the pick
  * starts the login at the chosen provider, under the same one-time state.
  */
-import { formatTime, type Signer } from '../../domain/transaction.js';
-import { commitChange } from '../commit-change.js';
+import { formatTime } from '../../domain/transaction.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
 import type { IdentityProvider } from '../verification-senders.js';
 import { IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, parseCallbackState, sealPending } from './identity-state.js';
 import { beginWithProvider } from './perform-verification.js';
-import { assertCanAct, findSignerByToken, readSignSession, reloadAccess, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
+import { commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
 
 /** The step waiting for a pick: its signer, the Type's provider, and the choices. */
 interface PendingChoice {
@@ -54,18 +53,10 @@ export async function beginChosenIdentity(ctx: ServiceContext, state: string | u
     chooseUrl: `${ctx.settings.publicUrl}${IDENTITY_CHOOSE_PATH}?state=${sentState}`,
     choice: name,
   }));
-  await commitChange(
-    ctx,
-    async () => (await reloadAccess(ctx, access)).transaction,
-    (tx, now) => {
-      const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
-      assertCanAct(tx, signer);
-      const session = readSignSession(signer);
-      if (session.identity?.state !== pending.state) throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check was already used: start it again.');
-      const identity = { index: pending.stepIndex, state: pending.state, ...(begun.pending !== undefined ? { pending: sealPending(begun.pending, ctx.secrets) } : {}) };
-      return { transaction: { ...withSignSession(tx, signer.Id, { ...session, identity }), ModifiedDateTime: formatTime(now) } };
-    },
-  );
+  await commitIdentityStep(ctx, access, pending.state, { signerMustAct: true, whenUsed: 'refuse' }, ({ tx, signer, session, now }) => {
+    const identity = { index: pending.stepIndex, state: pending.state, ...(begun.pending !== undefined ? { pending: sealPending(begun.pending, ctx.secrets) } : {}) };
+    return { transaction: { ...withSignSession(tx, signer.Id, { ...session, identity }), ModifiedDateTime: formatTime(now) } };
+  });
   return begun.redirectUrl;
 }
 

@@ -10,12 +10,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { findIdentityMismatch } from '../../domain/identity-checks.js';
 import { ActivityCode, formatTime, recordActivity, type Signer, type Authentication, type Transaction } from '../../domain/transaction.js';
 import { postbackRow } from '../outbox-rows.js';
-import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
 import type { IdentityResult } from '../verification-senders.js';
 import { openPending, parseCallbackState } from './identity-state.js';
-import { assertCanAct, AUTHENTICATION_INDEX, findSignerByToken, readSignSession, reloadAccess, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
+import { AUTHENTICATION_INDEX, commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
 
 /**
  * Completes the external identity step in progress with the provider's `query`; `url` is the full address the signer
@@ -61,25 +60,15 @@ export async function completeIdentity(ctx: ServiceContext, token: string, query
     await endStep(ctx, access, pending.state, step.type, { ...result.evidence, field: mismatch.field, reason: mismatch.reason }, `${step.type}: ${mismatch.field} does not match`);
     throw new ServiceError('IDENTITY_MISMATCH', `${step.type}: ${mismatch.reason}. Sign in with the identity the sender named, or contact the sender.`);
   }
-  await commitChange(
-    ctx,
-    async () => (await reloadAccess(ctx, access)).transaction,
-    (tx, now) => {
-      const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
-      assertCanAct(tx, signer);
-      const session = readSignSession(signer);
-      if (session.identity === undefined || session.identity.state !== pending.state) {
-        throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check was already used: start it again.');
-      }
-      const { identity: _used, ...rest } = session;
-      const filled = withEstablishedFields(tx, signer.Id, step.index, result.fields ?? {});
-      const next = withSignSession(filled, signer.Id, { ...rest, done: [...rest.done, step.index] });
-      return {
-        transaction: { ...next, ModifiedDateTime: formatTime(now) },
-        audit: [{ at: now, type: 'verification.performed', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, verification: step.type, result: 'passed', evidence: { ...result.evidence } } }],
-      };
-    },
-  );
+  await commitIdentityStep(ctx, access, pending.state, { signerMustAct: true, whenUsed: 'refuse' }, ({ tx, signer, session, now }) => {
+    const { identity: _used, ...rest } = session;
+    const filled = withEstablishedFields(tx, signer.Id, step.index, result.fields ?? {});
+    const next = withSignSession(filled, signer.Id, { ...rest, done: [...rest.done, step.index] });
+    return {
+      transaction: { ...next, ModifiedDateTime: formatTime(now) },
+      audit: [{ at: now, type: 'verification.performed', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, verification: step.type, result: 'passed', evidence: { ...result.evidence } } }],
+    };
+  });
 }
 
 /**
@@ -112,24 +101,18 @@ export async function callbackSignerToken(ctx: ServiceContext, state: string | u
  * `activity` a 999 activity (and its postback) tells the sender.
  */
 async function endStep(ctx: ServiceContext, access: SignerAccess, state: string, type: string, evidence: Record<string, string>, activity?: string): Promise<void> {
-  await commitChange(
-    ctx,
-    async () => (await reloadAccess(ctx, access)).transaction,
-    (tx, now) => {
-      const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
-      const session = readSignSession(signer);
-      if (session.identity === undefined || session.identity.state !== state) return undefined;
-      const { identity: _used, ...rest } = session;
-      let next = withSignSession(tx, signer.Id, rest);
-      if (activity !== undefined) next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Failed, info: activity }, now);
-      const postback = activity !== undefined ? postbackRow(next) : undefined;
-      return {
-        transaction: { ...next, ModifiedDateTime: formatTime(now) },
-        audit: [{ at: now, type: 'verification.performed', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, verification: type, result: 'failed', evidence } }],
-        ...(postback ? { outbox: [postback] } : {}),
-      };
-    },
-  );
+  // The failure is recorded even when the signer can no longer act; a state already used has nothing left to end.
+  await commitIdentityStep(ctx, access, state, { signerMustAct: false, whenUsed: 'skip' }, ({ tx, signer, session, now }) => {
+    const { identity: _used, ...rest } = session;
+    let next = withSignSession(tx, signer.Id, rest);
+    if (activity !== undefined) next = recordActivity(next, { signerId: signer.Id }, { id: ctx.ids.id(), code: ActivityCode.Failed, info: activity }, now);
+    const postback = activity !== undefined ? postbackRow(next) : undefined;
+    return {
+      transaction: { ...next, ModifiedDateTime: formatTime(now) },
+      audit: [{ at: now, type: 'verification.performed', actor: `signer:${signer.Id}`, data: { signerId: signer.Id, verification: type, result: 'failed', evidence } }],
+      ...(postback ? { outbox: [postback] } : {}),
+    };
+  });
 }
 
 /** The read-only fields the provider established, written into the signer's Verification (or Authentication). */

@@ -183,14 +183,14 @@ async function applySignature(
   const at = new Date(Math.max(now.getTime(), Date.parse(held.ModifiedDateTime)));
   const tx = transition(held, { type: 'release' }, at);
   const signer = tx.Signers.find((s) => s.Id === signerId) as Signer;
-  const session = readSignSession(signer);
+  const signSession = readSignSession(signer);
   // Every way in refuses control and bidi characters; stored data from before that rule must not reach the certificate either.
-  const name = withoutForbiddenCharacters(session.scribble?.name ?? signer.ScribbleName ?? signer.Email);
-  const stored = session.scribble?.imageBase64 ? new Uint8Array(Buffer.from(session.scribble.imageBase64, 'base64')) : undefined;
+  const name = withoutForbiddenCharacters(signSession.scribble?.name ?? signer.ScribbleName ?? signer.Email);
+  const stored = signSession.scribble?.imageBase64 ? new Uint8Array(Buffer.from(signSession.scribble.imageBase64, 'base64')) : undefined;
   // Only an image paraph re-encoded reaches the PDF.
-  const image = stored === undefined || session.scribble?.normalized === true ? stored : (await normalizeScribble(stored)).png;
+  const image = stored === undefined || signSession.scribble?.normalized === true ? stored : (await normalizeScribble(stored)).png;
 
-  const identity = await issueSigningIdentity({
+  const signingIdentity = await issueSigningIdentity({
     issuer: ctx.keys.signingCa,
     subject: { commonName: name, emailAddress: withoutForbiddenCharacters(signer.Email) },
     serialNumber: randomSerialNumber(randomBytes),
@@ -206,7 +206,7 @@ async function applySignature(
   const seal = last && tx.Seal ? sealStep(ctx, sealAt, tx.Language, true) : undefined;
   const sealed = new Map<string, SealedDocument>();
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
-  const parties = { signer: identity.signer, ...sealParties(ctx) };
+  const parties = { signer: signingIdentity.signer, ...sealParties(ctx) };
   const abort = signingAbort(ctx, held);
   try {
     for (const file of tx.Files) {
@@ -225,7 +225,7 @@ async function applySignature(
           bytes: await ctx.store.blobs.read(source.sha256),
           values: fileValues,
           ...(paraph.length > 0 ? { paraph: { ...(image ? { image } : {}), text: initials(name), pages: paraph } } : {}),
-          signer: remoteSignerInfo('signer', identity.signer),
+          signer: remoteSignerInfo('signer', signingIdentity.signer),
           fields,
           signingTime: now,
           appearance: { name, date: formatTime(now).slice(0, 16).replace('T', ' ') + ' UTC', ...(image ? { image } : {}) },
@@ -251,8 +251,8 @@ async function applySignature(
     ...next,
     Signers: next.Signers.map((s) => {
       if (s.Id !== signer.Id) return s;
-      const { SignSession: _session, ...rest } = s;
-      const kept: JsonObject = session.scribble ? { done: [...session.done], codes: {}, scribble: { name: session.scribble.name } } : { done: [...session.done], codes: {} };
+      const { SignSession: _replaced, ...rest } = s;
+      const kept: JsonObject = signSession.scribble ? { done: [...signSession.done], codes: {}, scribble: { name: signSession.scribble.name } } : { done: [...signSession.done], codes: {} };
       return {
         ...rest,
         SignSession: kept,
@@ -262,7 +262,7 @@ async function applySignature(
       };
     }),
   };
-  const certificate = identity.certificate;
+  const certificate = signingIdentity.certificate;
   const outbox: OutboxInput[] = [];
   const postback = postbackRow(next);
   if (postback) outbox.push(postback);

@@ -18,6 +18,7 @@ import {
   type Transaction,
 } from '../../domain/transaction.js';
 import { hashSignToken } from '../../store/store.js';
+import { commitChange, type Change } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
 
@@ -115,6 +116,56 @@ export async function reloadAccess(ctx: ServiceContext, access: SignerAccess): P
     throw new ServiceError('TRANSACTION_CLEANED', CLEANED_FOR_SIGNER);
   }
   return { transaction: tx, signer };
+}
+
+/** The external identity step in progress of a signer, as {@link commitIdentityStep} hands it to a change. */
+export interface IdentityStepInProgress {
+  /** The transaction as reloaded for this attempt. */
+  readonly tx: Transaction;
+  readonly signer: Signer;
+  /** The signer's session, its `identity` the step the one-time state names. */
+  readonly session: SignSession & { readonly identity: NonNullable<SignSession['identity']> };
+  readonly now: Date;
+}
+
+/** How {@link commitIdentityStep} treats a signer who can no longer act and a state already used. */
+export interface IdentityStepRules {
+  /** Refuse (the refusals of {@link assertCanAct}) when the signer can no longer act. */
+  readonly signerMustAct: boolean;
+  /** A state already used, or replaced by a newer step: `refuse` throws `IDENTITY_STATE_INVALID`, `skip` commits nothing. */
+  readonly whenUsed: 'refuse' | 'skip';
+}
+
+/**
+ * Commits `change` to the external identity step in progress of `access`'s signer, with the optimistic retries of
+ * commitChange: each attempt reloads the transaction and checks again that the step in progress is still the one of
+ * the one-time `state` (a state works once), so two returns from a provider cannot both count.
+ *
+ * @throws ServiceError `IDENTITY_STATE_INVALID` when the state was used (with `whenUsed: 'refuse'`), the refusals of
+ *   {@link assertCanAct} (with `signerMustAct`), and what `change` throws.
+ */
+export async function commitIdentityStep(
+  ctx: ServiceContext,
+  access: SignerAccess,
+  state: string,
+  rules: IdentityStepRules,
+  change: (step: IdentityStepInProgress) => Change,
+): Promise<void> {
+  await commitChange(
+    ctx,
+    async () => (await reloadAccess(ctx, access)).transaction,
+    (tx, now) => {
+      const signer = tx.Signers.find((s) => s.Id === access.signer.Id) as Signer;
+      if (rules.signerMustAct) assertCanAct(tx, signer);
+      const session = readSignSession(signer);
+      const identity = session.identity;
+      if (identity === undefined || identity.state !== state) {
+        if (rules.whenUsed === 'skip') return undefined;
+        throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check was already used: start it again.');
+      }
+      return change({ tx, signer, session: { ...session, identity }, now });
+    },
+  );
 }
 
 /** A refusal of the domain's signer rules, in words a signer understands. */

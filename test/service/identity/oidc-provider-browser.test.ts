@@ -18,7 +18,7 @@ import { loadConfig } from '../../../src/config.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider } from '../../../src/service/identity/oidc-identity-provider.js';
 import { createProviderChoice } from '../../../src/service/identity/provider-choice.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

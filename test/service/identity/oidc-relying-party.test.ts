@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider, type OidcProviderSettings } from '../../../src/service/identity/oidc-identity-provider.js';
-import { APP_KEY, call, freePort, makePdf, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, makePdf, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 import { startFakeOp, startSilentServer, type FakeOp } from './fake-openid-provider.js';
 

@@ -19,7 +19,7 @@ import { loadConfig } from '../../../src/config.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { parseIdpMetadata } from '../../../src/service/identity/saml-idp-metadata.js';
 import { createSamlIdentityProvider } from '../../../src/service/identity/saml-identity-provider.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
 const IDP_ENTITY = 'https://idp.test/saml';

@@ -9,7 +9,7 @@ import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { startServer } from '../../../src/server.js';
 import type { IdentityProvider } from '../../../src/service/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 
 /** A provider that "verifies" by bouncing straight back with `result` and `bin` in the query. */

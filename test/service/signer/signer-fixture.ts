@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { loggerOptions } from '../../../src/http/app.js';
-import { call, makePdf, startTestService, type TestService } from '../../e2e/service-harness.js';
+import { call, makePdf, startTestService, type TestService } from '../../helpers/service-harness.js';
 
 /** A running service plus every log line it wrote. */
 export interface SignerService {

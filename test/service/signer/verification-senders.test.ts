@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { startServer } from '../../../src/server.js';
 import { defaultVerificationSenders, type CodeMessage } from '../../../src/service/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../e2e/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 
 const message: CodeMessage = {

@@ -1,0 +1,165 @@
+/**
+ * The one harness of the tests that need the transaction service: `startTestService` runs it in this process (from
+ * `paraph/testing`, src/testing/start-test-service.ts), {@link spawnServe} runs a real `paraph serve` process on
+ * 127.0.0.1, as an operator would; `call` is the suite's loosely typed client, `makePdf` a one-line PDF maker. The
+ * fixed time tests set their clock to is TEST_NOW (test/helpers/test-now.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { generatePdf, type GenPage } from '../../src/testing/generate-pdf.js';
+import { APP_KEY, USER_TOKEN, createTestClient, freePort, tempDataDir } from '../../src/testing/start-test-service.js';
+import { checkServedResponse } from '../contract/served-contract.js';
+import { TSX_LOADER } from './tsx.js';
+
+export {
+  APP_KEY,
+  AUTH_HEADERS,
+  digestHeader,
+  freePort,
+  startTestService,
+  tempDataDir,
+  TestClock,
+  USER_TOKEN,
+  type TestService,
+  type TestServiceOptions,
+} from '../../src/testing/start-test-service.js';
+
+/** A response read completely. */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+  text: string;
+  /** Parsed JSON, when the body is JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+}
+
+/**
+ * Sends a request with the account headers (unless `auth: false`): the published test client, loosely typed. Every
+ * response is checked against the OpenAPI document the service at `base` serves (a mismatch fails the test).
+ */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: { json?: unknown; body?: Uint8Array | string; headers?: Record<string, string>; auth?: boolean } = {},
+): Promise<ApiResponse> {
+  const response = (await createTestClient(base).request(method, path, options)) as ApiResponse;
+  await checkServedResponse(base, { method, path }, response);
+  return response;
+}
+
+/** A small PDF with the given texts on pages of A4 size (one page per entry). */
+export async function makePdf(pages: readonly (readonly string[])[]): Promise<Uint8Array> {
+  const gen: GenPage[] = pages.map((lines) => ({
+    width: 595,
+    height: 842,
+    rotation: 0,
+    texts: lines.map((anchor, i) => ({ anchor, left: 72, baseline: 100 + i * 60, size: 12, font: 'Helvetica' as const, style: 'plain' as const })),
+  }));
+  return (await generatePdf(gen)).bytes;
+}
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+
+/** A running `paraph serve`. */
+export interface ServeProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Its resident set size in bytes (Linux /proc). */
+  rssBytes(): Promise<number>;
+  /** An API call with the test account's headers (unless `auth: false`). */
+  call(method: string, path: string, options?: Parameters<typeof call>[3]): Promise<ApiResponse>;
+  /** SIGTERM and wait; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** Stops it and removes the data directory. */
+  dispose(): Promise<void>;
+}
+
+/** Options of {@link spawnServe}. */
+export interface SpawnServeOptions {
+  /** Extra environment (`PARAPH_*`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Reuse a data directory (a restart); default: a new one. */
+  readonly dataDir?: string;
+  /** Listen on this port (a restart on the same address); default: a free one. */
+  readonly port?: number;
+  /** Without the bootstrap account variables (zero-config start). */
+  readonly noAccount?: boolean;
+  /** Arguments after `serve` (e.g. `--config`, a file in the data directory, which is the working directory). */
+  readonly args?: readonly string[];
+}
+
+/**
+ * Starts `paraph serve` and waits (at most 90 s) until /health answers 200.
+ *
+ * @example
+ * const serve = await spawnServe({ env: { PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '20' } });
+ * try { expect((await serve.call('GET', '/health')).status).toBe(200); } finally { await serve.dispose(); }
+ */
+export async function spawnServe(options: SpawnServeOptions = {}): Promise<ServeProcess> {
+  const dataDir = options.dataDir ?? (await tempDataDir());
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve', ...(options.args ?? [])], {
+    cwd: dataDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PARAPH_DATA_DIR: dataDir,
+      PARAPH_LOG_LEVEL: 'warn',
+      ...(options.noAccount ? {} : { PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY }),
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`paraph serve exited with ${child.exitCode}: ${out}`);
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`paraph serve did not become healthy: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return {
+    url,
+    port,
+    dataDir,
+    child,
+    output: () => out,
+    rssBytes: async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    },
+    call: (method, path, callOptions) => call(url, method, path, callOptions),
+    stop,
+    dispose: async () => {
+      await stop();
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
