@@ -3,10 +3,12 @@
  * opens it — as the user password or as the owner password — for the files PDFium refuses although other readers
  * open them (an RC4/AES key derived with `/EncryptMetadata false`, an AES-256 file whose empty password is the owner
  * password). Every string and stream is decrypted in place in a pdf-lib document and the encryption dictionary
- * dropped; the caller writes the result as a new file. Revisions 2 to 6; a document with object streams is left to
- * PDFium (pdf-lib cannot read their objects before they are decrypted).
+ * dropped; the caller writes the result as a new file. Revisions 2 to 6. Object streams are decrypted in the bytes
+ * before pdf-lib parses them (it expands them as it reads), and the objects they hold, encrypted only as part of
+ * their stream, are then left as they are.
  */
 import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { inflateSync, constants as zlibConstants } from 'node:zlib';
 import { PDFArray, PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from './pdf-lib.js';
 import { withPdfLibQuiet } from './silence-pdf-lib.js';
 
@@ -20,27 +22,28 @@ interface Opened {
   readonly strings: Method;
   readonly streams: Method;
   readonly encryptMetadata: boolean;
+  /** The method of a crypt filter the encryption dictionary names (Identity: none). */
+  readonly filter: (name: PDFName) => Method | undefined;
 }
 
 /**
  * Decrypts `doc` (loaded with `ignoreEncryption`) in place with the empty password and removes its /Encrypt. False,
  * leaving `doc` untouched, when the empty password does not open it or its encryption is not one this module reads.
  */
-function decryptWithEmptyPassword(doc: PDFDocument): boolean {
+function decryptWithEmptyPassword(doc: PDFDocument, opened: Opened, inObjectStreams: ReadonlySet<number>): void {
   const context = doc.context;
   const encryptRef = context.trailerInfo.Encrypt;
   const encrypt = context.lookup(encryptRef);
-  if (!(encrypt instanceof PDFDict) || encrypt.get(PDFName.of('Filter')) !== PDFName.of('Standard')) return false;
-  const opened = open(encrypt, firstId(context.trailerInfo.ID ? context.lookup(context.trailerInfo.ID) : undefined));
-  if (!opened) return false;
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (ref === encryptRef || object === encrypt) continue;
+    if (ref === encryptRef || object === encrypt || inObjectStreams.has(ref.objectNumber)) continue;
     const decrypt = (method: Method, bytes: Uint8Array): Uint8Array => decryptBytes(method, objectKey(opened.key, method, ref), bytes);
     if (object instanceof PDFRawStream) {
       decryptStrings(object.dict, (bytes) => decrypt(opened.strings, bytes));
       const type = object.dict.get(PDFName.of('Type'));
-      if (type === PDFName.of('XRef') || (type === PDFName.of('Metadata') && !opened.encryptMetadata)) continue;
-      context.assign(ref, PDFRawStream.of(object.dict, decrypt(opened.streams, object.contents)));
+      if (type === PDFName.of('XRef')) continue;
+      const own = ownCryptFilter(object.dict, opened);
+      if (own === undefined && type === PDFName.of('Metadata') && !opened.encryptMetadata) continue;
+      context.assign(ref, PDFRawStream.of(object.dict, decrypt(own ?? opened.streams, object.contents)));
     } else {
       const replaced = decryptStrings(object, (bytes) => decrypt(opened.strings, bytes));
       if (replaced !== object) context.assign(ref, replaced);
@@ -48,7 +51,33 @@ function decryptWithEmptyPassword(doc: PDFDocument): boolean {
   }
   context.delete(encryptRef as PDFRef);
   context.trailerInfo.Encrypt = undefined;
-  return true;
+}
+
+/**
+ * The method of a stream that names its own crypt filter (a /Crypt first in its /Filter, e.g. metadata left in clear
+ * with /Identity), which is then removed from the stream's filters; undefined for a stream that names none.
+ */
+function ownCryptFilter(dict: PDFDict, opened: Opened): Method | undefined {
+  const filter = dict.get(PDFName.of('Filter'));
+  const filters = filter instanceof PDFArray ? filter : undefined;
+  if ((filters ? filters.get(0) : filter) !== PDFName.of('Crypt')) return undefined;
+  const parms = dict.get(PDFName.of('DecodeParms'));
+  const parmsList = parms instanceof PDFArray ? parms : undefined;
+  const own = parmsList ? parmsList.get(0) : parms;
+  const name = own instanceof PDFDict ? own.get(PDFName.of('Name')) : undefined;
+  if (filters && filters.size() > 1) filters.remove(0);
+  else dict.delete(PDFName.of('Filter'));
+  if (parmsList && parmsList.size() > 1) parmsList.remove(0);
+  else if (parms !== undefined) dict.delete(PDFName.of('DecodeParms'));
+  return name instanceof PDFName ? (opened.filter(name) ?? 'none') : 'none';
+}
+
+/** How the empty password opens `doc` (loaded with `ignoreEncryption`), or undefined when it does not. */
+function openDocument(doc: PDFDocument): Opened | undefined {
+  const context = doc.context;
+  const encrypt = context.lookup(context.trailerInfo.Encrypt);
+  if (!(encrypt instanceof PDFDict) || encrypt.get(PDFName.of('Filter')) !== PDFName.of('Standard')) return undefined;
+  return open(encrypt, firstId(context.trailerInfo.ID ? context.lookup(context.trailerInfo.ID) : undefined));
 }
 
 /** The file key and methods when the empty password opens the document, else undefined. */
@@ -65,18 +94,21 @@ function open(encrypt: PDFDict, id: Uint8Array): Opened | undefined {
   const r = number('R', 0);
   const metadataFlag = encrypt.get(PDFName.of('EncryptMetadata'));
   const encryptMetadata = !(metadataFlag instanceof PDFBool && !metadataFlag.asBoolean());
-  const methodOf = (filter: string): Method | undefined => {
-    if (v < 4) return 'rc4';
-    const name = encrypt.get(PDFName.of(filter));
-    if (name === undefined || name === PDFName.of('Identity')) return 'none';
+  const filter = (name: PDFName): Method | undefined => {
+    if (name === PDFName.of('Identity')) return 'none';
     const cf = encrypt.lookup(PDFName.of('CF'));
-    const entry = cf instanceof PDFDict && name instanceof PDFName ? cf.lookup(name) : undefined;
+    const entry = cf instanceof PDFDict ? cf.lookup(name) : undefined;
     const cfm = entry instanceof PDFDict ? entry.get(PDFName.of('CFM')) : undefined;
     if (cfm === PDFName.of('V2')) return 'rc4';
     if (cfm === PDFName.of('AESV2')) return 'aes128';
     if (cfm === PDFName.of('AESV3')) return 'aes256';
     if (cfm === undefined || cfm === PDFName.of('None')) return 'none';
     return undefined;
+  };
+  const methodOf = (key: string): Method | undefined => {
+    if (v < 4) return 'rc4';
+    const name = encrypt.get(PDFName.of(key));
+    return name instanceof PDFName ? filter(name) : 'none';
   };
   const strings = methodOf('StrF');
   const streams = methodOf('StmF');
@@ -92,7 +124,11 @@ function open(encrypt: PDFDict, id: Uint8Array): Opened | undefined {
     // The empty password may be the owner password: it unlocks the user password, which unlocks the key.
     if (!key) key = openRc4Md5(r, length, userPasswordFromOwner(r, length, Buffer.alloc(0), o), o, u, p, id, encryptMetadata);
   }
-  return key ? { key, strings, streams, encryptMetadata } : undefined;
+  if (!key) return undefined;
+  // A key shorter than 16 bytes under crypt filters (/V 4, e.g. /Length 40) is padded with zeros before objects are
+  // decrypted: what Acrobat does, and pdf.js after it, though no edition of the standard says so.
+  if (v === 4 && key.length < 16) key = Buffer.concat([key, Buffer.alloc(16 - key.length)]);
+  return { key, strings, streams, encryptMetadata, filter };
 }
 
 /** Algorithms 2 and 4/5 of the standard handler: the key `password` gives, when /U confirms it. */
@@ -236,13 +272,65 @@ function rc4(key: Buffer, data: Buffer): Buffer {
  * pdf-lib cannot parse it or the empty password does not open it.
  */
 export async function decryptedCopy(pdf: Uint8Array): Promise<Uint8Array | undefined> {
-  // pdf-lib expands object streams as it parses, which it cannot do before they are decrypted.
-  if (Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).includes('/ObjStm')) return undefined;
+  const load = (bytes: Uint8Array): Promise<PDFDocument> =>
+    withPdfLibQuiet(() => PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false, ignoreEncryption: true }));
   try {
-    const doc = await withPdfLibQuiet(() => PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: false, ignoreEncryption: true }));
-    if (!decryptWithEmptyPassword(doc)) return undefined;
+    let doc = await load(pdf);
+    const opened = openDocument(doc);
+    if (!opened) return undefined;
+    let inObjectStreams = new Set<number>();
+    if (Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).includes('/ObjStm')) {
+      // pdf-lib expands object streams as it parses, which it cannot do before they are decrypted: decrypt them in
+      // the bytes, then parse again (the first parse found the encryption dictionary, never in an object stream).
+      const decrypted = withObjectStreamsDecrypted(pdf, opened);
+      doc = await load(decrypted.bytes);
+      inObjectStreams = decrypted.objects;
+    }
+    decryptWithEmptyPassword(doc, opened, inObjectStreams);
     return await withPdfLibQuiet(() => doc.save({ useObjectStreams: false, updateFieldAppearances: false, addDefaultPage: false }));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `pdf` with the data of every object stream decrypted in place (pdf-lib finds a stream's end by its `endstream`
+ * when /Length no longer fits, as after AES's shorter plaintext), and the numbers of the objects those streams hold.
+ */
+function withObjectStreamsDecrypted(pdf: Uint8Array, opened: Opened): { bytes: Uint8Array; objects: Set<number> } {
+  const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('latin1');
+  const chunks: Uint8Array[] = [];
+  const objects = new Set<number>();
+  let copied = 0;
+  for (const match of text.matchAll(/(\d+)\s+(\d+)\s+obj\b/g)) {
+    const start = match.index + match[0].length;
+    if (start < copied) continue;
+    const end = text.indexOf('endobj', start);
+    const keyword = text.indexOf('stream', start);
+    if (keyword < 0 || (end >= 0 && keyword > end) || !/\/Type\s*\/ObjStm\b/.test(text.slice(start, keyword))) continue;
+    const dataStart = keyword + 6 + (text.startsWith('\r\n', keyword + 6) ? 2 : text[keyword + 6] === '\n' ? 1 : 0);
+    const endstream = text.indexOf('endstream', dataStart);
+    if (endstream < 0) continue;
+    const length = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(text.slice(start, keyword));
+    const dataEnd = length && dataStart + Number(length[1]) <= endstream ? dataStart + Number(length[1]) : endstream;
+    const ref = PDFRef.of(Number(match[1]), Number(match[2]));
+    const data = decryptBytes(opened.streams, objectKey(opened.key, opened.streams, ref), pdf.subarray(dataStart, dataEnd));
+    chunks.push(pdf.subarray(copied, dataStart), data);
+    copied = dataEnd;
+    for (const number of objectNumbers(text.slice(start, keyword), data)) objects.add(number);
+  }
+  chunks.push(pdf.subarray(copied));
+  return { bytes: Buffer.concat(chunks), objects };
+}
+
+/** The numbers of the objects a decrypted object stream holds (its header: pairs of number and offset). */
+function objectNumbers(dict: string, data: Uint8Array): number[] {
+  const filter = /\/Filter\s*\[?\s*\/(\w+)\s*\]?/.exec(dict)?.[1];
+  let decoded: Buffer;
+  if (filter === undefined) decoded = Buffer.from(data);
+  else if (filter === 'FlateDecode') decoded = inflateSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  else return [];
+  const count = Number(/\/N\s+(\d+)/.exec(dict)?.[1] ?? 0);
+  const header = decoded.subarray(0, Number(/\/First\s+(\d+)/.exec(dict)?.[1] ?? decoded.length)).toString('latin1');
+  return (header.match(/\d+/g) ?? []).slice(0, count * 2).filter((_, i) => i % 2 === 0).map(Number);
 }

@@ -4,7 +4,9 @@
  * and the sealed file passes pdfsig, openssl, qpdf --check and paraph's own verifier. A file that needs a real
  * password is refused, saying so.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
@@ -36,7 +38,19 @@ const CASES: { file: string; cause: string; reason: 'encrypted-empty-password' |
   { file: 'bug1250079.pdf', cause: 'a trailer cut off inside a string, which PDFium cannot open', reason: 'damaged-xref' },
   { file: 'bug1606566.pdf', cause: 'no %PDF- header', reason: 'damaged-xref' },
   { file: 'pr6531_2.pdf', cause: 'AES-256 whose empty password is the owner password, which PDFium refuses', reason: 'encrypted-empty-password' },
+  { file: 'issue19484_1.pdf', cause: 'a 40-bit key under crypt filters, object streams', reason: 'encrypted-empty-password' },
 ];
+
+/** What poppler's pdftotext reads in `pdf`. */
+function popplerText(pdf: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), 'paraph-pdfjs-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    return execFileSync('pdftotext', ['-q', join(dir, 'in.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -77,6 +91,11 @@ describe('pdf.js corpus files poppler opens', () => {
       .filter(([, object]) => object instanceof PDFRawStream)
       .map(([, stream]) => Buffer.from(decodePDFRawStream(stream as PDFRawStream).decode()).toString('latin1'));
     expect(drawn.some((content) => content.includes('(Bluebeam should be encrypting this.)'))).toBe(true);
+  });
+
+  it('a 40-bit key under crypt filters, padded to 16 bytes as Acrobat does, opens objects kept in object streams', async () => {
+    const { bytes } = await normalizePdf(new Uint8Array(readFileSync(join(DIR, 'issue19484_1.pdf'))));
+    expect(popplerText(bytes)).toContain('This PDF demonstrates an unusual & under-documented encryption scheme.');
   });
 
   it('issue6010_1.pdf (AES-256 with a real user password): refused, saying a password is needed', async () => {
