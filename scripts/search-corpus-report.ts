@@ -59,7 +59,7 @@ function pdftotext(file: string): string {
 async function withoutAnnotationsText(bytes: Uint8Array, dir: string): Promise<string | undefined> {
   const { PDFDocument, PDFName } = await import('../src/pdf/pdf-lib.js');
   try {
-    const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
     doc.getPage(0).node.delete(PDFName.of('Annots'));
     // A copy for poppler to read, never a signed document handed back: pdf-lib's save is fine here.
     const copy = join(dir, 'no-annots.pdf');
@@ -82,9 +82,10 @@ async function reportFile(file: string, engine: 'pdfium' | 'pdfjs', count: numbe
   const { indexText, findText } = await import('../src/pdf/text-index/text-index.js');
   const original = new Uint8Array(readFileSync(file));
   let index;
+  let searched: Uint8Array;
   try {
-    const { bytes } = await normalizePdf(original);
-    index = await indexText(bytes, { pages: [1], engine, workers: 1 });
+    searched = (await normalizePdf(original)).bytes;
+    index = await indexText(searched, { pages: [1], engine, workers: 1 });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return { ...report, failure: typeof code === 'string' ? code : `crash: ${String(error).slice(0, 80)}` };
@@ -92,7 +93,8 @@ async function reportFile(file: string, engine: 'pdfium' | 'pdfjs', count: numbe
   report.missed = report.words.filter((word) => findText(index, word, { pageNumber: 1 }).length === 0);
   if (report.missed.length > 0 && engine === 'pdfium') report.asCodes = await foundInCodes(original, report.missed);
   if (report.missed.length > 0) {
-    const contentText = await withoutAnnotationsText(original, dir);
+    // From the file as searched: decrypted and repaired, which pdf-lib and poppler read alike.
+    const contentText = await withoutAnnotationsText(searched, dir);
     if (contentText !== undefined) {
       const contentWords = new Set(contentText.split(/\s+/u).map((t) => t.replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, '')));
       report.inAnnotations = report.missed.filter((word) => !contentWords.has(word) && !contentText.includes(word));

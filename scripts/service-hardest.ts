@@ -3,16 +3,18 @@
  * started on 127.0.0.1 with its embedded store in a temporary folder, and each file goes through a seal-only
  * transaction (create, upload, start, which normalizes and seals it). Reports the status codes per step (5xx is a
  * failure of the service: every bad file must get a 4xx with a message), the slowest answer of /health polled every
- * 250 ms throughout, and the server's peak RSS (VmHWM).
+ * 250 ms throughout, and the server's peak RSS (VmHWM). `--idle <s>` first polls /health for that long with no
+ * file in flight, and reports both phases' median, 99th percentile and maximum with the machine's load average: on a
+ * shared machine a slow /health with nothing in flight is the machine's load, not work on the serving thread.
  *
- *   npx tsx scripts/service-hardest.ts [<dir>] [--count 150] [--report <corpus-report.json>] [--json <out.json>]
+ *   npx tsx scripts/service-hardest.ts [<dir>] [--count 150] [--idle <s>] [--report <corpus-report.json>] [--json <out.json>]
  *
  * "Hardest" = the files a corpus report (scripts/corpus-report.ts --json) shows refused or normalized first, then the
  * largest files. Runs the built CLI (`npm run build` first). The folder defaults to $PARAPH_CORPUS_DIR.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -23,7 +25,7 @@ const HEADERS = { authorization: `APIKey ${USER}`, application: `APPKey ${APP}` 
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { count: { type: 'string', default: '150' }, report: { type: 'string' }, json: { type: 'string' } },
+  options: { count: { type: 'string', default: '150' }, idle: { type: 'string', default: '0' }, report: { type: 'string' }, json: { type: 'string' } },
 });
 const dir = positionals[0] ?? process.env.PARAPH_CORPUS_DIR;
 if (!dir) {
@@ -86,6 +88,13 @@ function peakRssMb(pid: number): number {
   }
 }
 
+/** Median, 99th percentile and maximum of `ms`, with the count. */
+function summary(ms: number[]): string {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number): number => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+  return `${sorted.length} answers, median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${Math.round(sorted.at(-1)!)} ms`;
+}
+
 async function main(folder: string): Promise<void> {
   const files = hardest(folder, Number(values.count), values.report);
   const dataDir = mkdtempSync(join(tmpdir(), 'paraph-hardest-'));
@@ -106,6 +115,9 @@ async function main(folder: string): Promise<void> {
   let healthFailures = 0;
   let inFlight = '';
   const slowHealth: { ms: number; file: string }[] = [];
+  const latencies: Record<'idle' | 'files', number[]> = { idle: [], files: [] };
+  let phase: 'idle' | 'files' = 'idle';
+  const loadAverages: Record<'idle' | 'files', number[]> = { idle: loadavg(), files: [] };
   let peakRss = 0;
   let polling = true;
   const poll = (async () => {
@@ -113,8 +125,9 @@ async function main(folder: string): Promise<void> {
       const t0 = performance.now();
       const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
       const ms = performance.now() - t0;
-      healthMax = Math.max(healthMax, ms);
-      if (ms > 1000) slowHealth.push({ ms: Math.round(ms), file: inFlight });
+      latencies[phase].push(ms);
+      if (phase === 'files') healthMax = Math.max(healthMax, ms);
+      if (phase === 'files' && ms > 1000) slowHealth.push({ ms: Math.round(ms), file: inFlight });
       if (!ok) healthFailures++;
       peakRss = Math.max(peakRss, peakRssMb(server.pid!));
       await new Promise((r) => setTimeout(r, 250));
@@ -122,6 +135,9 @@ async function main(folder: string): Promise<void> {
   })();
   const results: FileResult[] = [];
   try {
+    await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
+    phase = 'files';
+    loadAverages.files = loadavg();
     for (const file of files) {
       inFlight = file;
       const result = await oneFile(base, join(folder, file)).catch((error: unknown) => ({ file, create: 0, message: String(error), ms: 0 }));
@@ -147,9 +163,13 @@ async function main(folder: string): Promise<void> {
       `status codes: ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}\n` +
       `/health max latency: ${Math.round(healthMax)} ms (failed answers: ${healthFailures}; answers over 1 s: ${slowHealth.length}` +
       `${slowHealth.length ? `, the slowest while ${slowHealth.sort((a, b) => b.ms - a.ms).slice(0, 5).map((h) => `${h.file} was in flight (${h.ms} ms)`).join(', ')}` : ''})\n` +
-      `peak RSS of the server: ${peakRss} MB\n`,
+      `peak RSS of the server: ${peakRss} MB\n` +
+      (['idle', 'files'] as const)
+        .filter((p) => latencies[p].length > 0)
+        .map((p) => `/health ${p === 'idle' ? 'with nothing in flight' : 'while files were in flight'}: ${summary(latencies[p])} (load average at its start ${loadAverages[p].map((l) => l.toFixed(1)).join(' / ')})\n`)
+        .join(''),
   );
-  if (values.json) writeFileSync(values.json, JSON.stringify({ results, healthMaxMs: Math.round(healthMax), healthFailures, slowHealth, peakRssMb: peakRss }, null, 1));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ results, healthMaxMs: Math.round(healthMax), healthFailures, slowHealth, peakRssMb: peakRss, health: latencies, loadAverages }, null, 1));
 }
 
 await main(dir);
