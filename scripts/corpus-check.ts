@@ -1,6 +1,7 @@
 /**
  * One PDF through what a user of the command line does with it — `paraph place` (one Signature field at fixed
- * coordinates on page 1), then `paraph seal` — and the verdicts of other readers: poppler's `pdfinfo` on the input,
+ * coordinates on page 1), then `paraph seal` — and the verdicts of other readers: poppler's `pdfinfo` on the input
+ * (and, for a refused file, whether poppler shows anything of it),
  * `pdfsig`, `qpdf --check` and `paraph verify` on the sealed output. Shared by scripts/corpus-report.ts and the opt-in
  * corpus test. Each step is a child process with a time budget, so a file that hangs a step costs only that budget.
  */
@@ -16,6 +17,13 @@ export interface CorpusFileReport {
   readonly file: string;
   /** `pdfinfo` exit code on the input: 0 when poppler reads it. */
   readonly popplerReads: boolean;
+  /**
+   * For a refused file poppler reads: whether poppler shows anything of it — `pdftotext` prints text on its first
+   * pages or `pdftoppm` draws a pixel that is not white on page 1. False for a file poppler opens only to show blank
+   * pages: ciphertext it does not decrypt parsed as content, a page of 0 × 0 points. Such a file is not counted as
+   * one poppler reads (nothing could be placed by what a reader shows in it).
+   */
+  readonly popplerShows?: boolean;
   /** `qpdf --check` exit code on the input (2: errors of its own, such as a content stream that does not decode). */
   readonly inputQpdf: number | null;
   /** `placed` when place and seal both wrote an output; otherwise which step refused and why. */
@@ -72,6 +80,21 @@ function refusal(step: 'place' | 'seal', r: Run): CorpusFileReport['outcome'] {
   return { kind: 'refused', step, code: match ? match[1]! : null, message: match ? match[2]! : line, exit: r.status };
 }
 
+/** Whether poppler shows text on the first pages of `pdfPath`, or anything but white on page 1. */
+function popplerShowsSomething(pdfPath: string, timeoutMs: number): boolean {
+  if (run('pdftotext', ['-q', '-l', '3', pdfPath, '-'], timeoutMs).stdout.trim() !== '') return true;
+  const r = spawnSync('pdftoppm', ['-q', '-r', '20', '-f', '1', '-l', '1', '-gray', '-singlefile', pdfPath], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' });
+  if (r.status !== 0 || !r.stdout) return false;
+  // A binary PGM: "P5", width, height, maximum value, then one byte a pixel.
+  const header = /^P5\s+\d+\s+\d+\s+\d+\s/.exec(r.stdout.subarray(0, 64).toString('latin1'));
+  return header !== null && r.stdout.subarray(header[0].length).some((pixel) => pixel < 250);
+}
+
+/** The refusal report of `pdfPath`, with what poppler shows of it when it reads it. */
+function refused(file: string, pdfPath: string, popplerReads: boolean, inputQpdf: number | null, outcome: CorpusFileReport['outcome'], timeoutMs: number): CorpusFileReport {
+  return popplerReads ? { file, popplerReads, popplerShows: popplerShowsSomething(pdfPath, timeoutMs), inputQpdf, outcome } : { file, popplerReads, inputQpdf, outcome };
+}
+
 /** Places, seals and checks `pdfPath`. */
 export function checkCorpusFile(pdfPath: string, options: CorpusCheckOptions = {}): CorpusFileReport {
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -86,11 +109,11 @@ export function checkCorpusFile(pdfPath: string, options: CorpusCheckOptions = {
     const placed = join(dir, 'placed.pdf');
     const sealed = join(dir, 'sealed.pdf');
     const place = run(node, [...prefix, 'place', pdfPath, metadata, '-o', placed], timeoutMs);
-    if (place.status !== 0) return { file, popplerReads, inputQpdf, outcome: refusal('place', place) };
+    if (place.status !== 0) return refused(file, pdfPath, popplerReads, inputQpdf, refusal('place', place), timeoutMs);
     const normalized = /rewritten|normali[sz]ed/i.test(place.stderr);
     const p12 = join(ROOT, 'fixtures/pki/seal.p12');
     const seal = run(node, [...prefix, 'seal', placed, '-o', sealed, '--p12', p12, '--pass', 'paraph', '--time', '2026-01-01T00:00:00Z'], timeoutMs);
-    if (seal.status !== 0) return { file, popplerReads, inputQpdf, outcome: refusal('seal', seal) };
+    if (seal.status !== 0) return refused(file, pdfPath, popplerReads, inputQpdf, refusal('seal', seal), timeoutMs);
 
     const problems: string[] = [];
     const sig = run('pdfsig', [sealed], timeoutMs);
@@ -130,4 +153,14 @@ export function outputReadable(report: CorpusFileReport): boolean {
 export function qpdfFails(report: CorpusFileReport): boolean {
   const o = report.output;
   return o !== undefined && o.qpdf !== 0 && o.qpdf !== 3 && report.inputQpdf !== 2;
+}
+
+/** A refusal of a file poppler reads and shows something of (text, or a drawing on page 1). */
+export function refusedButPopplerReads(report: CorpusFileReport): boolean {
+  return report.outcome.kind === 'refused' && report.popplerReads && report.popplerShows !== false;
+}
+
+/** A refusal of a file poppler opens but shows nothing of: blank pages only. */
+export function refusedPopplerShowsNothing(report: CorpusFileReport): boolean {
+  return report.outcome.kind === 'refused' && report.popplerReads && report.popplerShows === false;
 }

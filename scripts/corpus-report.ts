@@ -10,7 +10,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkCorpusFile, outputReadable, qpdfFails, type CorpusFileReport } from './corpus-check.js';
+import { checkCorpusFile, outputReadable, qpdfFails, refusedButPopplerReads, refusedPopplerShowsNothing, type CorpusFileReport } from './corpus-check.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,7 +32,8 @@ for (const file of files) {
     o.kind === 'sealed'
       ? `sealed${o.normalized ? ' (normalized)' : ''}; output ${outputReadable(report) ? 'ok' : `FAILS: ${report.output?.problems.join(' | ')}`}`
       : `refused at ${o.step}: ${o.code ?? `exit ${o.exit}`}: ${o.message}`;
-  process.stdout.write(`${file}\tpoppler ${report.popplerReads ? 'reads' : 'fails'}\t${what}\n`);
+  const poppler = !report.popplerReads ? 'fails' : report.popplerShows === false ? 'shows nothing' : 'reads';
+  process.stdout.write(`${file}\tpoppler ${poppler}\t${what}\n`);
   if (values.json) writeFileSync(values.json, JSON.stringify(reports, null, 1));
 }
 
@@ -46,7 +47,8 @@ process.stdout.write(
     `files: ${reports.length}`,
     `sealed: ${sealed.length} (normalized first: ${sealed.filter((r) => r.outcome.kind === 'sealed' && r.outcome.normalized).length})`,
     `refused: ${refused.length} (${[...byCode].map(([c, n]) => `${c} ${n}`).join(', ')})`,
-    `refused by paraph, read by poppler: ${refused.filter((r) => r.popplerReads).length}`,
+    `refused by paraph, read by poppler: ${refused.filter(refusedButPopplerReads).length}`,
+    `refused by paraph, opened by poppler to show blank pages only: ${refused.filter(refusedPopplerShowsNothing).length}`,
     `sealed outputs failing pdfsig: ${sealed.filter((r) => r.output?.pdfsig === false).length}`,
     `sealed outputs failing qpdf --check (errors the input did not have): ${sealed.filter(qpdfFails).length}`,
     `sealed outputs with qpdf errors of the input's own: ${sealed.filter((r) => r.output?.qpdf === 2 && r.inputQpdf === 2).length}`,

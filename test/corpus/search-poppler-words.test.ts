@@ -27,7 +27,6 @@ const KNOWN_MISSES: Record<string, string> = {
   'Type3WordSpacing.pdf': 'poppler orders and joins the Type3 words otherwise than both engines, which agree (ab ba abba)',
   'issue12120_reduced.pdf': 'PDFium reads é as È in a font with a built-in encoding, and no character lacks Unicode',
   'issue20513.pdf': 'text drawn four times, slightly offset: PDFium merges the copies into a garbled word',
-  'secHandler.pdf': 'a custom security handler: refused as encrypted, poppler reads it',
 };
 
 function run(): FileReport[] {
