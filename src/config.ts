@@ -104,6 +104,11 @@ export interface ServiceConfig {
   /** Absolute path of the JSON file of identity providers (docs/verifications.md#configuration); none by default. */
   readonly identityProvidersFile?: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * The admin API's token (docs/design/accounts.md#admin-api): in clear (at least 32 characters) or sealed with the
+   * master key (`paraph seal-secret --for admin-token`). Without it the admin API answers 401 to everything.
+   */
+  readonly adminToken?: string;
   /** Bearer token of `GET /metrics` on the service's address; without it the address serves no metrics. */
   readonly metricsToken?: string;
   /** A separate address serving only `/metrics` (the token applies there too when set). */
@@ -237,6 +242,7 @@ const CONFIG_KEYS = {
   identityProvidersFile: { env: 'PARAPH_IDENTITY_PROVIDERS_FILE', file: 'identityProvidersFile', help: 'JSON file of the OpenID Connect providers per verification Type (docs/verifications.md#configuration; default: none)' },
   mailReplyTo: { env: 'PARAPH_MAIL_REPLY_TO', file: 'mailReplyTo', help: 'Reply-To address of mails to signers and receivers (default: the account\'s notification address)' },
   logLevel: { env: 'PARAPH_LOG_LEVEL', file: 'logLevel', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  adminToken: { env: 'PARAPH_ADMIN_TOKEN', file: 'admin.token', help: 'token of the admin API (/api/admin; at least 32 characters, or sealed with paraph seal-secret --for admin-token); default: admin API off' },
   metricsToken: { env: 'PARAPH_METRICS_TOKEN', file: 'metrics.token', help: 'bearer token of GET /metrics on the service address (default: no /metrics there)' },
   metricsListen: { env: 'PARAPH_METRICS_LISTEN', file: 'metrics.listen', help: 'host:port of a separate listener serving only /metrics (default: none)' },
   drainSeconds: { env: 'PARAPH_DRAIN_SECONDS', file: 'drainSeconds', help: 'on SIGTERM, seconds to let requests in flight finish before signing in progress is stopped (default 25)' },
@@ -418,6 +424,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
 
   const metricsToken = str('metricsToken');
+  const adminToken = str('adminToken');
+  if (adminToken !== undefined && !adminToken.startsWith('pmk1.') && adminToken.length < 32) {
+    issues.push(`${raw('adminToken')?.where ?? CONFIG_KEYS.adminToken.env}: at least 32 characters (e.g. openssl rand -base64 32), or a value sealed with paraph seal-secret --for admin-token`);
+  }
   const metricsListen = readListenAddress(str('metricsListen'), raw('metricsListen')?.where ?? '', issues);
   const drainSeconds = raw('drainSeconds') === undefined ? undefined : int('drainSeconds', DEFAULT_DRAIN_SECONDS, 0, 3600);
 
@@ -484,6 +494,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(identityProvidersFile !== undefined ? { identityProvidersFile } : {}),
     logLevel,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
+    ...(adminToken !== undefined ? { adminToken } : {}),
     ...(metricsListen !== undefined ? { metricsListen } : {}),
     ...(drainSeconds !== undefined ? { drainSeconds } : {}),
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),

@@ -8,15 +8,23 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_SECRET_PURPOSE } from '../service/identity/identity-provider-config.js';
 import { createMasterKey, MASTER_KEY_FILE, parseMasterKey } from '../store/master-key.js';
+import { ADMIN_TOKEN_PURPOSE } from '../service/account-admin.js';
 import type { CliCommand } from './common.js';
 
 /** Reads the secret from `readSecret` (default stdin) and prints it sealed. */
 export function sealSecretCommandWith(readSecret: () => Promise<string>): CliCommand {
   return async (args, io) => {
-    const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, for: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
     if (values.help) {
-      io.stdout('usage: printf %s "$SECRET" | paraph seal-secret [--data-dir <dir>]\n\nKey: PARAPH_MASTER_KEY, else <data dir>/master.key. Prints the sealed value for "clientSecret".\n');
+      io.stdout(
+        'usage: printf %s "$SECRET" | paraph seal-secret [--data-dir <dir>] [--for client-secret|admin-token]\n\nKey: PARAPH_MASTER_KEY, else <data dir>/master.key. Prints the sealed value for "clientSecret" of an identity provider (default) or for PARAPH_ADMIN_TOKEN.\n',
+      );
       return 0;
+    }
+    const purpose = values.for === undefined || values.for === 'client-secret' ? CLIENT_SECRET_PURPOSE : values.for === 'admin-token' ? ADMIN_TOKEN_PURPOSE : undefined;
+    if (purpose === undefined) {
+      io.stderr(`--for: client-secret or admin-token (got ${JSON.stringify(values.for)})\n`);
+      return 2;
     }
     const dataDir = resolve(values['data-dir'] ?? process.env.PARAPH_DATA_DIR ?? './data');
     const configured = process.env.PARAPH_MASTER_KEY?.trim();
@@ -32,7 +40,7 @@ export function sealSecretCommandWith(readSecret: () => Promise<string>): CliCom
       io.stderr('no secret on stdin: printf %s "$SECRET" | paraph seal-secret\n');
       return 2;
     }
-    io.stdout(`${createMasterKey(parseMasterKey(keyText)).seal(secret, CLIENT_SECRET_PURPOSE)}\n`);
+    io.stdout(`${createMasterKey(parseMasterKey(keyText)).seal(secret, purpose)}\n`);
     return 0;
   };
 }
