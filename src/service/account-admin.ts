@@ -27,9 +27,9 @@ export interface AccountSettingsInput {
 }
 
 /** The overlap of a rotated credential when the caller names none: a day, time to roll the new key out. */
-export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 /** At most 30 days. */
-export const MAX_ROTATION_OVERLAP_SECONDS = 30 * 86_400;
+const MAX_ROTATION_OVERLAP_SECONDS = 30 * 86_400;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ONE_LINE = /^[^\p{Cc}\p{Zl}\p{Zp}]+$/u;

@@ -56,7 +56,7 @@ function send(op: Operation, ids: { transactionId: string; fileId: string }): Pr
 describe('another account', () => {
   it('gets 401/404 on every transaction route with ids of this account, exactly as for ids that do not exist', async () => {
     const created = await service.client.request('POST', '/api/transaction', { json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] } });
-    const transactionId = created.json.Id as string;
+    const transactionId = (created.json as { Id: string }).Id;
     expect((await service.client.request('PUT', `/api/transaction/${transactionId}/file/contract.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } })).status).toBe(201);
     const before = (await service.client.request('GET', `/api/transaction/${transactionId}`)).text;
 

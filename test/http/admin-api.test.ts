@@ -97,6 +97,17 @@ describe('admin API', () => {
     expect((await admin('POST', `/accounts/${id}/enable`)).json.Disabled).toBe(false);
     expect(await createWith(userToken, newAppKey)).toBe(200);
 
+    // The account's limits apply to it: a lower largest file.
+    expect((await admin('PATCH', `/accounts/${id}`, { Limits: { MaxFileBytes: 100 } })).status).toBe(200);
+    const headers = { authorization: `APIKey ${userToken}`, application: `APPKey ${newAppKey}` };
+    const tx = await call(service.url, 'POST', '/api/transaction', { auth: false, headers, json: { Signers: [{ SendSignRequest: false, Email: 'a@example.com' }] } });
+    const upload = await call(service.url, 'PUT', `/api/transaction/${tx.json.Id as string}/file/a.pdf`, {
+      auth: false,
+      headers: { ...headers, 'content-type': 'application/pdf' },
+      body: new Uint8Array(200).fill(32),
+    });
+    expect([upload.status, upload.json.Message]).toEqual([413, 'The file is larger than the maximum of 100 bytes.']);
+
     // Revoked: refused at once.
     const revoked = await admin('POST', `/accounts/${id}/credentials/${user.json.Id}/revoke`);
     expect(revoked.json.Status).toBe('Revoked');
@@ -116,6 +127,7 @@ describe('admin API', () => {
       'credential.rotated',
       'account.disabled',
       'account.enabled',
+      'account.updated',
       'credential.revoked',
       'account.postback-secret-set',
     ]);
