@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import type { Account, AccountCredential } from '../domain/account.js';
-import type { AdminAuditEntry } from '../store/store.js';
+import type { AdminAuditEntry } from '../service/account-admin.js';
 
 const opt = Type.Optional;
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);

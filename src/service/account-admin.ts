@@ -12,6 +12,9 @@ import type { AdminAuditEntry } from '../store/store.js';
 import { credentialHash, newCredentialSecret, type CredentialDeps } from './credentials.js';
 import { ServiceError } from './service-error.js';
 
+/** An admin audit entry as the store keeps it (named here for the HTTP layer, which does not reach into the store). */
+export type { AdminAuditEntry } from '../store/store.js';
+
 /** The purpose a sealed admin token is sealed under (`paraph seal-secret --for admin-token`). */
 export const ADMIN_TOKEN_PURPOSE = 'admin-token';
 
