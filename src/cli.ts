@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'time an operation on your own file: paraph bench place <in.pdf> <metadata.json> | sign <in.pdf> | verify <in.pdf> [--runs N] [--json]',
     load: async () => (await import('./cli/bench.js')).benchCommand,
   },
+  account: {
+    summary: 'administer accounts and their keys in the service\'s store: paraph account create|list|show|disable|enable, paraph account key issue|list|rotate|revoke [--data-dir <dir>]',
+    load: async () => (await import('./cli/account.js')).accountCommand,
+  },
   'rotate-master-key': {
     summary: 're-seal the private keys and tokens of a stopped service under a new master key: paraph rotate-master-key [--data-dir <dir>]',
     load: async () => (await import('./cli/rotate-master-key.js')).rotateMasterKeyCommand,

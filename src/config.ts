@@ -103,6 +103,11 @@ export interface ServiceConfig {
   /** Absolute path of the JSON file of identity providers (docs/verifications.md#configuration); none by default. */
   readonly identityProvidersFile?: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * The admin API's token (docs/design/accounts.md#admin-api): in clear (at least 32 characters) or sealed with the
+   * master key (`paraph seal-secret --for admin-token`). Without it the admin API answers 401 to everything.
+   */
+  readonly adminToken?: string;
   /** Bearer token of `GET /metrics` on the service's address; without it the address serves no metrics. */
   readonly metricsToken?: string;
   /** A separate address serving only `/metrics` (the token applies there too when set). */
@@ -347,6 +352,10 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   else issues.push(`${raw('logLevel')?.where ?? ''}: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
 
   const metricsToken = str('metricsToken');
+  const adminToken = str('adminToken');
+  if (adminToken !== undefined && !adminToken.startsWith('pmk1.') && adminToken.length < 32) {
+    issues.push(`${raw('adminToken')?.where ?? CONFIG_SETTINGS.adminToken.env}: at least 32 characters (e.g. openssl rand -base64 32), or a value sealed with paraph seal-secret --for admin-token`);
+  }
   const metricsListen = readListenAddress(str('metricsListen'), raw('metricsListen')?.where ?? '', issues);
   const drainSeconds = raw('drainSeconds') === undefined ? undefined : int('drainSeconds');
 
@@ -413,6 +422,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(identityProvidersFile !== undefined ? { identityProvidersFile } : {}),
     logLevel,
     ...(metricsToken !== undefined ? { metricsToken } : {}),
+    ...(adminToken !== undefined ? { adminToken } : {}),
     ...(metricsListen !== undefined ? { metricsListen } : {}),
     ...(drainSeconds !== undefined ? { drainSeconds } : {}),
     ...(bootstrapAccount !== undefined ? { bootstrapAccount } : {}),

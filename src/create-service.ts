@@ -27,6 +27,9 @@ import type { IdentityProvider, VerificationSenders } from './service/verificati
 import { loadIdentityProviders } from './service/identity/identity-provider-config.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { ensureBootstrapAccount } from './service/bootstrap-account.js';
+import { loadCredentialKey } from './service/credentials.js';
+import { ADMIN_TOKEN_PURPOSE } from './service/account-admin.js';
+import { isSealed } from './store/master-key.js';
 import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index/limits.js';
@@ -173,7 +176,8 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // the top of its own chain, not the service's (then unused) seal CA.
     const topOfChain = qualified?.certificateChain.at(-1);
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
-    const account = await ensureBootstrapAccount(store, config, clock);
+    const credentialKey = await loadCredentialKey(store, opened.masterKey);
+    const account = await ensureBootstrapAccount(store, config, clock, { credentialKey });
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
     // Mail files hold live sign links and codes: inside the data directory they are sealed, so a copy of the
     // directory without the master key holds none; a directory the operator names elsewhere gets plain .eml files.
@@ -216,6 +220,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(identityProviders.length > 0 ? { identityProviders } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       secrets: opened.masterKey,
+      credentialKey,
       ...(config.smtpUrl ? {} : { mailFiles: { remove: (transactionId: string) => removeMailFiles(mailDir, transactionId) } }),
     });
     const deps: AppDeps = {
@@ -233,6 +238,9 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       logVerificationCodes: security.logVerificationCodes,
       metrics,
       draining: () => draining,
+      ...(config.adminToken !== undefined
+        ? { adminToken: isSealed(config.adminToken) ? opened.masterKey.open(config.adminToken, ADMIN_TOKEN_PURPOSE) : config.adminToken }
+        : {}),
     };
     const worker = new TimerWorker(context, { intervalMs: config.workerIntervalMs, log });
     const warnedAccounts = new Set<string>();

@@ -1,9 +1,17 @@
-/** An API account (docs/design/api.md#authentication). Keys are stored hashed (SHA-256 hex of the key as sent). */
+/**
+ * An API account, one organisation (docs/design/accounts.md). Its credentials (application keys, user tokens) are
+ * kept apart from it, as keyed hashes ({@link AccountCredential}).
+ */
 export interface Account {
   Id: string;
+  /** The organisation's name. */
   Name: string;
-  UserTokenHash: string;
-  AppKeyHash: string;
+  /**
+   * Hashes of a first user token and app key to register with the account when it is created (the pair a bootstrap
+   * account starts with); accounts made through the admin API get their credentials issued afterwards.
+   */
+  UserTokenHash?: string;
+  AppKeyHash?: string;
   /** Shared secret of the postback Checksum and HMAC (docs/design/events.md#checksum). */
   PostbackSecret?: string;
   /** Response version of postback bodies (docs/design/api.md#versions); default 1. */
@@ -13,5 +21,54 @@ export interface Account {
    * without it.
    */
   NotificationEmail?: string;
+  /** A disabled account's credentials authenticate nothing (its data stays). */
+  Disabled?: boolean;
+  /** How the account's mails and signing pages present the sender. */
+  Branding?: AccountBranding;
+  /** Limits that replace the service-wide ones for this account. */
+  Limits?: AccountLimits;
   CreatedDateTime: string;
+}
+
+export interface AccountBranding {
+  DisplayName?: string;
+  /** An https URL of the logo. */
+  LogoUrl?: string;
+  /** `#rrggbb`. */
+  Color?: string;
+  ReplyTo?: string;
+}
+
+export interface AccountLimits {
+  /** Bytes of uploads the account may keep stored. */
+  StorageBytes?: number;
+  /** Largest PDF upload, in bytes. */
+  MaxFileBytes?: number;
+  /** API requests per minute. */
+  RequestsPerMinute?: number;
+}
+
+/** What a credential is presented as: `Application: APPKey …` or `Authorization: APIKey …`. */
+export type CredentialKind = 'app-key' | 'user-token';
+
+/** One application key or user token of an account, as stored: never the secret, only its keyed hash. */
+export interface AccountCredential {
+  readonly id: string;
+  readonly accountId: string;
+  readonly kind: CredentialKind;
+  readonly hash: string;
+  readonly label?: string;
+  readonly createdAt: Date;
+  /** When it was rotated, and the credential that replaced it. */
+  readonly rotatedAt?: Date;
+  readonly replacedBy?: string;
+  /** A rotated credential authenticates until then (the overlap). */
+  readonly validUntil?: Date;
+  readonly revokedAt?: Date;
+}
+
+/** Whether `credential` authenticates at `now`: not revoked and, once rotated, within its overlap. */
+export function isCredentialValid(credential: AccountCredential, now: Date): boolean {
+  if (credential.revokedAt !== undefined) return false;
+  return credential.validUntil === undefined || now.getTime() < credential.validUntil.getTime();
 }

@@ -15,6 +15,8 @@ import { ValidationError } from '../errors.js';
 import { createServiceContext, type ServiceContext, type ServiceContextDeps } from '../service/context.js';
 import { TransactionCleanedError } from '../service/transaction-guards.js';
 import { authenticate } from './auth.js';
+import { authenticateAdmin } from './admin-auth.js';
+import { adminRoutes } from './admin.routes.js';
 import { limitAccountRate } from './account-rate-limit.js';
 import { accountRateQuota } from '../service/account-rate-quota.js';
 import { handleError } from './error-map.js';
@@ -53,6 +55,8 @@ export interface AppDeps extends ServiceContextDeps {
   readonly metrics?: ParaphMetrics;
   /** True once the process is shutting down: `/health/ready` answers 503. */
   readonly draining?: () => boolean;
+  /** The admin API's token (docs/design/accounts.md#admin-api); without it every admin request answers 401. */
+  readonly adminToken?: string;
 }
 
 /** Headers that carry credentials: never logged. */
@@ -158,6 +162,10 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
+  });
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', authenticateAdmin(deps.adminToken));
+    await admin.register(adminRoutes(ctx), { prefix: '/api/admin' });
   });
   const senders = deps.verificationSenders ?? defaultVerificationSenders(app.log, { logCodes: deps.logVerificationCodes === true });
   await app.register(signerRoutes(ctx, { senders }), { prefix: '/api/signer' });

@@ -1,11 +1,11 @@
 /**
  * Authentication of the transaction API (docs/design/api.md#authentication): `Authorization: APIKey <user token>` and
- * `Application: APPKey <app key>` must both match one account; the store keeps only their SHA-256. Anything else
- * answers 401 `{"Message":"Authorization has been denied for this request."}` before the body is read.
+ * `Application: APPKey <app key>` must both be valid credentials of one enabled account (docs/design/accounts.md);
+ * the store keeps only their keyed hashes. Anything else answers 401 `{"Message":"Authorization has been denied for this request."}` before the body is read.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
-import { findAccountByCredentials } from '../service/find-account.js';
+import { authenticateAccount } from '../service/credentials.js';
 import type { Account } from '../domain/account.js';
 import { ServiceError } from '../service/service-error.js';
 import { AuthFailureThrottle } from './auth-throttle.js';
@@ -36,7 +36,7 @@ export function authenticate(ctx: ServiceContext, throttle: AuthFailureThrottle 
     const appKey = credentialOf(request.headers.application, 'APPKey');
     if (userToken === undefined || appKey === undefined) throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
     throttle.check(request.ip);
-    const account = await findAccountByCredentials(ctx, userToken, appKey);
+    const account = await authenticateAccount(ctx, userToken, appKey);
     if (account === undefined) {
       throttle.fail(request.ip);
       throw new ServiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);

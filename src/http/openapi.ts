@@ -29,8 +29,11 @@ export interface RouteDoc {
   readonly headers?: Readonly<Record<string, JsonSchema & { description: string }>>;
   /** Status → response; 500 is added to every route, 415 to routes with a body, 401 and 429 to authenticated ones. */
   readonly responses: Readonly<Record<number, ResponseDoc>>;
-  /** `account` (default): `Authorization` and `Application` headers; `none`: public; `token`: the SignUrl token in the path. */
-  readonly auth?: 'account' | 'none' | 'token';
+  /**
+   * `account` (default): `Authorization` and `Application` headers; `none`: public; `token`: the SignUrl token in the
+   * path; `admin`: the admin token (`Authorization: Bearer`).
+   */
+  readonly auth?: 'account' | 'none' | 'token' | 'admin';
 }
 
 /** `{Message}` with a description. */
@@ -73,6 +76,7 @@ const TAGS = [
   { name: 'signer', description: 'The signer API behind SignUrl, authorized by the token in the path' },
   { name: 'ca', description: "The service's CA certificates" },
   { name: 'service', description: 'Health and this document' },
+  { name: 'admin', description: "Accounts, their keys and the admin audit log: the operator's API, authorized by the admin token only" },
 ];
 
 /** Registers the document generator and `/api/docs` on `app` (before the routes, whose `onRoute` it listens to). */
@@ -93,6 +97,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         securitySchemes: {
           APIKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`APIKey <user token>`' },
           APPKey: { type: 'apiKey', in: 'header', name: 'Application', description: '`APPKey <app key>`' },
+          AdminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARAPH_ADMIN_TOKEN); never an account key' },
         },
         schemas: { ...componentSchemas(), ...requestComponentSchemas(), ...SIGNER_COMPONENTS, [INLINE_VERIFICATION]: plain(InlineVerificationSchema) },
       },
@@ -121,6 +126,10 @@ function transformRoute(schema: FastifySchema | undefined, url: string, route: R
     all[401] = errorResponse('Not authorized (no or a wrong Authorization/Application header, or not your transaction)');
     all[429] = errorResponse('Too many requests for this account');
   }
+  if (auth === 'admin') {
+    all[401] = errorResponse('No or a wrong admin token');
+    all[429] = errorResponse('Too many wrong admin tokens from this address');
+  }
   // A route that reads a body refuses any other Content-Type with 415 (fastify's content-type parser).
   if (schema?.body !== undefined || doc.requestBody !== undefined) all[415] = errorResponse('Unsupported Content-Type for the body');
   Object.assign(all, doc.responses);
@@ -144,7 +153,7 @@ function transformRoute(schema: FastifySchema | undefined, url: string, route: R
       ...(headers ? { headers } : {}),
       ...(body ? { body } : {}),
       response: responses,
-      ...(auth === 'account' ? {} : { security: [] }),
+      ...(auth === 'account' ? {} : { security: auth === 'admin' ? [{ AdminToken: [] }] : [] }),
     },
   };
 }

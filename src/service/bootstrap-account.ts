@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { formatTime } from '../domain/transaction.js';
 import { StoreError, type Account, type Store } from '../store/store.js';
-import { sha256Hex } from './context.js';
+import type { CredentialKind } from '../domain/account.js';
+import { candidateHashes, credentialHash, type CredentialKey } from './credentials.js';
 
 /** The setting that holds the elected Id of a zero-config bootstrap account. */
 export const BOOTSTRAP_ACCOUNT_SETTING = 'bootstrapAccountId';
@@ -42,6 +43,13 @@ export interface BootstrapWait {
 
 const DEFAULT_WAIT: BootstrapWait = { timeoutMs: 10_000, pollMs: 50 };
 
+/** Options of {@link ensureBootstrapAccount}. */
+export interface BootstrapOptions {
+  readonly wait?: BootstrapWait;
+  /** The key of the credentials' keyed hashes (credentials.ts); plain SHA-256 without it. */
+  readonly credentialKey?: CredentialKey;
+}
+
 /** A new random postback secret (192 bits, base64url). */
 function newPostbackSecret(): string {
   return randomBytes(24).toString('base64url');
@@ -61,13 +69,14 @@ export async function ensureBootstrapAccount(
   store: Store,
   config: BootstrapAccountConfig,
   clock: () => Date,
-  wait: BootstrapWait = DEFAULT_WAIT,
+  options: BootstrapOptions = {},
 ): Promise<EnsuredAccount> {
+  const wait = options.wait ?? DEFAULT_WAIT;
+  const hash = (secret: string): string => credentialHash(options, secret);
   const boot = config.bootstrapAccount;
   const wantedSecret = config.postbackSecret;
   const wantedEmail = config.notificationEmail ?? boot?.notificationEmail;
-  const existing =
-    boot !== undefined ? await store.findAccountByCredentials(sha256Hex(boot.userToken), sha256Hex(boot.appKey)) : (await store.listAccounts())[0];
+  const existing = boot !== undefined ? await configuredAccount(store, boot, options, clock) : (await store.listAccounts())[0];
   if (existing === undefined) {
     const userToken = boot?.userToken ?? randomBytes(24).toString('base64url');
     const appKey = boot?.appKey ?? randomBytes(24).toString('base64url');
@@ -78,8 +87,8 @@ export async function ensureBootstrapAccount(
       await store.createAccount({
         Id: id,
         Name: 'bootstrap',
-        UserTokenHash: sha256Hex(userToken),
-        AppKeyHash: sha256Hex(appKey),
+        UserTokenHash: hash(userToken),
+        AppKeyHash: hash(appKey),
         PostbackSecret: postbackSecret,
         ...(wantedEmail !== undefined ? { NotificationEmail: wantedEmail } : {}),
         CreatedDateTime: formatTime(clock()),
@@ -87,14 +96,42 @@ export async function ensureBootstrapAccount(
     } catch (error) {
       if (!(error instanceof StoreError && error.code === 'ACCOUNT_EXISTS')) throw error;
       // Another process sharing the database created it at the same moment: use theirs.
-      if (boot !== undefined) return ensureBootstrapAccount(store, config, clock, wait);
+      if (boot !== undefined) return ensureBootstrapAccount(store, config, clock, options);
       return ensureSettings(store, await awaitAccount(store, id, wait), wantedSecret, wantedEmail);
     }
+    await store.appendAdminAudit({ at: clock(), actor: 'bootstrap', action: 'account.created', accountId: id, data: { Name: 'bootstrap', configuredKeys: boot !== undefined } });
     // Configured keys are known to the operator; only generated ones (and a generated secret) need printing.
     if (boot === undefined) return { accountId: id, created: { userToken, appKey, postbackSecret }, rotated: false };
     return wantedSecret === undefined ? { accountId: id, generatedSecret: postbackSecret, rotated: false } : { accountId: id, rotated: false };
   }
   return ensureSettings(store, existing, wantedSecret, wantedEmail);
+}
+
+/**
+ * The account of the configured keys: the one that holds either of them (in any state: a key an admin revoked stays
+ * revoked, it does not make a new account). The other key, when the operator changed it, is added to that account.
+ */
+async function configuredAccount(
+  store: Store,
+  boot: { readonly userToken: string; readonly appKey: string },
+  keyed: { readonly credentialKey?: CredentialKey },
+  clock: () => Date,
+): Promise<Account | undefined> {
+  const wanted: Array<{ kind: CredentialKind; hashes: string[]; secret: string }> = [
+    { kind: 'user-token', secret: boot.userToken, hashes: candidateHashes(keyed, boot.userToken) },
+    { kind: 'app-key', secret: boot.appKey, hashes: candidateHashes(keyed, boot.appKey) },
+  ];
+  const found = await store.findCredentialsByHash(wanted.flatMap((w) => w.hashes));
+  const matches = (w: (typeof wanted)[number]) => found.filter((c) => c.kind === w.kind && w.hashes.includes(c.hash));
+  const accountId = wanted.map((w) => matches(w)[0]?.accountId).find((id) => id !== undefined);
+  if (accountId === undefined) return undefined;
+  for (const w of wanted) {
+    if (matches(w).some((c) => c.accountId === accountId)) continue;
+    const credentialId = randomUUID();
+    await store.addCredential({ id: credentialId, accountId, kind: w.kind, hash: credentialHash(keyed, w.secret), label: 'configured', createdAt: clock() });
+    await store.appendAdminAudit({ at: clock(), actor: 'bootstrap', action: 'credential.issued', accountId, credentialId, data: { kind: w.kind, label: 'configured' } });
+  }
+  return store.getAccount(accountId);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.js';
 import type { MasterKey } from '../store/master-key.js';
+import type { CredentialKey } from './credentials.js';
 import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
@@ -93,6 +94,8 @@ export interface ServiceContext {
   readonly mailFiles?: MailFiles;
   /** Where countable events go (the service's metrics); none by default. */
   readonly observer?: ServiceObserver;
+  /** The key of the account credentials' keyed hashes (credentials.ts); plain SHA-256 without it. */
+  readonly credentialKey?: CredentialKey;
 }
 
 /** The mail files of transactions (mail-transport.ts writes them). */
@@ -115,6 +118,7 @@ export interface ServiceContextDeps {
   readonly secrets?: MasterKey;
   readonly mailFiles?: MailFiles;
   readonly observer?: ServiceObserver;
+  readonly credentialKey?: CredentialKey;
 }
 
 /**
@@ -138,6 +142,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
     ...(deps.mailFiles ? { mailFiles: deps.mailFiles } : {}),
     ...(deps.observer ? { observer: deps.observer } : {}),
+    ...(deps.credentialKey ? { credentialKey: deps.credentialKey } : {}),
   };
 }
 

@@ -56,8 +56,8 @@ export async function uploadFile(ctx: ServiceContext, input: UploadFileInput): P
   if (kind === undefined) throw new ServiceError('UNSUPPORTED_CONTENT_TYPE', CONTENT_TYPE_MESSAGE);
   const tx = await loadOwnTransaction(ctx, input.account, input.transactionId);
   assertUploadable(tx);
-  if (kind === 'pdf' && input.declaredLength !== undefined && input.declaredLength > ctx.settings.maxFileBytes) {
-    throw tooLarge(ctx);
+  if (kind === 'pdf' && input.declaredLength !== undefined && input.declaredLength > maxFileBytes(ctx, input.account)) {
+    throw tooLarge(maxFileBytes(ctx, input.account));
   }
   if (input.declaredLength !== undefined) await checkStorageQuota(ctx, input.account, input.declaredLength);
   const release = await ctx.uploads.begin(tx.Id, input.fileId, kind, ctx.clock().getTime());
@@ -76,8 +76,13 @@ function assertUploadable(tx: Transaction): void {
   if (tx.Status !== TransactionStatus.WaitingForDocument) throw new ServiceError('TRANSACTION_ALREADY_STARTED', 'The transaction has already been started.');
 }
 
-function tooLarge(ctx: ServiceContext): ServiceError {
-  return new ServiceError('FILE_TOO_LARGE', `The file is larger than the maximum of ${ctx.settings.maxFileBytes} bytes.`);
+/** The largest PDF the account may upload: the service's limit, or the account's lower one (docs/design/accounts.md#accounts). */
+function maxFileBytes(ctx: ServiceContext, account: Account): number {
+  return Math.min(ctx.settings.maxFileBytes, account.Limits?.MaxFileBytes ?? Number.POSITIVE_INFINITY);
+}
+
+function tooLarge(limit: number): ServiceError {
+  return new ServiceError('FILE_TOO_LARGE', `The file is larger than the maximum of ${limit} bytes.`);
 }
 
 async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<UploadFileStatus> {
@@ -85,12 +90,12 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
   let info;
   try {
     info = await ctx.store.blobs.write(input.body, {
-      maxBytes: ctx.settings.maxFileBytes,
+      maxBytes: maxFileBytes(ctx, input.account),
       ...(input.digests.sha256 !== undefined ? { expectSha256: input.digests.sha256 } : {}),
       ...(input.digests.sha512 !== undefined ? { expectSha512: input.digests.sha512 } : {}),
     });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'BLOB_TOO_LARGE') throw tooLarge(ctx);
+    if ((error as { code?: unknown }).code === 'BLOB_TOO_LARGE') throw tooLarge(maxFileBytes(ctx, input.account));
     throw error;
   }
   // An unsigned document with an empty user password or a damaged xref is rewritten once (normalize-pdf.ts); the
@@ -253,7 +258,7 @@ function checkPageCount(pages: number, maxPages: number): void {
 
 /** Refuses an upload of `bytes` more when the account's stored uploads would pass its quota (429). */
 async function checkStorageQuota(ctx: ServiceContext, account: Account, bytes: number): Promise<void> {
-  const quota = serviceQuotas(ctx.settings).accountStorageBytes;
+  const quota = account.Limits?.StorageBytes ?? serviceQuotas(ctx.settings).accountStorageBytes;
   const used = await ctx.store.accountStorageBytes(account.Id);
   if (used + bytes > quota) {
     throw new QuotaError(

@@ -18,10 +18,22 @@ import { outboxMessage, type OutboxRow } from './postgres-job-tables.js';
 import { PostgresRateBuckets } from './postgres-rate-buckets.js';
 import type { MasterKey } from './master-key.js';
 import { openSignTokens, readAccount, sealAccount } from './sealed-secrets.js';
+import type { AccountCredential } from '../domain/account.js';
+import {
+  adminAuditFromRow,
+  credentialFromRow,
+  credentialValues,
+  CREDENTIAL_COLUMNS,
+  firstCredentials,
+  type AdminAuditRow,
+  type CredentialRow,
+} from './credential-rows.js';
 import {
   ConcurrencyError,
   StoreError,
   type Account,
+  type AdminAuditEntry,
+  type AdminAuditInput,
   type DueTimer,
   type OutboxAttempt,
   type OutboxKind,
@@ -188,7 +200,13 @@ export class PostgresStore implements Store {
 
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
-    const { rows } = await this.query<{ data: string }>('SELECT data FROM accounts WHERE user_token_hash = $1 AND app_key_hash = $2', [userTokenHash, appKeyHash]);
+    const { rows } = await this.query<{ data: string }>(
+      `SELECT a.data FROM accounts a
+         JOIN account_credentials u ON u.account_id = a.id AND u.kind = 'user-token' AND u.hash = $1 AND u.revoked_at IS NULL
+         JOIN account_credentials k ON k.account_id = a.id AND k.kind = 'app-key' AND k.hash = $2 AND k.revoked_at IS NULL
+         LIMIT 1`,
+      [userTokenHash, appKeyHash],
+    );
     return rows[0] === undefined ? undefined : readAccount(rows[0].data, this.masterKey);
   }
 
@@ -198,17 +216,80 @@ export class PostgresStore implements Store {
   }
 
   async createAccount(account: Account): Promise<void> {
+    const pair = account.UserTokenHash !== undefined && account.AppKeyHash !== undefined ? ([account.UserTokenHash, account.AppKeyHash] as const) : undefined;
     try {
-      await this.query('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES ($1, $2, $3, $4)', [
-        account.Id,
-        account.UserTokenHash,
-        account.AppKeyHash,
-        JSON.stringify(sealAccount(account, this.masterKey)),
-      ]);
+      await inTransaction(this.pool, async (client) => {
+        // The legacy key columns are unique as a pair: an account without a first pair fills them with its Id.
+        await client.query('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES ($1, $2, $3, $4)', [
+          account.Id,
+          pair?.[0] ?? `-${account.Id}`,
+          pair?.[1] ?? `-${account.Id}`,
+          JSON.stringify(sealAccount(account, this.masterKey)),
+        ]);
+        if (pair === undefined) return;
+        for (const c of firstCredentials(account.Id, pair[0], pair[1], account.CreatedDateTime)) await client.query(INSERT_CREDENTIAL, credentialValues(c));
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
       throw error;
     }
+  }
+
+  async updateAccount(account: Account): Promise<void> {
+    const result = await this.query('UPDATE accounts SET data = $1 WHERE id = $2', [JSON.stringify(sealAccount(account, this.masterKey)), account.Id]);
+    if (result.rowCount === 0) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${account.Id}.`);
+  }
+
+  async addCredential(credential: AccountCredential): Promise<void> {
+    await inTransaction(this.pool, (client) => insertCredential(client, credential));
+  }
+
+  async rotateCredential(id: string, at: Date, validUntil: Date, replacement: AccountCredential): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const result = await client.query(
+        'UPDATE account_credentials SET rotated_at = $1, replaced_by = $2, valid_until = $3 WHERE id = $4 AND rotated_at IS NULL AND revoked_at IS NULL',
+        [at.getTime(), replacement.id, validUntil.getTime(), id],
+      );
+      if (result.rowCount === 0) return false;
+      await insertCredential(client, replacement);
+      return true;
+    });
+  }
+
+  async revokeCredential(id: string, at: Date): Promise<boolean> {
+    const result = await this.query('UPDATE account_credentials SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2', [at.getTime(), id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async rehashCredential(id: string, from: string, to: string): Promise<void> {
+    await this.query('UPDATE account_credentials SET hash = $1 WHERE id = $2 AND hash = $3', [to, id, from]);
+  }
+
+  async listCredentials(accountId: string): Promise<AccountCredential[]> {
+    const { rows } = await this.query<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE account_id = $1 ORDER BY created_at, seq`, [accountId]);
+    return rows.map(credentialFromRow);
+  }
+
+  async findCredentialsByHash(hashes: readonly string[]): Promise<AccountCredential[]> {
+    if (hashes.length === 0) return [];
+    const { rows } = await this.query<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE hash = ANY($1::text[])`, [[...hashes]]);
+    return rows.map(credentialFromRow);
+  }
+
+  async appendAdminAudit(entry: AdminAuditInput): Promise<AdminAuditEntry> {
+    const { rows } = await this.query<{ id: string }>(
+      'INSERT INTO admin_audit (at, actor, action, account_id, credential_id, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+      [entry.at.getTime(), entry.actor, entry.action, entry.accountId ?? null, entry.credentialId ?? null, JSON.stringify(entry.data ?? null)],
+    );
+    return { ...entry, id: Number(rows[0]?.id) };
+  }
+
+  async listAdminAudit(options: { readonly afterId?: number; readonly limit: number; readonly accountId?: string }): Promise<AdminAuditEntry[]> {
+    const { rows } =
+      options.accountId === undefined
+        ? await this.query<AdminAuditRow>('SELECT * FROM admin_audit WHERE id > $1 ORDER BY id LIMIT $2', [options.afterId ?? 0, options.limit])
+        : await this.query<AdminAuditRow>('SELECT * FROM admin_audit WHERE id > $1 AND account_id = $2 ORDER BY id LIMIT $3', [options.afterId ?? 0, options.accountId, options.limit]);
+    return rows.map(adminAuditFromRow);
   }
 
   async countAccounts(): Promise<number> {
@@ -579,6 +660,19 @@ class LastAuditEntries {
 
 function slotKey(slot: UploadSlot): [string, string, string] {
   return [slot.transactionId, slot.fileId, slot.kind];
+}
+
+const INSERT_CREDENTIAL = `INSERT INTO account_credentials (${CREDENTIAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
+async function insertCredential(client: pg.PoolClient, credential: AccountCredential): Promise<void> {
+  try {
+    await client.query(INSERT_CREDENTIAL, credentialValues(credential));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === '23503') throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${credential.accountId}.`);
+    if (code === '23505') throw new StoreError('CREDENTIAL_EXISTS', `A credential with Id ${credential.id} exists.`, { origin: 'internal' });
+    throw error;
+  }
 }
 
 function isUniqueViolation(error: unknown): boolean {

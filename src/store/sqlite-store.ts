@@ -20,12 +20,24 @@ import { chainStoredAudit } from './audit-chain.js';
 import { type JsonValue, type Transaction } from '../domain/transaction.js';
 import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
+import type { AccountCredential } from '../domain/account.js';
+import {
+  adminAuditFromRow,
+  credentialFromRow,
+  credentialValues,
+  CREDENTIAL_COLUMNS,
+  firstCredentials,
+  type AdminAuditRow,
+  type CredentialRow,
+} from './credential-rows.js';
 import { isSqliteConstraintError, openSqliteDatabase, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
 import { isSealed, masterKeyCheck, matchesCheck, type MasterKey } from './master-key.js';
 import {
   ConcurrencyError,
   StoreError,
   type Account,
+  type AdminAuditEntry,
+  type AdminAuditInput,
   type AuditEntryInput,
   type DueTimer,
   type OutboxAttempt,
@@ -55,6 +67,15 @@ export interface SqliteStoreOptions {
   /** The SQLite driver (default: node:sqlite on Node 24+, better-sqlite3 before). */
   driver?: SqliteDriverName;
 }
+
+/** The account whose unrevoked user token and app key have these hashes. */
+const ACCOUNT_BY_PAIR = `SELECT a.data FROM accounts a
+  JOIN account_credentials u ON u.account_id = a.id AND u.kind = 'user-token' AND u.hash = ? AND u.revoked_at IS NULL
+  JOIN account_credentials k ON k.account_id = a.id AND k.kind = 'app-key' AND k.hash = ? AND k.revoked_at IS NULL
+  LIMIT 1`;
+const INSERT_CREDENTIAL = `INSERT INTO account_credentials (${CREDENTIAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const ROTATE_CREDENTIAL =
+  'UPDATE account_credentials SET rotated_at = ?, replaced_by = ?, valid_until = ? WHERE id = ? AND rotated_at IS NULL AND revoked_at IS NULL';
 
 /** Purposes bound into the sealed values of the store (master-key.ts). */
 const CHECK_SETTING = 'master-key.check';
@@ -236,8 +257,7 @@ export class SqliteStore implements Store {
 
 
   async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
-    const row = this.sql('SELECT data FROM accounts WHERE user_token_hash = ? AND app_key_hash = ?')
-      .get(userTokenHash, appKeyHash) as { data: string } | undefined;
+    const row = this.sql(ACCOUNT_BY_PAIR).get(userTokenHash, appKeyHash) as { data: string } | undefined;
     return row === undefined ? undefined : readAccount(row.data, this.masterKey);
   }
 
@@ -248,13 +268,92 @@ export class SqliteStore implements Store {
 
   async createAccount(account: Account): Promise<void> {
     const stored = sealAccount(account, this.masterKey);
+    const pair = account.UserTokenHash !== undefined && account.AppKeyHash !== undefined ? [account.UserTokenHash, account.AppKeyHash] as const : undefined;
     try {
-      this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
-        .run(account.Id, account.UserTokenHash, account.AppKeyHash, JSON.stringify(stored));
+      this.db.immediate(() => {
+        // The legacy key columns are unique as a pair: an account without a first pair fills them with its Id.
+        this.sql('INSERT INTO accounts (id, user_token_hash, app_key_hash, data) VALUES (?, ?, ?, ?)')
+          .run(account.Id, pair?.[0] ?? `-${account.Id}`, pair?.[1] ?? `-${account.Id}`, JSON.stringify(stored));
+        if (pair !== undefined) {
+          for (const c of firstCredentials(account.Id, pair[0], pair[1], account.CreatedDateTime)) this.sql(INSERT_CREDENTIAL).run(...credentialValues(c));
+        }
+      });
     } catch (error) {
       if (isSqliteConstraintError(error)) throw new StoreError('ACCOUNT_EXISTS', `An account with Id ${account.Id} or the same keys exists.`);
       throw error;
     }
+  }
+
+  async updateAccount(account: Account): Promise<void> {
+    const changed = this.sql('UPDATE accounts SET data = ? WHERE id = ?').run(JSON.stringify(sealAccount(account, this.masterKey)), account.Id);
+    if (Number(changed.changes) === 0) throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${account.Id}.`);
+  }
+
+  async addCredential(credential: AccountCredential): Promise<void> {
+    this.db.immediate(() => this.insertCredential(credential));
+  }
+
+  private insertCredential(credential: AccountCredential): void {
+    if (this.sql('SELECT 1 FROM accounts WHERE id = ?').get(credential.accountId) === undefined) {
+      throw new StoreError('ACCOUNT_NOT_FOUND', `No account with Id ${credential.accountId}.`);
+    }
+    try {
+      this.sql(INSERT_CREDENTIAL).run(...credentialValues(credential));
+    } catch (error) {
+      if (isSqliteConstraintError(error)) throw new StoreError('CREDENTIAL_EXISTS', `A credential with Id ${credential.id} exists.`, { origin: 'internal' });
+      throw error;
+    }
+  }
+
+  async rotateCredential(id: string, at: Date, validUntil: Date, replacement: AccountCredential): Promise<boolean> {
+    return this.db.immediate(() => {
+      const changed = this.sql(ROTATE_CREDENTIAL).run(at.getTime(), replacement.id, validUntil.getTime(), id);
+      if (Number(changed.changes) === 0) return false;
+      this.insertCredential(replacement);
+      return true;
+    });
+  }
+
+  async revokeCredential(id: string, at: Date): Promise<boolean> {
+    return Number(this.sql('UPDATE account_credentials SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?').run(at.getTime(), id).changes) > 0;
+  }
+
+  async rehashCredential(id: string, from: string, to: string): Promise<void> {
+    this.sql('UPDATE account_credentials SET hash = ? WHERE id = ? AND hash = ?').run(to, id, from);
+  }
+
+  async listCredentials(accountId: string): Promise<AccountCredential[]> {
+    const rows = this.sql(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE account_id = ? ORDER BY created_at, rowid`).all(accountId) as CredentialRow[];
+    return rows.map(credentialFromRow);
+  }
+
+  async findCredentialsByHash(hashes: readonly string[]): Promise<AccountCredential[]> {
+    if (hashes.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE hash IN (${hashes.map(() => '?').join(', ')})`)
+      .all(...hashes) as CredentialRow[];
+    return rows.map(credentialFromRow);
+  }
+
+  async appendAdminAudit(entry: AdminAuditInput): Promise<AdminAuditEntry> {
+    const row = this.sql('INSERT INTO admin_audit (at, actor, action, account_id, credential_id, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING id').get(
+      entry.at.getTime(),
+      entry.actor,
+      entry.action,
+      entry.accountId ?? null,
+      entry.credentialId ?? null,
+      JSON.stringify(entry.data ?? null),
+    ) as { id: number };
+    return { ...entry, id: Number(row.id) };
+  }
+
+  async listAdminAudit(options: { readonly afterId?: number; readonly limit: number; readonly accountId?: string }): Promise<AdminAuditEntry[]> {
+    const rows = (
+      options.accountId === undefined
+        ? this.sql('SELECT * FROM admin_audit WHERE id > ? ORDER BY id LIMIT ?').all(options.afterId ?? 0, options.limit)
+        : this.sql('SELECT * FROM admin_audit WHERE id > ? AND account_id = ? ORDER BY id LIMIT ?').all(options.afterId ?? 0, options.accountId, options.limit)
+    ) as AdminAuditRow[];
+    return rows.map(adminAuditFromRow);
   }
 
   async listAccounts(): Promise<Account[]> {

@@ -7,7 +7,7 @@
 import type { AuditEntry, AuditEventInput } from '../receipt/audit-log.js';
 import type { JsonValue, Transaction } from '../domain/transaction.js';
 import type { TimerKind } from '../domain/transaction-timers.js';
-import type { Account } from '../domain/account.js';
+import type { Account, AccountCredential } from '../domain/account.js';
 import { createHash } from 'node:crypto';
 import { ParaphError } from '../errors.js';
 
@@ -18,6 +18,23 @@ export function hashSignToken(token: string): string {
 
 /** The account of the store's contract lives in the domain (src/domain/account.ts); named here for the store's users. */
 export type { Account } from '../domain/account.js';
+
+/** One admin action (docs/design/accounts.md#audit): who did what to which account, when; never a secret. */
+export interface AdminAuditInput {
+  readonly at: Date;
+  /** `admin` (the admin API), `cli` (the command line), `bootstrap` (the start from the environment). */
+  readonly actor: string;
+  /** E.g. `account.created`, `credential.rotated`. */
+  readonly action: string;
+  readonly accountId?: string;
+  readonly credentialId?: string;
+  readonly data?: JsonValue;
+}
+
+/** An admin audit entry as stored, numbered in the order it was written. */
+export interface AdminAuditEntry extends AdminAuditInput {
+  readonly id: number;
+}
 
 /** An audit entry to append inside {@link Store.commit}; the store chains it (R's `appendAuditEntry`). */
 export type AuditEntryInput = AuditEventInput;
@@ -166,10 +183,38 @@ export interface RateBuckets {
 
 /** The store. All methods are async; implementations are safe for concurrent callers in one process. */
 export interface Store {
+  /**
+   * The account that has an unrevoked user token and app key with these hashes (overlaps are the caller's to
+   * check: see {@link findCredentialsByHash}).
+   */
   findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined>;
   getAccount(id: string): Promise<Account | undefined>;
-  /** @throws StoreError `ACCOUNT_EXISTS` when the Id or the key pair is taken. */
+  /**
+   * Adds the account and, when it carries `UserTokenHash` and `AppKeyHash`, its first two credentials.
+   * @throws StoreError `ACCOUNT_EXISTS` when the Id or the key pair is taken.
+   */
   createAccount(account: Account): Promise<void>;
+  /** Replaces what is stored of the account (name, flags, branding, limits, secrets). @throws StoreError `ACCOUNT_NOT_FOUND`. */
+  updateAccount(account: Account): Promise<void>;
+  /** @throws StoreError `ACCOUNT_NOT_FOUND` when its account does not exist, `CREDENTIAL_EXISTS` when its Id is taken. */
+  addCredential(credential: AccountCredential): Promise<void>;
+  /**
+   * Marks an active credential rotated at `at` (valid until `validUntil`, replaced by `replacement`) and adds
+   * `replacement`, in one write. Returns false, changing nothing, when it is revoked or rotated already (or absent).
+   */
+  rotateCredential(id: string, at: Date, validUntil: Date, replacement: AccountCredential): Promise<boolean>;
+  /** Revokes the credential at `at` (a revoked one keeps its first revocation time). Returns false when it does not exist. */
+  revokeCredential(id: string, at: Date): Promise<boolean>;
+  /** Replaces the credential's hash `from` with `to` (no change when its hash is no longer `from`). */
+  rehashCredential(id: string, from: string, to: string): Promise<void>;
+  /** The account's credentials, oldest first. */
+  listCredentials(accountId: string): Promise<AccountCredential[]>;
+  /** The credentials (of any account, kind and state) whose hash is one of `hashes`. */
+  findCredentialsByHash(hashes: readonly string[]): Promise<AccountCredential[]>;
+  /** Appends to the admin audit log. */
+  appendAdminAudit(entry: AdminAuditInput): Promise<AdminAuditEntry>;
+  /** Admin audit entries after `afterId` (default: from the first), oldest first, at most `limit`; of one account when given. */
+  listAdminAudit(options: { readonly afterId?: number; readonly limit: number; readonly accountId?: string }): Promise<AdminAuditEntry[]>;
   countAccounts(): Promise<number>;
   /** Every account, oldest first (the first is the bootstrap account of a zero-config start). */
   listAccounts(): Promise<Account[]>;

@@ -356,6 +356,15 @@ describe('public routes', () => {
     const doc = await call(service.url, 'GET', '/api/openapi.json', { auth: false });
     expect(doc.json.openapi).toBe('3.1.0');
     expect(Object.keys(doc.json.paths).sort()).toEqual([
+      '/api/admin/accounts',
+      '/api/admin/accounts/{accountId}',
+      '/api/admin/accounts/{accountId}/credentials',
+      '/api/admin/accounts/{accountId}/credentials/{credentialId}/revoke',
+      '/api/admin/accounts/{accountId}/credentials/{credentialId}/rotate',
+      '/api/admin/accounts/{accountId}/disable',
+      '/api/admin/accounts/{accountId}/enable',
+      '/api/admin/accounts/{accountId}/postback-secret',
+      '/api/admin/audit',
       '/api/ca/seal.pem',
       '/api/ca/signing.pem',
       '/api/file/receipt/{transactionId}',

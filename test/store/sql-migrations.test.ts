@@ -36,9 +36,9 @@ function schemaOf(db: SqliteDatabase): string[] {
 
 describe('migration files', () => {
   it('are numbered in order, one SQL file per version', () => {
-    expect(readSqlMigrations('sqlite').map((m) => m.name)).toEqual(['0001_initial.sql', '0002_outbox_attempts.sql', '0003_release_at.sql', '0005_storage_bytes.sql']);
-    expect(POSTGRES_MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
+    expect(readSqlMigrations('sqlite').map((m) => m.name)).toEqual(['0001_initial.sql', '0002_outbox_attempts.sql', '0003_release_at.sql', '0005_storage_bytes.sql', '0006_account_credentials.sql']);
+    expect(POSTGRES_MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(7);
     for (const migration of [...readSqlMigrations('sqlite'), ...readSqlMigrations('postgres')]) expect(migration.sql.trim()).not.toBe('');
   });
 

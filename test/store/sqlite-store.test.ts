@@ -66,7 +66,7 @@ describe('SQLite store specifics', () => {
       await (await openSqliteStore({ dataDir: dir })).close();
       await (await openSqliteStore({ dataDir: dir })).close();
       const db = openSqliteDatabase(join(dir, 'paraph.db'));
-      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 5 }]);
+      expect(db.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 5 }, { version: 6 }]);
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
       db.close();
       const store = await openSqliteStore({ dataDir: dir });

@@ -20,7 +20,7 @@ export interface StoreHarness {
   cleanup(): Promise<void>;
 }
 
-const ACCOUNT: Account = {
+const ACCOUNT: Account & { UserTokenHash: string; AppKeyHash: string } = {
   Id: 'acc-1',
   Name: 'Acme',
   UserTokenHash: 'u'.repeat(64),
@@ -83,6 +83,58 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(duplicate).toBeInstanceOf(StoreError);
       expect((duplicate as StoreError).code).toBe('ACCOUNT_EXISTS');
       expect(await store.countAccounts()).toBe(1);
+    });
+
+    it('keeps credentials apart from the account: rotation and revocation in one write, looked up by hash', async () => {
+      const first = await store.listCredentials('acc-1');
+      expect(first.map((c) => [c.kind, c.hash])).toEqual([
+        ['user-token', ACCOUNT.UserTokenHash],
+        ['app-key', ACCOUNT.AppKeyHash],
+      ]);
+      const other: Account = { Id: 'acc-new', Name: 'New Org', CreatedDateTime: '2026-11-21T11:00:00.000+00:00' };
+      await store.createAccount(other);
+      expect(await store.listCredentials('acc-new')).toEqual([]);
+      const key = { id: 'cred-1', accountId: 'acc-new', kind: 'app-key' as const, hash: 'h1', label: 'ERP', createdAt: T0 };
+      await store.addCredential(key);
+      expect(await store.findCredentialsByHash(['h1', 'nope'])).toEqual([key]);
+      const replacement = { id: 'cred-2', accountId: 'acc-new', kind: 'app-key' as const, hash: 'h2', createdAt: at(1000) };
+      expect(await store.rotateCredential('cred-1', at(1000), at(5000), replacement)).toBe(true);
+      expect(await store.listCredentials('acc-new')).toEqual([{ ...key, rotatedAt: at(1000), replacedBy: 'cred-2', validUntil: at(5000) }, replacement]);
+      // Rotated once: a second rotation changes nothing and adds nothing.
+      expect(await store.rotateCredential('cred-1', at(1001), at(5001), { ...replacement, id: 'cred-3', hash: 'h3' })).toBe(false);
+      expect(await store.findCredentialsByHash(['h3'])).toEqual([]);
+      expect(await store.revokeCredential('cred-2', at(2000))).toBe(true);
+      expect(await store.revokeCredential('cred-2', at(3000))).toBe(true);
+      expect(await store.findCredentialsByHash(['h2'])).toEqual([{ ...replacement, revokedAt: at(2000) }]);
+      expect(await store.rotateCredential('cred-2', at(2001), at(5001), { ...replacement, id: 'cred-4', hash: 'h4' })).toBe(false);
+      expect(await store.revokeCredential('missing', at(1))).toBe(false);
+      // A replacement whose Id is taken undoes the whole rotation.
+      const other2 = { ...key, id: 'cred-5', hash: 'h5' };
+      await store.addCredential(other2);
+      const clash = await errorOf(store.rotateCredential('cred-5', at(3000), at(4000), { ...replacement, hash: 'h6' }));
+      expect((clash as StoreError).code).toBe('CREDENTIAL_EXISTS');
+      expect((await store.findCredentialsByHash(['h5']))[0]?.rotatedAt).toBeUndefined();
+      expect(((await errorOf(store.addCredential({ ...key, id: 'cred-x', accountId: 'nobody' }))) as StoreError).code).toBe('ACCOUNT_NOT_FOUND');
+      await store.rehashCredential('cred-5', 'other', 'h7');
+      expect(await store.findCredentialsByHash(['h7'])).toEqual([]);
+      await store.rehashCredential('cred-5', 'h5', 'h7');
+      expect(await store.findCredentialsByHash(['h7'])).toEqual([{ ...other2, hash: 'h7' }]);
+      // A revoked first credential no longer finds its account.
+      await store.revokeCredential(first[0]!.id, at(1));
+      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toBeUndefined();
+    });
+
+    it('updates accounts, sealing the postback secret again, and keeps the admin audit log in order', async () => {
+      await store.updateAccount({ ...ACCOUNT, Name: 'Acme BV', Disabled: true, Limits: { StorageBytes: 1024 }, PostbackSecret: 'new-secret' });
+      expect(await store.getAccount('acc-1')).toEqual({ ...ACCOUNT, Name: 'Acme BV', Disabled: true, Limits: { StorageBytes: 1024 }, PostbackSecret: 'new-secret' });
+      expect(((await errorOf(store.updateAccount({ ...ACCOUNT, Id: 'nobody' }))) as StoreError).code).toBe('ACCOUNT_NOT_FOUND');
+      const a = await store.appendAdminAudit({ at: T0, actor: 'admin', action: 'account.created', accountId: 'acc-1', data: { Name: 'Acme' } });
+      const b = await store.appendAdminAudit({ at: at(1), actor: 'cli', action: 'credential.revoked', accountId: 'acc-2', credentialId: 'c' });
+      expect(b.id).toBeGreaterThan(a.id);
+      expect(await store.listAdminAudit({ limit: 10 })).toEqual([a, b]);
+      expect(await store.listAdminAudit({ limit: 10, afterId: a.id })).toEqual([b]);
+      expect(await store.listAdminAudit({ limit: 10, accountId: 'acc-1' })).toEqual([a]);
+      expect(await store.listAdminAudit({ limit: 1 })).toEqual([a]);
     });
 
     it('inserts at version 0 → 1 and reads back exactly what was committed', async () => {

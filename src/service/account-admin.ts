@@ -1,0 +1,244 @@
+/**
+ * Account administration (docs/design/accounts.md): create, change, disable accounts; issue, rotate and revoke their
+ * application keys and user tokens; set their postback secret. Used by the admin API and the `paraph account` CLI
+ * alike. Every change is an admin audit entry naming who did it, what and when, never a secret; a new secret is
+ * returned once, to be shown once.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { isCredentialValid, type Account, type AccountBranding, type AccountCredential, type AccountLimits, type CredentialKind } from '../domain/account.js';
+import { formatTime, type JsonValue } from '../domain/transaction.js';
+import { ValidationError } from '../errors.js';
+import type { AdminAuditEntry } from '../store/store.js';
+import { credentialHash, newCredentialSecret, type CredentialDeps } from './credentials.js';
+import { ServiceError } from './service-error.js';
+
+/** An admin audit entry as the store keeps it (named here for the HTTP layer, which does not reach into the store). */
+export type { AdminAuditEntry } from '../store/store.js';
+
+/** The purpose a sealed admin token is sealed under (`paraph seal-secret --for admin-token`). */
+export const ADMIN_TOKEN_PURPOSE = 'admin-token';
+
+/** Who acts: `admin` (the admin API), `cli`, or a name the caller gives. */
+export type AdminActor = string;
+
+/** What an account is made or changed with; `null` removes an optional setting. */
+export interface AccountSettingsInput {
+  readonly Name?: string;
+  readonly NotificationEmail?: string | null;
+  readonly Branding?: AccountBranding | null;
+  readonly Limits?: AccountLimits | null;
+}
+
+/** The overlap of a rotated credential when the caller names none: a day, time to roll the new key out. */
+const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+/** At most 30 days. */
+const MAX_ROTATION_OVERLAP_SECONDS = 30 * 86_400;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const ONE_LINE = /^[^\p{Cc}\p{Zl}\p{Zp}]+$/u;
+
+/** Every problem of `input`, named by its field. */
+function settingsProblems(input: AccountSettingsInput, creating: boolean): string[] {
+  const issues: string[] = [];
+  const text = (name: string, value: string | undefined, max: number): void => {
+    if (value === undefined) return;
+    if (value.trim() === '' || value.length > max || !ONE_LINE.test(value)) issues.push(`${name}: one line of 1 to ${max} characters`);
+  };
+  const email = (name: string, value: string | undefined): void => {
+    if (value !== undefined && (value.length > 254 || !EMAIL.test(value))) issues.push(`${name}: an e-mail address (name@domain)`);
+  };
+  if (creating && input.Name === undefined) issues.push('Name: required (the organisation\'s name)');
+  text('Name', input.Name, 255);
+  email('NotificationEmail', input.NotificationEmail ?? undefined);
+  const b = input.Branding ?? undefined;
+  if (b !== undefined) {
+    text('Branding.DisplayName', b.DisplayName, 255);
+    if (b.LogoUrl !== undefined && !isHttpsUrl(b.LogoUrl)) issues.push('Branding.LogoUrl: an https URL of at most 2048 characters');
+    if (b.Color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(b.Color)) issues.push('Branding.Color: #rrggbb');
+    email('Branding.ReplyTo', b.ReplyTo);
+  }
+  const l = input.Limits ?? undefined;
+  if (l !== undefined) {
+    for (const [name, value, max] of [
+      ['StorageBytes', l.StorageBytes, 2 ** 52],
+      ['MaxFileBytes', l.MaxFileBytes, 2 ** 40],
+      ['RequestsPerMinute', l.RequestsPerMinute, 10_000_000],
+    ] as const) {
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 1 || value > max)) issues.push(`Limits.${name}: a whole number from 1 to ${max}`);
+    }
+  }
+  return issues;
+}
+
+function isHttpsUrl(value: string): boolean {
+  if (value.length > 2048) return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function validate(input: AccountSettingsInput, creating: boolean): void {
+  const issues = settingsProblems(input, creating);
+  if (issues.length > 0) throw new ValidationError(issues, 'INVALID_REQUEST');
+}
+
+/** `account` with `input` applied (`null` removes). */
+function applySettings(account: Account, input: AccountSettingsInput): Account {
+  const next: Account = { ...account, ...(input.Name !== undefined ? { Name: input.Name } : {}) };
+  for (const key of ['NotificationEmail', 'Branding', 'Limits'] as const) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (value === null) delete next[key];
+    else (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  return next;
+}
+
+/** What the names of the changed settings were (for the audit: which settings, not their values' secrets). */
+function changedSettings(input: AccountSettingsInput): JsonValue {
+  return Object.keys(input).filter((k) => input[k as keyof AccountSettingsInput] !== undefined);
+}
+
+async function audit(deps: CredentialDeps, actor: AdminActor, action: string, accountId: string, extra: { credentialId?: string; data?: JsonValue } = {}): Promise<void> {
+  await deps.store.appendAdminAudit({ at: deps.clock(), actor, action, accountId, ...extra });
+}
+
+/** The account `id`. @throws ServiceError `NO_SUCH_ACCOUNT`. */
+export async function showAccount(deps: CredentialDeps, id: string): Promise<Account> {
+  const account = await deps.store.getAccount(id);
+  if (account === undefined) throw new ServiceError('NO_SUCH_ACCOUNT', `No account has the Id ${JSON.stringify(id)}.`);
+  return account;
+}
+
+/** Every account, oldest first. */
+export function listAccounts(deps: CredentialDeps): Promise<Account[]> {
+  return deps.store.listAccounts();
+}
+
+/** A new account with a new postback secret (returned once). */
+export async function createAccount(deps: CredentialDeps, actor: AdminActor, input: AccountSettingsInput): Promise<{ account: Account; postbackSecret: string }> {
+  validate(input, true);
+  const postbackSecret = randomBytes(24).toString('base64url');
+  const account = applySettings({ Id: randomUUID(), Name: '', PostbackSecret: postbackSecret, CreatedDateTime: formatTime(deps.clock()) }, input);
+  await deps.store.createAccount(account);
+  await audit(deps, actor, 'account.created', account.Id, { data: { Name: account.Name, settings: changedSettings(input) } });
+  return { account, postbackSecret };
+}
+
+/** Changes the account's name, notification address, branding or limits. */
+export async function updateAccountSettings(deps: CredentialDeps, actor: AdminActor, id: string, input: AccountSettingsInput): Promise<Account> {
+  validate(input, false);
+  const next = applySettings(await showAccount(deps, id), input);
+  await deps.store.updateAccount(next);
+  await audit(deps, actor, 'account.updated', id, { data: { settings: changedSettings(input) } });
+  return next;
+}
+
+/** Disables (or enables again) the account: while disabled none of its credentials authenticates. */
+export async function setAccountDisabled(deps: CredentialDeps, actor: AdminActor, id: string, disabled: boolean): Promise<Account> {
+  const account = await showAccount(deps, id);
+  const { Disabled: _was, ...rest } = account;
+  const next: Account = disabled ? { ...rest, Disabled: true } : rest;
+  await deps.store.updateAccount(next);
+  await audit(deps, actor, disabled ? 'account.disabled' : 'account.enabled', id);
+  return next;
+}
+
+/** Sets the account's postback secret to `secret`, or a new random one; returns it (shown once). */
+export async function setAccountPostbackSecret(deps: CredentialDeps, actor: AdminActor, id: string, secret?: string): Promise<string> {
+  if (secret !== undefined && (secret.length < 16 || secret.length > 256 || !/^[\x21-\x7e]+$/.test(secret))) {
+    throw new ValidationError(['Secret: 16 to 256 printable ASCII characters without spaces (or leave it out to have one generated)'], 'INVALID_REQUEST');
+  }
+  const account = await showAccount(deps, id);
+  const next = secret ?? randomBytes(24).toString('base64url');
+  await deps.store.updateAccount({ ...account, PostbackSecret: next });
+  await audit(deps, actor, 'account.postback-secret-set', id, { data: { generated: secret === undefined } });
+  return next;
+}
+
+/** A credential and, when it was just made, its secret (shown once). */
+export interface IssuedCredential {
+  readonly credential: AccountCredential;
+  readonly secret: string;
+}
+
+/** Issues a new application key or user token for the account. */
+export async function issueCredential(deps: CredentialDeps, actor: AdminActor, accountId: string, kind: CredentialKind, label?: string): Promise<IssuedCredential> {
+  if (label !== undefined && (label.trim() === '' || label.length > 255 || !ONE_LINE.test(label))) {
+    throw new ValidationError(['Label: one line of 1 to 255 characters'], 'INVALID_REQUEST');
+  }
+  await showAccount(deps, accountId);
+  const secret = newCredentialSecret();
+  const credential: AccountCredential = {
+    id: randomUUID(),
+    accountId,
+    kind,
+    hash: credentialHash(deps, secret),
+    ...(label !== undefined ? { label } : {}),
+    createdAt: deps.clock(),
+  };
+  await deps.store.addCredential(credential);
+  await audit(deps, actor, 'credential.issued', accountId, { credentialId: credential.id, data: { kind, ...(label !== undefined ? { label } : {}) } });
+  return { credential, secret };
+}
+
+/** The account's credentials, oldest first (hashes included: the caller's view drops them). */
+export async function listAccountCredentials(deps: CredentialDeps, accountId: string): Promise<AccountCredential[]> {
+  await showAccount(deps, accountId);
+  return deps.store.listCredentials(accountId);
+}
+
+async function credentialOf(deps: CredentialDeps, accountId: string, credentialId: string): Promise<AccountCredential> {
+  const found = (await listAccountCredentials(deps, accountId)).find((c) => c.id === credentialId);
+  if (found === undefined) throw new ServiceError('CREDENTIAL_NOT_FOUND', `The account ${accountId} has no credential with the Id ${JSON.stringify(credentialId)}.`);
+  return found;
+}
+
+/**
+ * Replaces an active credential with a new one of the same kind: the old one keeps authenticating for
+ * `overlapSeconds` (0: it stops at once), time to roll the new one out. @throws ServiceError `CREDENTIAL_NOT_ACTIVE`.
+ */
+export async function rotateCredential(
+  deps: CredentialDeps,
+  actor: AdminActor,
+  accountId: string,
+  credentialId: string,
+  overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS,
+): Promise<IssuedCredential & { previous: AccountCredential }> {
+  if (!Number.isSafeInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_OVERLAP_SECONDS) {
+    throw new ValidationError([`OverlapSeconds: a whole number from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}`], 'INVALID_REQUEST');
+  }
+  const old = await credentialOf(deps, accountId, credentialId);
+  const now = deps.clock();
+  const secret = newCredentialSecret();
+  const replacement: AccountCredential = {
+    id: randomUUID(),
+    accountId,
+    kind: old.kind,
+    hash: credentialHash(deps, secret),
+    ...(old.label !== undefined ? { label: old.label } : {}),
+    createdAt: now,
+  };
+  const validUntil = new Date(now.getTime() + overlapSeconds * 1000);
+  if (!isCredentialValid(old, now) || old.rotatedAt !== undefined || !(await deps.store.rotateCredential(old.id, now, validUntil, replacement))) {
+    throw new ServiceError('CREDENTIAL_NOT_ACTIVE', `The credential ${old.id} was revoked or rotated already: rotate the one that replaced it, or issue a new one.`);
+  }
+  await audit(deps, actor, 'credential.rotated', accountId, { credentialId: old.id, data: { replacedBy: replacement.id, overlapSeconds } });
+  return { credential: replacement, secret, previous: { ...old, rotatedAt: now, replacedBy: replacement.id, validUntil } };
+}
+
+/** Revokes a credential: it stops authenticating at once (a revoked one stays revoked). */
+export async function revokeCredential(deps: CredentialDeps, actor: AdminActor, accountId: string, credentialId: string): Promise<AccountCredential> {
+  const old = await credentialOf(deps, accountId, credentialId);
+  const now = deps.clock();
+  await deps.store.revokeCredential(old.id, now);
+  await audit(deps, actor, 'credential.revoked', accountId, { credentialId: old.id });
+  return { ...old, revokedAt: old.revokedAt ?? now };
+}
+
+/** The admin audit log, oldest first. */
+export function listAdminAudit(deps: CredentialDeps, options: { afterId?: number; limit: number; accountId?: string }): Promise<AdminAuditEntry[]> {
+  return deps.store.listAdminAudit(options);
+}
