@@ -6,7 +6,7 @@ import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { CRL_URLS, OCSP_URL } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import { TEST_NOW } from '../helpers/test-now.js';
+import { opensslOcspTimeArgs, TEST_NOW } from '../helpers/test-now.js';
 
 const NOW = new Date(TEST_NOW);
 const { file } = scratchFiles('ocsp');
@@ -16,7 +16,7 @@ const fx = usePadesFixture({ ocspAt: NOW });
 /** openssl's own reading of an OCSP response (signature, fx.ocsp authorization, status). */
 function opensslOcsp(response: Uint8Array, certPath: string): string {
   const out = execFileSync('openssl', ['ocsp', '-no_nonce', '-respin', file(response), '-issuer', fx.pki.intermediate.certPath, '-cert', certPath,
-    '-CAfile', fx.pki.rootPath, '-verify_other', fx.pki.intermediate.certPath, '-attime', String(NOW.getTime() / 1000)], { stdio: 'pipe' });
+    '-CAfile', fx.pki.rootPath, '-verify_other', fx.pki.intermediate.certPath, ...opensslOcspTimeArgs(NOW)], { stdio: 'pipe' });
   return out.toString();
 }
 

@@ -24,7 +24,7 @@ import { startFakeOcsp } from '../helpers/fake-ocsp.js';
 import { P12_PASSWORD } from '../helpers/pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import { TEST_NOW } from '../helpers/test-now.js';
+import { opensslOcspTimeArgs, TEST_NOW } from '../helpers/test-now.js';
 
 const SIGNED_AT = new Date(TEST_NOW);
 const LTV_AT = new Date('2026-11-21T10:05:00Z');
@@ -131,7 +131,7 @@ describe('B-T → B-LT → B-LTA', () => {
       const serial = ocspSerials(response)[0];
       const certPath = serial === '2003' ? fx.pki.signers.p256.certPath : fx.pki.tsa.certPath;
       const out = execFileSync('openssl', ['ocsp', '-no_nonce', '-respin', file(response), '-issuer', fx.pki.intermediate.certPath, '-cert', certPath,
-        '-CAfile', fx.pki.rootPath, '-verify_other', fx.pki.intermediate.certPath, '-attime', String(LTV_AT.getTime() / 1000)], { stdio: 'pipe' }).toString();
+        '-CAfile', fx.pki.rootPath, '-verify_other', fx.pki.intermediate.certPath, ...opensslOcspTimeArgs(LTV_AT)], { stdio: 'pipe' }).toString();
       expect(out).toContain(`${certPath}: good`);
     }
     expect(dss.crls).toHaveLength(1);

@@ -16,6 +16,7 @@ import { startPostbackReceiver } from '../../src/testing/start-postback-receiver
 import { startSmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 import { checkSignedPdf, extractSignatures } from '../helpers/external-tools.js';
+import { opensslOcspTimeArgs } from '../helpers/test-now.js';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');
 const SIGNATURE_TIMESTAMP_TOKEN = '1.2.840.113549.1.9.16.2.14';
@@ -83,7 +84,7 @@ describe('startFakeOcsp', () => {
       expect(answer.status).toBe(200);
       writeFileSync(response, new Uint8Array(await answer.arrayBuffer()));
       writeFileSync(join(dir, 'ocsp-untrusted.pem'), pki.ocsp.certPem + pki.intermediate.certPem);
-      const out = execFileSync('openssl', ['ocsp', '-respin', response, '-issuer', pki.intermediate.certPath, '-cert', pki.signers.rsa.certPath, '-CAfile', pki.rootPath, '-verify_other', join(dir, 'ocsp-untrusted.pem'), '-attime', String(NOW.getTime() / 1000)], { stdio: 'pipe' }).toString();
+      const out = execFileSync('openssl', ['ocsp', '-respin', response, '-issuer', pki.intermediate.certPath, '-cert', pki.signers.rsa.certPath, '-CAfile', pki.rootPath, '-verify_other', join(dir, 'ocsp-untrusted.pem'), ...opensslOcspTimeArgs(NOW)], { stdio: 'pipe' }).toString();
       expect(out).toMatch(/: good/);
     } finally {
       await ocsp.close();
