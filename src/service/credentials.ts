@@ -5,8 +5,8 @@
  * test a guessed key. Credentials stored before as a plain SHA-256 still match and are re-hashed with the key the
  * first time they authenticate.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { isCredentialValid, type Account, type AccountCredential } from '../domain/account.js';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
+import { isCredentialValid, type Account } from '../domain/account.js';
 import type { MasterKey } from '../store/master-key.js';
 import { StoreError, type Store } from '../store/store.js';
 import { sha256Hex } from './context.js';
@@ -36,7 +36,7 @@ export async function loadCredentialKey(store: Pick<Store, 'putSettingIfAbsent'>
   const stored = await store.putSettingIfAbsent(CREDENTIAL_KEY_SETTING, { key: masterKey.seal(randomBytes(32).toString('base64'), purpose) });
   const sealed = (stored as { key?: unknown } | null)?.key;
   if (typeof sealed !== 'string') throw new StoreError('MASTER_KEY_MISMATCH', `The setting ${CREDENTIAL_KEY_SETTING} holds no sealed key.`, { origin: 'internal' });
-  const key = Buffer.from(masterKey.open(sealed, purpose), 'base64');
+  const key = createSecretKey(Buffer.from(masterKey.open(sealed, purpose), 'base64'));
   return { mac: (secret) => createHmac('sha256', key).update(secret, 'utf8').digest('hex') };
 }
 
@@ -63,10 +63,19 @@ export function candidateHashes(deps: Pick<CredentialDeps, 'credentialKey'>, sec
  * at once on every process sharing it.
  */
 export async function authenticateAccount(deps: CredentialDeps, userToken: string, appKey: string): Promise<Account | undefined> {
-  const userHashes = candidateHashes(deps, userToken);
-  const appHashes = candidateHashes(deps, appKey);
   const now = deps.clock();
-  const found = (await deps.store.findCredentialsByHash([...userHashes, ...appHashes])).filter((c) => isCredentialValid(c, now));
+  // The keyed hashes first: a legacy plain SHA-256 is upgraded at its first use, so later requests need one look-up
+  // of two hashes and no plain digest.
+  const keyedUser = credentialHash(deps, userToken);
+  const keyedApp = credentialHash(deps, appKey);
+  let userHashes = [keyedUser];
+  let appHashes = [keyedApp];
+  let found = (await deps.store.findCredentialsByHash([keyedUser, keyedApp])).filter((c) => isCredentialValid(c, now));
+  if (found.length < 2 && deps.credentialKey !== undefined) {
+    userHashes = candidateHashes(deps, userToken);
+    appHashes = candidateHashes(deps, appKey);
+    found = (await deps.store.findCredentialsByHash([...userHashes, ...appHashes])).filter((c) => isCredentialValid(c, now));
+  }
   const users = found.filter((c) => c.kind === 'user-token' && userHashes.includes(c.hash));
   const apps = found.filter((c) => c.kind === 'app-key' && appHashes.includes(c.hash));
   const user = users.find((u) => apps.some((a) => a.accountId === u.accountId));
@@ -74,13 +83,7 @@ export async function authenticateAccount(deps: CredentialDeps, userToken: strin
   if (user === undefined || app === undefined) return undefined;
   const account = await deps.store.getAccount(user.accountId);
   if (account === undefined || account.Disabled === true) return undefined;
-  await upgradeHash(deps, user, userToken);
-  await upgradeHash(deps, app, appKey);
+  if (user.hash !== keyedUser) await deps.store.rehashCredential(user.id, user.hash, keyedUser);
+  if (app.hash !== keyedApp) await deps.store.rehashCredential(app.id, app.hash, keyedApp);
   return account;
-}
-
-/** Re-stores a credential kept as a plain SHA-256 under its keyed hash. */
-async function upgradeHash(deps: CredentialDeps, credential: AccountCredential, secret: string): Promise<void> {
-  const keyed = credentialHash(deps, secret);
-  if (credential.hash !== keyed) await deps.store.rehashCredential(credential.id, credential.hash, keyed);
 }

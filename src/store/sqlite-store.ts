@@ -329,9 +329,8 @@ export class SqliteStore implements Store {
 
   async findCredentialsByHash(hashes: readonly string[]): Promise<AccountCredential[]> {
     if (hashes.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE hash IN (${hashes.map(() => '?').join(', ')})`)
-      .all(...hashes) as CredentialRow[];
+    // Cached per arity (a request asks with the same number of candidate hashes every time).
+    const rows = this.sql(`SELECT ${CREDENTIAL_COLUMNS} FROM account_credentials WHERE hash IN (${hashes.map(() => '?').join(', ')})`).all(...hashes) as CredentialRow[];
     return rows.map(credentialFromRow);
   }
 
