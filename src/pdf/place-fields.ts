@@ -12,8 +12,7 @@
  * fields) with a widget per button whose on-state is the button's export value, SingleLine/Date/Number text fields (/FT /Tx) with /DA naming the bundled DejaVu Sans (subset; with text
  * fields the subset keeps all of Latin-1 and Latin Extended-A, ~40 KB, so a viewer can show what a signer types). Every widget
  * has /F 4 (print), an appearance drawn upright, and on a page with /Rotate the same angle in /MK /R. The /AP /N
- * state dictionaries of check boxes and radio buttons are indirect objects: validators before pyHanko's 2026 fix
- * for stateful fields crash on a direct one in a field a later revision modifies.
+ * state dictionaries of check boxes and radio buttons are direct (docs/design/fields.md#filling).
  */
 import { createHash } from 'node:crypto';
 import {

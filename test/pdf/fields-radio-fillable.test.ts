@@ -1,6 +1,6 @@
 /**
  * Radio groups, pre-set Check and Number values (docs/design/fields.md#values), fillable PDFs' own fields
- * (docs/design/fields.md#fillable-pdfs), check box state dictionaries written as indirect objects, and the default
+ * (docs/design/fields.md#fillable-pdfs), check box state dictionaries written direct and left direct by filling, and the default
  * signature field that must not merge with a metadata field of the same name. Every produced PDF is read back by
  * pdf-lib and pdf.js and checked by qpdf; signed ones by pdfsig and openssl too.
  */
@@ -106,7 +106,7 @@ describe('radio groups and typed values', () => {
     expect(radios.filter((r) => r.fieldValue === r.buttonValue).map((r) => r.buttonValue)).toEqual(['B']);
   });
 
-  it('fills a radio choice and check boxes, then signs: valid in pdfsig, openssl and qpdf, and the state dictionaries stay indirect', async () => {
+  it('fills a radio choice and check boxes, then signs: valid in pdfsig, openssl and qpdf, and the state dictionaries stay direct', async () => {
     const pki = await testPki();
     const { bytes } = await placeFieldsFromMetadata(await blankPdf(), metadata);
     const filled = await fillFormFields(bytes, [
@@ -129,7 +129,10 @@ describe('radio groups and typed values', () => {
     expect(form.getCheckBox('mixed.agree').isChecked()).toBe(false);
     expect(form.getCheckBox('mixed.decline').isChecked()).toBe(true);
     expect(form.getTextField('mixed.amount').getText()).toBe('42');
-    for (const widget of form.getCheckBox('mixed.decline').acroField.getWidgets()) expect(normalStates(doc, widget.dict).indirect).toBe(true);
+    for (const name of ['mixed.decline', 'mixed.agree']) {
+      for (const widget of form.getCheckBox(name).acroField.getWidgets()) expect(normalStates(doc, widget.dict).indirect).toBe(false);
+    }
+    for (const widget of form.getRadioGroup('choice').acroField.getWidgets()) expect(normalStates(doc, widget.dict).indirect).toBe(false);
   });
 
   it("refuses a default signature field that would merge with a metadata field of the same name", async () => {
@@ -198,8 +201,8 @@ describe('fillable PDFs: the PDF\'s own fields', () => {
     expect(form.getTextField('Customer.City').getText()).toBe('Delft');
     expect(form.getCheckBox('Agree').isChecked()).toBe(true);
     expect(form.getRadioGroup('Plan').getSelected()).toBe('Premium');
-    // The filled check box's direct /N state dictionary became an indirect object.
-    expect(normalStates(doc, form.getCheckBox('Agree').acroField.getWidgets()[0]!.dict)).toEqual({ indirect: true, states: ['Yes', 'Off'] });
+    // Filling set /AS and /V only: the check box's direct /N state dictionary stays direct.
+    expect(normalStates(doc, form.getCheckBox('Agree').acroField.getWidgets()[0]!.dict)).toEqual({ indirect: false, states: ['Yes', 'Off'] });
     // The text field got a new appearance showing the value.
     const nameWidget = form.getTextField('Customer.Name').acroField.getWidgets()[0]!;
     const ap = nameWidget.dict.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N'));

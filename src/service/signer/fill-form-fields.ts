@@ -61,7 +61,7 @@ export async function fillFormFieldsInSession(
         session.markModified(widget.ref);
         // A button's on-state is the key of its /AP /N besides Off (a fillable PDF's own names win); its export value
         // that name, or its entry of the field's /Opt.
-        const on = indirectStates(session, widget.dict).find((k) => nameText(k) !== 'Off');
+        const on = normalStates(widget.dict).find((k) => nameText(k) !== 'Off');
         const optText = opt !== undefined && opt.size() === field.widgets.length ? textOf(opt.lookup(i)) : undefined;
         const exported = optText ?? (on !== undefined ? nameText(on) : undefined);
         let shown: PDFName | undefined;
@@ -117,20 +117,13 @@ interface Found {
 }
 
 /**
- * A widget's /AP /N state names, after moving a direct /N (and /D) state dictionary into an indirect object:
- * validators before pyHanko's 2026 fix for stateful fields crash on a direct one in a field a later revision modifies.
+ * A widget's /AP /N state names. The state dictionary is left where it is (direct, as place-fields.ts and Acrobat
+ * write it): filling only sets /AS and /V, so the appearances the document's author drew stay untouched, and poppler
+ * takes an indirect /N for the appearance stream itself and would draw nothing. docs/design/fields.md#filling
+ * says which validators read this form.
  */
-function indirectStates(session: PdfUpdateSession, widget: PDFDict): PDFName[] {
-  const ctx = session.doc.context;
-  const apRef = widget.get(PDFName.of('AP'));
-  const ap = widget.lookupMaybe(PDFName.of('AP'), PDFDict);
-  if (ap === undefined) return [];
-  if (apRef instanceof PDFRef) session.markModified(apRef);
-  for (const key of ['N', 'D']) {
-    const raw = ap.get(PDFName.of(key));
-    if (raw instanceof PDFDict) ap.set(PDFName.of(key), ctx.register(raw));
-  }
-  const normal = ap.lookup(PDFName.of('N'));
+function normalStates(widget: PDFDict): PDFName[] {
+  const normal = widget.lookupMaybe(PDFName.of('AP'), PDFDict)?.lookup(PDFName.of('N'));
   return normal instanceof PDFDict ? normal.keys() : [];
 }
 
