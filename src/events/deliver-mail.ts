@@ -56,6 +56,7 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
     ...(about.length > 0 ? { signerNames: about.map((s) => s.ScribbleName ?? s.Email) } : {}),
     ...(payload.kind === 'cancellation' && tx.CancelationReason !== undefined ? { cancelReason: tx.CancelationReason } : {}),
     organization: sender.organization,
+    ...(sender.accent !== undefined ? { accent: sender.accent.color } : {}),
     ...(sender.name !== undefined && payload.kind !== 'notification' ? { senderName: sender.name } : {}),
     ...(sender.email !== undefined && payload.kind !== 'notification' ? { contact: sender.email } : {}),
     expiresAt: new Date(tx.ExpiresDateTime),

@@ -29,8 +29,10 @@ export interface MailTextInput {
   /** The signers a notification is about (who signed, who rejected). */
   readonly signerNames?: readonly string[];
   readonly cancelReason?: string;
-  /** Who asks: the organization the service runs for (PARAPH_ORGANIZATION). */
+  /** Who asks: the account's branding display name, else the organisation the service runs for. */
   readonly organization?: string;
+  /** The account's brand colour as accent (`#rrggbb`, already readable as white on it and as text on white). */
+  readonly accent?: string;
   /** Whom the recipient can ask (the sender's e-mail address). */
   readonly contact?: string;
   /** The sender's name (PARAPH_SENDER_NAME). */
@@ -84,9 +86,10 @@ export function renderMailText(input: MailTextInput): MailText {
       : t.intro[input.kind];
   const lines: string[] = [intro];
   const body: string[] = [para(intro, 'font-size:17px')];
+  const accent = input.accent !== undefined && /^#[0-9a-fA-F]{6}$/.test(input.accent) ? input.accent : DEFAULT_ACCENT;
   if (input.message !== undefined && input.kind !== 'verification-code') {
     lines.push('', input.message);
-    body.push(para(input.message, 'white-space:pre-wrap;border-left:4px solid #1f4e99;padding-left:12px'));
+    body.push(para(input.message, `white-space:pre-wrap;border-left:4px solid ${accent};padding-left:12px`));
   }
   if (input.code !== undefined) {
     lines.push('', `${t.code}: ${input.code}`);
@@ -116,11 +119,11 @@ export function renderMailText(input: MailTextInput): MailText {
         : undefined;
   if (action !== undefined) {
     lines.push('', `${action.label}: ${action.url}`);
-    body.push(button(action.label, action.url));
+    body.push(button(action.label, action.url, accent));
     // The address in full under the button: for mail programs that strip buttons or links, and to be checked by eye.
     body.push(
       `<p style="margin:0 0 16px;font-size:14px;color:#4b5563">${escapeHtml(t.fallback)}<br>` +
-        `<a href="${escapeHtml(action.url)}" style="color:#1f4e99;word-break:break-all">${escapeHtml(action.url)}</a></p>`,
+        `<a href="${escapeHtml(action.url)}" style="color:${accent};word-break:break-all">${escapeHtml(action.url)}</a></p>`,
     );
   }
   if (input.expiresAt !== undefined && (input.kind === 'invitation' || input.kind === 'reminder')) {
@@ -146,15 +149,18 @@ export function renderMailText(input: MailTextInput): MailText {
   };
 }
 
+/** The mails' own accent, used without an account brand colour. */
+const DEFAULT_ACCENT = '#1f4e99';
+
 function para(text: string, style = ''): string {
   return `<p style="margin:0 0 16px;${style}">${escapeHtml(text)}</p>`;
 }
 
 // A table-based button: the one layout of a link as a button that Outlook, Gmail and Apple Mail all draw.
-function button(label: string, url: string): string {
+function button(label: string, url: string, accent: string): string {
   return (
     `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:8px 0 24px"><tr>` +
-    `<td style="border-radius:6px;background:#1f4e99">` +
+    `<td style="border-radius:6px;background:${accent}">` +
     `<a href="${escapeHtml(url)}" style="display:inline-block;padding:14px 24px;font-size:17px;font-weight:bold;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(label)}</a>` +
     `</td></tr></table>`
   );

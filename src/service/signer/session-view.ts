@@ -54,7 +54,7 @@ export interface SignerSessionView {
   readonly Signer: { Id: string; Email: string; Name?: string; IntroText?: string; SignedDateTime?: string; RejectDateTime?: string };
   readonly WaitingFor: readonly { Id: string; Name?: string }[];
   /** Who asks for the signature: the organisation, and the sender's name and e-mail address where configured. */
-  readonly Sender?: { readonly Organization: string; readonly Name?: string; readonly Email?: string };
+  readonly Sender?: { readonly Organization: string; readonly Name?: string; readonly Email?: string; readonly Color?: string; readonly ColorDark?: string };
   readonly Documents: readonly SessionDocument[];
   readonly Verifications: readonly SessionStep[];
   /** Where the page goes after signing or rejecting (with sh_transactionid, sh_signerid, sh_signerstatus). */
@@ -137,7 +137,14 @@ export function toSessionView(access: SignerAccess, _publicUrl: string, sender?:
       return { Id: s.Id, ...(other !== undefined ? { Name: other } : {}) };
     }),
     ...(sender !== undefined
-      ? { Sender: { Organization: sender.organization, ...(sender.name !== undefined ? { Name: sender.name } : {}), ...(sender.email !== undefined ? { Email: sender.email } : {}) } }
+      ? {
+          Sender: {
+            Organization: sender.organization,
+            ...(sender.name !== undefined ? { Name: sender.name } : {}),
+            ...(sender.email !== undefined ? { Email: sender.email } : {}),
+            ...(sender.accent !== undefined ? { Color: sender.accent.color, ColorDark: sender.accent.dark } : {}),
+          },
+        }
       : {}),
     Documents: done || state === 'not-started' || state === 'ended' || state === 'authenticate' ? [] : documents,
     Verifications: steps,

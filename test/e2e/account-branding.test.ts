@@ -1,0 +1,106 @@
+/**
+ * An account's branding on what its signers see: the display name as the organisation on the signing page and in the
+ * mails (From "<DisplayName> via paraph", header, footer), its Reply-To, and its colour as the accent, darkened where
+ * white on it would fall below 4.5:1. An account without branding gets the service-wide organisation and colours.
+ * The page is checked in Chromium (axe colour contrast included), the mails as an SMTP server receives them.
+ */
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Account } from '../../src/domain/account.js';
+import { accentOf, contrastWithWhite } from '../../src/service/accent-color.js';
+import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
+import { axeRule, openWindow } from '../a11y/browser.js';
+import { call, startTestService, type TestService } from '../helpers/service-harness.js';
+import { createSigningTransaction } from '../service/signer/signer-fixture.js';
+
+const SERVICE_ORG = 'Paraph Diensten';
+const BRANDING = { DisplayName: 'Voorbeeld Verhuur B.V.', Color: '#ffcc00', ReplyTo: 'vragen@voorbeeld.example' };
+
+let sink: SmtpSink;
+let service: TestService;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  service = await startTestService({
+    env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com', PARAPH_ORGANIZATION: SERVICE_ORG },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await service?.dispose();
+  await sink?.close();
+});
+
+async function setBranding(branding: Account['Branding']): Promise<void> {
+  const [account] = await service.server.store.listAccounts();
+  if (account === undefined) throw new Error('the test service has no account');
+  const { Branding: _old, ...rest } = account;
+  await service.server.store.updateAccount(branding === undefined ? rest : { ...rest, Branding: branding });
+}
+
+/** Starts a transaction for one invited signer; returns the sign request mail and the signer's session and URL. */
+async function invite(): Promise<{ mail: ParsedMail; session: Record<string, unknown>; signUrl: string }> {
+  const before = sink.received.length;
+  const tx = await createSigningTransaction(service.url, {
+    signers: [{ Email: 'alice@example.com', ScribbleName: 'Alice Janssen', SendSignRequest: true, Verifications: [{ Type: 'Consent' }, { Type: 'Scribble' }] }],
+  });
+  await service.server.events.drain();
+  const raw = sink.received.slice(before).find((m) => m.to.includes('alice@example.com'));
+  if (raw === undefined) throw new Error('no sign request was sent');
+  const signer = tx.signers[0]!;
+  const session = await call(service.url, 'GET', `/api/signer/${signer.token}`, { auth: false });
+  expect(session.status).toBe(200);
+  return { mail: await simpleParser(raw.raw), session: session.json as Record<string, unknown>, signUrl: signer.signUrl };
+}
+
+describe('account branding', () => {
+  it('an account without branding: the service-wide organisation in the session, From and footer; the mails\' own colour', async () => {
+    await setBranding(undefined);
+    const { mail, session } = await invite();
+    expect(session.Sender).toEqual({ Organization: SERVICE_ORG, Email: 'sender@example.com' });
+    expect(mail.from?.value).toEqual([{ name: `${SERVICE_ORG} via paraph`, address: expect.stringMatching(/^noreply@/) }]);
+    expect(mail.replyTo?.value).toEqual([{ name: '', address: 'sender@example.com' }]);
+    expect(mail.text).toContain(SERVICE_ORG);
+    expect(mail.html).toContain('background:#1f4e99');
+  });
+
+  it('an account with branding: its display name, Reply-To and colour (made readable) in the session, mail and page', async () => {
+    await setBranding(BRANDING);
+    const accent = accentOf(BRANDING.Color)!;
+    // #ffcc00 under white text is 1.6:1; the accent is the same hue, darkened to at least 4.5:1.
+    expect(contrastWithWhite([0xff, 0xcc, 0x00])).toBeLessThan(2);
+    expect(contrastWithWhite([1, 3, 5].map((i) => parseInt(accent.color.slice(i, i + 2), 16)))).toBeGreaterThanOrEqual(4.5);
+
+    const { mail, session, signUrl } = await invite();
+    expect(session.Sender).toEqual({ Organization: BRANDING.DisplayName, Email: 'sender@example.com', Color: accent.color, ColorDark: accent.dark });
+    expect(mail.from?.value).toEqual([{ name: 'Voorbeeld Verhuur B.V. via paraph', address: expect.stringMatching(/^noreply@/) }]);
+    expect(mail.replyTo?.value).toEqual([{ name: '', address: BRANDING.ReplyTo }]);
+    const footer = (mail.text ?? '').split('\n--\n')[1] ?? '';
+    expect(footer).toContain(BRANDING.DisplayName);
+    expect(footer).not.toContain(SERVICE_ORG);
+    expect(mail.text).not.toContain('B.V..');
+    expect(mail.html).toContain(`background:${accent.color}`);
+    expect(mail.html).not.toContain('#1f4e99');
+
+    const win = await openWindow('phone', [service.url], { reducedMotion: true });
+    try {
+      const { page } = win;
+      await page.goto(signUrl);
+      await expect.poll(() => page.locator('#org').isVisible(), { timeout: 20_000 }).toBe(true);
+      expect(await page.locator('#org').textContent()).toBe(BRANDING.DisplayName);
+      expect(await page.locator('#request-from').textContent()).toContain(BRANDING.DisplayName);
+      const brand = await page.evaluate<string>(`getComputedStyle(document.documentElement).getPropertyValue('--brand').trim()`);
+      expect(brand).toBe(accent.color);
+      const hex = (rgb: string) => `#${(rgb.match(/\d+/g) ?? []).slice(0, 3).map((c) => Number(c).toString(16).padStart(2, '0')).join('')}`;
+      const primaryBackground = await page.evaluate<string>(
+        `getComputedStyle([...document.querySelectorAll('.button.primary')].find((b) => b.checkVisibility())).backgroundColor`,
+      );
+      expect(hex(primaryBackground)).toBe(accent.color);
+      expect((await axeRule(page, 'color-contrast')).violations).toEqual([]);
+      // No logo is fetched from the account's address: the page asks its own origin only.
+      expect(win.problems).toEqual([]);
+    } finally {
+      await win.close();
+    }
+  });
+});
