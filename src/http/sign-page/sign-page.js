@@ -350,7 +350,10 @@ function setZoom(next) {
   const before = anchor?.wrap.getBoundingClientRect();
   const across = anchor ? (anchor.host.scrollLeft + anchor.host.clientWidth / 2) / Math.max(anchor.wrap.offsetWidth, 1) : 0;
   zoom = z;
-  for (const p of shownPages) sizePage(p);
+  for (const p of shownPages) {
+    sizePage(p);
+    openListWhenCramped(p);
+  }
   if (anchor && before) {
     const after = anchor.wrap.getBoundingClientRect();
     window.scrollBy(0, after.top + ((middle - before.top) / before.height) * after.height - middle);
@@ -412,8 +415,24 @@ async function renderPdf(doc, host) {
       const entry = entries.find((e) => e.field === field);
       wrap.append(onPageControl(doc, p, field, w, option, entry));
     }
-    if (entries.length > 0) host.append(renderFieldList(doc, entries, n));
+    if (entries.length > 0) {
+      p.list = renderFieldList(doc, entries, n);
+      host.append(p.list);
+      openListWhenCramped(p);
+    }
   }
+}
+
+/**
+ * Fields placed closer than the page can give each a 24 px target of its own at this zoom (their controls overlap,
+ * e.g. check boxes less than ~44 pt apart at "fit width" on a phone): the page's list, the equivalent control with
+ * full-size targets (WCAG 2.5.8), is opened. Zooming in separates them again; the list stays as the signer left it.
+ */
+function openListWhenCramped(p) {
+  if (!p.list || p.list.open) return;
+  const boxes = [...p.wrap.querySelectorAll('.overlay input.on-page, button.overlay')].map((el) => el.getBoundingClientRect());
+  const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  if (boxes.some((a, i) => boxes.slice(i + 1).some((b) => overlap(a, b)))) p.list.open = true;
 }
 
 /** The control of one widget over its place on the page: an input of a fillable field, a signature box that leads to the signing steps. */

@@ -54,6 +54,8 @@ export interface SigningTransactionOptions {
   readonly fieldTexts?: boolean;
   /** More properties of the create request. */
   readonly transaction?: Record<string, unknown>;
+  /** More fields of each signer's formset of the contract (keyed like FileMetaData's fields). */
+  readonly moreFields?: Record<string, unknown>;
 }
 
 /** A started transaction: its id and each signer's token and SignUrl. */
@@ -100,6 +102,7 @@ export async function createSigningTransaction(base: string, options: SigningTra
           ? { Label: { nl: 'Plaats', de: 'Ort', en: 'City' }, Tooltip: { 'nl-NL': 'Waar u tekent', 'de-DE': 'Wo Sie unterschreiben', 'en-US': 'Where you sign' } }
           : {}),
       },
+      ...options.moreFields,
     };
     signerSets[signerId] = { FormSets: [`f${i + 1}`] };
   });
