@@ -1,7 +1,8 @@
 /**
  * paraph's check boxes are drawn by the viewers people use: poppler (Evince, Okular; `pdftoppm`) and MuPDF
- * (`mutool draw`). A box left unchecked shows its frame, a checked one its tick, both as placed and after a
- * signature was added in a later revision. Looked at pixel by pixel inside each widget's rectangle.
+ * (`mutool draw`). A box left unchecked shows its frame, a checked one its tick: as placed, after a signature was
+ * added in a later revision, and after a signer filled them (one ticked, the other cleared) and signed. Looked at
+ * pixel by pixel inside each widget's rectangle.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { generatePdf } from '../../src/testing/generate-pdf.js';
 import { testPki } from '../../src/testing/test-pki.js';
+import { fillFormFields } from '../../src/service/signer/fill-form-fields.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const run = promisify(execFile);
@@ -23,7 +25,7 @@ const UNCHECKED_LEFT = 100;
 const CHECKED_LEFT = 200;
 
 let dir: string;
-const documents: Record<'placed' | 'signed', Uint8Array> = { placed: new Uint8Array(), signed: new Uint8Array() };
+const documents: Record<'placed' | 'signed' | 'filled', Uint8Array> = { placed: new Uint8Array(), signed: new Uint8Array(), filled: new Uint8Array() };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'paraph-check-render-'));
@@ -44,6 +46,11 @@ beforeAll(async () => {
   documents.placed = (await placeFields(bytes, [box('open', UNCHECKED_LEFT, false), box('ticked', CHECKED_LEFT, true), signature])).bytes;
   const pki = await testPki();
   documents.signed = (await signPdf(documents.placed, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'f.sig' })).bytes;
+  const filled = await fillFormFields(documents.placed, [
+    { name: 'f.open', type: 'Check', value: true, exportValue: 'Yes' },
+    { name: 'f.ticked', type: 'Check', value: false, exportValue: 'Yes' },
+  ]);
+  documents.filled = (await signPdf(filled, { signer: pki.signers.p256.signer, signingTime: new Date(TEST_NOW), field: 'f.sig' })).bytes;
 }, 60_000);
 
 afterAll(async () => {
@@ -107,11 +114,13 @@ function inside(raster: Raster, left: number): { marked: number; dark: number; t
 
 describe("paraph's check boxes in poppler and MuPDF", () => {
   for (const renderer of ['poppler', 'mupdf'] as const) {
-    for (const state of ['placed', 'signed'] as const) {
+    for (const state of ['placed', 'signed', 'filled'] as const) {
       it(`${renderer}, ${state}: the unchecked box shows its frame, the checked one its tick`, async () => {
         const raster = await render(documents[state], renderer, state);
-        const open = inside(raster, UNCHECKED_LEFT);
-        const ticked = inside(raster, CHECKED_LEFT);
+        // Filling ticked the box placed unchecked and cleared the other.
+        const [openLeft, tickedLeft] = state === 'filled' ? [CHECKED_LEFT, UNCHECKED_LEFT] : [UNCHECKED_LEFT, CHECKED_LEFT];
+        const open = inside(raster, openLeft);
+        const ticked = inside(raster, tickedLeft);
         // The box is filled and framed: nearly every pixel inside is drawn; an unchecked box has no tick.
         expect(open.marked / open.total).toBeGreaterThan(0.9);
         expect(open.dark).toBe(0);
