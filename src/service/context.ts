@@ -48,7 +48,7 @@ export interface ServiceSettings {
   readonly postbackPolicy?: PostbackPolicy;
   /** Limits of uploads and accounts; default: DEFAULT_SECURITY_SETTINGS. */
   readonly quotas?: ServiceQuotas;
-  /** Who the signing page and the e-mails say is asking (PARAPH_ORGANIZATION); default `paraph`. */
+  /** Who the signing page and the e-mails say is asking (PARAPH_ORGANIZATION) when the account's branding names no one; default `paraph`. */
   readonly organizationName?: string;
   /** The sender's name on the signing page and in the e-mails (PARAPH_SENDER_NAME). */
   readonly senderName?: string;
