@@ -126,7 +126,7 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
 }
 
 /** Where an account's advanced seal is kept in the settings. */
-export function accountSealSetting(accountId: string): string {
+function accountSealSetting(accountId: string): string {
   return `${KEY_SETTINGS.seal}.account.${accountId}`;
 }
 
