@@ -19,7 +19,7 @@ import {
   setAccountDisabled,
   showAccount,
 } from '../service/account-admin.js';
-import { removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
+import { qualifiedSealSummary, removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
 import { loadCredentialKey } from '../service/credentials.js';
 import { openServiceStore } from '../store/open-store.js';
 import { UsageError, type CliCommand, type CliIo } from './common.js';
@@ -198,7 +198,7 @@ async function runSeal(deps: SealAdminDeps, positionals: string[], values: Value
   );
   const certificate = account.QualifiedSeal?.Certificate;
   return out(
-    { ...accountJson(account), ...(certificate ? { QualifiedSeal: { Kind: account.QualifiedSeal?.Kind, Certificate: certificate } } : {}) },
+    accountJson(account),
     `${accountLine(account)}\nqualified seal: ${certificate?.Subject ?? '?'} (serial ${certificate?.Serial ?? '?'}, valid until ${certificate?.NotAfter ?? '?'})\n`,
   );
 }
@@ -209,6 +209,7 @@ function accountJson(a: Account): Record<string, unknown> {
     Name: a.Name,
     ...(a.NotificationEmail !== undefined ? { NotificationEmail: a.NotificationEmail } : {}),
     Disabled: a.Disabled === true,
+    ...(a.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(a.QualifiedSeal) } : {}),
     CreatedDateTime: a.CreatedDateTime,
   };
 }

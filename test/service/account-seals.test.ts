@@ -15,6 +15,7 @@ import { createCertificateAuthority, issueSigningIdentity, type CreatedAuthority
 import { verifyPdf } from '../../src/pades/verify.js';
 import { call, makePdf, startTestService, TestClock, type ApiResponse, type TestService } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
+import { SCRIBBLE_DATA_URL } from './signer/signer-fixture.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 const ADMIN_TOKEN = 'admin-token-0123456789-0123456789-abcdef';
@@ -173,6 +174,22 @@ describe('seals per account', () => {
     expect(pemCount(chain.text)).toBe(2);
     expect(chain.text.trim().endsWith(qtspPem.trim())).toBe(true);
     expect((await admin('GET', `/accounts/${alpha.id}/seal-chain.pem`)).text).toBe(chain.text);
+    // A signed transaction of Alpha: the last signature's job seals with Alpha's token key too.
+    const created = await call(service.url, 'POST', '/api/transaction', { auth: false, headers: alpha.headers, json: { Seal: true, Signers: [{ SendSignRequest: false, Email: 'alice@example.com' }] } });
+    const id = created.json.Id as string;
+    const put = await call(service.url, 'PUT', `/api/transaction/${id}/file/c.pdf`, { auth: false, body: await makePdf([['Contract', '{{Signer1}}']]), headers: { ...alpha.headers, 'content-type': 'application/pdf' } });
+    expect(put.status, put.text).toBe(201);
+    expect((await call(service.url, 'PUT', `/api/transaction/${id}/start`, { auth: false, headers: alpha.headers })).status).toBe(204);
+    const token = (created.json.Signers[0].SignUrl as string).split('/sign/')[1] as string;
+    const signer = (path: string, json: unknown) => call(service.url, 'POST', `/api/signer/${token}${path}`, { auth: false, json });
+    expect((await signer('/verification', { Type: 'Scribble', Image: SCRIBBLE_DATA_URL, Name: 'Alice' })).status).toBe(200);
+    expect((await signer('/sign', { Fields: {} })).status).toBe(200);
+    const signed = (await call(service.url, 'GET', `/api/transaction/${id}/file/c.pdf`, { auth: false, headers: alpha.headers })).bytes;
+    const signingCaPem = (await call(service.url, 'GET', '/api/ca/signing.pem', { auth: false })).text;
+    const both = await checkSignedPdf(signed, `${signingCaPem}\n${qtspPem}`);
+    expect(both.pdfsig.map((s) => [s.signerCommonName, s.valid]), both.details).toEqual([['Alice', true], ['Alpha BV Qualified Seal', true]]);
+    expect(both.openssl, both.details).toEqual([true, true]);
+
     // Removing it: the account seals with its advanced seal again.
     expect((await admin('DELETE', `/accounts/${beta.id}/qualified-seal`)).status).toBe(200);
     const sealCaPem = (await call(service.url, 'GET', '/api/ca/seal.pem', { auth: false })).text;
