@@ -68,6 +68,10 @@ export const CONFIG_SETTINGS = {
   qsealPkcs11Token: { env: 'PARAPH_QSEAL_PKCS11_TOKEN', file: 'qualifiedSeal.tokenLabel', type: 'text', defaultText: 'none', description: 'label of that token', section: 'service' },
   qsealPkcs11Slot: { env: 'PARAPH_QSEAL_PKCS11_SLOT', file: 'qualifiedSeal.slotIndex', type: 'integer', unit: 'count', min: 0, max: 1023, defaultText: 'none', description: 'slot index of that token when no token label is given', section: 'service' },
   qsealPkcs11Key: { env: 'PARAPH_QSEAL_PKCS11_KEY', file: 'qualifiedSeal.keyLabel', type: 'text', defaultText: 'the first key', description: 'CKA_LABEL of the qualified seal key', section: 'service' },
+  pkcs11Modules: {
+    env: 'PARAPH_PKCS11_MODULES', file: 'pkcs11Modules', type: 'list', defaultText: 'the modules of PARAPH_QSEAL_PKCS11_MODULE and PARAPH_CA_PKCS11_MODULE', description: "comma-separated paths of the PKCS#11 modules the admin API may name for an account's qualified seal (docs/design/accounts.md#seals)",
+    details: 'the service loads the module an admin names: only these, never an arbitrary library', section: 'security',
+  },
   caPkcs11Module: { env: 'PARAPH_CA_PKCS11_MODULE', file: 'caToken.pkcs11Module', type: 'path', defaultText: 'none: keys in the store', description: 'PKCS#11 module of the token holding the signing CA and advanced seal keys instead of the store', section: 'security' },
   caPkcs11Pin: { env: 'PARAPH_CA_PKCS11_PIN', file: 'caToken.pin', type: 'secret', defaultText: 'none', description: 'user PIN of that token', section: 'security' },
   caPkcs11Token: { env: 'PARAPH_CA_PKCS11_TOKEN', file: 'caToken.tokenLabel', type: 'text', defaultText: 'none', description: 'label of that token', section: 'security' },

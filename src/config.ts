@@ -98,6 +98,8 @@ export interface ServiceConfig {
   readonly organizationName: string;
   /** The sender's name shown on the signing page and in mails (`PARAPH_SENDER_NAME`); none by default. */
   readonly senderName?: string;
+  /** PKCS#11 modules the admin API may name for an account's qualified seal (`PARAPH_PKCS11_MODULES`). */
+  readonly pkcs11Modules?: readonly string[];
   /** Reply-To of the mails to signers and receivers (`PARAPH_MAIL_REPLY_TO`); default the account's NotificationEmail. */
   readonly mailReplyTo?: string;
   /** Absolute path of the JSON file of identity providers (docs/verifications.md#configuration); none by default. */
@@ -340,6 +342,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   else if (engineText !== undefined) issues.push(`${raw('textEngine')?.where ?? ''}: must be pdfjs or pdfium (got ${JSON.stringify(engineText)})`);
   const organizationName = str('organizationName') ?? CONFIG_SETTINGS.organizationName.default;
   const senderName = str('senderName');
+  const pkcs11Modules = str('pkcs11Modules')?.split(',').map((m) => m.trim()).filter((m) => m !== '');
   const identityProvidersRaw = str('identityProvidersFile');
   const identityProvidersFile = identityProvidersRaw === undefined ? undefined : resolve(cwd, identityProvidersRaw);
   const mailReplyTo = str('mailReplyTo');
@@ -418,6 +421,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(mailFrom !== undefined ? { mailFrom } : {}),
     organizationName,
     ...(senderName !== undefined ? { senderName } : {}),
+    ...(pkcs11Modules !== undefined ? { pkcs11Modules } : {}),
     ...(mailReplyTo !== undefined ? { mailReplyTo } : {}),
     ...(identityProvidersFile !== undefined ? { identityProvidersFile } : {}),
     logLevel,

@@ -27,6 +27,7 @@ import type { IdentityProvider, VerificationSenders } from './service/verificati
 import { loadIdentityProviders } from './service/identity/identity-provider-config.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { ensureBootstrapAccount } from './service/bootstrap-account.js';
+import { AccountSeals } from './service/account-seals.js';
 import { loadCredentialKey } from './service/credentials.js';
 import { ADMIN_TOKEN_PURPOSE } from './service/account-admin.js';
 import { isSealed } from './store/master-key.js';
@@ -156,6 +157,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   const store = opened.store;
   let qualified: (Signer & { close?: () => Promise<void> }) | undefined;
   let tokenKeys: { signingCa: Pkcs11Signer; seal: Pkcs11Signer } | undefined;
+  let accountSeals: AccountSeals | undefined;
   const closeTokenKeys = async (): Promise<void> => {
     await tokenKeys?.signingCa.close().catch(() => undefined);
     await tokenKeys?.seal.close().catch(() => undefined);
@@ -178,6 +180,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const keys: ServiceKeys = topOfChain ? { ...ensured.keys, sealCaPem: derToPem(topOfChain, 'CERTIFICATE') } : ensured.keys;
     const credentialKey = await loadCredentialKey(store, opened.masterKey);
     const account = await ensureBootstrapAccount(store, config, clock, { credentialKey });
+    accountSeals = new AccountSeals({ store, clock, keys, masterKey: opened.masterKey, bootstrapAccountId: account.accountId, organizationName: config.organizationName, ...(options.keyKind ? { keyKind: options.keyKind } : {}) });
     const timestamper = options.timestamper ?? (config.tsaUrl ? createHttpTimestamper({ url: config.tsaUrl, random: randomBytes }) : undefined);
     // Mail files hold live sign links and codes: inside the data directory they are sealed, so a copy of the
     // directory without the master key holds none; a directory the operator names elsewhere gets plain .eml files.
@@ -196,6 +199,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
       deleteGraceMinutes: config.deleteGraceMinutes,
       organizationName: config.organizationName,
+      pkcs11Modules: config.pkcs11Modules ?? [config.qualifiedSeal?.kind === 'pkcs11' ? config.qualifiedSeal.modulePath : undefined, config.caToken?.modulePath].filter((m): m is string => m !== undefined),
       ...(config.senderName !== undefined ? { senderName: config.senderName } : {}),
       ...(config.mailReplyTo !== undefined ? { mailReplyTo: config.mailReplyTo } : {}),
       postbackPolicy: { allowHttp: security.postbackAllowHttp, allowedRanges: security.postbackAllowedRanges },
@@ -221,6 +225,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       secrets: opened.masterKey,
       credentialKey,
+      accountSeals,
       ...(config.smtpUrl ? {} : { mailFiles: { remove: (transactionId: string) => removeMailFiles(mailDir, transactionId) } }),
     });
     const deps: AppDeps = {
@@ -335,12 +340,14 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
           metrics.close();
           await stopWorkers();
           mailTransport.close();
+          await accountSeals?.close();
           await qualified?.close?.();
           await closeTokenKeys();
           await store.close();
         })()),
     };
   } catch (error) {
+    await accountSeals?.close();
     await qualified?.close?.().catch(() => undefined);
     await closeTokenKeys();
     await store.close().catch(() => undefined);

@@ -5,7 +5,7 @@
  * here is refused by the service at its next request. Changes are audited with the actor `cli`. A new secret is
  * printed once.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Account, AccountCredential } from '../domain/account.js';
@@ -19,7 +19,8 @@ import {
   setAccountDisabled,
   showAccount,
 } from '../service/account-admin.js';
-import { loadCredentialKey, type CredentialDeps } from '../service/credentials.js';
+import { qualifiedSealSummary, removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
+import { loadCredentialKey } from '../service/credentials.js';
 import { openServiceStore } from '../store/open-store.js';
 import { UsageError, type CliCommand, type CliIo } from './common.js';
 
@@ -33,6 +34,9 @@ const USAGE = `usage:
   paraph account key list <accountId>
   paraph account key rotate <accountId> <credentialId> [--overlap-seconds <n>]   (default 86400)
   paraph account key revoke <accountId> <credentialId>
+  paraph account seal set <accountId> --pkcs12 <file.p12>                 (password on stdin)
+  paraph account seal set <accountId> --pkcs11-module <path> [--token-label <label> | --slot <n>] [--key-label <label>]   (PIN on stdin)
+  paraph account seal remove <accountId>
 options: --data-dir <dir> (default PARAPH_DATA_DIR or ./data), --json (machine-readable output)
 `;
 
@@ -43,35 +47,51 @@ const OPTIONS = {
   kind: { type: 'string' },
   label: { type: 'string' },
   'overlap-seconds': { type: 'string' },
+  pkcs12: { type: 'string' },
+  'pkcs11-module': { type: 'string' },
+  'token-label': { type: 'string' },
+  slot: { type: 'string' },
+  'key-label': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const accountCommand: CliCommand = async (args, io) => {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  if (values.help || positionals.length === 0) {
-    io.stdout(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const dataDir = resolve(values['data-dir'] ?? process.env.PARAPH_DATA_DIR ?? './data');
-  const databaseUrl = process.env.PARAPH_DATABASE_URL?.trim() || undefined;
-  if (databaseUrl === undefined && !existsSync(join(dataDir, 'paraph.db'))) {
-    io.stderr(`no service data in ${dataDir}: name the data directory with --data-dir (or PARAPH_DATA_DIR), or start the service once\n`);
-    return 2;
-  }
-  const configuredKey = process.env.PARAPH_MASTER_KEY?.trim() || undefined;
-  const opened = await openServiceStore({ dataDir, ...(configuredKey !== undefined ? { configuredKey } : {}), ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
-  try {
-    const deps: CredentialDeps = { store: opened.store, clock: () => new Date(), credentialKey: await loadCredentialKey(opened.store, opened.masterKey) };
-    return await run(deps, positionals, values, io);
-  } finally {
-    await opened.store.close();
-  }
-};
+/** `paraph account`, reading a seal's password or PIN with `readSecret` (default stdin: never an argument). */
+export function accountCommandWith(readSecret: () => Promise<string>): CliCommand {
+  return async (args, io) => {
+    const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help || positionals.length === 0) {
+      io.stdout(USAGE);
+      return values.help ? 0 : 2;
+    }
+    const dataDir = resolve(values['data-dir'] ?? process.env.PARAPH_DATA_DIR ?? './data');
+    const databaseUrl = process.env.PARAPH_DATABASE_URL?.trim() || undefined;
+    if (databaseUrl === undefined && !existsSync(join(dataDir, 'paraph.db'))) {
+      io.stderr(`no service data in ${dataDir}: name the data directory with --data-dir (or PARAPH_DATA_DIR), or start the service once\n`);
+      return 2;
+    }
+    const configuredKey = process.env.PARAPH_MASTER_KEY?.trim() || undefined;
+    const opened = await openServiceStore({ dataDir, ...(configuredKey !== undefined ? { configuredKey } : {}), ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
+    try {
+      const deps: SealAdminDeps = { store: opened.store, clock: () => new Date(), credentialKey: await loadCredentialKey(opened.store, opened.masterKey), secrets: opened.masterKey };
+      return await run(deps, positionals, values, io, readSecret);
+    } finally {
+      await opened.store.close();
+    }
+  };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+export const accountCommand: CliCommand = accountCommandWith(readStdin);
 
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
 
-async function run(deps: CredentialDeps, positionals: string[], values: Values, io: CliIo): Promise<number> {
+async function run(deps: SealAdminDeps, positionals: string[], values: Values, io: CliIo, readSecret: () => Promise<string>): Promise<number> {
   const [verb, ...rest] = positionals;
   const out = (json: unknown, text: string): number => {
     io.stdout(values.json ? `${JSON.stringify(json)}\n` : text);
@@ -104,12 +124,14 @@ async function run(deps: CredentialDeps, positionals: string[], values: Values, 
     }
     case 'key':
       return runKey(deps, rest, values, out);
+    case 'seal':
+      return runSeal(deps, rest, values, out, readSecret);
     default:
       throw new UsageError(`paraph account: unknown command ${JSON.stringify(verb)}\n${USAGE}`);
   }
 }
 
-async function runKey(deps: CredentialDeps, positionals: string[], values: Values, out: (json: unknown, text: string) => number): Promise<number> {
+async function runKey(deps: SealAdminDeps, positionals: string[], values: Values, out: (json: unknown, text: string) => number): Promise<number> {
   const [verb, accountId, credentialId] = positionals;
   if (accountId === undefined) throw new UsageError(`paraph account key ${verb ?? ''}: missing <accountId>\n${USAGE}`);
   const needCredential = (): string => {
@@ -146,12 +168,48 @@ async function runKey(deps: CredentialDeps, positionals: string[], values: Value
   }
 }
 
+async function runSeal(deps: SealAdminDeps, positionals: string[], values: Values, out: (json: unknown, text: string) => number, readSecret: () => Promise<string>): Promise<number> {
+  const [verb, accountId] = positionals;
+  if (accountId === undefined) throw new UsageError(`paraph account seal ${verb ?? ''}: missing <accountId>\n${USAGE}`);
+  if (verb === 'remove') {
+    const account = await removeAccountQualifiedSeal(deps, 'cli', accountId);
+    return out(accountJson(account), `${accountLine(account)}\nno qualified seal: the account seals with its advanced seal\n`);
+  }
+  if (verb !== 'set') throw new UsageError(`paraph account seal: unknown command ${JSON.stringify(verb)}\n${USAGE}`);
+  const module = values['pkcs11-module'];
+  if ((values.pkcs12 === undefined) === (module === undefined)) throw new UsageError('paraph account seal set: --pkcs12 <file> or --pkcs11-module <path>');
+  const slot = values.slot;
+  if (slot !== undefined && !/^[0-9]{1,4}$/.test(slot)) throw new UsageError('paraph account seal set: --slot takes a slot index');
+  const secret = await readSecret();
+  const account = await setAccountQualifiedSeal(
+    deps,
+    'cli',
+    accountId,
+    values.pkcs12 !== undefined
+      ? { Kind: 'Pkcs12', Pkcs12: readFileSync(values.pkcs12).toString('base64'), Password: secret }
+      : {
+          Kind: 'Pkcs11',
+          Module: module as string,
+          Pin: secret,
+          ...(values['token-label'] !== undefined ? { TokenLabel: values['token-label'] } : {}),
+          ...(slot !== undefined ? { SlotIndex: Number(slot) } : {}),
+          ...(values['key-label'] !== undefined ? { KeyLabel: values['key-label'] } : {}),
+        },
+  );
+  const certificate = account.QualifiedSeal?.Certificate;
+  return out(
+    accountJson(account),
+    `${accountLine(account)}\nqualified seal: ${certificate?.Subject ?? '?'} (serial ${certificate?.Serial ?? '?'}, valid until ${certificate?.NotAfter ?? '?'})\n`,
+  );
+}
+
 function accountJson(a: Account): Record<string, unknown> {
   return {
     Id: a.Id,
     Name: a.Name,
     ...(a.NotificationEmail !== undefined ? { NotificationEmail: a.NotificationEmail } : {}),
     Disabled: a.Disabled === true,
+    ...(a.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(a.QualifiedSeal) } : {}),
     CreatedDateTime: a.CreatedDateTime,
   };
 }

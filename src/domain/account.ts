@@ -27,7 +27,39 @@ export interface Account {
   Branding?: AccountBranding;
   /** Limits that replace the service-wide ones for this account. */
   Limits?: AccountLimits;
+  /** The account's own qualified seal: every seal of the account uses it (docs/design/accounts.md#seals). */
+  QualifiedSeal?: AccountQualifiedSeal;
   CreatedDateTime: string;
+}
+
+/**
+ * Where an account's qualified seal key is and the certificate it was found with. Its secrets (the PKCS#12 file and
+ * password, the PIN) are kept sealed with the master key (`…Sealed`); the rest is shown to the admin API.
+ */
+export type AccountQualifiedSeal = AccountQualifiedSealPkcs12 | AccountQualifiedSealPkcs11;
+
+interface QualifiedSealCommon {
+  /** New with every configuration: a process that opened an older one opens this one instead. */
+  Id: string;
+  /** The seal certificate when it was set: subject, serial (hex), issuer, end of validity. */
+  Certificate: { Subject: string; Serial: string; Issuer: string; NotAfter: string };
+  SetDateTime: string;
+}
+
+export interface AccountQualifiedSealPkcs12 extends QualifiedSealCommon {
+  Kind: 'Pkcs12';
+  Pkcs12Sealed: string;
+  PasswordSealed: string;
+}
+
+export interface AccountQualifiedSealPkcs11 extends QualifiedSealCommon {
+  Kind: 'Pkcs11';
+  /** Path of the PKCS#11 module on every machine the service runs on. */
+  Module: string;
+  TokenLabel?: string;
+  SlotIndex?: number;
+  KeyLabel?: string;
+  PinSealed: string;
 }
 
 export interface AccountBranding {

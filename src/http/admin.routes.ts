@@ -19,6 +19,9 @@ import {
   showAccount,
   updateAccountSettings,
 } from '../service/account-admin.js';
+import { removeAccountQualifiedSeal, setAccountQualifiedSeal } from '../service/account-seal-admin.js';
+import { accountSeal } from '../service/seal-job.js';
+import { SEAL_CHAIN_PEM } from './account.routes.js';
 import {
   ACCOUNT_VIEW,
   AccountParamsSchema,
@@ -32,6 +35,7 @@ import {
   credentialView,
   IssueCredentialSchema,
   PostbackSecretSchema,
+  QualifiedSealSchema,
   RotateCredentialSchema,
   UpdateAccountSchema,
 } from './admin.schema.js';
@@ -83,6 +87,34 @@ export function adminRoutes(ctx: ServiceContext): FastifyPluginAsync {
       async (request) => {
         const secret = await setAccountPostbackSecret(ctx, ACTOR, request.params.accountId, request.body.Secret);
         return { ...accountView(await showAccount(ctx, request.params.accountId)), PostbackSecret: secret };
+      },
+    );
+    app.put(
+      '/accounts/:accountId/qualified-seal',
+      {
+        schema: { params: AccountParamsSchema, body: QualifiedSealSchema },
+        config: doc("Set the account's qualified seal (PKCS#12 file or PKCS#11 key): opened and checked first, secrets stored sealed", {
+          200: json('The account with its QualifiedSeal', ACCOUNT_VIEW),
+          400: error('Invalid body, a key that does not open (wrong password or PIN, no such token or key) or a certificate that cannot seal (the code says which)'),
+          404: NO_ACCOUNT,
+        }),
+      },
+      async (request) =>
+        accountView(
+          await setAccountQualifiedSeal({ ...ctx, ...(ctx.secrets ? { secrets: ctx.secrets } : {}), allowedPkcs11Modules: ctx.settings.pkcs11Modules ?? [] }, ACTOR, request.params.accountId, request.body),
+        ),
+    );
+    app.delete(
+      '/accounts/:accountId/qualified-seal',
+      { schema: { params: AccountParamsSchema }, config: doc("Remove the account's qualified seal: it seals with its advanced seal again", { 200: json('The account', ACCOUNT_VIEW), 404: NO_ACCOUNT }) },
+      async (request) => accountView(await removeAccountQualifiedSeal(ctx, ACTOR, request.params.accountId)),
+    );
+    app.get(
+      '/accounts/:accountId/seal-chain.pem',
+      { schema: { params: AccountParamsSchema }, config: doc("The certificate chain of the account's seal", { 200: SEAL_CHAIN_PEM, 404: NO_ACCOUNT }) },
+      async (request, reply) => {
+        await showAccount(ctx, request.params.accountId);
+        return reply.type('application/x-pem-file').send((await accountSeal(ctx, request.params.accountId)).chainPem);
       },
     );
     app.post(

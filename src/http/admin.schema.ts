@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import type { Account, AccountCredential } from '../domain/account.js';
 import type { AdminAuditEntry } from '../service/account-admin.js';
+import { qualifiedSealSummary } from '../service/account-seal-admin.js';
 
 const opt = Type.Optional;
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -53,6 +54,29 @@ export const UpdateAccountSchema = Type.Object(
 /** PUT /api/admin/accounts/{accountId}/postback-secret: without `Secret` one is generated. */
 export const PostbackSecretSchema = Type.Object({ Secret: opt(Type.String({ minLength: 16, maxLength: 256 })) }, { additionalProperties: false });
 
+/** PUT /api/admin/accounts/{accountId}/qualified-seal: a PKCS#12 file or a PKCS#11 key; the secrets are stored sealed. */
+export const QualifiedSealSchema = Type.Union([
+  Type.Object(
+    {
+      Kind: Type.Literal('Pkcs12'),
+      Pkcs12: Type.String({ minLength: 4, maxLength: 90_000, description: 'The .p12/.pfx file, base64 (at most 64 KiB)' }),
+      Password: Type.String({ maxLength: 1024 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      Kind: Type.Literal('Pkcs11'),
+      Module: Type.String({ minLength: 1, maxLength: 4096, description: 'Absolute path of the PKCS#11 module: one of PARAPH_PKCS11_MODULES' }),
+      TokenLabel: opt(Type.String({ minLength: 1, maxLength: 32 })),
+      SlotIndex: opt(Type.Integer({ minimum: 0, maximum: 1023, description: 'When no TokenLabel is given' })),
+      KeyLabel: opt(Type.String({ minLength: 1, maxLength: 255, description: 'CKA_LABEL of the key (default: the only key)' })),
+      Pin: Type.String({ minLength: 1, maxLength: 256 }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
 /** POST /api/admin/accounts/{accountId}/credentials. */
 export const IssueCredentialSchema = Type.Object(
   {
@@ -93,6 +117,22 @@ export const ACCOUNT_VIEW = {
     Branding: { type: 'object' },
     Limits: { type: 'object' },
     HasPostbackSecret: { type: 'boolean' },
+    QualifiedSeal: {
+      type: 'object',
+      description: "The account's own qualified seal: where the key is and its certificate (never its secrets)",
+      properties: {
+        Kind: { enum: ['Pkcs12', 'Pkcs11'] },
+        Module: { type: 'string' },
+        TokenLabel: { type: 'string' },
+        SlotIndex: { type: 'integer' },
+        KeyLabel: { type: 'string' },
+        Certificate: {
+          type: 'object',
+          properties: { Subject: { type: 'string' }, Serial: { type: 'string' }, Issuer: { type: 'string' }, NotAfter: DateTime },
+        },
+        SetDateTime: DateTime,
+      },
+    },
     PostbackSecret: { type: 'string', description: 'Only in the answer that set it: shown once' },
     CreatedDateTime: DateTime,
   },
@@ -140,6 +180,7 @@ export function accountView(account: Account): Record<string, unknown> {
     ...(account.Branding !== undefined ? { Branding: account.Branding } : {}),
     ...(account.Limits !== undefined ? { Limits: account.Limits } : {}),
     HasPostbackSecret: account.PostbackSecret !== undefined && account.PostbackSecret !== '',
+    ...(account.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(account.QualifiedSeal) } : {}),
     CreatedDateTime: account.CreatedDateTime,
   };
 }

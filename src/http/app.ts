@@ -17,6 +17,7 @@ import { TransactionCleanedError } from '../service/transaction-guards.js';
 import { authenticate } from './auth.js';
 import { authenticateAdmin } from './admin-auth.js';
 import { adminRoutes } from './admin.routes.js';
+import { accountRoutes } from './account.routes.js';
 import { limitAccountRate } from './account-rate-limit.js';
 import { accountRateQuota } from '../service/account-rate-quota.js';
 import { handleError } from './error-map.js';
@@ -162,6 +163,7 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });
+    await api.register(accountRoutes(ctx), { prefix: '/api/account' });
   });
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticateAdmin(deps.adminToken));

@@ -73,6 +73,7 @@ const TAGS = [
   { name: 'transaction', description: 'Create, read, start and cancel signing transactions' },
   { name: 'file', description: 'Upload PDFs and their FileMetaData, download the current PDF' },
   { name: 'receipt', description: 'The sealed evidential receipt' },
+  { name: 'account', description: "The calling account's seal certificate chain, for relying parties" },
   { name: 'signer', description: 'The signer API behind SignUrl, authorized by the token in the path' },
   { name: 'ca', description: "The service's CA certificates" },
   { name: 'service', description: 'Health and this document' },

@@ -22,6 +22,8 @@ export interface ReceiptText {
   };
   readonly labels: {
     readonly transactionId: string;
+    /** The organisation (the account) the transaction belongs to. */
+    readonly organization: string;
     readonly reference: string;
     readonly status: string;
     readonly createdAt: string;
@@ -105,6 +107,7 @@ const EN: ReceiptText = {
   },
   labels: {
     transactionId: 'Transaction ID',
+    organization: 'Organisation',
     reference: 'Reference',
     status: 'Status',
     createdAt: 'Created',
@@ -231,6 +234,7 @@ const NL: ReceiptText = {
   },
   labels: {
     transactionId: 'Transactie-ID',
+    organization: 'Organisatie',
     reference: 'Referentie',
     status: 'Status',
     createdAt: 'Aangemaakt',
@@ -358,6 +362,7 @@ const DE: ReceiptText = {
   },
   labels: {
     transactionId: 'Transaktions-ID',
+    organization: 'Organisation',
     reference: 'Referenz',
     status: 'Status',
     createdAt: 'Erstellt',
@@ -484,6 +489,7 @@ const FR: ReceiptText = {
   },
   labels: {
     transactionId: 'Identifiant de la transaction',
+    organization: 'Organisation',
     reference: 'Référence',
     status: 'Statut',
     createdAt: 'Créée le',
@@ -612,6 +618,7 @@ const ES: ReceiptText = {
   },
   labels: {
     transactionId: 'ID de la transacción',
+    organization: 'Organización',
     reference: 'Referencia',
     status: 'Estado',
     createdAt: 'Creada',
@@ -738,6 +745,7 @@ const IT: ReceiptText = {
   },
   labels: {
     transactionId: 'ID della transazione',
+    organization: 'Organizzazione',
     reference: 'Riferimento',
     status: 'Stato',
     createdAt: 'Creata',
@@ -864,6 +872,7 @@ const PL: ReceiptText = {
   },
   labels: {
     transactionId: 'Identyfikator transakcji',
+    organization: 'Organizacja',
     reference: 'Numer referencyjny',
     status: 'Status',
     createdAt: 'Utworzono',

@@ -204,6 +204,7 @@ function writeSummary(layout: ReceiptLayout, t: ReceiptText, options: RenderRece
   layout.heading(t.sections.summary, 13);
   const rows: [string, string][] = [
     [t.labels.transactionId, tx.id],
+    ...(tx.organization !== undefined ? [[t.labels.organization, tx.organization] as [string, string]] : []),
     [t.labels.reference, tx.reference ?? t.labels.none],
     [t.labels.status, `${tx.status} – ${t.statuses[tx.status]}`],
     [t.labels.createdAt, formatTime(tx.createdAt, t)],

@@ -96,6 +96,8 @@ export interface ReceiptDocument {
 /** The transaction as the receipt shows it (docs/design/api.md#response-values). */
 export interface ReceiptTransaction {
   readonly id: string;
+  /** The organisation the transaction belongs to (its account's name). */
+  readonly organization?: string;
   readonly reference?: string;
   readonly status: TransactionStatusCode;
   /** The transaction's Language; receipt texts exist for `en-US` and `nl-NL`, others fall back to `en-US`. */

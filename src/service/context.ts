@@ -11,6 +11,7 @@ import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
 import type { ServiceKeys } from './service-keys.js';
+import type { AccountSeals } from './account-seals.js';
 import { ServiceError } from './service-error.js';
 import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guard.js';
 import type { IdentityProvider } from './verification-senders.js';
@@ -54,6 +55,8 @@ export interface ServiceSettings {
   readonly senderName?: string;
   /** Reply-To of the e-mails to signers and receivers (PARAPH_MAIL_REPLY_TO); default the account's NotificationEmail. */
   readonly mailReplyTo?: string;
+  /** PKCS#11 modules the admin API may name for an account's qualified seal; none by default. */
+  readonly pkcs11Modules?: readonly string[];
   /** Heap and time of the pdf-lib steps of uploads and starts (pdf-work.ts); default DEFAULT_PDF_WORK_LIMITS. */
   readonly pdfWork?: PdfWorkLimits;
 }
@@ -96,6 +99,8 @@ export interface ServiceContext {
   readonly observer?: ServiceObserver;
   /** The key of the account credentials' keyed hashes (credentials.ts); plain SHA-256 without it. */
   readonly credentialKey?: CredentialKey;
+  /** Each account's seal (account-seals.ts); without it every account seals with the environment's seal. */
+  readonly accountSeals?: AccountSeals;
 }
 
 /** The mail files of transactions (mail-transport.ts writes them). */
@@ -119,6 +124,7 @@ export interface ServiceContextDeps {
   readonly mailFiles?: MailFiles;
   readonly observer?: ServiceObserver;
   readonly credentialKey?: CredentialKey;
+  readonly accountSeals?: AccountSeals;
 }
 
 /**
@@ -143,6 +149,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.mailFiles ? { mailFiles: deps.mailFiles } : {}),
     ...(deps.observer ? { observer: deps.observer } : {}),
     ...(deps.credentialKey ? { credentialKey: deps.credentialKey } : {}),
+    ...(deps.accountSeals ? { accountSeals: deps.accountSeals } : {}),
   };
 }
 

@@ -25,7 +25,8 @@ import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.
 import { signerEvidence } from './signer/signer-evidence.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
 import type { SealedDocument } from './pdf-work-protocol.js';
-import { sealInPool, sealStep } from './seal-job.js';
+import { accountSeal, sealInPool, sealStep } from './seal-job.js';
+import type { AccountSeal } from './account-seals.js';
 import { receiptInPool } from './receipt-job.js';
 import { ParaphError, isInputError } from '../errors.js';
 
@@ -82,10 +83,11 @@ export async function finalizeTransaction(
   const { presealed, signal } = options;
   const usable = presealed !== undefined && presealed.at.getTime() >= Date.parse(tx.ModifiedDateTime) ? presealed : undefined;
   const now = usable?.at ?? changeTime(ctx, tx);
-  const sealCert = ctx.keys.sealSigner.certificateChain[0];
+  const seal = await accountSeal(ctx, tx.AccountId);
+  const sealCert = seal.signer.certificateChain[0];
   if (sealCert === undefined) throw new Error('The seal signer has no certificate.');
   const certificate = describeCertificate(sealCert);
-  const level = ctx.keys.sealLevel;
+  const level = seal.level;
 
   const finals = new Map<string, { sha256: string; size: number; rewrittenBecause?: string }>();
   for (const file of tx.Files) {
@@ -96,7 +98,7 @@ export async function finalizeTransaction(
     let rewrittenBecause: string | undefined;
     if (tx.Seal) {
       const pages = file.Original?.pages ?? 0;
-      ({ bytes, rewrittenBecause } = await sealChecked(ctx, file.FileId, read, pages, usable?.files.get(file.FileId), now, tx.Language, signal));
+      ({ bytes, rewrittenBecause } = await sealChecked(ctx, seal, file.FileId, read, pages, usable?.files.get(file.FileId), now, tx.Language, signal));
     } else bytes = await read();
     const info = await ctx.store.blobs.write(bytes);
     finals.set(file.FileId, { sha256: info.sha256, size: info.size, ...(rewrittenBecause !== undefined ? { rewrittenBecause } : {}) });
@@ -123,20 +125,22 @@ export async function finalizeTransaction(
   if (stored?.version !== expectedVersion) throw new ConcurrencyError(tx.Id, expectedVersion, stored?.version);
   for (const entry of audit) chain = appendAuditEntry(chain, entry);
   const receiptCertificate: ReceiptCertificate = certificate;
+  const organization = seal.organization;
   // One receipt in the transaction's language, and the same in each other language a signer reads: a signer's
   // confirmation carries the one they can read. Each is sealed on its own (its seal line in its language).
   const buildIn = async (language: Language): Promise<BlobRef> => {
     const receipt = await receiptInPool(
       ctx,
+      seal,
       {
-        transaction: receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain),
+        transaction: { ...receiptTransaction(completed, now, tx.Seal ? { certificate: receiptCertificate, level } : undefined, chain), ...(organization ? { organization } : {}) },
         documents: receiptDocuments(completed, finals),
         auditLog: chain,
         language,
         generatedAt: now,
         receiptSeal: { certificate: receiptCertificate, level },
       },
-      sealStep(ctx, now, language, false),
+      sealStep(ctx, seal, now, language, false),
       signal,
     );
     const info = await ctx.store.blobs.write(receipt);
@@ -165,6 +169,7 @@ export async function finalizeTransaction(
  */
 async function sealChecked(
   ctx: ServiceContext,
+  seal: AccountSeal,
   fileId: string,
   read: () => Promise<Uint8Array>,
   pages: number,
@@ -173,8 +178,8 @@ async function sealChecked(
   language: Language | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ bytes: Uint8Array; rewrittenBecause?: string }> {
-  const step = sealStep(ctx, now, language, true);
-  const sealed = presealed ?? (await sealInPool(ctx, await read(), step, pages, signal));
+  const step = sealStep(ctx, seal, now, language, true);
+  const sealed = presealed ?? (await sealInPool(ctx, seal, await read(), step, pages, signal));
   const problem = sealed.problem;
   if (problem === undefined) return { bytes: sealed.bytes };
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
@@ -185,7 +190,7 @@ async function sealChecked(
     if (!isInputError(error)) throw error;
     throw sealNotVerifiable(fileId, `${problem}; rewriting it: ${error.message}`);
   }
-  const again = await sealInPool(ctx, rewritten, step, pages, signal);
+  const again = await sealInPool(ctx, seal, rewritten, step, pages, signal);
   if (again.problem !== undefined) throw sealNotVerifiable(fileId, `${problem}; after a clean rewrite: ${again.problem}`);
   return { bytes: again.bytes, rewrittenBecause: problem };
 }

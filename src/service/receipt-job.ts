@@ -4,6 +4,7 @@
  * value at a time, as for every other seal.
  */
 import type { RenderReceiptOptions } from '../receipt/receipt.js';
+import type { AccountSeal } from './account-seals.js';
 import type { ServiceContext } from './context.js';
 import type { SealStep } from './pdf-work-protocol.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
@@ -13,11 +14,11 @@ import { sealParties } from './seal-job.js';
 const ENTRIES_PER_PAGE = 8;
 
 /** Builds and seals the receipt `receipt` describes in a PDF process under the service's PDF work limits. */
-export async function receiptInPool(ctx: ServiceContext, receipt: RenderReceiptOptions, seal: SealStep, signal?: AbortSignal): Promise<Uint8Array> {
+export async function receiptInPool(ctx: ServiceContext, sealKey: AccountSeal, receipt: RenderReceiptOptions, seal: SealStep, signal?: AbortSignal): Promise<Uint8Array> {
   const pageCount = Math.ceil(receipt.auditLog.length / ENTRIES_PER_PAGE) + receipt.transaction.signers.length + receipt.documents.length;
   const { bytes } = await runPdfJob({ kind: 'receipt', receipt, seal }, ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS, {
     pageCount,
-    parties: sealParties(ctx),
+    parties: sealParties(ctx, sealKey),
     ...(signal ? { signal } : {}),
   });
   return bytes;

@@ -36,6 +36,11 @@ export interface ServiceKeys {
   readonly sealSigner: Signer;
   /** Advanced: the service's own seal CA; qualified: a configured QSeal. */
   readonly sealLevel: 'advanced' | 'qualified';
+  /**
+   * The service's seal CA with its key, which issues each account's advanced seal certificate (account-seals.ts);
+   * absent when the seal keys live in a PKCS#11 token: every account then seals with the token's seal.
+   */
+  readonly sealCa?: CertificateAuthority;
 }
 
 /** Options of {@link ensureServiceKeys}. */
@@ -70,34 +75,11 @@ const YEAR_MS = 365.25 * 86_400_000;
 export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Promise<{ keys: ServiceKeys; created: boolean }> {
   const { store, now } = options;
   let created = false;
-  const masterKey = options.masterKey;
-  const field = 'privateKeySealed';
-  const encode = (key: string, value: StoredKey): JsonValue =>
-    masterKey === undefined
-      ? { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem }
-      : { certificatePem: value.certificatePem, [field]: masterKey.seal(value.privateKeyPem, `setting:${key}.${field}`) };
-  /** The stored key, opened; undefined when there is none. */
-  const decode = (key: string, stored: JsonValue | undefined): StoredKey | undefined => {
-    if (isSealedKey(stored)) {
-      if (masterKey === undefined) throw new Error(`The service key ${key} is sealed: start with the data directory's master key.`);
-      return { certificatePem: stored.certificatePem, privateKeyPem: masterKey.open(stored.privateKeySealed, `setting:${key}.${field}`) };
-    }
-    return isStoredKey(stored) ? stored : undefined;
-  };
+  const keyStore = storedKeys(store, options.masterKey);
   const load = async (key: string, make: () => Promise<StoredKey>): Promise<StoredKey> => {
-    const existing = await store.getSetting(key);
-    const opened = decode(key, existing);
-    if (opened !== undefined) {
-      if (masterKey !== undefined && !isSealedKey(existing)) await store.putSetting(key, encode(key, opened));
-      return opened;
-    }
-    // Processes starting at once on an empty shared database each make a key: the first stored wins, the others
-    // use it (and drop theirs), so every process signs under the same CA.
-    const fresh = await make();
-    const winner = decode(key, await store.putSettingIfAbsent(key, encode(key, fresh)));
-    if (winner === undefined) throw new Error(`The service key ${key} is stored in a form this paraph does not read.`);
-    if (winner.certificatePem === fresh.certificatePem) created = true;
-    return winner;
+    const loaded = await keyStore.load(key, make);
+    if (loaded.created) created = true;
+    return loaded.key;
   };
   const caKind = options.keyKind ?? 'rsa-3072';
   const leafKind = options.keyKind ?? 'rsa-2048';
@@ -122,19 +104,7 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
   const signingCa = await load(KEY_SETTINGS.signingCa, () => makeRoot(`${org} Advanced Signing CA`, org, caKind, now));
   const sealCa = await load(KEY_SETTINGS.sealCa, () => makeRoot(`${org} Seal CA`, org, caKind, now));
   const sealCaAuthority = await toAuthority(sealCa);
-  const seal = await load(KEY_SETTINGS.seal, async () => {
-    const pair = await generateKeyPair(leafKind);
-    const certificate = await issueCertificate({
-      profile: 'seal',
-      subject: { organization: org, commonName: org },
-      publicKey: pair.publicKey,
-      issuer: sealCaAuthority,
-      serialNumber: randomSerialNumber(randomBytes),
-      notBefore: now,
-      notAfter: new Date(now.getTime() + 3 * YEAR_MS),
-    });
-    return { certificatePem: derToPem(certificate, 'CERTIFICATE'), privateKeyPem: await exportPkcs8Pem(pair.privateKey) };
-  });
+  const seal = await load(KEY_SETTINGS.seal, () => makeSeal(org, sealCaAuthority, leafKind, now));
 
   const sealSigner =
     options.qualifiedSeal ??
@@ -150,8 +120,89 @@ export async function ensureServiceKeys(options: EnsureServiceKeysOptions): Prom
       sealCaPem: sealCa.certificatePem,
       sealSigner,
       sealLevel: options.qualifiedSeal ? 'qualified' : 'advanced',
+      sealCa: sealCaAuthority,
     },
   };
+}
+
+/** Where an account's advanced seal is kept in the settings. */
+function accountSealSetting(accountId: string): string {
+  return `${KEY_SETTINGS.seal}.account.${accountId}`;
+}
+
+/** Options of {@link ensureAccountAdvancedSeal}. */
+export interface AccountAdvancedSealOptions {
+  readonly store: Pick<Store, 'getSetting' | 'putSetting' | 'putSettingIfAbsent'>;
+  readonly masterKey?: MasterKey;
+  readonly sealCa: CertificateAuthority;
+  readonly sealCaPem: string;
+  readonly accountId: string;
+  /** The account's organisation, named by the certificate (O and CN). */
+  readonly organizationName: string;
+  readonly now: Date;
+  readonly keyKind?: KeyKind;
+}
+
+/**
+ * The account's advanced seal: a key and a certificate naming the account's organisation, issued by the service's
+ * seal CA on first need and kept in the settings (sealed like the service's keys); processes issuing at once agree on
+ * the first one stored. A later change of the account's name does not re-issue it (a certificate is not renamed).
+ */
+export async function ensureAccountAdvancedSeal(options: AccountAdvancedSealOptions): Promise<Signer> {
+  const { key } = await storedKeys(options.store, options.masterKey).load(accountSealSetting(options.accountId), () =>
+    makeSeal(options.organizationName, options.sealCa, options.keyKind ?? 'rsa-2048', options.now),
+  );
+  return createSoftwareSigner({
+    privateKey: await importPkcs8Key(key.privateKeyPem),
+    certificateChain: [pemToDer(key.certificatePem), pemToDer(options.sealCaPem)],
+  });
+}
+
+/** Keys kept in the settings, their private keys sealed with the master key when there is one. */
+function storedKeys(store: Pick<Store, 'getSetting' | 'putSetting' | 'putSettingIfAbsent'>, masterKey: MasterKey | undefined) {
+  const field = 'privateKeySealed';
+  const encode = (key: string, value: StoredKey): JsonValue =>
+    masterKey === undefined
+      ? { certificatePem: value.certificatePem, privateKeyPem: value.privateKeyPem }
+      : { certificatePem: value.certificatePem, [field]: masterKey.seal(value.privateKeyPem, `setting:${key}.${field}`) };
+  /** The stored key, opened; undefined when there is none. */
+  const decode = (key: string, stored: JsonValue | undefined): StoredKey | undefined => {
+    if (isSealedKey(stored)) {
+      if (masterKey === undefined) throw new Error(`The service key ${key} is sealed: start with the data directory's master key.`);
+      return { certificatePem: stored.certificatePem, privateKeyPem: masterKey.open(stored.privateKeySealed, `setting:${key}.${field}`) };
+    }
+    return isStoredKey(stored) ? stored : undefined;
+  };
+  return {
+    async load(key: string, make: () => Promise<StoredKey>): Promise<{ key: StoredKey; created: boolean }> {
+      const existing = await store.getSetting(key);
+      const opened = decode(key, existing);
+      if (opened !== undefined) {
+        if (masterKey !== undefined && !isSealedKey(existing)) await store.putSetting(key, encode(key, opened));
+        return { key: opened, created: false };
+      }
+      // Processes starting at once on an empty shared database each make a key: the first stored wins, the others
+      // use it (and drop theirs), so every process signs under the same CA.
+      const fresh = await make();
+      const winner = decode(key, await store.putSettingIfAbsent(key, encode(key, fresh)));
+      if (winner === undefined) throw new Error(`The service key ${key} is stored in a form this paraph does not read.`);
+      return { key: winner, created: winner.certificatePem === fresh.certificatePem };
+    },
+  };
+}
+
+async function makeSeal(organization: string, issuer: CertificateAuthority, kind: KeyKind, now: Date): Promise<StoredKey> {
+  const pair = await generateKeyPair(kind);
+  const certificate = await issueCertificate({
+    profile: 'seal',
+    subject: { organization, commonName: organization },
+    publicKey: pair.publicKey,
+    issuer,
+    serialNumber: randomSerialNumber(randomBytes),
+    notBefore: now,
+    notAfter: new Date(now.getTime() + 3 * YEAR_MS),
+  });
+  return { certificatePem: derToPem(certificate, 'CERTIFICATE'), privateKeyPem: await exportPkcs8Pem(pair.privateKey) };
 }
 
 function isSealedKey(value: unknown): value is { certificatePem: string; privateKeySealed: string } {

@@ -9,7 +9,21 @@ import type { Account } from '../domain/account.js';
 import { StoreError } from './store.js';
 
 /** The purposes the master key seals under (a sealed value opens only under its own purpose). */
-export const SEAL_PURPOSE = { signToken: 'sign-token', postbackSecret: 'postback-secret' } as const;
+export const SEAL_PURPOSE = {
+  signToken: 'sign-token',
+  postbackSecret: 'postback-secret',
+  /** The secrets of an account's qualified seal (account-seals.ts seals them; the store only re-seals them). */
+  qualifiedSealPkcs12: 'qualified-seal-pkcs12',
+  qualifiedSealPassword: 'qualified-seal-password',
+  qualifiedSealPin: 'qualified-seal-pin',
+} as const;
+
+/** The sealed fields of an account's `QualifiedSeal` and their purposes. */
+export const QUALIFIED_SEAL_SEALED_FIELDS = {
+  Pkcs12Sealed: SEAL_PURPOSE.qualifiedSealPkcs12,
+  PasswordSealed: SEAL_PURPOSE.qualifiedSealPassword,
+  PinSealed: SEAL_PURPOSE.qualifiedSealPin,
+} as const;
 
 type StoredSigner = Transaction['Signers'][number] & { SignTokenSealed?: string };
 

@@ -18,7 +18,7 @@ import { canonicalJson } from '../receipt/canonical-json.js';
 import { type AuditEntry } from '../receipt/audit-log.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { type JsonValue, type Transaction } from '../domain/transaction.js';
-import { openSignTokens, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
+import { openSignTokens, QUALIFIED_SEAL_SEALED_FIELDS, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
 import type { AccountCredential } from '../domain/account.js';
 import {
@@ -219,9 +219,19 @@ export class SqliteStore implements Store {
     const updateAccount = this.db.prepare('UPDATE accounts SET data = ? WHERE id = ?');
     for (const row of accountRows) {
       const data = JSON.parse(row.data) as Record<string, unknown>;
-      if (typeof data.PostbackSecret !== 'string') continue;
-      data.PostbackSecret = reseal(data.PostbackSecret, SEAL_PURPOSE.postbackSecret);
-      updateAccount.run(JSON.stringify(data), row.id);
+      let changed = false;
+      if (typeof data.PostbackSecret === 'string') {
+        data.PostbackSecret = reseal(data.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+        changed = true;
+      }
+      const qualified = data.QualifiedSeal as Record<string, unknown> | undefined;
+      for (const [field, purpose] of Object.entries(QUALIFIED_SEAL_SEALED_FIELDS)) {
+        const value = qualified?.[field];
+        if (qualified === undefined || typeof value !== 'string') continue;
+        qualified[field] = reseal(value, purpose);
+        changed = true;
+      }
+      if (changed) updateAccount.run(JSON.stringify(data), row.id);
     }
     const settingRows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
     const updateSetting = this.db.prepare('UPDATE settings SET value = ? WHERE key = ?');

@@ -356,6 +356,7 @@ describe('public routes', () => {
     const doc = await call(service.url, 'GET', '/api/openapi.json', { auth: false });
     expect(doc.json.openapi).toBe('3.1.0');
     expect(Object.keys(doc.json.paths).sort()).toEqual([
+      '/api/account/seal-chain.pem',
       '/api/admin/accounts',
       '/api/admin/accounts/{accountId}',
       '/api/admin/accounts/{accountId}/credentials',
@@ -364,6 +365,8 @@ describe('public routes', () => {
       '/api/admin/accounts/{accountId}/disable',
       '/api/admin/accounts/{accountId}/enable',
       '/api/admin/accounts/{accountId}/postback-secret',
+      '/api/admin/accounts/{accountId}/qualified-seal',
+      '/api/admin/accounts/{accountId}/seal-chain.pem',
       '/api/admin/audit',
       '/api/ca/seal.pem',
       '/api/ca/signing.pem',

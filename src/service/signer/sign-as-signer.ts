@@ -36,7 +36,7 @@ import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import type { SealedDocument } from '../pdf-work-protocol.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from '../pdf-work.js';
-import { remoteSignerInfo, sealParties, sealStep } from '../seal-job.js';
+import { accountSeal, remoteSignerInfo, sealParties, sealStep } from '../seal-job.js';
 import { normalizeScribble } from './normalize-scribble.js';
 import {
   assertCanAct,
@@ -203,10 +203,11 @@ async function applySignature(
   // parse (finalizeTransaction takes those seals when nothing changed in between).
   const last = transition(tx, { type: 'sign', signerId: signer.Id }, at).Status === TransactionStatus.InProgress;
   const sealAt = new Date(Math.max(ctx.clock().getTime(), at.getTime()));
-  const seal = last && tx.Seal ? sealStep(ctx, sealAt, tx.Language, true) : undefined;
+  const sealKey = last && tx.Seal ? await accountSeal(ctx, tx.AccountId) : undefined;
+  const seal = sealKey ? sealStep(ctx, sealKey, sealAt, tx.Language, true) : undefined;
   const sealed = new Map<string, SealedDocument>();
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
-  const parties = { signer: signingIdentity.signer, ...sealParties(ctx) };
+  const parties = { signer: signingIdentity.signer, ...(sealKey ? sealParties(ctx, sealKey) : ctx.timestamper ? { timestamper: ctx.timestamper } : {}) };
   const abort = signingAbort(ctx, held);
   try {
     for (const file of tx.Files) {
