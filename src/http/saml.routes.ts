@@ -16,8 +16,11 @@ import { apiErrorText } from './sign-page-error-texts.js';
 import { signPageTexts } from './sign-page-texts.js';
 import { securityHeaders } from './sign-page.routes.js';
 
-/** A SAMLResponse with an encrypted, signed assertion stays well below this. */
-const ACS_BODY_LIMIT = 1024 * 1024;
+/**
+ * The largest form the assertion consumer service reads. A SAMLResponse with an encrypted, signed assertion is tens of
+ * KB; the service reads this much XML from anyone, so it stays far below the service's general body limit.
+ */
+const ACS_BODY_LIMIT = 256 * 1024;
 
 function isSaml(provider: IdentityProvider): provider is SamlIdentityProvider {
   return (provider as Partial<SamlIdentityProvider>).protocol === 'saml';
@@ -34,7 +37,17 @@ export function samlRoutes(ctx: ServiceContext): FastifyPluginAsync {
       if (provider === undefined || !isSaml(provider)) return reply.code(404).type('text/plain').send('No SAML identity provider is configured for this verification type.');
       return reply.header('cache-control', 'public, max-age=3600').type('application/samlmetadata+xml; charset=utf-8').send(await provider.serviceProviderMetadata());
     });
-    app.post<{ Body: Record<string, string> | undefined }>(SAML_ACS_PATH, async (request, reply) => {
+    app.post<{ Body: Record<string, string> | undefined }>(SAML_ACS_PATH, {
+      bodyLimit: ACS_BODY_LIMIT,
+      errorHandler: (error, request, reply) => {
+        if ((error as { code?: unknown }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
+        // A signer's browser posted this: a page in their language (the operator's log says why), not the API's JSON.
+        request.log.warn(`refused a SAML response larger than ${ACS_BODY_LIMIT / 1024} KB at the assertion consumer service`);
+        const texts = signPageTexts(request.headers['accept-language']);
+        return securityHeaders(reply).code(413).header('cache-control', 'no-store').type('text/html; charset=utf-8')
+          .send(renderSignErrorPage(texts, texts.errorHeading, apiErrorText(texts, 'IDENTITY_NOT_ESTABLISHED', 413), '../../../'));
+      },
+    }, async (request, reply) => {
       securityHeaders(reply).header('cache-control', 'no-store');
       const body = typeof request.body === 'object' && request.body !== null ? request.body : {};
       const relayState = typeof body.RelayState === 'string' ? body.RelayState : '';
