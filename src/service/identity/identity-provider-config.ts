@@ -170,19 +170,9 @@ async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Pro
   for (const [key, pem] of [['spCertificate', signingCertificate], ['spDecryptionCertificate', decryptionCertificate]] as const) {
     if (pem !== undefined && !pem.includes('-----BEGIN CERTIFICATE-----')) issues.push(`${where}.${key}: a PEM certificate`);
   }
-  const stringMap = (key: string): Record<string, string> | undefined => {
-    const value = raw[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-      issues.push(`${where}.${key}: an object of strings`);
-      return undefined;
-    }
-    return value as Record<string, string>;
-  };
-  const attributes = stringMap('attributes');
-  const levels = stringMap('levels');
-  const authnContext = raw.authnContext;
-  if (authnContext !== undefined && (!Array.isArray(authnContext) || authnContext.some((v) => typeof v !== 'string'))) issues.push(`${where}.authnContext: an array of strings`);
+  const attributes = readStringMap(raw, where, 'attributes', issues);
+  const levels = readStringMap(raw, where, 'levels', issues);
+  const authnContext = readStringArray(raw, where, 'authnContext', issues);
   const skew = raw.clockSkewSeconds;
   if (skew !== undefined && (typeof skew !== 'number' || !(skew >= 0 && skew <= 300))) issues.push(`${where}.clockSkewSeconds: a number of seconds from 0 to 300`);
   let idp: SamlProviderSettings['idp'] | undefined;
@@ -204,7 +194,7 @@ async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Pro
     ...(decryptionKey !== undefined && decryptionCertificate !== undefined ? { decryptionKey, decryptionCertificate } : {}),
     ...(attributes !== undefined ? { attributes } : {}),
     ...(levels !== undefined ? { levels } : {}),
-    ...(Array.isArray(authnContext) ? { authnContext: authnContext as string[] } : {}),
+    ...(authnContext !== undefined ? { authnContext } : {}),
     ...(typeof skew === 'number' ? { clockSkewSeconds: skew } : {}),
   };
 }
@@ -230,19 +220,9 @@ function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettin
     const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
     if (url === undefined || (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))) issues.push(`${where}.issuer: an https:// URL (got ${JSON.stringify(issuer)})`);
   }
-  const stringMap = (key: string): Record<string, string> | undefined => {
-    const value = raw[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-      issues.push(`${where}.${key}: an object of strings`);
-      return undefined;
-    }
-    return value as Record<string, string>;
-  };
-  const claims = stringMap('claims');
-  const acrLevels = stringMap('acrLevels');
-  const acrValues = raw.acrValues;
-  if (acrValues !== undefined && (!Array.isArray(acrValues) || acrValues.some((v) => typeof v !== 'string'))) issues.push(`${where}.acrValues: an array of strings`);
+  const claims = readStringMap(raw, where, 'claims', issues);
+  const acrLevels = readStringMap(raw, where, 'acrLevels', issues);
+  const acrValues = readStringArray(raw, where, 'acrValues', issues);
   const timeout = raw.timeoutSeconds;
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0 && timeout <= 120))) issues.push(`${where}.timeoutSeconds: a number of seconds from 1 to 120`);
   if (raw.userinfo !== undefined && typeof raw.userinfo !== 'boolean') issues.push(`${where}.userinfo: true or false`);
@@ -254,13 +234,35 @@ function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettin
     ...(secret !== undefined ? { clientSecret: secret } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(scope !== undefined ? { scope } : {}),
-    ...(Array.isArray(acrValues) ? { acrValues: acrValues as string[] } : {}),
+    ...(acrValues !== undefined ? { acrValues } : {}),
     ...(acrLevels !== undefined ? { acrLevels } : {}),
     ...(claims !== undefined ? { claims } : {}),
     ...(raw.userinfo === true ? { userinfo: true } : {}),
     ...(typeof timeout === 'number' ? { timeoutSeconds: timeout } : {}),
     ...(allowHttp ? { allowHttp } : {}),
   };
+}
+
+/** `raw[key]` as an object of strings; undefined when absent, or with an issue noted when it is something else. */
+function readStringMap(raw: Readonly<Record<string, unknown>>, where: string, key: string, issues: string[]): Record<string, string> | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    issues.push(`${where}.${key}: an object of strings`);
+    return undefined;
+  }
+  return value as Record<string, string>;
+}
+
+/** `raw[key]` as an array of strings; undefined when absent, or with an issue noted when it is something else. */
+function readStringArray(raw: Readonly<Record<string, unknown>>, where: string, key: string, issues: string[]): string[] | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+    issues.push(`${where}.${key}: an array of strings`);
+    return undefined;
+  }
+  return value as string[];
 }
 
 function invalid(issues: readonly string[]): ServiceError {
