@@ -115,7 +115,7 @@ function missingProvider(tx: Transaction, providers: ServiceContext['identityPro
       }
     }
     for (const [j, a] of (signer.Authentications ?? []).entries()) {
-      if (!BUILT_IN_AUTHENTICATIONS.has(a.Type)) {
+      if (!BUILT_IN_AUTHENTICATIONS.has(a.Type) && providers?.has(a.Type) !== true) {
         return `Signers[${i}].Authentications[${j}]: authentication method ${a.Type} has no configured provider.`;
       }
     }
