@@ -1,9 +1,10 @@
 /**
  * The SAML 2.0 endpoints of paraph as a service provider (docs/verifications.md#saml-20): the assertion consumer
  * service (HTTP-POST binding) where identity providers post the signer's SAMLResponse with paraph's state as
- * RelayState, and each SAML provider's service-provider metadata at `/sign/identity/saml/metadata/<Type>`.
+ * RelayState, and each SAML provider's service-provider metadata at `/sign/identity/saml/metadata/<Type>` (an
+ * account's own provider: `/sign/identity/saml/metadata/<Type>/<account id>`).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ParaphError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
 import { SAML_ACS_PATH, SAML_METADATA_PATH, type SamlIdentityProvider } from '../service/identity/saml-identity-provider.js';
@@ -32,11 +33,14 @@ export function samlRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: ACS_BODY_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    app.get<{ Params: { type: string } }>(`${SAML_METADATA_PATH}/:type`, async (request, reply) => {
-      const provider = ctx.identityProviders?.get(request.params.type);
+    const metadata = async (provider: IdentityProvider | undefined, reply: FastifyReply) => {
       if (provider === undefined || !isSaml(provider)) return reply.code(404).type('text/plain').send('No SAML identity provider is configured for this verification type.');
       return reply.header('cache-control', 'public, max-age=3600').type('application/samlmetadata+xml; charset=utf-8').send(await provider.serviceProviderMetadata());
-    });
+    };
+    app.get<{ Params: { type: string } }>(`${SAML_METADATA_PATH}/:type`, async (request, reply) => await metadata(ctx.identityProviders?.get(request.params.type), reply));
+    // An account's own SAML provider of a Type (docs/verifications.md#per-account-providers).
+    app.get<{ Params: { type: string; account: string } }>(`${SAML_METADATA_PATH}/:type/:account`, async (request, reply) =>
+      await metadata(ctx.accountIdentityProviders?.get(request.params.account)?.get(request.params.type), reply));
     app.post<{ Body: Record<string, string> | undefined }>(SAML_ACS_PATH, {
       bodyLimit: ACS_BODY_LIMIT,
       errorHandler: (error, request, reply) => {

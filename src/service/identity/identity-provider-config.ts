@@ -80,9 +80,12 @@ export async function loadIdentityProviders(
       issues.push(`${where}.protocol: ${JSON.stringify(protocol)} is not supported (use ${Object.keys(PROTOCOLS).join(', ')})`);
       continue;
     }
+    const accounts = readStringArray(raw, where, 'Accounts', issues);
+    if (accounts !== undefined && (accounts.length === 0 || accounts.some((id) => id.trim() === ''))) issues.push(`${where}.Accounts: account ids (leave it out for a provider of every account)`);
     try {
       const sealed = (key: string) => sealedValue(where, raw, key, secrets, env);
-      built.push(await builder({ where, raw, secret: sealed('clientSecret'), sealed, baseDir: dirname(resolve(path)), environment }));
+      const provider = await builder({ where, raw, secret: sealed('clientSecret'), sealed, baseDir: dirname(resolve(path)), environment });
+      built.push(accounts === undefined ? provider : Object.assign(provider, { accounts }));
     } catch (error) {
       issues.push(error instanceof ServiceError ? error.message : `${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -91,12 +94,25 @@ export async function loadIdentityProviders(
   return group(built, issues);
 }
 
-/** One provider per Type; several named ones of the same Type become a choice by `ProviderName`. */
+/**
+ * One provider per Type and set of accounts; several named ones of the same Type for the same accounts become a choice
+ * by `ProviderName`. An account may have one provider of a Type of its own.
+ */
 function group(built: readonly Built[], issues: string[]): IdentityProvider[] {
-  const byType = new Map<string, Built[]>();
-  for (const provider of built) byType.set(provider.type, [...(byType.get(provider.type) ?? []), provider]);
+  const byScope = new Map<string, Built[]>();
+  for (const provider of built) {
+    const scope = JSON.stringify([provider.type, [...(provider.accounts ?? [])].sort()]);
+    byScope.set(scope, [...(byScope.get(scope) ?? []), provider]);
+  }
   const out: IdentityProvider[] = [];
-  for (const [type, providers] of byType) {
+  const ownTypes = new Set<string>();
+  for (const providers of byScope.values()) {
+    const { type, accounts } = providers[0]!;
+    for (const account of accounts ?? []) {
+      const key = JSON.stringify([account, type]);
+      if (ownTypes.has(key)) issues.push(`${type}: account ${JSON.stringify(account)} is named by two providers of this Type with different Accounts; list the providers of one Type for an account with the same Accounts`);
+      ownTypes.add(key);
+    }
     if (providers.length === 1 && providers[0]!.name === undefined) {
       out.push(providers[0]!);
       continue;
@@ -106,7 +122,8 @@ function group(built: readonly Built[], issues: string[]): IdentityProvider[] {
       issues.push(`${type}: several providers of one Type each need a distinct "name" (matched against the Verification's ProviderName)`);
       continue;
     }
-    out.push(createProviderChoice(type, providers.map((p) => ({ name: p.name as string, provider: p }))));
+    const choice = createProviderChoice(type, providers.map((p) => ({ name: p.name as string, provider: p })));
+    out.push(accounts === undefined ? choice : Object.assign(choice, { accounts }));
   }
   if (issues.length > 0) throw invalid(issues);
   return out;

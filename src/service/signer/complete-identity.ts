@@ -16,6 +16,7 @@ import { ServiceError } from '../service-error.js';
 import type { IdentityResult } from '../verification-senders.js';
 import { openPending, parseCallbackState } from './identity-state.js';
 import { AUTHENTICATION_INDEX, commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
+import { identityProviderFor } from '../identity/identity-provider-for.js';
 
 /**
  * Completes the external identity step in progress with the provider's `query`; `url` is the full address the signer
@@ -34,7 +35,7 @@ export async function completeIdentity(ctx: ServiceContext, token: string, query
     throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check was not started from your signing page, or it was already used: start it again.');
   }
   const step = signerSteps(access.signer).find((s) => s.index === pending.index);
-  const provider = step ? ctx.identityProviders?.get(step.type) : undefined;
+  const provider = step ? identityProviderFor(ctx, access.transaction.AccountId, step.type) : undefined;
   if (step === undefined || provider === undefined) {
     throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check is no longer available: start it again.');
   }
