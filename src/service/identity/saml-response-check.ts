@@ -41,7 +41,7 @@ export type SamlCheckReply =
   | { readonly kind: 'refused'; readonly message: string };
 
 /** Default time budget of one check, once node-saml is loaded (a real response takes milliseconds). */
-export const DEFAULT_CHECK_BUDGET_MS = 3000;
+const DEFAULT_CHECK_BUDGET_MS = 3000;
 /** Loading node-saml in a fresh thread on a busy machine. */
 const STARTUP_LIMIT_MS = 30_000;
 const MAX_IN_FLIGHT = 4;
