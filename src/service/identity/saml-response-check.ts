@@ -3,9 +3,9 @@
  * serving thread: the assertion consumer service takes XML from anyone, and parsing it, evaluating node-saml's XPath
  * queries over it and verifying its signature can cost seconds for a crafted document (the XPath look-ups over the
  * children of one element grow faster than their number: 9,000 empty children, 180 KB, cost node-saml 3.3 s). The
- * thread has a time budget and a heap cap; past either the response is
- * refused and the thread is ended. A thread per response, not a pool: logins are rare, each check starts clean, and
- * ending a thread is how a budget is enforced. At most {@link MAX_IN_FLIGHT} checks run at once.
+ * thread has a time budget and a heap cap; past either the response is refused and the thread is ended. A thread per
+ * response, not a pool: logins are rare, each check starts clean, and ending a thread is how a budget is enforced.
+ * At most {@link MAX_IN_FLIGHT} checks run at once.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
