@@ -209,7 +209,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // Providers passed in code win over configured ones of the same Type.
     const configuredProviders = config.identityProvidersFile === undefined ? [] : await loadIdentityProviders(config.identityProvidersFile, opened.masterKey, process.env, { publicUrl: () => settings.publicUrl, clock });
     const identityProviders = [
-      ...configuredProviders.filter((p) => !(options.identityProviders ?? []).some((o) => o.type === p.type)),
+      ...configuredProviders.filter((p) => p.accounts !== undefined || !(options.identityProviders ?? []).some((o) => o.type === p.type && o.accounts === undefined)),
       ...(options.identityProviders ?? []),
     ];
     // One context for the API, the CLI and the workers (the upload guard and identity providers are shared).

@@ -84,6 +84,8 @@ export interface ServiceContext {
   readonly uploads: UploadGuards;
   /** External identity methods by verification Type (docs/design/signer-api.md#verification-types); none by default. */
   readonly identityProviders?: ReadonlyMap<string, IdentityProvider>;
+  /** An account's own providers by Type, which win over {@link identityProviders} (identity-provider-for.ts). */
+  readonly accountIdentityProviders?: ReadonlyMap<string, ReadonlyMap<string, IdentityProvider>>;
   /** Resolves PostbackUrl host names at creation and before each delivery (default: the system resolver). */
   readonly resolveHost?: ResolveHost;
   /** Aborted when the process is shutting down: long work (signing) stops at its next step rather than holding it up. */
@@ -142,7 +144,7 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.timestamper ? { timestamper: deps.timestamper } : {}),
     settings: deps.settings,
     uploads: deps.store.uploadSlots ? new SharedUploadGuard(deps.store.uploadSlots, window, () => ids.id()) : new UploadGuard(window),
-    ...(deps.identityProviders && deps.identityProviders.length > 0 ? { identityProviders: new Map(deps.identityProviders.map((p) => [p.type, p])) } : {}),
+    ...identityProviderMaps(deps.identityProviders ?? []),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(deps.stopping ? { stopping: deps.stopping } : {}),
     ...(deps.secrets ? { secrets: deps.secrets } : {}),
@@ -175,4 +177,15 @@ export async function loadOwnTransaction(ctx: ServiceContext, account: Account, 
     throw new ServiceError('TRANSACTION_NOT_FOUND', 'Authorization has been denied for this request.');
   }
   return tx;
+}
+
+/** The service-wide providers by Type, and each account's own (a provider naming `accounts`). */
+function identityProviderMaps(providers: readonly IdentityProvider[]): Pick<ServiceContext, 'identityProviders' | 'accountIdentityProviders'> {
+  const shared = new Map<string, IdentityProvider>();
+  const byAccount = new Map<string, Map<string, IdentityProvider>>();
+  for (const provider of providers) {
+    if (provider.accounts === undefined) shared.set(provider.type, provider);
+    else for (const account of provider.accounts) byAccount.set(account, (byAccount.get(account) ?? new Map()).set(provider.type, provider));
+  }
+  return { ...(shared.size > 0 ? { identityProviders: shared } : {}), ...(byAccount.size > 0 ? { accountIdentityProviders: byAccount } : {}) };
 }

@@ -21,6 +21,7 @@ import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
 import { prepareDocument, reusableResolution, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
 import { assertNotCleaned } from './transaction-guards.js';
+import { identityProviderFor } from './identity/identity-provider-for.js';
 
 /** Verification and authentication types paraph performs itself (docs/design/signer-api.md#verifications). */
 const BUILT_IN_VERIFICATIONS: ReadonlySet<string> = new Set(['Scribble', 'Consent', 'PhoneNumber', 'Email']);
@@ -37,7 +38,7 @@ export async function startTransaction(ctx: ServiceContext, account: Account, tr
   assertStartable(tx);
   transition(tx, { type: 'start' }, ctx.clock()); // NO_FILES and friends: 400, nothing changes
 
-  const problem = missingProvider(tx, ctx.identityProviders);
+  const problem = missingProvider(tx, ctx);
   if (problem !== undefined) await fail(ctx, account, tx, problem);
 
   // Upload resolved each document's placements already (prepare-document.ts); only one whose key no longer matches
@@ -107,15 +108,16 @@ function assertStartable(tx: Transaction): void {
 }
 
 /** The first verification or authentication no configured provider can perform, as a message naming it. */
-function missingProvider(tx: Transaction, providers: ServiceContext['identityProviders']): string | undefined {
+function missingProvider(tx: Transaction, ctx: ServiceContext): string | undefined {
+  const has = (type: string) => identityProviderFor(ctx, tx.AccountId, type) !== undefined;
   for (const [i, signer] of tx.Signers.entries()) {
     for (const [j, v] of signer.Verifications.entries()) {
-      if (!BUILT_IN_VERIFICATIONS.has(v.Type) && providers?.has(v.Type) !== true) {
+      if (!BUILT_IN_VERIFICATIONS.has(v.Type) && !has(v.Type)) {
         return `Signers[${i}].Verifications[${j}]: verification method ${v.Type} has no configured provider.`;
       }
     }
     for (const [j, a] of (signer.Authentications ?? []).entries()) {
-      if (!BUILT_IN_AUTHENTICATIONS.has(a.Type)) {
+      if (!BUILT_IN_AUTHENTICATIONS.has(a.Type) && !has(a.Type)) {
         return `Signers[${i}].Authentications[${j}]: authentication method ${a.Type} has no configured provider.`;
       }
     }

@@ -96,6 +96,11 @@ export interface IdentityProvider {
   /** Providers that offer a choice (`OpenID Providers`): the names the signer can pick from. */
   readonly choices?: readonly string[];
   /**
+   * The accounts whose transactions it serves (docs/verifications.md#per-account-providers); absent: every account. An
+   * account's own provider of a Type wins over a service-wide one of that Type.
+   */
+  readonly accounts?: readonly string[];
+  /**
    * Where to send the signer. `verification` is the signer's Verification object as the client sent it. `pending` is
    * kept server side in the signer's sign session (sealed under the master key) and handed back to {@link complete}:
    * PKCE verifiers, nonces and the like belong there, never in the browser.

@@ -80,9 +80,12 @@ export async function loadIdentityProviders(
       issues.push(`${where}.protocol: ${JSON.stringify(protocol)} is not supported (use ${Object.keys(PROTOCOLS).join(', ')})`);
       continue;
     }
+    const accounts = readStringArray(raw, where, 'Accounts', issues);
+    if (accounts !== undefined && (accounts.length === 0 || accounts.some((id) => id.trim() === ''))) issues.push(`${where}.Accounts: account ids (leave it out for a provider of every account)`);
     try {
       const sealed = (key: string) => sealedValue(where, raw, key, secrets, env);
-      built.push(await builder({ where, raw, secret: sealed('clientSecret'), sealed, baseDir: dirname(resolve(path)), environment }));
+      const provider = await builder({ where, raw, secret: sealed('clientSecret'), sealed, baseDir: dirname(resolve(path)), environment });
+      built.push(accounts === undefined ? provider : Object.assign(provider, { accounts }));
     } catch (error) {
       issues.push(error instanceof ServiceError ? error.message : `${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -91,12 +94,25 @@ export async function loadIdentityProviders(
   return group(built, issues);
 }
 
-/** One provider per Type; several named ones of the same Type become a choice by `ProviderName`. */
+/**
+ * One provider per Type and set of accounts; several named ones of the same Type for the same accounts become a choice
+ * by `ProviderName`. An account may have one provider of a Type of its own.
+ */
 function group(built: readonly Built[], issues: string[]): IdentityProvider[] {
-  const byType = new Map<string, Built[]>();
-  for (const provider of built) byType.set(provider.type, [...(byType.get(provider.type) ?? []), provider]);
+  const byScope = new Map<string, Built[]>();
+  for (const provider of built) {
+    const scope = JSON.stringify([provider.type, [...(provider.accounts ?? [])].sort()]);
+    byScope.set(scope, [...(byScope.get(scope) ?? []), provider]);
+  }
   const out: IdentityProvider[] = [];
-  for (const [type, providers] of byType) {
+  const ownTypes = new Set<string>();
+  for (const providers of byScope.values()) {
+    const { type, accounts } = providers[0]!;
+    for (const account of accounts ?? []) {
+      const key = JSON.stringify([account, type]);
+      if (ownTypes.has(key)) issues.push(`${type}: account ${JSON.stringify(account)} is named by two providers of this Type with different Accounts; list the providers of one Type for an account with the same Accounts`);
+      ownTypes.add(key);
+    }
     if (providers.length === 1 && providers[0]!.name === undefined) {
       out.push(providers[0]!);
       continue;
@@ -106,7 +122,8 @@ function group(built: readonly Built[], issues: string[]): IdentityProvider[] {
       issues.push(`${type}: several providers of one Type each need a distinct "name" (matched against the Verification's ProviderName)`);
       continue;
     }
-    out.push(createProviderChoice(type, providers.map((p) => ({ name: p.name as string, provider: p }))));
+    const choice = createProviderChoice(type, providers.map((p) => ({ name: p.name as string, provider: p })));
+    out.push(accounts === undefined ? choice : Object.assign(choice, { accounts }));
   }
   if (issues.length > 0) throw invalid(issues);
   return out;
@@ -170,19 +187,9 @@ async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Pro
   for (const [key, pem] of [['spCertificate', signingCertificate], ['spDecryptionCertificate', decryptionCertificate]] as const) {
     if (pem !== undefined && !pem.includes('-----BEGIN CERTIFICATE-----')) issues.push(`${where}.${key}: a PEM certificate`);
   }
-  const stringMap = (key: string): Record<string, string> | undefined => {
-    const value = raw[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-      issues.push(`${where}.${key}: an object of strings`);
-      return undefined;
-    }
-    return value as Record<string, string>;
-  };
-  const attributes = stringMap('attributes');
-  const levels = stringMap('levels');
-  const authnContext = raw.authnContext;
-  if (authnContext !== undefined && (!Array.isArray(authnContext) || authnContext.some((v) => typeof v !== 'string'))) issues.push(`${where}.authnContext: an array of strings`);
+  const attributes = readStringMap(raw, where, 'attributes', issues);
+  const levels = readStringMap(raw, where, 'levels', issues);
+  const authnContext = readStringArray(raw, where, 'authnContext', issues);
   const skew = raw.clockSkewSeconds;
   if (skew !== undefined && (typeof skew !== 'number' || !(skew >= 0 && skew <= 300))) issues.push(`${where}.clockSkewSeconds: a number of seconds from 0 to 300`);
   let idp: SamlProviderSettings['idp'] | undefined;
@@ -204,7 +211,7 @@ async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Pro
     ...(decryptionKey !== undefined && decryptionCertificate !== undefined ? { decryptionKey, decryptionCertificate } : {}),
     ...(attributes !== undefined ? { attributes } : {}),
     ...(levels !== undefined ? { levels } : {}),
-    ...(Array.isArray(authnContext) ? { authnContext: authnContext as string[] } : {}),
+    ...(authnContext !== undefined ? { authnContext } : {}),
     ...(typeof skew === 'number' ? { clockSkewSeconds: skew } : {}),
   };
 }
@@ -230,19 +237,9 @@ function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettin
     const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
     if (url === undefined || (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))) issues.push(`${where}.issuer: an https:// URL (got ${JSON.stringify(issuer)})`);
   }
-  const stringMap = (key: string): Record<string, string> | undefined => {
-    const value = raw[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-      issues.push(`${where}.${key}: an object of strings`);
-      return undefined;
-    }
-    return value as Record<string, string>;
-  };
-  const claims = stringMap('claims');
-  const acrLevels = stringMap('acrLevels');
-  const acrValues = raw.acrValues;
-  if (acrValues !== undefined && (!Array.isArray(acrValues) || acrValues.some((v) => typeof v !== 'string'))) issues.push(`${where}.acrValues: an array of strings`);
+  const claims = readStringMap(raw, where, 'claims', issues);
+  const acrLevels = readStringMap(raw, where, 'acrLevels', issues);
+  const acrValues = readStringArray(raw, where, 'acrValues', issues);
   const timeout = raw.timeoutSeconds;
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0 && timeout <= 120))) issues.push(`${where}.timeoutSeconds: a number of seconds from 1 to 120`);
   if (raw.userinfo !== undefined && typeof raw.userinfo !== 'boolean') issues.push(`${where}.userinfo: true or false`);
@@ -254,13 +251,35 @@ function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettin
     ...(secret !== undefined ? { clientSecret: secret } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(scope !== undefined ? { scope } : {}),
-    ...(Array.isArray(acrValues) ? { acrValues: acrValues as string[] } : {}),
+    ...(acrValues !== undefined ? { acrValues } : {}),
     ...(acrLevels !== undefined ? { acrLevels } : {}),
     ...(claims !== undefined ? { claims } : {}),
     ...(raw.userinfo === true ? { userinfo: true } : {}),
     ...(typeof timeout === 'number' ? { timeoutSeconds: timeout } : {}),
     ...(allowHttp ? { allowHttp } : {}),
   };
+}
+
+/** `raw[key]` as an object of strings; undefined when absent, or with an issue noted when it is something else. */
+function readStringMap(raw: Readonly<Record<string, unknown>>, where: string, key: string, issues: string[]): Record<string, string> | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    issues.push(`${where}.${key}: an object of strings`);
+    return undefined;
+  }
+  return value as Record<string, string>;
+}
+
+/** `raw[key]` as an array of strings; undefined when absent, or with an issue noted when it is something else. */
+function readStringArray(raw: Readonly<Record<string, unknown>>, where: string, key: string, issues: string[]): string[] | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+    issues.push(`${where}.${key}: an array of strings`);
+    return undefined;
+  }
+  return value as string[];
 }
 
 function invalid(issues: readonly string[]): ServiceError {

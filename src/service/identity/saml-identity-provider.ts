@@ -7,13 +7,15 @@
  * Destination and the bearer confirmation's Recipient are our assertion consumer service, InResponseTo is the request
  * issued for this signer's step (kept in the sign session), the validity times hold on the service's clock, the
  * assertion id has not been accepted before, and no XML comment or DOCTYPE is in it (comments sit outside the signed
- * content and are a classic way to change what a reader sees). node-saml is loaded on first use.
+ * content and are a classic way to change what a reader sees). node-saml checks the response on a worker thread under
+ * a time budget (saml-response-check.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type * as NodeSaml from '@node-saml/node-saml';
 import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../verification-senders.js';
 import { identityEvidence } from './identity-evidence.js';
 import type { IdpMetadata } from './saml-idp-metadata.js';
+import { checkSamlResponse, type CheckedSamlProfile } from './saml-response-check.js';
+import { REQUEST_LIFETIME_MS, samlFor } from './saml-instance.js';
 
 /** The path of paraph's assertion consumer service (HTTP-POST binding), shared by every SAML provider. */
 export const SAML_ACS_PATH = '/sign/identity/saml/acs';
@@ -44,6 +46,8 @@ export interface SamlProviderSettings {
   readonly levels?: Readonly<Record<string, string>>;
   /** Clock skew tolerated on the validity times (default 60 s). */
   readonly clockSkewSeconds?: number;
+  /** Time budget of checking one posted response, off the serving thread (default 3 s). */
+  readonly checkBudgetMs?: number;
 }
 
 /** What the provider needs of the running service. */
@@ -59,8 +63,6 @@ export interface SamlIdentityProvider extends IdentityProvider {
   serviceProviderMetadata(): Promise<string>;
 }
 
-/** How long an issued AuthnRequest may be answered. */
-const REQUEST_LIFETIME_MS = 30 * 60_000;
 /** Cap of the accepted-assertion memory (oldest forgotten first; InResponseTo still binds each to one step). */
 const REPLAY_MEMORY = 10_000;
 
@@ -88,12 +90,6 @@ function samlAttributeMapping(type: string, overrides: Readonly<Record<string, s
   return Object.fromEntries(Object.entries(merged).filter(([, name]) => name !== ''));
 }
 
-let library: Promise<typeof NodeSaml> | undefined;
-function nodeSaml(): Promise<typeof NodeSaml> {
-  library ??= import('@node-saml/node-saml');
-  return library;
-}
-
 /** A service provider for `settings`. */
 export function createSamlIdentityProvider(settings: SamlProviderSettings, env: SamlEnvironment): SamlIdentityProvider {
   const mapping = samlAttributeMapping(settings.type, settings.attributes);
@@ -104,7 +100,7 @@ export function createSamlIdentityProvider(settings: SamlProviderSettings, env: 
     protocol: 'saml',
     async begin({ state }) {
       const requestId = `_${randomBytes(20).toString('hex')}`;
-      const saml = await samlFor(settings, env, acsUrl(), requestId);
+      const saml = await samlFor(settings, env.clock, acsUrl(), requestId);
       const redirectUrl = await saml.getAuthorizeUrlAsync(state, undefined, {});
       return { redirectUrl, pending: { protocol: 'saml', requestId, issuedAt: env.clock().toISOString(), spEntityId: settings.spEntityId } };
     },
@@ -112,57 +108,11 @@ export function createSamlIdentityProvider(settings: SamlProviderSettings, env: 
       return await completeLogin(settings, env, mapping, accepted, acsUrl(), request);
     },
     async serviceProviderMetadata() {
-      const saml = await samlFor(settings, env, acsUrl(), '');
+      const saml = await samlFor(settings, env.clock, acsUrl(), '');
       return saml.generateServiceProviderMetadata(settings.decryptionCertificate ?? null, settings.signingCertificate);
     },
   };
 }
-
-/**
- * A node-saml instance for one request. `requestId` is the only InResponseTo it accepts: the request a signer's step
- * issued, kept in their sign session, not in node-saml's process memory. Validity times are judged on the service's
- * clock; the request's age is checked by paraph on that clock before node-saml sees the response.
- */
-async function samlFor(settings: SamlProviderSettings, env: SamlEnvironment, acsUrl: string, requestId: string): Promise<NodeSaml.SAML> {
-  const { SAML, ValidateInResponseTo } = await nodeSaml();
-  class ClockedSaml extends SAML {
-    protected override checkTimestampsValidityError(_wallClockMs: number, notBefore: string, notOnOrAfter: string, maxTimeLimitMs?: number): Error | null {
-      return super.checkTimestampsValidityError(env.clock().getTime(), notBefore, notOnOrAfter, maxTimeLimitMs);
-    }
-  }
-  const cacheProvider: NodeSaml.CacheProvider = {
-    saveAsync: async (key, value) => (key === requestId ? { value, createdAt: 0 } : null),
-    // node-saml compares the stored time with the wall clock: the age was checked already, so hand it "now".
-    getAsync: async (key) => (requestId !== '' && key === requestId ? new Date().toISOString() : null),
-    removeAsync: async (key) => key,
-  };
-  return new ClockedSaml({
-    issuer: settings.spEntityId,
-    audience: settings.spEntityId,
-    callbackUrl: acsUrl,
-    entryPoint: settings.idp.ssoRedirectUrl,
-    idpIssuer: settings.idp.entityId,
-    idpCert: [...settings.idp.signingCertificates],
-    privateKey: settings.signingKey,
-    publicCert: settings.signingCertificate,
-    signatureAlgorithm: 'sha256',
-    digestAlgorithm: 'sha256',
-    ...(settings.decryptionKey !== undefined ? { decryptionPvk: settings.decryptionKey } : {}),
-    identifierFormat: null,
-    ...(settings.authnContext !== undefined && settings.authnContext.length > 0
-      ? { authnContext: [...settings.authnContext], racComparison: 'minimum' as const }
-      : { disableRequestedAuthnContext: true }),
-    // Either the response or the assertion must be signed (node-saml refuses a response with neither).
-    wantAuthnResponseSigned: false,
-    wantAssertionsSigned: false,
-    validateInResponseTo: ValidateInResponseTo.always,
-    requestIdExpirationPeriodMs: REQUEST_LIFETIME_MS,
-    acceptedClockSkewMs: (settings.clockSkewSeconds ?? 60) * 1000,
-    generateUniqueId: () => requestId,
-    cacheProvider,
-  });
-}
-
 async function completeLogin(
   settings: SamlProviderSettings,
   env: SamlEnvironment,
@@ -184,18 +134,11 @@ async function completeLogin(
   const destination = /^\s*(?:<\?xml[^>]*\?>\s*)?<(?:[A-Za-z_][\w.-]*:)?Response\b[^>]*?\sDestination\s*=\s*"([^"]*)"/.exec(xml)?.[1];
   if (destination !== undefined && destination !== acsUrl) throw new Error(`the response is addressed to ${destination}, not to this service`);
 
-  const saml = await samlFor(settings, env, acsUrl, requestId);
-  let profile: NodeSaml.Profile | null;
-  try {
-    ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: encoded }));
-  } catch (error) {
-    throw new Error(`the SAML response was refused: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
+  const profile = await checkSamlResponse({ settings, nowMs: now, acsUrl, requestId, samlResponse: encoded }, settings.checkBudgetMs);
   if (profile === null) throw new Error('the SAML response holds no assertion');
-  const assertionXml = profile.getAssertionXml?.() ?? '';
-  if (assertionXml.includes('<!--')) throw new Error('the assertion holds an XML comment, which is not accepted');
+  if (profile.assertionXml.includes('<!--')) throw new Error('the assertion holds an XML comment, which is not accepted');
   if (profile.issuer !== settings.idp.entityId) throw new Error(`the assertion was issued by ${JSON.stringify(profile.issuer)}, not by the configured provider`);
-  const assertion = (profile.getAssertion?.() as { Assertion?: XmlNode } | undefined)?.Assertion;
+  const assertion = profile.assertion as XmlNode | undefined;
   if (assertion === undefined) throw new Error('the SAML response holds no assertion');
   if (!hasBearerFor(assertion, acsUrl)) throw new Error('the assertion has no bearer confirmation for this service (Recipient)');
 
@@ -261,7 +204,7 @@ function assuranceLevel(settings: SamlProviderSettings, classRef: string | undef
  * The read-only fields from the assertion's attributes (the first value of each) and NameID. A DigiD-style sector
  * prefix (`s00000000:`) before a BSN is dropped.
  */
-function mapAttributes(profile: NodeSaml.Profile, mapping: Readonly<Record<string, string>>): Record<string, string> {
+function mapAttributes(profile: CheckedSamlProfile, mapping: Readonly<Record<string, string>>): Record<string, string> {
   const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
   const fields: Record<string, string> = {};
   for (const [field, name] of Object.entries(mapping)) {

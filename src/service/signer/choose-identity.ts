@@ -10,6 +10,7 @@ import type { IdentityProvider } from '../verification-senders.js';
 import { IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, parseCallbackState, sealPending } from './identity-state.js';
 import { beginWithProvider } from './perform-verification.js';
 import { commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
+import { identityProviderFor } from '../identity/identity-provider-for.js';
 
 /** The step waiting for a pick: its signer, the Type's provider, and the choices. */
 interface PendingChoice {
@@ -69,7 +70,7 @@ async function pendingChoice(ctx: ServiceContext, state: string | undefined): Pr
   const access = await findSignerByToken(ctx, token);
   const identity = readSignSession(access.signer).identity;
   const step = identity === undefined ? undefined : signerSteps(access.signer).find((s) => s.index === identity.index);
-  const provider = step === undefined ? undefined : ctx.identityProviders?.get(step.type);
+  const provider = step === undefined ? undefined : identityProviderFor(ctx, access.transaction.AccountId, step.type);
   if (identity === undefined || identity.state !== parsed.state || step === undefined || provider?.choices === undefined) throw refused();
   return { access, token, provider, choices: provider.choices, stepIndex: step.index, state: identity.state };
 }

@@ -8,6 +8,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { findIdentityMismatch } from '../../domain/identity-checks.js';
+import { AuthenticationSchema, VERIFICATION_FIELDS } from '../../domain/transaction-schema.js';
 import { ActivityCode, formatTime, recordActivity, type Signer, type Authentication, type Transaction } from '../../domain/transaction.js';
 import { postbackRow } from '../outbox-rows.js';
 import type { ServiceContext } from '../context.js';
@@ -15,6 +16,7 @@ import { ServiceError } from '../service-error.js';
 import type { IdentityResult } from '../verification-senders.js';
 import { openPending, parseCallbackState } from './identity-state.js';
 import { AUTHENTICATION_INDEX, commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';
+import { identityProviderFor } from '../identity/identity-provider-for.js';
 
 /**
  * Completes the external identity step in progress with the provider's `query`; `url` is the full address the signer
@@ -33,7 +35,7 @@ export async function completeIdentity(ctx: ServiceContext, token: string, query
     throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check was not started from your signing page, or it was already used: start it again.');
   }
   const step = signerSteps(access.signer).find((s) => s.index === pending.index);
-  const provider = step ? ctx.identityProviders?.get(step.type) : undefined;
+  const provider = step ? identityProviderFor(ctx, access.transaction.AccountId, step.type) : undefined;
   if (step === undefined || provider === undefined) {
     throw new ServiceError('IDENTITY_STATE_INVALID', 'This identity check is no longer available: start it again.');
   }
@@ -118,15 +120,35 @@ async function endStep(ctx: ServiceContext, access: SignerAccess, state: string,
 /** The read-only fields the provider established, written into the signer's Verification (or Authentication). */
 function withEstablishedFields(tx: Transaction, signerId: string, index: number, fields: Readonly<Record<string, string>>): Transaction {
   if (Object.keys(fields).length === 0) return tx;
-  const fill = <T extends Authentication | Signer['Verifications'][number]>(list: readonly T[], at: number): T[] =>
-    list.map((v, i) => (i === at ? { ...v, ...fields, Type: v.Type } : v));
+  const fill = <T extends Authentication | Signer['Verifications'][number]>(list: readonly T[], at: number, known: (type: string) => ReadonlySet<string>): T[] =>
+    list.map((v, i) => (i === at ? { ...v, ...fieldsOfType(fields, known(v.Type)), Type: v.Type } : v));
   return {
     ...tx,
     Signers: tx.Signers.map((s) => {
       if (s.Id !== signerId) return s;
       return index >= AUTHENTICATION_INDEX
-        ? { ...s, Authentications: fill(s.Authentications ?? [], index - AUTHENTICATION_INDEX) }
-        : { ...s, Verifications: fill(s.Verifications, index) };
+        ? { ...s, Authentications: fill(s.Authentications ?? [], index - AUTHENTICATION_INDEX, authenticationFields) }
+        : { ...s, Verifications: fill(s.Verifications, index, verificationFields) };
     }),
   };
+}
+
+/**
+ * The established `fields` a Verification (or Authentication) of a Type has in the API (`known`); the rest stays in
+ * the audit's evidence only. The assurance level is `Betrouwbaarheidsniveau` where the Type names it so.
+ */
+function fieldsOfType(fields: Readonly<Record<string, string>>, known: ReadonlySet<string>): Record<string, string> {
+  const named: Record<string, string> = { ...fields };
+  if (named.Level !== undefined && !known.has('Level') && known.has('Betrouwbaarheidsniveau')) named.Betrouwbaarheidsniveau = named.Level;
+  return Object.fromEntries(Object.entries(named).filter(([field]) => known.has(field)));
+}
+
+function verificationFields(type: string): ReadonlySet<string> {
+  return new Set(Object.keys((VERIFICATION_FIELDS as Readonly<Record<string, object | undefined>>)[type] ?? {}));
+}
+
+function authenticationFields(type: string): ReadonlySet<string> {
+  const branches = (AuthenticationSchema as { oneOf?: readonly { properties?: Readonly<Record<string, { const?: unknown }>> }[] }).oneOf ?? [];
+  const branch = branches.find((b) => b.properties?.Type?.const === type);
+  return new Set(Object.keys(branch?.properties ?? {}).filter((field) => field !== 'Type'));
 }

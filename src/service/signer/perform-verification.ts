@@ -37,6 +37,7 @@ import {
 } from './signer-access.js';
 import { normalizeScribble } from './normalize-scribble.js';
 import { callbackState, IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, newIdentityState, sealPending } from './identity-state.js';
+import { identityProviderFor } from '../identity/identity-provider-for.js';
 
 /** Limits of the one-time codes. */
 const CODE_RULES = { validMs: 10 * 60_000, maxAttempts: 5, resendAfterMs: 60_000, maxSends: 5 } as const;
@@ -178,7 +179,7 @@ export async function performVerification(
           return done({ ...session, codes }, codeEvidence(step.type, to));
         }
         default: {
-          const provider = ctx.identityProviders?.get(step.type);
+          const provider = identityProviderFor(ctx, tx.AccountId, step.type);
           if (provider === undefined) {
             throw new ServiceError('VERIFICATION_NOT_AVAILABLE', `Verification ${step.type} needs an identity provider, and none is configured.`);
           }

@@ -109,6 +109,27 @@ describe('identity providers file', () => {
       expect(xml).toContain('Location="https://sign.example.nl/sign/identity/saml/acs"');
     });
 
+    it('an entry naming Accounts serves those accounts; one without serves every account', async () => {
+      const providers = await loadIdentityProviders(await file({ providers: [saml(), saml({ Accounts: ['acc-b', 'acc-c'], spEntityId: 'https://paraph.example.nl/sp-b' })] }), key, {});
+      expect(providers.map((p) => [p.type, p.accounts])).toEqual([['DigiD', undefined], ['DigiD', ['acc-b', 'acc-c']]]);
+    });
+
+    it('named providers of one Type for the same Accounts become one choice for those accounts', async () => {
+      const providers = await loadIdentityProviders(await file({ providers: [saml({ type: 'OpenID Providers', name: 'A', Accounts: ['acc-b'] }), saml({ type: 'OpenID Providers', name: 'B', Accounts: ['acc-b'] })] }), key, {});
+      expect(providers.map((p) => [p.choices, p.accounts])).toEqual([[['A', 'B'], ['acc-b']]]);
+    });
+
+    it.each([
+      ['Accounts that is not a list', () => saml({ Accounts: 'acc-b' }), /Accounts: an array of strings/],
+      ['an empty Accounts', () => saml({ Accounts: [] }), /Accounts: account ids/],
+    ])('refuses %s, naming it', async (_name, content, message) => {
+      await expect(loadIdentityProviders(await file({ providers: [content()] }), key, {})).rejects.toThrow(message);
+    });
+
+    it('refuses two providers of one Type for an account under different Accounts lists', async () => {
+      await expect(loadIdentityProviders(await file({ providers: [saml({ Accounts: ['acc-b'] }), saml({ Accounts: ['acc-b', 'acc-c'] })] }), key, {})).rejects.toThrow(/account "acc-b" is named by two providers/);
+    });
+
     it.each([
       ['an SP key in clear', () => saml({ spPrivateKey: pem.key }), /spPrivateKey: write it sealed/],
       ['no SP key', () => saml({ spPrivateKey: undefined }), /spPrivateKey: required/],

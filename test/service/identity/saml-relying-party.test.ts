@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { parseIdpMetadata } from '../../../src/service/identity/saml-idp-metadata.js';
@@ -41,6 +41,20 @@ interface Samlify {
   ServiceProvider(settings: Record<string, unknown>): unknown;
 }
 const samlify = createRequire(import.meta.url)('samlify') as Samlify;
+
+/** Response checks whose thread has loaded node-saml and is checking (the thread says `ready`). */
+const checking = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:worker_threads')>();
+  class ObservedWorker extends original.Worker {
+    constructor(...args: ConstructorParameters<typeof original.Worker>) {
+      super(...args);
+      const data = args[1]?.workerData as { samlResponse?: unknown } | undefined;
+      if (data?.samlResponse !== undefined) this.on('message', (reply: { kind?: unknown }) => { if (reply.kind === 'ready') checking.count += 1; });
+    }
+  }
+  return { ...original, Worker: ObservedWorker };
+});
 
 // The test IdP reads paraph's AuthnRequest itself; samlify asks for a schema validator it does not use here.
 samlify.setSchemaValidator({ validate: async () => 'skipped' });
@@ -235,7 +249,7 @@ describe('SAML 2.0 service provider', () => {
       evidence: { protocol: 'SAML 2.0', provider: IDP_ENTITY, issuer: IDP_ENTITY, subject: 'jan@example.com.evil.test', level: 'Hoog', Uid: 'jan@example.com.evil.test', FirstName: 'Jan', Bsn: '…333' },
     });
     const stored = await server.store.getTransaction(id);
-    expect(stored?.Signers[0]?.Verifications[0]).toMatchObject({ Type: 'DigiD', Bsn: BSN, FirstName: 'Jan', Level: 'Hoog' });
+    expect(stored?.Signers[0]?.Verifications[0]).toEqual({ Type: 'DigiD', Bsn: BSN, Betrouwbaarheidsniveau: 'Hoog' });
   });
 
   it('a replayed response is refused: the step it answered is used up', async () => {
@@ -305,5 +319,46 @@ describe('SAML 2.0 service provider', () => {
       const answer = edited(await issue({ requestId }, { assertion: true, response: false }), (xml) => wrap(xml, evil(requestId)));
       await expectRefused(await post(answer, relayState), 'IDENTITY_NOT_ESTABLISHED', id, reason);
     });
+  });
+});
+
+describe('hostile input at the assertion consumer service', () => {
+  it('a form larger than 256 KB is refused with 413 and a page, before anything is parsed', async () => {
+    const { token, id } = await signer();
+    const { relayState } = await startLogin(token);
+    const response = await post('A'.repeat(300 * 1024), relayState);
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await response.text()).toContain('Your identity could not be confirmed');
+    expect(await identityAudit(id)).toEqual([]);
+  });
+
+  it('a response costly to check is refused off the serving thread: /health answers while it is checked', async () => {
+    const { token, id } = await signer();
+    const { requestId, relayState } = await startLogin(token);
+    // Thousands of children of one element: node-saml's XPath look-ups over them take seconds.
+    const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_r" Version="2.0" InResponseTo="${requestId}">${'<a ID="_r"><b/></a>'.repeat(9000)}</samlp:Response>`;
+    const order: string[] = [];
+    const posted = post(Buffer.from(xml).toString('base64'), relayState).then((response) => {
+      order.push('acs');
+      return response;
+    });
+    // Once the check's thread is at work, the serving thread still answers.
+    const before = checking.count;
+    await expect.poll(() => checking.count, { timeout: 30_000 }).toBeGreaterThan(before);
+    const health = await fetch(`${server.url}/health`);
+    order.push('health');
+    expect(health.status).toBe(200);
+    const response = await posted;
+    expect(order).toEqual(['health', 'acs']);
+    await expectRefused(response, 'IDENTITY_NOT_ESTABLISHED', id, /took longer than|refused/);
+  });
+
+  it('a deeply nested response is refused', async () => {
+    const { token, id } = await signer();
+    const { requestId, relayState } = await startLogin(token);
+    const depth = 20_000;
+    const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_r" Version="2.0" InResponseTo="${requestId}">${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</samlp:Response>`;
+    await expectRefused(await post(Buffer.from(xml).toString('base64'), relayState), 'IDENTITY_NOT_ESTABLISHED', id, /refused|could not be checked|stopped/);
   });
 });
