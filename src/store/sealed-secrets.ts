@@ -58,3 +58,29 @@ export function readAccount(data: string, key: MasterKey | undefined): Account {
   }
   return account;
 }
+
+/**
+ * Reads accounts on the authentication path, where the same few rows come back on every request: the last text read
+ * of each account and what it parsed to are remembered, so an unchanged row is not parsed again. The accounts it
+ * hands out are frozen, since every request of the account shares them.
+ */
+export class AccountReader {
+  private readonly read = new Map<string, { readonly data: string; readonly account: Readonly<Account> }>();
+
+  constructor(
+    private readonly key: MasterKey | undefined,
+    private readonly limit = 1000,
+  ) {}
+
+  account(id: string, data: string): Readonly<Account> {
+    const known = this.read.get(id);
+    if (known !== undefined && known.data === data) return known.account;
+    const account = readAccount(data, this.key);
+    if (account.Branding !== undefined) Object.freeze(account.Branding);
+    if (account.Limits !== undefined) Object.freeze(account.Limits);
+    Object.freeze(account);
+    if (this.read.size >= this.limit) this.read.clear();
+    this.read.set(id, { data, account });
+    return account;
+  }
+}
