@@ -195,6 +195,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
     const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
       deleteGraceMinutes: config.deleteGraceMinutes,
+      postbackSecretOverlapSeconds: config.postbackSecretOverlapSeconds,
       organizationName: config.organizationName,
       ...(config.senderName !== undefined ? { senderName: config.senderName } : {}),
       ...(config.mailReplyTo !== undefined ? { mailReplyTo: config.mailReplyTo } : {}),

@@ -51,7 +51,13 @@ export const UpdateAccountSchema = Type.Object(
 );
 
 /** PUT /api/admin/accounts/{accountId}/postback-secret: without `Secret` one is generated. */
-export const PostbackSecretSchema = Type.Object({ Secret: opt(Type.String({ minLength: 16, maxLength: 256 })) }, { additionalProperties: false });
+export const PostbackSecretSchema = Type.Object(
+  {
+    Secret: opt(Type.String({ minLength: 16, maxLength: 256 })),
+    OverlapSeconds: opt(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: 'How long postbacks are also signed with the replaced secret (default PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS)' })),
+  },
+  { additionalProperties: false },
+);
 
 /** POST /api/admin/accounts/{accountId}/credentials. */
 export const IssueCredentialSchema = Type.Object(
@@ -93,6 +99,7 @@ export const ACCOUNT_VIEW = {
     Branding: { type: 'object' },
     Limits: { type: 'object' },
     HasPostbackSecret: { type: 'boolean' },
+    PreviousPostbackSecretValidUntil: { ...DateTime, description: 'While set and in the future, postbacks are also signed with the replaced secret' },
     PostbackSecret: { type: 'string', description: 'Only in the answer that set it: shown once' },
     CreatedDateTime: DateTime,
   },
@@ -140,6 +147,7 @@ export function accountView(account: Account): Record<string, unknown> {
     ...(account.Branding !== undefined ? { Branding: account.Branding } : {}),
     ...(account.Limits !== undefined ? { Limits: account.Limits } : {}),
     HasPostbackSecret: account.PostbackSecret !== undefined && account.PostbackSecret !== '',
+    ...(account.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: account.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: account.CreatedDateTime,
   };
 }

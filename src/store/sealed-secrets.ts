@@ -43,18 +43,23 @@ export function openSignTokens(tx: Transaction, key: MasterKey | undefined): Tra
   };
 }
 
-/** The account as stored: its postback secret sealed (unchanged without a key). */
+/** The account as stored: its postback secrets (current and previous) sealed (unchanged without a key). */
 export function sealAccount(account: Account, key: MasterKey | undefined): Account {
-  return account.PostbackSecret !== undefined && key !== undefined
-    ? { ...account, PostbackSecret: key.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
-    : account;
+  if (key === undefined) return account;
+  const seal = (secret: string | undefined) => (secret === undefined ? secret : key.seal(secret, SEAL_PURPOSE.postbackSecret));
+  const sealed = { ...account };
+  if (account.PostbackSecret !== undefined) sealed.PostbackSecret = seal(account.PostbackSecret)!;
+  if (account.PreviousPostbackSecret !== undefined) sealed.PreviousPostbackSecret = seal(account.PreviousPostbackSecret)!;
+  return sealed;
 }
 
-/** An account read back from its stored JSON, its postback secret opened. */
+/** The account read back from its stored JSON, its postback secrets opened. */
 export function readAccount(data: string, key: MasterKey | undefined): Account {
   const account = JSON.parse(data) as Account;
-  if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && key !== undefined) {
-    account.PostbackSecret = key.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+  if (key === undefined) return account;
+  if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret)) account.PostbackSecret = key.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+  if (account.PreviousPostbackSecret !== undefined && isSealed(account.PreviousPostbackSecret)) {
+    account.PreviousPostbackSecret = key.open(account.PreviousPostbackSecret, SEAL_PURPOSE.postbackSecret);
   }
   return account;
 }
