@@ -48,8 +48,9 @@ export function verifyPostback(
   options: VerifyPostbackOptions = {},
 ): PostbackVerification {
   const secrets: readonly unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [secret];
-  const wrong = secrets.length === 0 ? '' : secrets.find((s) => typeof s !== 'string' || s === '');
-  if (secrets.length === 0 || wrong !== undefined) {
+  const wrongAt = secrets.findIndex((s) => typeof s !== 'string' || s === '');
+  if (secrets.length === 0 || wrongAt >= 0) {
+    const wrong = secrets[wrongAt];
     throw new ParaphError(
       'POSTBACK_SECRET_MISSING',
       `verifyPostback needs the account's postback secret, got ${secrets.length === 0 ? 'no secret' : wrong === '' ? 'an empty string' : String(wrong)}: pass the secret paraph serve printed (or PARAPH_POSTBACK_SECRET).`,
