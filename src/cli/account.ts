@@ -170,6 +170,7 @@ function accountJson(a: Account): Record<string, unknown> {
     Name: a.Name,
     ...(a.NotificationEmail !== undefined ? { NotificationEmail: a.NotificationEmail } : {}),
     Disabled: a.Disabled === true,
+    ...(a.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: a.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: a.CreatedDateTime,
   };
 }
