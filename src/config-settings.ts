@@ -56,6 +56,11 @@ export const CONFIG_SETTINGS = {
   userToken: { env: 'PARAPH_USER_TOKEN', file: 'bootstrapAccount.userToken', type: 'secret', defaultText: 'generated, printed once', description: 'user token of the bootstrap account (set it together with PARAPH_APP_KEY)', section: 'service', essential: true },
   appKey: { env: 'PARAPH_APP_KEY', file: 'bootstrapAccount.appKey', type: 'secret', defaultText: 'generated, printed once', description: 'application key of the bootstrap account', section: 'service', essential: true },
   postbackSecret: { env: 'PARAPH_POSTBACK_SECRET', file: 'postbackSecret', type: 'secret', defaultText: 'generated, printed once', description: 'postback secret of the bootstrap account; honoured alone, also on an existing data directory: set a new one and restart to rotate it', section: 'service', essential: true },
+  postbackSecretOverlapSeconds: {
+    env: 'PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS', file: 'postbackSecretOverlapSeconds', type: 'integer', unit: 'seconds', min: 0, max: 2_592_000, default: 86_400,
+    description: 'after an account gets a new postback secret, how long postbacks are also signed with the old one (receivers switch within it); 0 drops the old one at once',
+    section: 'service',
+  },
   notificationEmail: {
     env: 'PARAPH_NOTIFICATION_EMAIL', file: 'bootstrapAccount.notificationEmail', type: 'email', defaultText: 'none', description: "where the bootstrap account's sender notices (SendEmailNotifications) go, with configured or generated keys; honoured on every start",
     details: 'without an address notices are not sent, and the first one is logged as a warning', section: 'service',

@@ -66,6 +66,8 @@ export interface ServiceConfig {
   readonly caToken?: CaTokenConfig;
   /** Days after the end of a transaction before its documents and sensitive data are deleted (0 allowed). */
   readonly retentionDays: number;
+  /** How long a replaced postback secret still signs postbacks. */
+  readonly postbackSecretOverlapSeconds: number;
   /**
    * Minutes after a DELETE during which documents and the receipt stay downloadable
    * (docs/design/transactions.md#cancellation).
@@ -302,6 +304,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
   const smtpRaw = str('smtpUrl');
   const smtpUrl = smtpRaw === undefined ? undefined : checkUrl(smtpRaw, raw('smtpUrl')?.where ?? '', ['smtp:', 'smtps:'], issues);
   const retentionDays = int('retentionDays');
+  const postbackSecretOverlapSeconds = int('postbackSecretOverlapSeconds');
   const deleteGraceMinutes = int('deleteGraceMinutes');
   const maxFileBytes = int('maxFileBytes');
   const fileReplaceGuardMs = int('fileReplaceGuardMs');
@@ -408,6 +411,7 @@ export function loadConfig(input: LoadConfigInput): ServiceConfig {
     ...(qualifiedSeal !== undefined ? { qualifiedSeal } : {}),
     ...(caToken !== undefined ? { caToken } : {}),
     retentionDays,
+    postbackSecretOverlapSeconds,
     deleteGraceMinutes,
     maxFileBytes,
     fileReplaceGuardMs,

@@ -198,6 +198,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     // Mutable for one reason: with PORT=0 and no configured public URL, links name the port the server got.
     const settings = { publicUrl: config.publicUrl, maxFileBytes: config.maxFileBytes, fileReplaceGuardMs: config.fileReplaceGuardMs, retentionDays: config.retentionDays,
       deleteGraceMinutes: config.deleteGraceMinutes,
+      postbackSecretOverlapSeconds: config.postbackSecretOverlapSeconds,
       organizationName: config.organizationName,
       pkcs11Modules: config.pkcs11Modules ?? [config.qualifiedSeal?.kind === 'pkcs11' ? config.qualifiedSeal.modulePath : undefined, config.caToken?.modulePath].filter((m): m is string => m !== undefined),
       ...(config.senderName !== undefined ? { senderName: config.senderName } : {}),

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       publicUrl: 'http://127.0.0.1:8080',
       publicUrlFromListenAddress: true,
       retentionDays: 30,
+      postbackSecretOverlapSeconds: 86400,
       deleteGraceMinutes: 15,
       maxFileBytes: 50 * 1024 * 1024,
       fileReplaceGuardMs: 1000,

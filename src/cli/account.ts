@@ -17,6 +17,7 @@ import {
   revokeCredential,
   rotateCredential,
   setAccountDisabled,
+  setAccountPostbackSecret,
   showAccount,
 } from '../service/account-admin.js';
 import { qualifiedSealSummary, removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
@@ -30,6 +31,8 @@ const USAGE = `usage:
   paraph account show <accountId>
   paraph account disable <accountId>
   paraph account enable <accountId>
+  paraph account postback-secret <accountId> [--secret <text>] [--overlap-seconds <n>]
+      (default: generated; the old one also signs for PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS, default 86400)
   paraph account key issue <accountId> --kind app-key|user-token [--label <text>]
   paraph account key list <accountId>
   paraph account key rotate <accountId> <credentialId> [--overlap-seconds <n>]   (default 86400)
@@ -46,6 +49,7 @@ const OPTIONS = {
   'notification-email': { type: 'string' },
   kind: { type: 'string' },
   label: { type: 'string' },
+  secret: { type: 'string' },
   'overlap-seconds': { type: 'string' },
   pkcs12: { type: 'string' },
   'pkcs11-module': { type: 'string' },
@@ -121,6 +125,20 @@ async function run(deps: SealAdminDeps, positionals: string[], values: Values, i
     case 'enable': {
       const account = await setAccountDisabled(deps, 'cli', arg(0, 'accountId'), verb === 'disable');
       return out(accountJson(account), `${accountLine(account)}\n`);
+    }
+    case 'postback-secret': {
+      const accountId = arg(0, 'accountId');
+      const overlap = values['overlap-seconds'] ?? (process.env.PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS?.trim() || undefined);
+      if (overlap !== undefined && !/^[0-9]{1,8}$/.test(overlap)) {
+        throw new UsageError('paraph account postback-secret: --overlap-seconds (or PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS) takes a whole number of seconds');
+      }
+      const secret = await setAccountPostbackSecret(deps, 'cli', accountId, values.secret, overlap === undefined ? undefined : Number(overlap));
+      const account = await showAccount(deps, accountId);
+      const until = account.PreviousPostbackSecretValidUntil;
+      return out(
+        { ...accountJson(account), PostbackSecret: secret },
+        `${accountLine(account)}\npostback secret (shown once): ${secret}\n${until !== undefined ? `the previous secret also signs postbacks until ${until}\n` : ''}`,
+      );
     }
     case 'key':
       return runKey(deps, rest, values, out);
@@ -210,6 +228,7 @@ function accountJson(a: Account): Record<string, unknown> {
     ...(a.NotificationEmail !== undefined ? { NotificationEmail: a.NotificationEmail } : {}),
     Disabled: a.Disabled === true,
     ...(a.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(a.QualifiedSeal) } : {}),
+    ...(a.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: a.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: a.CreatedDateTime,
   };
 }

@@ -14,6 +14,12 @@ export interface Account {
   AppKeyHash?: string;
   /** Shared secret of the postback Checksum and HMAC (docs/design/events.md#checksum). */
   PostbackSecret?: string;
+  /**
+   * The secret replaced by the last change of PostbackSecret, still signing postbacks next to it until
+   * PreviousPostbackSecretValidUntil (docs/design/events.md#secret-rotation).
+   */
+  PreviousPostbackSecret?: string;
+  PreviousPostbackSecretValidUntil?: string;
   /** Response version of postback bodies (docs/design/api.md#versions); default 1. */
   PostbackVersion?: 1 | 2;
   /**
@@ -103,4 +109,24 @@ export interface AccountCredential {
 export function isCredentialValid(credential: AccountCredential, now: Date): boolean {
   if (credential.revokedAt !== undefined) return false;
   return credential.validUntil === undefined || now.getTime() < credential.validUntil.getTime();
+}
+
+/** The secrets postbacks of `account` are signed with at `now`: its secret and, within the overlap, the one it replaced. */
+export function postbackSecretsAt(account: Pick<Account, 'PostbackSecret' | 'PreviousPostbackSecret' | 'PreviousPostbackSecretValidUntil'>, now: Date): { secret: string; previous?: string } {
+  const secret = account.PostbackSecret ?? '';
+  const previous = account.PreviousPostbackSecret;
+  const until = account.PreviousPostbackSecretValidUntil === undefined ? Number.NaN : Date.parse(account.PreviousPostbackSecretValidUntil);
+  if (previous === undefined || previous === '' || previous === secret || !(now.getTime() < until)) return { secret };
+  return { secret, previous };
+}
+
+/**
+ * `account` with `secret` as its postback secret, the replaced one kept valid for `overlapSeconds` after `now` (none
+ * with 0 or when there was none).
+ */
+export function withPostbackSecret(account: Account, secret: string, now: Date, overlapSeconds: number): Account {
+  const { PreviousPostbackSecret: _p, PreviousPostbackSecretValidUntil: _u, ...rest } = account;
+  const old = account.PostbackSecret;
+  if (old === undefined || old === '' || old === secret || overlapSeconds <= 0) return { ...rest, PostbackSecret: secret };
+  return { ...rest, PostbackSecret: secret, PreviousPostbackSecret: old, PreviousPostbackSecretValidUntil: new Date(now.getTime() + overlapSeconds * 1000).toISOString() };
 }

@@ -4,6 +4,7 @@
  * `recordPostbackFailure` (src/service/record-postback-delivery.ts).
  */
 import type { ServiceContext } from '../service/context.js';
+import { postbackSecretsAt } from '../domain/account.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
@@ -26,8 +27,10 @@ export async function deliverPostback(
   const tx = await ctx.store.getTransaction(payload.transactionId);
   if (tx === undefined) return { ok: false, permanent: true, error: `transaction ${payload.transactionId} does not exist` };
   const account = await ctx.store.getAccount(tx.AccountId);
+  const secrets = account === undefined ? { secret: '' } : postbackSecretsAt(account, ctx.clock());
   const request = renderPostback(tx, payload.status, {
-    secret: account?.PostbackSecret ?? '',
+    secret: secrets.secret,
+    ...(secrets.previous !== undefined ? { previousSecret: secrets.previous } : {}),
     version: account?.PostbackVersion ?? 1,
     baseUrl: ctx.settings.publicUrl,
     // The outbox row id: the same for every retry, so a receiver can drop the duplicates at-least-once delivery

@@ -3,7 +3,9 @@
  * `Checksum` header, and `X-Paraph-Signature: sha256=<hex HMAC-SHA256(secret, body)>` signs the exact body bytes.
  * Each delivery attempt is also signed with its id and send time as Standard Webhooks does (`webhook-id`,
  * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`), so that a receiver
- * can refuse a postback replayed later ({@link verifyPostback}'s tolerance). Sending: http(s) only, one POST,
+ * can refuse a postback replayed later ({@link verifyPostback}'s tolerance). While a replaced secret is still valid
+ * (docs/design/events.md#secret-rotation) the postback is also signed with it: `Checksum-Previous`,
+ * `X-Paraph-Signature-Previous` and a second `webhook-signature`. Sending: http(s) only, one POST,
  * redirects not followed, 30 s timeout, success on any 2xx.
  */
 import { createHash, createHmac } from 'node:crypto';
@@ -46,6 +48,8 @@ export interface PostbackRequest {
 export interface PostbackRenderOptions {
   /** The account's shared secret (empty when the account has none). */
   readonly secret: string;
+  /** The secret it replaced, while that is still valid: every signature is then also given with it. */
+  readonly previousSecret?: string;
   readonly version: ResponseVersion;
   readonly baseUrl: string;
   /** This delivery attempt: its id (the same on every retry of one postback) and when it is sent. */
@@ -62,6 +66,8 @@ export function renderPostback(tx: Transaction, status: TransactionStatusCode, o
   const checksum = postbackChecksum(tx.Id, status, options.secret);
   const body = JSON.stringify({ ...view, Status: status, Checksum: checksum });
   const timestamp = Math.floor(options.delivery.at.getTime() / 1000);
+  const previous = options.previousSecret;
+  const signWebhook = (secret: string) => deliverySignature(options.delivery.id, timestamp, body, secret);
   return {
     body,
     headers: {
@@ -70,7 +76,11 @@ export function renderPostback(tx: Transaction, status: TransactionStatusCode, o
       'x-paraph-signature': postbackSignature(body, options.secret),
       'webhook-id': options.delivery.id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': deliverySignature(options.delivery.id, timestamp, body, options.secret),
+      // Standard Webhooks lists several signatures space-separated: a receiver accepts the delivery if one matches.
+      'webhook-signature': previous === undefined ? signWebhook(options.secret) : `${signWebhook(options.secret)} ${signWebhook(previous)}`,
+      ...(previous === undefined
+        ? {}
+        : { 'checksum-previous': postbackChecksum(tx.Id, status, previous), 'x-paraph-signature-previous': postbackSignature(body, previous) }),
     },
   };
 }

@@ -28,27 +28,52 @@ export type PostbackVerification =
 export type PostbackHeaders = Readonly<Record<string, string | readonly string[] | undefined>> | Headers;
 
 /**
- * Verifies a postback with the account's shared secret. Pass the body exactly as received (bytes or the raw
- * string, not re-serialized JSON). A postback whose `webhook-timestamp` is more than `toleranceSeconds` from now is
- * refused; remember the `webhook-id`s seen within that window to refuse a replay inside it too.
+ * Verifies a postback with the account's shared secret, or with any of several: while paraph rotates the secret
+ * (docs/design/events.md#secret-rotation) a postback carries signatures under the new and the replaced one, and a
+ * receiver that holds either (or both, passed as a list) accepts it. Pass the body exactly as received (bytes or the
+ * raw string, not re-serialized JSON). A postback whose `webhook-timestamp` is more than `toleranceSeconds` from now
+ * is refused; remember the `webhook-id`s seen within that window to refuse a replay inside it too.
  *
- * @throws ParaphError `POSTBACK_SECRET_MISSING` when `secret` is empty or not a string: with an empty key anyone can
- *   forge a postback, so that is a configuration mistake, not a verdict. `paraph serve` prints the secret it
- *   generates (or takes PARAPH_POSTBACK_SECRET).
+ * @throws ParaphError `POSTBACK_SECRET_MISSING` when no secret is given, or one is empty or not a string: with an
+ *   empty key anyone can forge a postback, so that is a configuration mistake, not a verdict. `paraph serve` prints
+ *   the secret it generates (or takes PARAPH_POSTBACK_SECRET).
  * @example
- * const verdict = verifyPostback(rawBody, req.headers, process.env.PARAPH_POSTBACK_SECRET!);
+ * const verdict = verifyPostback(rawBody, req.headers, [newSecret, oldSecret]);
  * if (!verdict.valid) return res.writeHead(400).end(verdict.reason);
  */
-export function verifyPostback(body: string | Uint8Array, headers: PostbackHeaders, secret: string, options: VerifyPostbackOptions = {}): PostbackVerification {
-  if (typeof secret !== 'string' || secret === '') {
+export function verifyPostback(
+  body: string | Uint8Array,
+  headers: PostbackHeaders,
+  secret: string | readonly string[],
+  options: VerifyPostbackOptions = {},
+): PostbackVerification {
+  const secrets: readonly unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [secret];
+  const wrongAt = secrets.findIndex((s) => typeof s !== 'string' || s === '');
+  if (secrets.length === 0 || wrongAt >= 0) {
+    const wrong = secrets[wrongAt];
     throw new ParaphError(
       'POSTBACK_SECRET_MISSING',
-      `verifyPostback needs the account's postback secret, got ${secret === '' ? 'an empty string' : String(secret)}: pass the secret paraph serve printed (or PARAPH_POSTBACK_SECRET).`,
+      `verifyPostback needs the account's postback secret, got ${secrets.length === 0 ? 'no secret' : wrong === '' ? 'an empty string' : String(wrong)}: pass the secret paraph serve printed (or PARAPH_POSTBACK_SECRET).`,
     );
   }
+  let first: PostbackVerification | undefined;
+  for (const candidate of secrets as readonly string[]) {
+    const verdict = verifyWith(body, headers, candidate, options);
+    if (verdict.valid) return verdict;
+    first ??= verdict;
+  }
+  return first!;
+}
+
+/** The verdict under one secret: the signatures made with it, current or previous, must match. */
+function verifyWith(body: string | Uint8Array, headers: PostbackHeaders, secret: string, options: VerifyPostbackOptions): PostbackVerification {
   const signature = header(headers, 'x-paraph-signature');
   if (signature === undefined) return { valid: false, reason: 'X-Paraph-Signature header missing' };
-  if (!equalText(signature, postbackSignature(body, secret))) return { valid: false, reason: 'X-Paraph-Signature does not match the body' };
+  const expectedSignature = postbackSignature(body, secret);
+  const previousSignature = header(headers, 'x-paraph-signature-previous');
+  if (!equalText(signature, expectedSignature) && !(previousSignature !== undefined && equalText(previousSignature, expectedSignature))) {
+    return { valid: false, reason: 'X-Paraph-Signature does not match the body' };
+  }
   const id = header(headers, 'webhook-id');
   const timestampText = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
@@ -76,9 +101,13 @@ export function verifyPostback(body: string | Uint8Array, headers: PostbackHeade
   const { Id, Status, Checksum } = parsed as Record<string, unknown>;
   if (typeof Id !== 'string' || typeof Status !== 'number') return { valid: false, reason: 'body lacks Id or Status' };
   const expected = postbackChecksum(Id, Status, secret);
-  if (typeof Checksum !== 'string' || !equalText(Checksum, expected)) return { valid: false, reason: 'Checksum in the body does not match' };
+  // The body's Checksum is made with the current secret; during a rotation Checksum-Previous carries the one made
+  // with the replaced secret (the body is authenticated by the HMAC above either way).
   const checksumHeader = header(headers, 'checksum');
-  if (checksumHeader !== undefined && !equalText(checksumHeader, expected)) return { valid: false, reason: 'Checksum header does not match' };
+  const current = typeof Checksum === 'string' && equalText(Checksum, expected);
+  if (current && checksumHeader !== undefined && !equalText(checksumHeader, expected)) return { valid: false, reason: 'Checksum header does not match' };
+  const previousChecksum = header(headers, 'checksum-previous');
+  if (!current && !(previousChecksum !== undefined && equalText(previousChecksum, expected))) return { valid: false, reason: 'Checksum in the body does not match' };
   return { valid: true, transaction: parsed as { Id: string; Status: number } };
 }
 

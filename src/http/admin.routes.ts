@@ -85,7 +85,7 @@ export function adminRoutes(ctx: ServiceContext): FastifyPluginAsync {
         config: doc('Set (or generate) the postback secret', { 200: json('The account, with the secret (shown once)', ACCOUNT_VIEW), 400: INVALID, 404: NO_ACCOUNT }),
       },
       async (request) => {
-        const secret = await setAccountPostbackSecret(ctx, ACTOR, request.params.accountId, request.body.Secret);
+        const secret = await setAccountPostbackSecret(ctx, ACTOR, request.params.accountId, request.body.Secret, request.body.OverlapSeconds ?? ctx.settings.postbackSecretOverlapSeconds);
         return { ...accountView(await showAccount(ctx, request.params.accountId)), PostbackSecret: secret };
       },
     );

@@ -52,7 +52,13 @@ export const UpdateAccountSchema = Type.Object(
 );
 
 /** PUT /api/admin/accounts/{accountId}/postback-secret: without `Secret` one is generated. */
-export const PostbackSecretSchema = Type.Object({ Secret: opt(Type.String({ minLength: 16, maxLength: 256 })) }, { additionalProperties: false });
+export const PostbackSecretSchema = Type.Object(
+  {
+    Secret: opt(Type.String({ minLength: 16, maxLength: 256 })),
+    OverlapSeconds: opt(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: 'How long postbacks are also signed with the replaced secret (default PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS)' })),
+  },
+  { additionalProperties: false },
+);
 
 /** PUT /api/admin/accounts/{accountId}/qualified-seal: a PKCS#12 file or a PKCS#11 key; the secrets are stored sealed. */
 export const QualifiedSealSchema = Type.Union([
@@ -133,6 +139,7 @@ export const ACCOUNT_VIEW = {
         SetDateTime: DateTime,
       },
     },
+    PreviousPostbackSecretValidUntil: { ...DateTime, description: 'While set and in the future, postbacks are also signed with the replaced secret' },
     PostbackSecret: { type: 'string', description: 'Only in the answer that set it: shown once' },
     CreatedDateTime: DateTime,
   },
@@ -181,6 +188,7 @@ export function accountView(account: Account): Record<string, unknown> {
     ...(account.Limits !== undefined ? { Limits: account.Limits } : {}),
     HasPostbackSecret: account.PostbackSecret !== undefined && account.PostbackSecret !== '',
     ...(account.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(account.QualifiedSeal) } : {}),
+    ...(account.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: account.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: account.CreatedDateTime,
   };
 }

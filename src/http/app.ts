@@ -19,7 +19,7 @@ import { authenticateAdmin } from './admin-auth.js';
 import { adminRoutes } from './admin.routes.js';
 import { accountRoutes } from './account.routes.js';
 import { limitAccountRate } from './account-rate-limit.js';
-import { accountRateQuota } from '../service/account-rate-quota.js';
+import { accountRateQuotas } from '../service/account-rate-quota.js';
 import { handleError } from './error-map.js';
 import { fileRoutes } from './file.routes.js';
 import { registerOpenApi } from './openapi.js';
@@ -157,9 +157,9 @@ export async function registerParaphRoutes(app: FastifyInstance, deps: AppDeps):
   await app.register(publicRoutes(ctx, { healthy: deps.healthy ?? (() => true), openApi: () => app.swagger() as unknown as Record<string, unknown>, ...(deps.draining ? { draining: deps.draining } : {}) }));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
-    const perMinute = deps.accountRequestsPerMinute;
-    // Shared across processes when the store is (PostgreSQL); in memory otherwise.
-    if (perMinute !== undefined) api.addHook('onRequest', limitAccountRate(accountRateQuota(perMinute, ctx.store.rateBuckets), perMinute));
+    // Shared across processes when the store is (PostgreSQL); in memory otherwise. An account's own limit replaces
+    // the service-wide one.
+    api.addHook('onRequest', limitAccountRate(accountRateQuotas(ctx.store.rateBuckets), deps.accountRequestsPerMinute));
     await api.register(transactionRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(fileRoutes(ctx), { prefix: '/api/transaction' });
     await api.register(receiptRoutes(ctx), { prefix: '/api/file/receipt' });

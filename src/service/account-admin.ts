@@ -5,7 +5,7 @@
  * returned once, to be shown once.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isCredentialValid, type Account, type AccountBranding, type AccountCredential, type AccountLimits, type CredentialKind } from '../domain/account.js';
+import { isCredentialValid, withPostbackSecret, type Account, type AccountBranding, type AccountCredential, type AccountLimits, type CredentialKind } from '../domain/account.js';
 import { formatTime, type JsonValue } from '../domain/transaction.js';
 import { ValidationError } from '../errors.js';
 import type { AdminAuditEntry } from '../store/store.js';
@@ -146,15 +146,32 @@ export async function setAccountDisabled(deps: CredentialDeps, actor: AdminActor
   return next;
 }
 
-/** Sets the account's postback secret to `secret`, or a new random one; returns it (shown once). */
-export async function setAccountPostbackSecret(deps: CredentialDeps, actor: AdminActor, id: string, secret?: string): Promise<string> {
+/**
+ * Sets the account's postback secret to `secret`, or a new random one; returns it (shown once). The replaced secret
+ * still signs postbacks, next to the new one, for `overlapSeconds` (0: not at all), time for receivers to switch.
+ */
+export async function setAccountPostbackSecret(
+  deps: CredentialDeps,
+  actor: AdminActor,
+  id: string,
+  secret?: string,
+  overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS,
+): Promise<string> {
+  const problems: string[] = [];
   if (secret !== undefined && (secret.length < 16 || secret.length > 256 || !/^[\x21-\x7e]+$/.test(secret))) {
-    throw new ValidationError(['Secret: 16 to 256 printable ASCII characters without spaces (or leave it out to have one generated)'], 'INVALID_REQUEST');
+    problems.push('Secret: 16 to 256 printable ASCII characters without spaces (or leave it out to have one generated)');
   }
+  if (!Number.isSafeInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_OVERLAP_SECONDS) {
+    problems.push(`OverlapSeconds: a whole number from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}`);
+  }
+  if (problems.length > 0) throw new ValidationError(problems, 'INVALID_REQUEST');
   const account = await showAccount(deps, id);
   const next = secret ?? randomBytes(24).toString('base64url');
-  await deps.store.updateAccount({ ...account, PostbackSecret: next });
-  await audit(deps, actor, 'account.postback-secret-set', id, { data: { generated: secret === undefined } });
+  const updated = withPostbackSecret(account, next, deps.clock(), overlapSeconds);
+  await deps.store.updateAccount(updated);
+  await audit(deps, actor, 'account.postback-secret-set', id, {
+    data: { generated: secret === undefined, ...(updated.PreviousPostbackSecretValidUntil !== undefined ? { previousValidUntil: updated.PreviousPostbackSecretValidUntil } : {}) },
+  });
   return next;
 }
 

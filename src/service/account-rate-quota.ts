@@ -39,6 +39,26 @@ export function accountRateQuota(perMinute: number, shared?: RateBuckets, now: (
   return shared === undefined ? new LocalRateQuota(perMinute, now) : new LeasedRateQuota(perMinute, shared, now);
 }
 
+/**
+ * The quotas of accounts whose limits differ: one {@link accountRateQuota} per distinct requests-per-minute, made at
+ * its first use (an account whose limit changes starts with a full bucket of the new size).
+ *
+ * @example
+ * const quotas = accountRateQuotas(store.rateBuckets);
+ * const decision = await quotas(account.Limits?.RequestsPerMinute ?? 1200).take(account.Id);
+ */
+export function accountRateQuotas(shared?: RateBuckets, now: () => number = () => performance.now()): (perMinute: number) => AccountRateQuota {
+  const quotas = new Map<number, AccountRateQuota>();
+  return (perMinute) => {
+    let quota = quotas.get(perMinute);
+    if (quota === undefined) {
+      quota = accountRateQuota(perMinute, shared, now);
+      quotas.set(perMinute, quota);
+    }
+    return quota;
+  };
+}
+
 /** Keeps `map` at most MAX_ACCOUNTS long, most recently used last. */
 function touch<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);

@@ -45,6 +45,8 @@ export interface ServiceSettings {
   readonly retentionDays: number;
   /** Minutes a DELETEd transaction's documents and receipt stay downloadable before the clean job removes them (default 15). */
   readonly deleteGraceMinutes?: number;
+  /** How long a replaced postback secret still signs postbacks (PARAPH_POSTBACK_SECRET_OVERLAP_SECONDS); default a day. */
+  readonly postbackSecretOverlapSeconds?: number;
   /** Where postbacks may go; default: https and public addresses only. */
   readonly postbackPolicy?: PostbackPolicy;
   /** Limits of uploads and accounts; default: DEFAULT_SECURITY_SETTINGS. */

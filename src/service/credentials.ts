@@ -6,7 +6,7 @@
  * first time they authenticate.
  */
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import { isCredentialValid, type Account } from '../domain/account.js';
+import type { Account } from '../domain/account.js';
 import type { MasterKey } from '../store/master-key.js';
 import { StoreError, type Store } from '../store/store.js';
 import { sha256Hex } from './context.js';
@@ -59,31 +59,21 @@ export function candidateHashes(deps: Pick<CredentialDeps, 'credentialKey'>, sec
 
 /**
  * The account a user token and an app key authenticate now: both valid (not revoked; a rotated one within its
- * overlap), of the same account, which is not disabled. Read from the store on every request, so a revocation holds
- * at once on every process sharing it.
+ * overlap), of the same account, which is not disabled. One store query per request (credentials and account
+ * together), read afresh every time, so a revocation holds at once on every process sharing the store.
  */
 export async function authenticateAccount(deps: CredentialDeps, userToken: string, appKey: string): Promise<Account | undefined> {
   const now = deps.clock();
-  // The keyed hashes first: a legacy plain SHA-256 is upgraded at its first use, so later requests need one look-up
-  // of two hashes and no plain digest.
+  // The keyed hashes first: a legacy plain SHA-256 is upgraded at its first use, so later requests need one query
+  // and no plain digest.
   const keyedUser = credentialHash(deps, userToken);
   const keyedApp = credentialHash(deps, appKey);
-  let userHashes = [keyedUser];
-  let appHashes = [keyedApp];
-  let found = (await deps.store.findCredentialsByHash([keyedUser, keyedApp])).filter((c) => isCredentialValid(c, now));
-  if (found.length < 2 && deps.credentialKey !== undefined) {
-    userHashes = candidateHashes(deps, userToken);
-    appHashes = candidateHashes(deps, appKey);
-    found = (await deps.store.findCredentialsByHash([...userHashes, ...appHashes])).filter((c) => isCredentialValid(c, now));
+  let match = await deps.store.findAccountByCredentials([keyedUser], [keyedApp], now);
+  if (match === undefined && deps.credentialKey !== undefined) {
+    match = await deps.store.findAccountByCredentials(candidateHashes(deps, userToken), candidateHashes(deps, appKey), now);
   }
-  const users = found.filter((c) => c.kind === 'user-token' && userHashes.includes(c.hash));
-  const apps = found.filter((c) => c.kind === 'app-key' && appHashes.includes(c.hash));
-  const user = users.find((u) => apps.some((a) => a.accountId === u.accountId));
-  const app = apps.find((a) => a.accountId === user?.accountId);
-  if (user === undefined || app === undefined) return undefined;
-  const account = await deps.store.getAccount(user.accountId);
-  if (account === undefined || account.Disabled === true) return undefined;
-  if (user.hash !== keyedUser) await deps.store.rehashCredential(user.id, user.hash, keyedUser);
-  if (app.hash !== keyedApp) await deps.store.rehashCredential(app.id, app.hash, keyedApp);
-  return account;
+  if (match === undefined || match.account.Disabled === true) return undefined;
+  if (match.userToken.hash !== keyedUser) await deps.store.rehashCredential(match.userToken.id, match.userToken.hash, keyedUser);
+  if (match.appKey.hash !== keyedApp) await deps.store.rehashCredential(match.appKey.id, match.appKey.hash, keyedApp);
+  return match.account;
 }

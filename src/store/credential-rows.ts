@@ -4,7 +4,8 @@
  */
 import type { AccountCredential, CredentialKind } from '../domain/account.js';
 import type { JsonValue } from '../domain/transaction.js';
-import type { AdminAuditEntry } from './store.js';
+import type { AccountReader } from './sealed-secrets.js';
+import type { AdminAuditEntry, CredentialMatch } from './store.js';
 
 /** A row of `account_credentials` (PostgreSQL hands BIGINT back as text). */
 export interface CredentialRow {
@@ -79,5 +80,23 @@ export function adminAuditFromRow(row: AdminAuditRow): AdminAuditEntry {
     ...(row.account_id !== null ? { accountId: row.account_id } : {}),
     ...(row.credential_id !== null ? { credentialId: row.credential_id } : {}),
     ...(data !== null ? { data } : {}),
+  };
+}
+
+/** A row of the query that authenticates a request: the account and its matching user token and app key. */
+export interface CredentialMatchRow {
+  account_id: string;
+  data: string;
+  user_id: string;
+  user_hash: string;
+  app_id: string;
+  app_hash: string;
+}
+
+export function credentialMatchFromRow(row: CredentialMatchRow, accounts: AccountReader): CredentialMatch {
+  return {
+    account: accounts.account(row.account_id, row.data),
+    userToken: { id: row.user_id, hash: row.user_hash },
+    appKey: { id: row.app_id, hash: row.app_hash },
   };
 }

@@ -17,15 +17,17 @@ import { inTransaction, PostgresBlobStore } from './postgres-blob-store.js';
 import { outboxMessage, type OutboxRow } from './postgres-job-tables.js';
 import { PostgresRateBuckets } from './postgres-rate-buckets.js';
 import type { MasterKey } from './master-key.js';
-import { openSignTokens, readAccount, sealAccount } from './sealed-secrets.js';
+import { AccountReader, openSignTokens, readAccount, sealAccount } from './sealed-secrets.js';
 import type { AccountCredential } from '../domain/account.js';
 import {
   adminAuditFromRow,
   credentialFromRow,
+  credentialMatchFromRow,
   credentialValues,
   CREDENTIAL_COLUMNS,
   firstCredentials,
   type AdminAuditRow,
+  type CredentialMatchRow,
   type CredentialRow,
 } from './credential-rows.js';
 import {
@@ -33,6 +35,7 @@ import {
   StoreError,
   type Account,
   type AdminAuditEntry,
+  type CredentialMatch,
   type AdminAuditInput,
   type DueTimer,
   type OutboxAttempt,
@@ -123,6 +126,15 @@ export async function migratePostgres(url: string): Promise<number[]> {
 }
 
 
+/** The account with a valid user token among $1 and a valid app key among $2 at $3 (ms), with the two credentials. */
+const ACCOUNT_BY_CREDENTIALS = `SELECT a.id AS account_id, a.data, u.id AS user_id, u.hash AS user_hash, k.id AS app_id, k.hash AS app_hash
+  FROM account_credentials u
+  JOIN account_credentials k ON k.account_id = u.account_id
+  JOIN accounts a ON a.id = u.account_id
+  WHERE u.hash = ANY($1::text[]) AND u.kind = 'user-token' AND u.revoked_at IS NULL AND (u.valid_until IS NULL OR u.valid_until > $3::bigint)
+    AND k.hash = ANY($2::text[]) AND k.kind = 'app-key' AND k.revoked_at IS NULL AND (k.valid_until IS NULL OR k.valid_until > $3::bigint)
+  LIMIT 1`;
+
 export class PostgresStore implements Store {
   readonly kind = 'postgresql';
   readonly blobs: PostgresBlobStore;
@@ -167,7 +179,10 @@ export class PostgresStore implements Store {
     private readonly masterKey?: MasterKey,
   ) {
     this.blobs = new PostgresBlobStore(pool);
+    this.accountReader = new AccountReader(masterKey);
   }
+
+  private readonly accountReader: AccountReader;
 
   /** The database answers (for `/health`). */
   async countOperational(now: Date): Promise<OperationalCounts> {
@@ -199,15 +214,16 @@ export class PostgresStore implements Store {
 
 
 
-  async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
-    const { rows } = await this.query<{ data: string }>(
-      `SELECT a.data FROM accounts a
-         JOIN account_credentials u ON u.account_id = a.id AND u.kind = 'user-token' AND u.hash = $1 AND u.revoked_at IS NULL
-         JOIN account_credentials k ON k.account_id = a.id AND k.kind = 'app-key' AND k.hash = $2 AND k.revoked_at IS NULL
-         LIMIT 1`,
-      [userTokenHash, appKeyHash],
-    );
-    return rows[0] === undefined ? undefined : readAccount(rows[0].data, this.masterKey);
+  async findAccountByCredentials(userTokenHashes: readonly string[], appKeyHashes: readonly string[], at: Date): Promise<CredentialMatch | undefined> {
+    if (userTokenHashes.length === 0 || appKeyHashes.length === 0) return undefined;
+    this.live();
+    // A named statement: each pooled connection parses and plans it once.
+    const { rows } = await this.pool.query<CredentialMatchRow>({
+      name: 'paraph-account-by-credentials',
+      text: ACCOUNT_BY_CREDENTIALS,
+      values: [[...userTokenHashes], [...appKeyHashes], at.getTime()],
+    });
+    return rows[0] === undefined ? undefined : credentialMatchFromRow(rows[0], this.accountReader);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {

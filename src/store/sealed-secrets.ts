@@ -57,18 +57,50 @@ export function openSignTokens(tx: Transaction, key: MasterKey | undefined): Tra
   };
 }
 
-/** The account as stored: its postback secret sealed (unchanged without a key). */
+/** The account as stored: its postback secrets (current and previous) sealed (unchanged without a key). */
 export function sealAccount(account: Account, key: MasterKey | undefined): Account {
-  return account.PostbackSecret !== undefined && key !== undefined
-    ? { ...account, PostbackSecret: key.seal(account.PostbackSecret, SEAL_PURPOSE.postbackSecret) }
-    : account;
+  if (key === undefined) return account;
+  const seal = (secret: string | undefined) => (secret === undefined ? secret : key.seal(secret, SEAL_PURPOSE.postbackSecret));
+  const sealed = { ...account };
+  if (account.PostbackSecret !== undefined) sealed.PostbackSecret = seal(account.PostbackSecret)!;
+  if (account.PreviousPostbackSecret !== undefined) sealed.PreviousPostbackSecret = seal(account.PreviousPostbackSecret)!;
+  return sealed;
 }
 
-/** An account read back from its stored JSON, its postback secret opened. */
+/** The account read back from its stored JSON, its postback secrets opened. */
 export function readAccount(data: string, key: MasterKey | undefined): Account {
   const account = JSON.parse(data) as Account;
-  if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret) && key !== undefined) {
-    account.PostbackSecret = key.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+  if (key === undefined) return account;
+  if (account.PostbackSecret !== undefined && isSealed(account.PostbackSecret)) account.PostbackSecret = key.open(account.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+  if (account.PreviousPostbackSecret !== undefined && isSealed(account.PreviousPostbackSecret)) {
+    account.PreviousPostbackSecret = key.open(account.PreviousPostbackSecret, SEAL_PURPOSE.postbackSecret);
   }
   return account;
+}
+
+/**
+ * Reads accounts on the authentication path, where the same few rows come back on every request: the last text read
+ * of each account and what it parsed to are remembered, so an unchanged row is not parsed again. The accounts it
+ * hands out are frozen, since every request of the account shares them.
+ */
+export class AccountReader {
+  private readonly read = new Map<string, { readonly data: string; readonly account: Readonly<Account> }>();
+
+  constructor(
+    private readonly key: MasterKey | undefined,
+    private readonly limit = 1000,
+  ) {}
+
+  account(id: string, data: string): Readonly<Account> {
+    const known = this.read.get(id);
+    if (known !== undefined && known.data === data) return known.account;
+    const account = readAccount(data, this.key);
+    if (account.Branding !== undefined) Object.freeze(account.Branding);
+    if (account.Limits !== undefined) Object.freeze(account.Limits);
+    if (account.QualifiedSeal !== undefined) Object.freeze(account.QualifiedSeal);
+    Object.freeze(account);
+    if (this.read.size >= this.limit) this.read.clear();
+    this.read.set(id, { data, account });
+    return account;
+  }
 }

@@ -18,16 +18,18 @@ import { canonicalJson } from '../receipt/canonical-json.js';
 import { type AuditEntry } from '../receipt/audit-log.js';
 import { chainStoredAudit } from './audit-chain.js';
 import { type JsonValue, type Transaction } from '../domain/transaction.js';
-import { openSignTokens, QUALIFIED_SEAL_SEALED_FIELDS, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
+import { AccountReader, openSignTokens, QUALIFIED_SEAL_SEALED_FIELDS, readAccount, sealAccount, SEAL_PURPOSE } from './sealed-secrets.js';
 import { FileBlobStore } from './file-blob-store.js';
 import type { AccountCredential } from '../domain/account.js';
 import {
   adminAuditFromRow,
   credentialFromRow,
+  credentialMatchFromRow,
   credentialValues,
   CREDENTIAL_COLUMNS,
   firstCredentials,
   type AdminAuditRow,
+  type CredentialMatchRow,
   type CredentialRow,
 } from './credential-rows.js';
 import { isSqliteConstraintError, openSqliteDatabase, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
@@ -37,6 +39,7 @@ import {
   StoreError,
   type Account,
   type AdminAuditEntry,
+  type CredentialMatch,
   type AdminAuditInput,
   type AuditEntryInput,
   type DueTimer,
@@ -68,11 +71,20 @@ export interface SqliteStoreOptions {
   driver?: SqliteDriverName;
 }
 
-/** The account whose unrevoked user token and app key have these hashes. */
-const ACCOUNT_BY_PAIR = `SELECT a.data FROM accounts a
-  JOIN account_credentials u ON u.account_id = a.id AND u.kind = 'user-token' AND u.hash = ? AND u.revoked_at IS NULL
-  JOIN account_credentials k ON k.account_id = a.id AND k.kind = 'app-key' AND k.hash = ? AND k.revoked_at IS NULL
+/**
+ * The account with a valid user token and app key among the hashes (as many placeholders as hashes, in each IN list),
+ * with the two credentials; `?` after each list is the time (ms) the credentials must still be valid at.
+ */
+function accountByCredentialsSql(users: number, apps: number): string {
+  const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+  return `SELECT a.id AS account_id, a.data, u.id AS user_id, u.hash AS user_hash, k.id AS app_id, k.hash AS app_hash
+  FROM account_credentials u
+  JOIN account_credentials k ON k.account_id = u.account_id
+  JOIN accounts a ON a.id = u.account_id
+  WHERE u.hash IN (${list(users)}) AND u.kind = 'user-token' AND u.revoked_at IS NULL AND (u.valid_until IS NULL OR u.valid_until > ?)
+    AND k.hash IN (${list(apps)}) AND k.kind = 'app-key' AND k.revoked_at IS NULL AND (k.valid_until IS NULL OR k.valid_until > ?)
   LIMIT 1`;
+}
 const INSERT_CREDENTIAL = `INSERT INTO account_credentials (${CREDENTIAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const ROTATE_CREDENTIAL =
   'UPDATE account_credentials SET rotated_at = ?, replaced_by = ?, valid_until = ? WHERE id = ? AND rotated_at IS NULL AND revoked_at IS NULL';
@@ -165,7 +177,11 @@ export class SqliteStore implements Store {
     private readonly db: SqliteDatabase,
     readonly blobs: FileBlobStore,
     private readonly masterKey?: MasterKey,
-  ) {}
+  ) {
+    this.accountReader = new AccountReader(masterKey);
+  }
+
+  private readonly accountReader: AccountReader;
 
   /**
    * Refuses a master key other than the one the data directory's secrets were sealed with (and remembers the key
@@ -220,8 +236,10 @@ export class SqliteStore implements Store {
     for (const row of accountRows) {
       const data = JSON.parse(row.data) as Record<string, unknown>;
       let changed = false;
-      if (typeof data.PostbackSecret === 'string') {
-        data.PostbackSecret = reseal(data.PostbackSecret, SEAL_PURPOSE.postbackSecret);
+      for (const field of ['PostbackSecret', 'PreviousPostbackSecret'] as const) {
+        const value = data[field];
+        if (typeof value !== 'string') continue;
+        data[field] = reseal(value, SEAL_PURPOSE.postbackSecret);
         changed = true;
       }
       const qualified = data.QualifiedSeal as Record<string, unknown> | undefined;
@@ -266,9 +284,14 @@ export class SqliteStore implements Store {
 
 
 
-  async findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined> {
-    const row = this.sql(ACCOUNT_BY_PAIR).get(userTokenHash, appKeyHash) as { data: string } | undefined;
-    return row === undefined ? undefined : readAccount(row.data, this.masterKey);
+  async findAccountByCredentials(userTokenHashes: readonly string[], appKeyHashes: readonly string[], at: Date): Promise<CredentialMatch | undefined> {
+    if (userTokenHashes.length === 0 || appKeyHashes.length === 0) return undefined;
+    // The statement text depends only on the two list lengths (1 and 1, or 2 and 2 on the legacy fallback), so
+    // `sql` prepares it once.
+    const row = this.sql(accountByCredentialsSql(userTokenHashes.length, appKeyHashes.length)).get(...userTokenHashes, at.getTime(), ...appKeyHashes, at.getTime()) as
+      | CredentialMatchRow
+      | undefined;
+    return row === undefined ? undefined : credentialMatchFromRow(row, this.accountReader);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {

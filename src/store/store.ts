@@ -181,13 +181,22 @@ export interface RateBuckets {
   take(accountId: string, want: number, perMinute: number): Promise<RateLease>;
 }
 
+/** An account and the user token and app key of it that authenticated a request (their Id and stored hash). */
+export interface CredentialMatch {
+  readonly account: Readonly<Account>;
+  readonly userToken: { readonly id: string; readonly hash: string };
+  readonly appKey: { readonly id: string; readonly hash: string };
+}
+
 /** The store. All methods are async; implementations are safe for concurrent callers in one process. */
 export interface Store {
   /**
-   * The account that has an unrevoked user token and app key with these hashes (overlaps are the caller's to
-   * check: see {@link findCredentialsByHash}).
+   * The account that has a user token hashed as one of `userTokenHashes` and an app key hashed as one of
+   * `appKeyHashes`, both valid at `at` (not revoked, within their overlap once rotated), with the two credentials
+   * that matched: one indexed query, read afresh on every call so a revocation holds at once. Disabled accounts are
+   * returned too (the caller refuses them).
    */
-  findAccountByCredentials(userTokenHash: string, appKeyHash: string): Promise<Account | undefined>;
+  findAccountByCredentials(userTokenHashes: readonly string[], appKeyHashes: readonly string[], at: Date): Promise<CredentialMatch | undefined>;
   getAccount(id: string): Promise<Account | undefined>;
   /**
    * Adds the account and, when it carries `UserTokenHash` and `AppKeyHash`, its first two credentials.

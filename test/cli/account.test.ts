@@ -10,6 +10,7 @@ import { accountCommand } from '../../src/cli/account.js';
 import { runCommand } from '../../src/cli/common.js';
 import { authenticateAccount, loadCredentialKey } from '../../src/service/credentials.js';
 import { openServiceStore } from '../../src/store/open-store.js';
+import { postbackSecretsAt } from '../../src/domain/account.js';
 
 let dataDir: string;
 
@@ -39,6 +40,24 @@ async function authenticatedAs(userToken: string, appKey: string): Promise<strin
 }
 
 describe('paraph account', () => {
+  it('sets a postback secret: the old one keeps signing for the overlap (flag, or the setting), none with 0', async () => {
+    const created = await cli('create', '--name', 'Rotating BV');
+    const id = created.json.Id as string;
+    const rotated = await cli('postback-secret', id, '--secret', 'new-secret-0123456789abcdef', '--overlap-seconds', '600');
+    expect(rotated.code, rotated.err).toBe(0);
+    expect(rotated.json.PostbackSecret).toBe('new-secret-0123456789abcdef');
+    const until = Date.parse(rotated.json.PreviousPostbackSecretValidUntil as string);
+    expect(until - Date.now()).toBeGreaterThan(500_000);
+    const opened = await openServiceStore({ dataDir });
+    const account = (await opened.store.getAccount(id))!;
+    await opened.store.close();
+    expect(postbackSecretsAt(account, new Date())).toEqual({ secret: 'new-secret-0123456789abcdef', previous: created.json.PostbackSecret });
+    expect(postbackSecretsAt(account, new Date(until))).toEqual({ secret: 'new-secret-0123456789abcdef' });
+    const dropped = await cli('postback-secret', id, '--overlap-seconds', '0');
+    expect(dropped.json.PreviousPostbackSecretValidUntil).toBeUndefined();
+    expect((await cli('postback-secret', id, '--overlap-seconds', 'soon')).code).toBe(2);
+  });
+
   it('creates an account, issues, rotates and revokes its keys, disables it; all audited as cli, no secret in the audit', async () => {
     const created = await cli('create', '--name', 'Acme BV', '--notification-email', 'ops@acme.example');
     expect(created.code, created.err).toBe(0);

@@ -86,6 +86,24 @@ describe('Checksum and signature', () => {
     expect(verifyPostback(request.body, new Headers(request.headers), 'k3y').valid).toBe(true);
   });
 
+  it('during a secret rotation signs with the new and the replaced secret; verifyPostback takes one secret or several', () => {
+    const request = renderPostback(TX, 30, { secret: 'new-key', previousSecret: 'old-key', version: 1, baseUrl: 'http://x', delivery: DELIVERY });
+    expect(JSON.parse(request.body).Checksum).toBe(postbackChecksum(TX.Id, 30, 'new-key'));
+    expect(request.headers['checksum-previous']).toBe(postbackChecksum(TX.Id, 30, 'old-key'));
+    expect(request.headers['x-paraph-signature']).toBe(postbackSignature(request.body, 'new-key'));
+    expect(request.headers['x-paraph-signature-previous']).toBe(postbackSignature(request.body, 'old-key'));
+    expect(request.headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secrets of ['new-key', 'old-key', ['other', 'old-key'], ['new-key', 'old-key']]) expect(verifyPostback(request.body, request.headers, secrets).valid).toBe(true);
+    expect(verifyPostback(request.body, request.headers, ['other', 'third']).valid).toBe(false);
+    // The previous signatures prove nothing once the body changes.
+    expect(verifyPostback(request.body.replace('"Status":30', '"Status":40'), request.headers, 'old-key').valid).toBe(false);
+    // Without the previous secret's headers, the old secret verifies nothing.
+    const { 'x-paraph-signature-previous': _p, ...withoutPrevious } = request.headers;
+    expect(verifyPostback(request.body, withoutPrevious, 'old-key').valid).toBe(false);
+    expect(() => verifyPostback(request.body, request.headers, [])).toThrow(/postback secret/);
+    expect(() => verifyPostback(request.body, request.headers, ['new-key', ''])).toThrow(/empty string/);
+  });
+
   it('signs the delivery id and send time (Standard Webhooks); verifyPostback refuses an old one, a changed id or time', () => {
     const at = new Date(TEST_NOW);
     const request = renderPostback(TX, 30, { secret: 'k3y', version: 1, baseUrl: 'http://x', delivery: { id: 'paraph-postback-7', at } });

@@ -1,7 +1,8 @@
 /**
  * Random admin sequences (create, disable, enable, issue, rotate with or without overlap, revoke, time passing)
  * against a model: after every step, every pair of user token and app key ever issued authenticates exactly the
- * account both were issued for, only while both are valid and the account is enabled, and nothing otherwise.
+ * account both were issued for, only while both are valid and the account is enabled, and nothing otherwise; and the
+ * account a pair authenticates reads its own transactions and none of another account's.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,10 @@ import type { CredentialKind } from '../../src/domain/account.js';
 import { createAccount, issueCredential, revokeCredential, rotateCredential, setAccountDisabled } from '../../src/service/account-admin.js';
 import { authenticateAccount, type CredentialDeps } from '../../src/service/credentials.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { createServiceContext } from '../../src/service/context.js';
+import { createTransaction } from '../../src/service/create-transaction.js';
+import { getTransaction } from '../../src/service/get-transaction.js';
+import { ensureServiceKeys } from '../../src/service/service-keys.js';
 
 type Op =
   | { op: 'create' }
@@ -20,7 +25,8 @@ type Op =
   | { op: 'issue'; account: number; kind: CredentialKind }
   | { op: 'rotate'; credential: number; overlap: 0 | 60 }
   | { op: 'revoke'; credential: number }
-  | { op: 'wait'; seconds: number };
+  | { op: 'wait'; seconds: number }
+  | { op: 'transaction'; account: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ op: 'create' }),
@@ -30,6 +36,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('rotate' as const), credential: fc.nat(20), overlap: fc.constantFrom<0 | 60>(0, 60) }),
   fc.record({ op: fc.constant('revoke' as const), credential: fc.nat(20) }),
   fc.record({ op: fc.constant('wait' as const), seconds: fc.integer({ min: 1, max: 90 }) }),
+  fc.record({ op: fc.constant('transaction' as const), account: fc.nat(5) }),
 );
 
 interface ModelCredential {
@@ -45,12 +52,20 @@ interface ModelCredential {
 describe('account credentials against a model', () => {
   it('authenticate exactly their own account, only while valid', async () => {
     const key = randomBytes(32);
+    // Service keys made once (key generation is slow); each run's context uses them over its own store.
+    const keyDir = mkdtempSync(join(tmpdir(), 'paraph-cred-keys-'));
+    const keyStore = await openSqliteStore({ dataDir: keyDir });
+    const { keys } = await ensureServiceKeys({ store: keyStore, now: new Date('2026-11-21T09:00:00Z'), organizationName: 'Prop Org', keyKind: 'ecdsa-p256' });
+    await keyStore.close();
+    rmSync(keyDir, { recursive: true, force: true });
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), async (ops) => {
         const dir = mkdtempSync(join(tmpdir(), 'paraph-cred-prop-'));
         const store = await openSqliteStore({ dataDir: dir, synchronous: 'NORMAL' });
         let now = Date.parse('2026-11-21T10:00:00Z');
         const deps: CredentialDeps = { store, clock: () => new Date(now), credentialKey: { mac: (s) => createHmac('sha256', key).update(s).digest('hex') } };
+        const ctx = createServiceContext({ store, clock: deps.clock, keys, settings: { publicUrl: 'http://127.0.0.1:1', maxFileBytes: 10_000_000, fileReplaceGuardMs: 0, retentionDays: 30 } });
+        const transactions: Array<{ id: string; accountId: string }> = [];
         const accounts: Array<{ id: string; disabled: boolean }> = [];
         const credentials: ModelCredential[] = [];
         try {
@@ -106,6 +121,13 @@ describe('account credentials against a model', () => {
             case 'wait':
               now += step.seconds * 1000;
               return;
+            case 'transaction': {
+              const account = accounts[step.account % accounts.length]!;
+              const owner = (await store.getAccount(account.id))!;
+              const tx = await createTransaction(ctx, owner, { Signers: [{ Email: 'signer@example.com', SendSignRequest: false }] });
+              transactions.push({ id: tx.Id, accountId: account.id });
+              return;
+            }
           }
         }
 
@@ -115,7 +137,15 @@ describe('account credentials against a model', () => {
             for (const app of credentials.filter((c) => c.kind === 'app-key')) {
               const account = accounts.find((a) => a.id === user.accountId)!;
               const expected = user.accountId === app.accountId && valid(user) && valid(app) && !account.disabled ? account.id : undefined;
-              expect((await authenticateAccount(deps, user.secret, app.secret))?.Id).toBe(expected);
+              const authenticated = await authenticateAccount(deps, user.secret, app.secret);
+              expect(authenticated?.Id).toBe(expected);
+              if (authenticated === undefined) continue;
+              for (const tx of transactions) {
+                const read = getTransaction(ctx, authenticated, tx.id);
+                if (tx.accountId === authenticated.Id) expect((await read).Id).toBe(tx.id);
+                // Another account's transaction is answered as if it did not exist: 401, like a wrong credential.
+                else await expect(read).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+              }
             }
             // Never with the pair swapped, never with itself as both.
             expect(await authenticateAccount(deps, user.secret, user.secret)).toBeUndefined();

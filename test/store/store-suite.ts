@@ -75,8 +75,9 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
     });
 
     it('finds accounts by both key hashes only', async () => {
-      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toEqual(ACCOUNT);
-      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, 'x'.repeat(64))).toBeUndefined();
+      expect((await store.findAccountByCredentials([ACCOUNT.UserTokenHash], [ACCOUNT.AppKeyHash], T0))?.account).toEqual(ACCOUNT);
+      expect(await store.findAccountByCredentials([ACCOUNT.UserTokenHash], ['x'.repeat(64)], T0)).toBeUndefined();
+      expect(await store.findAccountByCredentials([ACCOUNT.AppKeyHash], [ACCOUNT.UserTokenHash], T0)).toBeUndefined();
       expect(await store.getAccount('acc-1')).toEqual(ACCOUNT);
       expect(await store.countAccounts()).toBe(1);
       const duplicate = await errorOf(store.createAccount({ ...ACCOUNT, Id: 'acc-2' }));
@@ -121,7 +122,29 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.findCredentialsByHash(['h7'])).toEqual([{ ...other2, hash: 'h7' }]);
       // A revoked first credential no longer finds its account.
       await store.revokeCredential(first[0]!.id, at(1));
-      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toBeUndefined();
+      expect(await store.findAccountByCredentials([ACCOUNT.UserTokenHash], [ACCOUNT.AppKeyHash], at(2))).toBeUndefined();
+    });
+
+    it('authenticates a user token and an app key of one account in one query: overlap, revocation, several candidate hashes', async () => {
+      const other: Account = { Id: 'acc-b', Name: 'B', CreatedDateTime: '2026-11-21T11:00:00.000+00:00' };
+      await store.createAccount(other);
+      await store.addCredential({ id: 'b-user', accountId: 'acc-b', kind: 'user-token', hash: 'bu', createdAt: T0 });
+      await store.addCredential({ id: 'b-app', accountId: 'acc-b', kind: 'app-key', hash: 'ba', createdAt: T0 });
+      expect(await store.findAccountByCredentials(['bu'], ['ba'], T0)).toEqual({ account: other, userToken: { id: 'b-user', hash: 'bu' }, appKey: { id: 'b-app', hash: 'ba' } });
+      // A pair from two accounts authenticates neither.
+      expect(await store.findAccountByCredentials(['bu'], [ACCOUNT.AppKeyHash], T0)).toBeUndefined();
+      // Several candidates per kind: the one that is stored matches.
+      expect((await store.findAccountByCredentials(['nope', 'bu'], ['ba', 'nope2'], T0))?.userToken).toEqual({ id: 'b-user', hash: 'bu' });
+      // A rotated app key works until its overlap ends, its replacement from the rotation on.
+      expect(await store.rotateCredential('b-app', at(1000), at(5000), { id: 'b-app2', accountId: 'acc-b', kind: 'app-key', hash: 'ba2', createdAt: at(1000) })).toBe(true);
+      expect((await store.findAccountByCredentials(['bu'], ['ba'], at(4999)))?.appKey.id).toBe('b-app');
+      expect(await store.findAccountByCredentials(['bu'], ['ba'], at(5000))).toBeUndefined();
+      expect((await store.findAccountByCredentials(['bu'], ['ba2'], at(5000)))?.appKey.id).toBe('b-app2');
+      // A disabled account is returned as such (the caller refuses it); a revoked credential finds nothing.
+      await store.updateAccount({ ...other, Disabled: true });
+      expect((await store.findAccountByCredentials(['bu'], ['ba2'], at(5000)))?.account.Disabled).toBe(true);
+      await store.revokeCredential('b-user', at(6000));
+      expect(await store.findAccountByCredentials(['bu'], ['ba2'], at(6000))).toBeUndefined();
     });
 
     it('updates accounts, sealing the postback secret again, and keeps the admin audit log in order', async () => {
@@ -488,7 +511,7 @@ export function describeStore(name: string, open: () => Promise<StoreHarness>): 
       expect(await store.getTransaction(tx.Id)).toEqual({ ...tx, version: 1 });
       expect(verifyAuditLog(await store.listAuditEntries(tx.Id))).toMatchObject({ ok: true, count: 1 });
       expect(await store.getSetting('k')).toBe('v');
-      expect(await store.findAccountByCredentials(ACCOUNT.UserTokenHash, ACCOUNT.AppKeyHash)).toEqual(ACCOUNT);
+      expect((await store.findAccountByCredentials([ACCOUNT.UserTokenHash], [ACCOUNT.AppKeyHash], T0))?.account).toEqual(ACCOUNT);
       expect((await store.claimDue(T0, 10, 1000)).map((m) => m.payload)).toEqual([1]);
       expect(new TextDecoder().decode(await store.blobs.read(blob.sha256))).toBe('pdf');
     });
