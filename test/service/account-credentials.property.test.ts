@@ -144,7 +144,7 @@ describe('account credentials against a model', () => {
                 const read = getTransaction(ctx, authenticated, tx.id);
                 if (tx.accountId === authenticated.Id) expect((await read).Id).toBe(tx.id);
                 // Another account's transaction is answered as if it did not exist: 401, like a wrong credential.
-                else await expect(read).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+                else await expect(read).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND', message: 'Authorization has been denied for this request.' });
               }
             }
             // Never with the pair swapped, never with itself as both.
