@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from '../helpers/service-harness.js';
-import { seededRandom } from '../helpers/pdf-gen.js';
+import { seededRandom } from '../../src/testing/generate-pdf.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
