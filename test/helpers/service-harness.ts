@@ -6,7 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { loggerOptions } from '../../src/http/app.js';
 import { generatePdf, type GenPage } from '../../src/testing/generate-pdf.js';
 import { APP_KEY, USER_TOKEN, createTestClient, freePort, tempDataDir } from '../../src/testing/start-test-service.js';
 import { checkServedResponse } from '../contract/served-contract.js';
@@ -59,6 +62,33 @@ export async function makePdf(pages: readonly (readonly string[])[]): Promise<Ui
     texts: lines.map((anchor, i) => ({ anchor, left: 72, baseline: 100 + i * 60, size: 12, font: 'Helvetica' as const, style: 'plain' as const })),
   }));
   return (await generatePdf(gen)).bytes;
+}
+
+/** A logger for `startTestService({ logger })` that keeps every line it writes, and what tests read from them. */
+export interface LogCapture {
+  readonly logger: pino.Logger;
+  readonly lines: Record<string, unknown>[];
+  /** The last SMS code the default SMS sender wrote to the log for `signerId`. */
+  smsCode(signerId: string): string | undefined;
+}
+
+/** Starts capturing the service's log at `level` (JSON lines, parsed). */
+export function captureLog(level = 'info'): LogCapture {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return {
+    logger: pino(loggerOptions(level), sink),
+    lines,
+    smsCode: (signerId) => {
+      const line = [...lines].reverse().find((l) => l.outbox === 'sms' && l.signerId === signerId);
+      return typeof line?.code === 'string' ? line.code : undefined;
+    },
+  };
 }
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
