@@ -1,5 +1,5 @@
 /**
- * The service's Prometheus metrics (docs/operations.md#metrics): one registry per service instance, so that several
+ * The service's Prometheus metrics (docs/operations.md#metrics), declared in metric-definitions.ts: one registry per service instance, so that several
  * services in one process (tests, a host mounting two) never mix their series. Counts that several processes share
  * (transactions by status, the outbox backlog) are read from the store at scrape time, so on PostgreSQL every process
  * reports the same global numbers; the rest (requests, PDF jobs, deliveries, connections, the process itself) is this
@@ -9,6 +9,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TransactionStatus } from '../domain/transaction.js';
+import { METRICS, metricOptions, type MetricDefinition } from './metric-definitions.js';
 import { observePdfJobs, pdfPoolState, type PdfJobReport } from '../service/pdf-work.js';
 import type { ServiceObserver } from '../service/service-observer.js';
 import type { ServiceContext } from '../service/context.js';
@@ -39,16 +40,16 @@ export class ParaphMetrics {
   readonly #stopPdf: () => void;
   #connections: ConnectionCounters | undefined;
 
-  readonly #httpRequests = new Counter({ name: 'paraph_http_requests_total', help: 'HTTP requests answered, by route pattern and status code', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
-  readonly #httpDuration = new Histogram({ name: 'paraph_http_request_duration_seconds', help: 'Time to answer an HTTP request, by route pattern', labelNames: ['method', 'route'], buckets: HTTP_BUCKETS, registers: [this.registry] });
-  readonly #pdfJobs = new Counter({ name: 'paraph_pdf_jobs_total', help: 'PDF jobs ended, by kind and outcome (ok, rejected: the document was refused, too_complex: past a limit, failed: the PDF process failed)', labelNames: ['kind', 'outcome'], registers: [this.registry] });
-  readonly #pdfRefused = new Counter({ name: 'paraph_pdf_jobs_refused_total', help: 'PDF jobs stopped past their time budget or memory cap', labelNames: ['kind', 'limit'], registers: [this.registry] });
-  readonly #pdfDuration = new Histogram({ name: 'paraph_pdf_job_duration_seconds', help: 'Time a PDF job ran in its process', labelNames: ['kind'], buckets: JOB_BUCKETS, registers: [this.registry] });
-  readonly #pdfWait = new Histogram({ name: 'paraph_pdf_job_queue_wait_seconds', help: 'Time a PDF job waited for memory and a free PDF process', labelNames: ['kind'], buckets: JOB_BUCKETS, registers: [this.registry] });
-  readonly #deliveries = new Counter({ name: 'paraph_outbox_deliveries_total', help: 'Outbox delivery attempts, by kind and outcome (delivered, retry, failed: given up)', labelNames: ['kind', 'outcome'], registers: [this.registry] });
-  readonly #postbackLatency = new Histogram({ name: 'paraph_postback_latency_seconds', help: 'From a postback becoming due to its delivery (retries included)', buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  readonly #mails = new Counter({ name: 'paraph_mails_total', help: 'Mail sending attempts, by outcome (sent, failed)', labelNames: ['outcome'], registers: [this.registry] });
-  readonly #storeErrors = new Counter({ name: 'paraph_metrics_store_errors_total', help: 'Scrapes whose database counts could not be read (the counts keep their last values)', registers: [this.registry] });
+  readonly #httpRequests = new Counter({ ...metricOptions(METRICS.httpRequests), registers: [this.registry] });
+  readonly #httpDuration = new Histogram({ ...metricOptions(METRICS.httpDuration), buckets: HTTP_BUCKETS, registers: [this.registry] });
+  readonly #pdfJobs = new Counter({ ...metricOptions(METRICS.pdfJobs), registers: [this.registry] });
+  readonly #pdfRefused = new Counter({ ...metricOptions(METRICS.pdfRefused), registers: [this.registry] });
+  readonly #pdfDuration = new Histogram({ ...metricOptions(METRICS.pdfDuration), buckets: JOB_BUCKETS, registers: [this.registry] });
+  readonly #pdfWait = new Histogram({ ...metricOptions(METRICS.pdfWait), buckets: JOB_BUCKETS, registers: [this.registry] });
+  readonly #deliveries = new Counter({ ...metricOptions(METRICS.deliveries), registers: [this.registry] });
+  readonly #postbackLatency = new Histogram({ ...metricOptions(METRICS.postbackLatency), buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  readonly #mails = new Counter({ ...metricOptions(METRICS.mails), registers: [this.registry] });
+  readonly #storeErrors = new Counter({ ...metricOptions(METRICS.storeErrors), registers: [this.registry] });
   #counts: Promise<OperationalCounts | undefined> | undefined;
 
   #processMetrics = false;
@@ -56,9 +57,7 @@ export class ParaphMetrics {
   constructor(private readonly sources: MetricsSources) {
     const metrics = this;
     new Gauge({
-      name: 'paraph_transactions',
-      help: 'Transactions by status, counted in the database (global across processes)',
-      labelNames: ['status', 'name'],
+      ...metricOptions(METRICS.transactions),
       registers: [this.registry],
       async collect() {
         const counts = await metrics.#scrapeCounts();
@@ -67,9 +66,7 @@ export class ParaphMetrics {
       },
     });
     new Gauge({
-      name: 'paraph_outbox_pending',
-      help: 'Outbox rows not yet delivered or given up, by kind (global across processes)',
-      labelNames: ['kind'],
+      ...metricOptions(METRICS.outboxPending),
       registers: [this.registry],
       async collect() {
         const counts = await metrics.#scrapeCounts();
@@ -78,9 +75,7 @@ export class ParaphMetrics {
       },
     });
     new Gauge({
-      name: 'paraph_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest due, undelivered outbox row, by kind, since it first became due (0: none)',
-      labelNames: ['kind'],
+      ...metricOptions(METRICS.outboxOldestPending),
       registers: [this.registry],
       async collect() {
         const counts = await metrics.#scrapeCounts();
@@ -92,26 +87,24 @@ export class ParaphMetrics {
         }
       },
     });
-    const pool = (name: string, help: string, read: (state: ReturnType<typeof pdfPoolState>) => number): void => {
-      new Gauge({ name, help, registers: [this.registry], collect() { this.set(read(pdfPoolState())); } });
+    const pool = (metric: MetricDefinition, read: (state: ReturnType<typeof pdfPoolState>) => number): void => {
+      new Gauge({ ...metricOptions(metric), registers: [this.registry], collect() { this.set(read(pdfPoolState())); } });
     };
-    pool('paraph_pdf_pool_busy', 'PDF processes running a job', (s) => s.busy);
-    pool('paraph_pdf_pool_idle', 'PDF processes started and idle', (s) => s.idle);
-    pool('paraph_pdf_pool_waiting', 'PDF jobs waiting for memory or a free PDF process', (s) => s.waiting);
-    pool('paraph_pdf_pool_max_busy', 'Most PDF jobs that run at once', (s) => s.maxBusy);
+    pool(METRICS.pdfPoolBusy, (s) => s.busy);
+    pool(METRICS.pdfPoolIdle, (s) => s.idle);
+    pool(METRICS.pdfPoolWaiting, (s) => s.waiting);
+    pool(METRICS.pdfPoolMaxBusy, (s) => s.maxBusy);
     new Gauge({
-      name: 'paraph_connections_open',
-      help: 'Open client connections',
+      ...metricOptions(METRICS.connectionsOpen),
       registers: [this.registry],
       collect() {
         if (metrics.#connections) this.set(metrics.#connections.open);
       },
     });
-    const fromCounters = (name: string, help: string, read: (c: ConnectionCounters) => number): void => {
+    const fromCounters = (metric: MetricDefinition, read: (c: ConnectionCounters) => number): void => {
       let seen = 0;
       new Counter({
-        name,
-        help,
+        ...metricOptions(metric),
         registers: [this.registry],
         collect() {
           if (metrics.#connections === undefined) return;
@@ -121,9 +114,9 @@ export class ParaphMetrics {
         },
       });
     };
-    fromCounters('paraph_connections_refused_total', 'Connections closed at once because a connection cap was reached', (c) => c.refused);
-    fromCounters('paraph_connections_evicted_total', 'Idle connections closed to make room at the total connection cap', (c) => c.evicted);
-    fromCounters('paraph_connections_body_timeouts_total', 'Connections closed because a request body did not arrive in time', (c) => c.bodyTimeouts);
+    fromCounters(METRICS.connectionsRefused, (c) => c.refused);
+    fromCounters(METRICS.connectionsEvicted, (c) => c.evicted);
+    fromCounters(METRICS.connectionsBodyTimeouts, (c) => c.bodyTimeouts);
 
     this.#stopPdf = observePdfJobs((report) => this.#pdfJob(report));
     this.observer = {

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { buildReceipt } from '../../src/receipt/receipt.js';
 import { appendAuditEntry } from '../../src/receipt/audit-log.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from '../receipt/sample-transaction.js';
 import { TSX_LOADER } from '../helpers/tsx.js';

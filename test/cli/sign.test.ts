@@ -13,7 +13,7 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import { P12_PASSWORD } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../../src/testing/test-pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

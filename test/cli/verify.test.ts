@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { ERROR_CODES } from '../../src/errors.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
 import { readManifest } from '../pades/attack-corpus.js';
 import { originalObjects, signLastPlaceholder, stream, writeSection } from '../pades/verify-helpers.js';

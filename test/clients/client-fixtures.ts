@@ -6,11 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { Ajv } from 'ajv';
-import pino from 'pino';
-import { loggerOptions } from '../../src/http/app.js';
-import { APP_KEY, USER_TOKEN, startTestService, type TestService } from '../helpers/service-harness.js';
+import { APP_KEY, USER_TOKEN, captureLog, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const FIXTURES = new URL('../../fixtures/clients/', import.meta.url);
 
@@ -85,21 +82,9 @@ export interface ClientTestService {
 
 /** Starts it. */
 export async function startClientTestService(): Promise<ClientTestService> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const service = await startTestService({ logger: pino(loggerOptions('info'), sink), env: { PARAPH_POSTBACK_SECRET: POSTBACK_SECRET } });
-  return {
-    service,
-    smsCode: (signerId) => {
-      const line = [...lines].reverse().find((l) => l.outbox === 'sms' && l.signerId === signerId);
-      return typeof line?.code === 'string' ? line.code : undefined;
-    },
-  };
+  const log = captureLog();
+  const service = await startTestService({ logger: log.logger, env: { PARAPH_POSTBACK_SECRET: POSTBACK_SECRET } });
+  return { service, smsCode: log.smsCode };
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });

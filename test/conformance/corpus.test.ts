@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 interface Expectation {

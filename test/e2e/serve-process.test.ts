@@ -5,76 +5,35 @@
  * flows, it restarts on the same data with every transaction at 5 or 30, never half done, and every sealed one
  * complete.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, tempDataDir } from '../helpers/service-harness.js';
-import { seededRandom } from '../helpers/pdf-gen.js';
-import { TSX_LOADER } from '../helpers/tsx.js';
+import { AUTH_HEADERS, APP_KEY, USER_TOKEN, call, freePort, makePdf, spawnServe, tempDataDir, type ServeProcess, type SpawnServeOptions } from '../helpers/service-harness.js';
+import { seededRandom } from '../../src/testing/generate-pdf.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const dirs: string[] = [];
-const children = new Set<ChildProcess>();
+const started: ServeProcess[] = [];
 
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  for (const served of started) served.child.kill('SIGKILL');
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-interface Served {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function serve(dataDir: string, port: number, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
-    cwd: dataDir,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), PARAPH_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    children.delete(child);
-    resolve(code);
-  }));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`paraph serve exited: ${out}`);
-    try {
-      const health = await fetch(`http://127.0.0.1:${port}/health`);
-      if (health.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`paraph serve did not become healthy: ${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, output: () => out, exited };
+/** `paraph serve` in `dataDir` as an operator starts it: only what `env` sets. */
+async function serve(dataDir: string, port: number, env: Record<string, string> = {}, options: SpawnServeOptions = {}): Promise<ServeProcess> {
+  const served = await spawnServe({ zeroConfig: true, dataDir, port, env, ...options });
+  started.push(served);
+  return served;
 }
 
 describe('paraph serve', () => {
   it('with PORT=0 prints the public URL with the port it got, not :0', async () => {
     const dir = await tempDataDir();
     dirs.push(dir);
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', PARAPH_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 60_000;
-    while (!/public URL \S+,/.test(out) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    child.kill('SIGTERM');
+    const served = await serve(dir, 0, {}, { until: /public URL \S+,/ });
+    const out = served.output();
+    await served.stop();
     const listening = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
     expect(Number(listening?.[2])).toBeGreaterThan(0);
     expect(out).toContain(`(public URL ${listening?.[1]}, data in`);
@@ -116,13 +75,8 @@ describe('paraph serve', () => {
     dirs.push(dir);
     const port = await freePort();
     await writeFile(join(dir, 'paraph.json'), JSON.stringify({ port, dataDir: 'store', organizationName: 'Config File Org', bootstrapAccount: { userToken: 'cfg-user', appKey: 'cfg-app' } }));
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve', '--config', 'paraph.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const served = await serve(dir, port, {}, { args: ['--config', 'paraph.json'], until: /listening on/ });
+    const out = served.output();
     expect(out).toContain(`data in ${join(dir, 'store')}`);
     const pem = (await call(`http://127.0.0.1:${port}`, 'GET', '/api/ca/seal.pem', { auth: false })).text;
     expect(new X509Certificate(pem).subject).toContain('O=Config File Org');
@@ -132,18 +86,15 @@ describe('paraph serve', () => {
       headers: { authorization: 'APIKey cfg-user', application: 'APPKey cfg-app' },
     });
     expect(created.status).toBe(200);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await served.stop()).toBe(0);
   }, 120_000);
 
   it('refuses a bad configuration with a message naming the variable', async () => {
     const dir = await tempDataDir();
     dirs.push(dir);
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { cwd: dir, env: { PATH: process.env.PATH ?? '', PORT: 'http' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(2);
+    const served = await serve(dir, 0, { PORT: 'http' }, { until: 'exit' });
+    const err = served.output();
+    expect(await served.exited).toBe(2);
     expect(err).toContain('PORT: must be an integer from 0 to 65535 (got "http")');
   }, 60_000);
 

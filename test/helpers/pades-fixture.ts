@@ -4,9 +4,9 @@
  * needs a misbehaving or differently-timed one.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { startFakeOcsp, type FakeOcsp } from './fake-ocsp.js';
-import { startFakeTsa, type FakeTsa } from './fake-tsa.js';
-import { testPki, type TestPki } from './pki.js';
+import { startFakeOcsp, type FakeOcsp } from '../../src/testing/start-fake-ocsp.js';
+import { startFakeTsa, type FakeTsa } from '../../src/testing/start-fake-tsa.js';
+import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 
 /** What the file's tests share. Reading `tsa` or `ocsp` that was not asked for throws. */
 export interface PadesFixture {

@@ -6,7 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { loggerOptions } from '../../src/http/app.js';
 import { generatePdf, type GenPage } from '../../src/testing/generate-pdf.js';
 import { APP_KEY, USER_TOKEN, createTestClient, freePort, tempDataDir } from '../../src/testing/start-test-service.js';
 import { checkServedResponse } from '../contract/served-contract.js';
@@ -61,6 +64,33 @@ export async function makePdf(pages: readonly (readonly string[])[]): Promise<Ui
   return (await generatePdf(gen)).bytes;
 }
 
+/** A logger for `startTestService({ logger })` that keeps every line it writes, and what tests read from them. */
+export interface LogCapture {
+  readonly logger: pino.Logger;
+  readonly lines: Record<string, unknown>[];
+  /** The last SMS code the default SMS sender wrote to the log for `signerId`. */
+  smsCode(signerId: string): string | undefined;
+}
+
+/** Starts capturing the service's log at `level` (JSON lines, parsed). */
+export function captureLog(level = 'info'): LogCapture {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return {
+    logger: pino(loggerOptions(level), sink),
+    lines,
+    smsCode: (signerId) => {
+      const line = [...lines].reverse().find((l) => l.outbox === 'sms' && l.signerId === signerId);
+      return typeof line?.code === 'string' ? line.code : undefined;
+    },
+  };
+}
+
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 
@@ -76,6 +106,8 @@ export interface ServeProcess {
   rssBytes(): Promise<number>;
   /** An API call with the test account's headers (unless `auth: false`). */
   call(method: string, path: string, options?: Parameters<typeof call>[3]): Promise<ApiResponse>;
+  /** Resolves with the exit code when the process ends (however it was stopped). */
+  readonly exited: Promise<number | null>;
   /** SIGTERM and wait; returns the exit code. */
   stop(): Promise<number | null>;
   /** Stops it and removes the data directory. */
@@ -94,10 +126,17 @@ export interface SpawnServeOptions {
   readonly noAccount?: boolean;
   /** Arguments after `serve` (e.g. `--config`, a file in the data directory, which is the working directory). */
   readonly args?: readonly string[];
+  /** Only PATH, PORT, the log level and `env`: no host, data directory or account (an operator's first start). */
+  readonly zeroConfig?: boolean;
+  /**
+   * What to wait for before returning: /health answering 200 (default), a line of its output matching a pattern, or
+   * the process's end (a start that must fail).
+   */
+  readonly until?: 'health' | RegExp | 'exit';
 }
 
 /**
- * Starts `paraph serve` and waits (at most 90 s) until /health answers 200.
+ * Starts `paraph serve` and waits (at most 90 s) until /health answers 200 (or what `until` asks for).
  *
  * @example
  * const serve = await spawnServe({ env: { PARAPH_MAX_CONNECTIONS_PER_ADDRESS: '20' } });
@@ -108,15 +147,17 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve', ...(options.args ?? [])], {
     cwd: dataDir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PARAPH_DATA_DIR: dataDir,
-      PARAPH_LOG_LEVEL: 'warn',
-      ...(options.noAccount ? {} : { PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY }),
-      ...options.env,
-    },
+    env: options.zeroConfig
+      ? { PATH: process.env.PATH ?? '', PORT: String(port), PARAPH_LOG_LEVEL: 'warn', ...options.env }
+      : {
+          PATH: process.env.PATH ?? '',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          PARAPH_DATA_DIR: dataDir,
+          PARAPH_LOG_LEVEL: 'warn',
+          ...(options.noAccount ? {} : { PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY }),
+          ...options.env,
+        },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -124,13 +165,22 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
+  const until = options.until ?? 'health';
   const deadline = Date.now() + 90_000;
   for (;;) {
+    if (until === 'exit') {
+      await exited;
+      break;
+    }
     if (child.exitCode !== null) throw new Error(`paraph serve exited with ${child.exitCode}: ${out}`);
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
-    } catch {
-      // not listening yet
+    if (until instanceof RegExp) {
+      if (until.test(out)) break;
+    } else {
+      try {
+        if ((await fetch(`${url}/health`)).status === 200) break;
+      } catch {
+        // not listening yet
+      }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -150,6 +200,7 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
     port,
     dataDir,
     child,
+    exited,
     output: () => out,
     rssBytes: async () => {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
-import { P12_PASSWORD } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../../src/testing/test-pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 

@@ -14,7 +14,7 @@ import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { P12_PASSWORD } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../../src/testing/test-pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

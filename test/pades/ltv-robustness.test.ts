@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { SigningError, TimestampError } from '../../src/errors.js';
 import { buildOcspRequest, checkCrl, checkOcspResponse } from '../../src/pades/revocation.js';
 import { buildTimestampRequest, checkTimestampResponse, parseTimestampToken, type TimestampRequest } from '../../src/pades/timestamp.js';
-import { OCSP_URL, CRL_URLS } from '../helpers/pki.js';
+import { OCSP_URL, CRL_URLS } from '../../src/testing/test-pki.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

@@ -11,7 +11,7 @@ import { PDFContext, PDFHexString, PDFName, PDFNumber, PDFString } from '../../s
 import { describe, expect, it } from 'vitest';
 import { samePdfValue } from '../../src/pades/pdf-value-equality.js';
 import { verifyPdf } from '../../src/pades/verify.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

@@ -17,9 +17,9 @@ import { addValidationData } from '../../src/pades/ltv.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { startFakeOcsp } from '../helpers/fake-ocsp.js';
-import { startFakeTsa } from '../helpers/fake-tsa.js';
-import { testPki, type PkiIdentity, type TestPki } from '../helpers/pki.js';
+import { startFakeOcsp } from '../../src/testing/start-fake-ocsp.js';
+import { startFakeTsa } from '../../src/testing/start-fake-tsa.js';
+import { testPki, type PkiIdentity, type TestPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';

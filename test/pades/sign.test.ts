@@ -15,7 +15,7 @@ import { placeFields } from '../../src/pdf/place-fields.js';
 import type { FieldPlacement } from '../../src/pdf/resolve-locations.js';
 import { checkSignedPdf, extractSignatures, type SignedPdfReport } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import type { TestPki } from '../helpers/pki.js';
+import type { TestPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const T0 = new Date(TEST_NOW);

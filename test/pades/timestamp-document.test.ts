@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addDocumentTimestamp } from '../../src/pades/doc-timestamp.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { extractSignatures, pdfsigCheck, qpdfCheck, signedBytes } from '../helpers/external-tools.js';
-import { startFakeTsa } from '../helpers/fake-tsa.js';
+import { startFakeTsa } from '../../src/testing/start-fake-tsa.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';

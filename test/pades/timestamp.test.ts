@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildTimestampRequest, checkTimestampResponse, createHttpTimestamper, parseTimestampToken } from '../../src/pades/timestamp.js';
-import { FAKE_TSA_POLICY, startFakeTsa } from '../helpers/fake-tsa.js';
+import { FAKE_TSA_POLICY, startFakeTsa } from '../../src/testing/start-fake-tsa.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';

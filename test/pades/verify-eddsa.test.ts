@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { embedContents, originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
 
 // The Ed25519 certificate is issued when the test runs: judge it an hour later.

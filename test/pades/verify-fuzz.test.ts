@@ -12,7 +12,7 @@ import { addValidationData } from '../../src/pades/ltv.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, writeSection } from './verify-helpers.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

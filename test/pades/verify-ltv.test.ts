@@ -18,8 +18,8 @@ import { digestPreparedSignature, embedSignature, prepareSignature } from '../..
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { startFakeOcsp } from '../helpers/fake-ocsp.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { startFakeOcsp } from '../../src/testing/start-fake-ocsp.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { addSignatureFieldUpdate, originalObjects, signLastPlaceholder, timestampLastPlaceholder, writeSection, writeTsaConfig } from './verify-helpers.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import { signLastPlaceholder, signatureDict, stream, writeSection, writeXrefStreamSection, type ObjectSpec } from './verify-helpers.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

@@ -12,7 +12,7 @@ import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePdfDate, verifyPdf } from '../../src/pades/verify.js';
 import { opensslCmsVerify, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { PKI_DIR } from '../helpers/pki.js';
+import { PKI_DIR } from '../../src/testing/test-pki.js';
 import {
   addSignatureFieldUpdate,
   lastStartxref,

@@ -14,7 +14,7 @@ import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadat
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { fillFormFields } from '../../src/service/signer/fill-form-fields.js';
 import { checkSignedPdf, qpdfCheck } from '../helpers/external-tools.js';
-import { testPki } from '../helpers/pki.js';
+import { testPki } from '../../src/testing/test-pki.js';
 import { fillablePdf } from './fields-fillable-fixture.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

@@ -13,7 +13,7 @@ import { readPdfTail } from '../../src/pdf/pdf-tail.js';
 import { signInSession } from '../../src/pades/sign-pdf.js';
 import { basePdf, qpdf } from '../helpers/base-pdfs.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { testPki } from '../helpers/pki.js';
+import { testPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const T0 = new Date(TEST_NOW);

@@ -11,7 +11,7 @@ import { signPdf } from '../../src/pades/sign-pdf.js';
 import { normalizationNeeded, normalizePdf, rewritePdf } from '../../src/pdf/normalize-pdf.js';
 import { openPdfForUpdate } from '../../src/pdf/incremental.js';
 import { qpdfCheck } from '../helpers/external-tools.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 

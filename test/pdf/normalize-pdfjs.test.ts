@@ -16,7 +16,7 @@ import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadat
 import { sealPdf } from '../../src/pades/seal-pdf.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const DIR = join(import.meta.dirname, '../../fixtures/pdfjs');

@@ -9,7 +9,7 @@ import type { PageGeometry } from '../../src/pdf/page-geometry.js';
 import { type ExtractedText, extractRange, openPdf } from '../../src/pdf/text-index/pdfjs-extract.js';
 import { type TextIndex, indexText } from '../../src/pdf/text-index/text-index.js';
 import { decodeBoxes } from '../../src/pdf/text-index/boxes.js';
-import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
+import { generatePdf, randomPages } from '../../src/testing/generate-pdf.js';
 
 const PAGES = 300;
 

@@ -20,7 +20,7 @@ import {
 } from '../../src/pdf/page-geometry.js';
 import { signPdf } from '../../src/pades/sign-pdf.js';
 import { pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { testPki } from '../helpers/pki.js';
+import { testPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const exec = promisify(execFile);

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
-import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
+import { generatePdf, randomPages } from '../../src/testing/generate-pdf.js';
 
 const root = join(import.meta.dirname, '../..');
 /** The modules the test runs and every module they reach through relative imports (static, dynamic, worker URLs). */

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { cachingFontkit, loadBundledFont } from '../../src/pdf/fonts.js';
 import { findText, indexText, searchText, type TextIndex } from '../../src/pdf/text-index/text-index.js';
 import { boxDistance, compareIndexes } from '../helpers/engine-parity.js';
-import { generatePdf, randomPages } from '../helpers/pdf-gen.js';
+import { generatePdf, randomPages } from '../../src/testing/generate-pdf.js';
 
 const corpus = (file: string): Uint8Array => readFileSync(join(import.meta.dirname, '../../fixtures/corpus', file));
 

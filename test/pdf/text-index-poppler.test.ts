@@ -14,7 +14,7 @@ import { PDFDocument, PDFName, PDFNumber, PDFDict, PDFArray } from '../../src/pd
 import { describe, expect, it } from 'vitest';
 import { findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { pageGeometryFromBoxes, readerRectToUser, userRectToReader } from '../../src/pdf/page-geometry.js';
-import type { GenTruth } from '../helpers/pdf-gen.js';
+import type { GenTruth } from '../../src/testing/generate-pdf.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/pdf');
 const anchors = JSON.parse(readFileSync(join(FIXTURES, 'anchors.json'), 'utf8')) as Record<string, GenTruth[]>;

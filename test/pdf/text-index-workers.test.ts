@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfParseError } from '../../src/errors.js';
 import { type TextIndex, findText, indexText } from '../../src/pdf/text-index/text-index.js';
 import { placeFieldsFromMetadata } from '../../src/pdf/place-fields-from-metadata.js';
-import { type GenTruth, generatePdf, randomPages } from '../helpers/pdf-gen.js';
+import { type GenTruth, generatePdf, randomPages } from '../../src/testing/generate-pdf.js';
 
 /** Every page's geometry, text and every character's box, as plain data. */
 function dump(index: TextIndex): unknown {

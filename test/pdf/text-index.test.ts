@@ -5,7 +5,7 @@ import { PDFDocument, StandardFonts } from '../../src/pdf/pdf-lib.js';
 import { describe, expect, it } from 'vitest';
 import { type TextIndex, findText, indexText, normalizeSearchText } from '../../src/pdf/text-index/text-index.js';
 import type { ReaderRect } from '../../src/pdf/page-geometry.js';
-import { type GenPage, type GenTruth, generatePdf, randomPages } from '../helpers/pdf-gen.js';
+import { type GenPage, type GenTruth, generatePdf, randomPages } from '../../src/testing/generate-pdf.js';
 
 function expectBoxNear(actual: ReaderRect, expected: ReaderRect, tolerance = 1): void {
   for (const key of ['left', 'top', 'width', 'height'] as const) {

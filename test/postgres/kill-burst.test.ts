@@ -28,7 +28,7 @@ import { createTestClient } from '../../src/testing/start-test-service.js';
 import { checkServedResponse } from '../contract/served-contract.js';
 import { APP_KEY, USER_TOKEN, makePdf, type ApiResponse } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { seededRandom } from '../helpers/pdf-gen.js';
+import { seededRandom } from '../../src/testing/generate-pdf.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';

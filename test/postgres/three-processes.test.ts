@@ -12,7 +12,7 @@ import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { APP_KEY, USER_TOKEN, call, makePdf, type ApiResponse } from '../helpers/service-harness.js';
 import { checkSignedPdf, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
-import { seededRandom } from '../helpers/pdf-gen.js';
+import { seededRandom } from '../../src/testing/generate-pdf.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';

@@ -52,6 +52,12 @@ async function runCli(args: string[], env: Record<string, string>): Promise<{ co
   return { code, out };
 }
 
+/** A `paraph serve` that must not start: its exit code and output. */
+async function refusedStart(dataDir: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const serve = await spawnServe({ zeroConfig: true, dataDir, port: 0, env, until: 'exit' });
+  return { code: await serve.exited, out: serve.output() };
+}
+
 const tokenOf = (signUrl: string): string => signUrl.split('/sign/')[1] as string;
 
 describe('secrets at rest', () => {
@@ -79,7 +85,7 @@ describe('secrets at rest', () => {
     expect(await serve.stop()).toBe(0);
 
     // A wrong key: a clear start-up error, exit code 2, nothing served.
-    const wrong = await runCli(['serve'], { PARAPH_DATA_DIR: dataDir, PORT: '0', PARAPH_MASTER_KEY: randomBytes(32).toString('base64') });
+    const wrong = await refusedStart(dataDir, { PARAPH_DATA_DIR: dataDir, PARAPH_MASTER_KEY: randomBytes(32).toString('base64') });
     expect(wrong.code).toBe(2);
     expect(wrong.out).toContain('is not the key this data directory');
     expect(wrong.out).toContain('rotate-master-key');
@@ -91,7 +97,7 @@ describe('secrets at rest', () => {
     const newKey = await readFile(join(dataDir, 'master.key'), 'utf8');
     expect(newKey).not.toBe(oldKey);
     expect((await stat(join(dataDir, 'master.key'))).mode & 0o777).toBe(0o600);
-    const withOld = await runCli(['serve'], { PARAPH_DATA_DIR: dataDir, PORT: '0', PARAPH_MASTER_KEY: oldKey.trim() });
+    const withOld = await refusedStart(dataDir, { PARAPH_DATA_DIR: dataDir, PARAPH_MASTER_KEY: oldKey.trim() });
     expect(withOld.code).toBe(2);
 
     const again = await spawnServe({ dataDir, env });

@@ -7,19 +7,15 @@
  * in the database, its journal or the mail files; and a service started on the copy without the key refuses to
  * start. The code the signer got (read from the sealed mail with the key) is the right one.
  */
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAIL_FILE_PURPOSE, openSealedMail, SEALED_MAIL_SUFFIX } from '../../src/events/mail-transport.js';
 import { createMasterKey, parseMasterKey } from '../../src/store/master-key.js';
 import { makePdf, type ServeProcess, spawnServe, tempDataDir } from '../helpers/service-harness.js';
-import { TSX_LOADER } from '../helpers/tsx.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const dirs: string[] = [];
 const served: ServeProcess[] = [];
 afterAll(async () => {
@@ -92,14 +88,9 @@ describe('a copy of the data directory without the master key', () => {
     expect(await filesContaining(files, createHash('sha256').update(code!).digest('hex'))).toEqual([]);
 
     // Without the key the copy does not start (a new key is generated and does not open the secrets).
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', PARAPH_DATA_DIR: copy, HOST: '127.0.0.1', PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(2);
+    const refused = await spawnServe({ zeroConfig: true, dataDir: copy, port: 0, env: { PARAPH_DATA_DIR: copy, HOST: '127.0.0.1' }, until: 'exit' });
+    expect(await refused.exited).toBe(2);
+    const out = refused.output();
     expect(out).toContain('is not the key this data directory');
 
     // The code the signer received is the right one: the real service accepts it.

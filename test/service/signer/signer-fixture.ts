@@ -7,11 +7,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import pino from 'pino';
-import { loggerOptions } from '../../../src/http/app.js';
-import { call, makePdf, startTestService, type TestService } from '../../helpers/service-harness.js';
+import { call, captureLog, makePdf, startTestService, type TestService } from '../../helpers/service-harness.js';
 
 /** A running service plus every log line it wrote. */
 export interface SignerService {
@@ -23,23 +20,9 @@ export interface SignerService {
 
 /** Starts the service with a log sink. */
 export async function startSignerService(options: { worker?: boolean } = {}): Promise<SignerService> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = pino(loggerOptions('info'), sink);
-  const service = await startTestService({ logger, worker: options.worker ?? false });
-  return {
-    service,
-    lines,
-    smsCode: (signerId) => {
-      const line = [...lines].reverse().find((l) => l.outbox === 'sms' && l.signerId === signerId);
-      return typeof line?.code === 'string' ? line.code : undefined;
-    },
-  };
+  const log = captureLog();
+  const service = await startTestService({ logger: log.logger, worker: options.worker ?? false });
+  return { service, lines: log.lines, smsCode: log.smsCode };
 }
 
 /** Options of {@link createSigningTransaction}. */
