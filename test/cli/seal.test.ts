@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, type CliIo } from '../../src/cli/common.js';
 import { sealCommand } from '../../src/cli/seal.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
-import { testPki, type TestPki } from '../helpers/pki.js';
+import { testPki, type TestPki } from '../../src/testing/test-pki.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';

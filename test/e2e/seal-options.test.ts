@@ -8,7 +8,7 @@ import { verifyPdf } from '../../src/pades/verify.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { usePadesFixture } from '../helpers/pades-fixture.js';
-import { P12_PASSWORD } from '../helpers/pki.js';
+import { P12_PASSWORD } from '../../src/testing/test-pki.js';
 import { TestClock, call, makePdf, startTestService, type TestService } from '../helpers/service-harness.js';
 
 const clock = new TestClock('2026-11-21T10:00:00.000Z');
