@@ -96,6 +96,16 @@ export interface ServiceContext {
   readonly observer?: ServiceObserver;
   /** The key of the account credentials' keyed hashes (credentials.ts); plain SHA-256 without it. */
   readonly credentialKey?: CredentialKey;
+  /**
+   * With tracing on, the W3C traceparent of the work this context serves (an HTTP request, a delivery): the service's
+   * spans (PDF jobs, store commits) become its children. Set on a copy per request by the HTTP layer.
+   */
+  readonly trace?: string;
+}
+
+/** `ctx` serving the work of `traceparent` (itself when there is none). */
+export function withTrace(ctx: ServiceContext, traceparent: string | undefined): ServiceContext {
+  return traceparent === undefined ? ctx : { ...ctx, trace: traceparent };
 }
 
 /** The mail files of transactions (mail-transport.ts writes them). */

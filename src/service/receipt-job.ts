@@ -18,6 +18,7 @@ export async function receiptInPool(ctx: ServiceContext, receipt: RenderReceiptO
   const { bytes } = await runPdfJob({ kind: 'receipt', receipt, seal }, ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS, {
     pageCount,
     parties: sealParties(ctx),
+    trace: ctx.trace,
     ...(signal ? { signal } : {}),
   });
   return bytes;

@@ -38,6 +38,7 @@ export function sealInPool(ctx: ServiceContext, bytes: Uint8Array, step: SealSte
   return runPdfJob({ kind: 'seal', bytes, seal: step }, ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS, {
     pageCount,
     parties: sealParties(ctx),
+    trace: ctx.trace,
     ...(signal ? { signal } : {}),
   });
 }
