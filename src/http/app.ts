@@ -5,6 +5,7 @@
  * coercion, no removal of unknown properties, so that unknown properties and nulls are refused with their names);
  * every error goes through the one table in error-map.ts; the OpenAPI document is generated from the same schemas.
  */
+import { addRequestTraceField } from './request-trace.js';
 import { randomUUID } from 'node:crypto';
 import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
+  addRequestTraceField(app);
   deps.requestSpans?.(app);
   deps.metrics?.observeRequests(app);
   await registerParaphRoutes(app, deps);

@@ -26,7 +26,7 @@ export function traceparentOf(span: SpanContext): string | undefined {
 
 /** Adds the request-span hooks to `app` (its root, before the routes, so every route has them). */
 export function addRequestSpans(app: FastifyInstance, tracer: Tracer): void {
-  /** The message of the error a recorded request failed with, for its span's status. */
+  /** The message of the error a recorded request failed with, for its span's status (few: only failed requests). */
   const errors = new WeakMap<FastifyRequest, string>();
 
   const end = (span: Span, request: FastifyRequest, reply: FastifyReply): void => {
