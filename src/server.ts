@@ -72,7 +72,7 @@ export async function startServer(config: ServiceConfig, options: ServiceOptions
   try {
     const app = await buildApp({
       ...service.deps,
-      logger: options.logger ?? loggerOptions(config.logLevel, tracing?.logFields),
+      logger: options.logger ?? loggerOptions(config.logLevel),
       ...(tracing ? { requestSpans: tracing.requestSpans } : {}),
     });
     service.metrics.observeConnections(applyServerLimits(app, config));

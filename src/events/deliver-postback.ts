@@ -8,7 +8,6 @@ import { postbackSecretsAt } from '../domain/account.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
-import { activeTracer } from '../service/tracing.js';
 import { parsePostbackPayload } from '../service/outbox-rows.js';
 import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
 
@@ -41,7 +40,7 @@ export async function deliverPostback(
   const target = await checkPostbackTarget(payload.url, ctx.settings.postbackPolicy ?? STRICT_POSTBACK_POLICY, options.resolve ?? ctx.resolveHost);
   if (!target.ok) return { ok: false, permanent: target.kind === 'scheme', error: `PostbackUrl refused: ${target.reason}` };
   // With tracing on, the receiver may continue the trace of the delivery (W3C trace context).
-  const traceparent = activeTracer()?.traceparent();
+  const traceparent = ctx.trace;
   const headers = { ...request.headers, 'x-paraph-delivery-id': String(message.id), ...(traceparent !== undefined ? { traceparent } : {}) };
   const result = await sendPostback(payload.url, { ...request, headers }, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),

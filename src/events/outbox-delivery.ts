@@ -4,7 +4,7 @@
  * the outcome (delivered; retried with backoff and jitter for 72 hours; given up), record the attempts in one store
  * write and audit a row given up on (mails also get activity 999).
  */
-import type { ServiceContext } from '../service/context.js';
+import { withTrace, type ServiceContext } from '../service/context.js';
 import { parseMailPayload } from '../service/mail-payload.js';
 import { recordMailFailure } from '../service/record-mail-delivery.js';
 import { recordPostbackFailure } from '../service/record-postback-delivery.js';
@@ -45,7 +45,7 @@ export async function deliverAndJudge(ctx: ServiceContext, deps: DeliveryDeps, m
   const outcome = await traced(
     `outbox.deliver ${message.kind}`,
     { 'paraph.outbox.id': message.id, 'paraph.outbox.attempt': message.attempts, 'paraph.transaction.id': message.transactionId },
-    () => deliver(ctx, deps, message, signal),
+    (delivery) => deliver(withTrace(ctx, delivery), deps, message, signal),
     traceparentOf(message),
   );
   const at = ctx.clock();

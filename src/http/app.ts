@@ -5,6 +5,7 @@
  * coercion, no removal of unknown properties, so that unknown properties and nulls are refused with their names);
  * every error goes through the one table in error-map.ts; the OpenAPI document is generated from the same schemas.
  */
+import { addRequestTraceField } from './request-trace.js';
 import { randomUUID } from 'node:crypto';
 import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -63,11 +64,13 @@ export interface AppDeps extends ServiceContextDeps {
 /** Headers that carry credentials: never logged. */
 const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.application', 'req.headers.cookie'];
 
-/** Pino options of the service: request ids, nothing secret; with tracing on, `mixin` adds the trace id to each line. */
-export function loggerOptions(level: string, mixin?: () => object): Record<string, unknown> {
+/**
+ * Pino options of the service: request ids, nothing secret. With tracing on, the lines of a traced request carry its
+ * trace and span id (otel-request-spans.ts binds them to the request's logger).
+ */
+export function loggerOptions(level: string): Record<string, unknown> {
   return {
     level,
-    ...(mixin ? { mixin } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // The SignUrl token is a credential (docs/design/signer-api.md#token): never in a log line.
     serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactSignToken(req.url ?? ''), id: req.id }) },
@@ -95,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatSchemaErrors,
   });
+  addRequestTraceField(app);
   deps.requestSpans?.(app);
   deps.metrics?.observeRequests(app);
   await registerParaphRoutes(app, deps);

@@ -3,6 +3,7 @@
  * buffered by fastify) or FileMetaData JSON (raw bytes, so the Digest covers exactly what was sent), GET the
  * current PDF. fileIds arrive percent-encoded and the router decodes them once.
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../service/context.js';
@@ -73,7 +74,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const contentType = request.headers['content-type'];
         const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
         const length = request.headers['content-length'];
-        const status = await uploadFile(ctx, {
+        const status = await uploadFile(contextOf(ctx, request), {
           account: accountOf(request),
           transactionId: request.params.transactionId,
           fileId: request.params.fileId,
@@ -105,7 +106,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const file = await downloadFile(ctx, accountOf(request), request.params.transactionId, request.params.fileId);
+        const file = await downloadFile(contextOf(ctx, request), accountOf(request), request.params.transactionId, request.params.fileId);
         return reply
           .type('application/pdf')
           .header('content-disposition', contentDisposition(file.fileName))

@@ -5,21 +5,19 @@
  * incoming `traceparent`), and the service's own spans (src/service/tracing.ts), including those the PDF processes
  * send back.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type HrTime, type SpanContext } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type HrTime, type SpanContext } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance } from 'fastify';
 import { installTracer, type RemoteSpan, type ServiceTracer, type SpanAttributes } from '../service/tracing.js';
-import { addRequestSpans } from './otel-request-spans.js';
+import { addRequestSpans, traceparentOf } from './otel-request-spans.js';
 import type { TraceExporterName } from './tracing-settings.js';
 
 /** Tracing of a running server. */
 export interface ServerTracing {
   /** Adds the request spans to a fastify app (its root, before its routes). */
   readonly requestSpans: (app: FastifyInstance) => void;
-  /** The trace and span id of the active span, for log lines. */
-  logFields(): { trace_id?: string; span_id?: string };
   /** Exports what is left and stops; the service's spans stop with it. */
   shutdown(): Promise<void>;
 }
@@ -31,30 +29,23 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
   const resource = resourceFromAttributes({ 'service.name': 'paraph' }).merge(detectResources({ detectors: [envDetector] }));
   const processors: SpanProcessor[] = exporters.map((name) => new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
-  // The global provider, AsyncLocalStorage context and W3C propagators, which the API uses.
-  provider.register();
+  // The global provider and W3C propagators. No context manager: the trace context is handed on explicitly
+  // (src/service/tracing.ts), as an AsyncLocalStorage context through every promise costs far more than a span.
+  provider.register({ contextManager: null });
   const tracer = provider.getTracer(SCOPE.name);
 
   const serviceTracer: ServiceTracer = {
-    inSpan: (name, attributes, work, parent) => {
-      const parentContext = parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, { traceparent: parent });
-      return tracer.startActiveSpan(name, { attributes: { ...attributes } }, parentContext, async (span) => {
-        try {
-          return await work();
-        } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
-    },
-    traceparent: () => {
-      const span = trace.getActiveSpan();
-      if (span === undefined) return undefined;
-      const { traceId, spanId, traceFlags } = span.spanContext();
-      if (!trace.isSpanContextValid(span.spanContext())) return undefined;
-      return `00-${traceId}-${spanId}-${(traceFlags & TraceFlags.SAMPLED) === 0 ? '00' : '01'}`;
+    inSpan: async (name, attributes, work, parent) => {
+      const parentContext = parent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent: parent });
+      const span = tracer.startSpan(name, { attributes: { ...attributes } }, parentContext);
+      try {
+        return await work(traceparentOf(span.spanContext()));
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
     },
     recordRemoteSpan: (span) => {
       const readable = remoteReadableSpan(span, resource);
@@ -66,12 +57,6 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
 
   return {
     requestSpans: (app) => addRequestSpans(app, tracer),
-    logFields: () => {
-      const span = trace.getActiveSpan();
-      if (span === undefined) return {};
-      const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
-    },
     shutdown: async () => {
       installTracer(undefined);
       await provider.shutdown();

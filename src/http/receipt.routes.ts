@@ -1,6 +1,7 @@
 /**
  * GET /api/file/receipt/{transactionId} (docs/design/receipt.md#availability): the sealed evidential receipt.
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../service/context.js';
@@ -30,7 +31,7 @@ export function receiptRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const pdf = await downloadReceipt(ctx, accountOf(request), request.params.transactionId);
+        const pdf = await downloadReceipt(contextOf(ctx, request), accountOf(request), request.params.transactionId);
         return reply
           .type('application/pdf')
           .header('content-disposition', `attachment; filename="receipt-${request.params.transactionId.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf"`)

@@ -4,6 +4,7 @@
  * RelayState, and each SAML provider's service-provider metadata at `/sign/identity/saml/metadata/<Type>` (an
  * account's own provider: `/sign/identity/saml/metadata/<Type>/<account id>`).
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ParaphError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
@@ -57,12 +58,12 @@ export function samlRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const relayState = typeof body.RelayState === 'string' ? body.RelayState : '';
       const query = { state: relayState, SAMLResponse: typeof body.SAMLResponse === 'string' ? body.SAMLResponse : '' };
       try {
-        const token = await completeIdentityCallback(ctx, query, `${ctx.settings.publicUrl}${SAML_ACS_PATH}`);
+        const token = await completeIdentityCallback(contextOf(ctx, request), query, `${ctx.settings.publicUrl}${SAML_ACS_PATH}`);
         // Relative to /sign/identity/saml/acs, so that it works under any prefix.
         return reply.redirect(`../../${encodeURIComponent(token)}`, 303);
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
-        const token = await callbackSignerToken(ctx, relayState).catch(() => undefined);
+        const token = await callbackSignerToken(contextOf(ctx, request), relayState).catch(() => undefined);
         const language = token === undefined ? request.headers['accept-language'] : await signerLanguage(ctx, token);
         const texts = signPageTexts(language);
         const status = statusOf(error);

@@ -4,6 +4,7 @@
  * PDFs they link to — `?download=1` saves instead of opening. A download that needs a fresh SecureDownload code first
  * goes back to the page (303), which asks for it. Unknown token 404, cleaned transaction 410, as HTML pages.
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ParaphError } from '../errors.js';
 import { receiptFileName } from '../i18n/catalogue.js';
@@ -48,7 +49,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get('/show/:token', async (request: TokenRequest, reply) => {
       securityHeaders(reply).header('cache-control', 'no-store');
       try {
-        const view = await showDocuments(ctx, request.params.token);
+        const view = await showDocuments(contextOf(ctx, request), request.params.token);
         const t = signPageTexts(view.language);
         return reply.type('text/html; charset=utf-8').send(renderShowPage(t, view, request.params.token, TOKEN_PAGE_ROOT));
       } catch (error) {
@@ -61,7 +62,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const { token, fileId } = request.params;
       const mode = modeOf(request);
       try {
-        const file = await deliverShownDocument(ctx, token, fileId, mode);
+        const file = await deliverShownDocument(contextOf(ctx, request), token, fileId, mode);
         return reply
           .type('application/pdf')
           .header('content-disposition', `${mode === 'download' ? 'attachment' : 'inline'}; filename="${pdfName(file.fileName)}"`)
@@ -77,7 +78,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const token = request.params.token;
       const mode = modeOf(request);
       try {
-        const result = await deliverShownReceipt(ctx, token, mode);
+        const result = await deliverShownReceipt(contextOf(ctx, request), token, mode);
         if (result.kind !== 'receipt') {
           const t = signPageTexts(result.language);
           return reply.code(404).type('text/html; charset=utf-8').send(renderReceiptStatePage(t, result.kind, token, TOKEN_PAGE_ROOT));
@@ -88,7 +89,7 @@ export function showPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
           .send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength));
       } catch (error) {
         if (error instanceof ParaphError && error.code === 'SECURE_DOWNLOAD_REQUIRED') {
-          const view = await showDocuments(ctx, token);
+          const view = await showDocuments(contextOf(ctx, request), token);
           return reply.code(403).type('text/html; charset=utf-8').send(renderReceiptSecurePage(signPageTexts(view.language), view, token, TOKEN_PAGE_ROOT));
         }
         return refusalPage(request, reply, error, TOKEN_PAGE_ROOT);

@@ -6,6 +6,7 @@
  * carries a CSP without inline scripts, frame-ancestors 'none' plus X-Frame-Options DENY (clickjacking), no
  * referrer (the token is in the URL) and no caching. Also registers the ShowUrl and ReceiptUrl pages.
  */
+import { contextOf } from './request-trace.js';
 import { readFile } from 'node:fs/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
@@ -124,14 +125,14 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       securityHeaders(reply).header('cache-control', 'no-store');
       const { state, provider } = request.query;
       try {
-        if (provider !== undefined) return reply.redirect(await beginChosenIdentity(ctx, state, provider), 303);
-        const { token, choices } = await identityChoices(ctx, state);
+        if (provider !== undefined) return reply.redirect(await beginChosenIdentity(contextOf(ctx, request), state, provider), 303);
+        const { token, choices } = await identityChoices(contextOf(ctx, request), state);
         const texts = signPageTexts(await signerLanguage(token, request.headers['accept-language']));
         const links = choices.map((name) => ({ name, href: `choose?${new URLSearchParams({ state: state ?? '', provider: name }).toString()}` }));
         return reply.type('text/html; charset=utf-8').send(renderIdentityChoicePage(texts, links, '../../'));
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
-        const token = await callbackSignerToken(ctx, state).catch(() => undefined);
+        const token = await callbackSignerToken(contextOf(ctx, request), state).catch(() => undefined);
         const texts = signPageTexts(token === undefined ? request.headers['accept-language'] : await signerLanguage(token, request.headers['accept-language']));
         const status = statusOf(error);
         return reply.code(status).type('text/html; charset=utf-8').send(renderSignErrorPage(texts, texts.errorHeading, apiErrorText(texts, error.code, status), '../../', token === undefined ? undefined : `../${encodeURIComponent(token)}`));
@@ -143,12 +144,12 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const query = request.raw.url?.split('?')[1] ?? '';
       const url = `${ctx.settings.publicUrl}/sign/identity/return${query === '' ? '' : `?${query}`}`;
       try {
-        const token = await completeIdentityCallback(ctx, request.query, url);
+        const token = await completeIdentityCallback(contextOf(ctx, request), request.query, url);
         // Relative to /sign/identity/return, so that it works under any prefix.
         return reply.redirect(`../${encodeURIComponent(token)}`, 303);
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
-        const token = await callbackSignerToken(ctx, request.query.state).catch(() => undefined);
+        const token = await callbackSignerToken(contextOf(ctx, request), request.query.state).catch(() => undefined);
         const texts = signPageTexts(token === undefined ? request.headers['accept-language'] : await signerLanguage(token, request.headers['accept-language']));
         const back = token === undefined ? undefined : `../${encodeURIComponent(token)}`;
         const status = statusOf(error);
@@ -160,7 +161,7 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       // Relative to /sign/<token>/identity, so that it works under any prefix.
       const back = `../${encodeURIComponent(request.params.token)}`;
       try {
-        await completeIdentity(ctx, request.params.token, request.query);
+        await completeIdentity(contextOf(ctx, request), request.params.token, request.query);
         return reply.redirect(back, 303);
       } catch (error) {
         if (!(error instanceof ParaphError) || error.origin !== 'input') throw error;
@@ -172,7 +173,7 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get<{ Params: { token: string } }>('/sign/:token', async (request, reply) => {
       securityHeaders(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       try {
-        const { transaction, signer } = await findSignerByToken(ctx, request.params.token);
+        const { transaction, signer } = await findSignerByToken(contextOf(ctx, request), request.params.token);
         const texts = signPageTexts(signer.Language ?? transaction.Language);
         return reply.send(renderSignPage(texts, request.params.token, '../'));
       } catch (error) {

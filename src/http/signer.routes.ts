@@ -4,6 +4,7 @@
  * which with the token in the path makes the API CSRF-safe); responses are never cached. The routes are in the
  * OpenAPI document under the `signer` tag with `security: []`: the token in the path is the credential.
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { hasForbiddenCharacters, hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
@@ -70,13 +71,13 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       return payload;
     });
     app.get('/:token', { schema: { params: SignerParamsSchema }, config: signerDoc('The signer’s session', { 200: json('The session', ref('SignerSession')) }) }, async (request) =>
-      openSignerSession(ctx, request.params.token, requestInfo(request)),
+      openSignerSession(contextOf(ctx, request), request.params.token, requestInfo(request)),
     );
     app.get(
       '/:token/file/:fileId',
       { schema: { params: SignerFileParamsSchema }, config: signerDoc('A document as the signer sees it', { 200: { description: 'The PDF', content: PDF_CONTENT } }) },
       async (request, reply) => {
-        const file = await downloadSignerFile(ctx, request.params.token, request.params.fileId, requestInfo(request));
+        const file = await downloadSignerFile(contextOf(ctx, request), request.params.token, request.params.fileId, requestInfo(request));
         return reply
           .type('application/pdf')
           .header('content-disposition', `inline; filename="${file.fileName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pdf"`)
@@ -91,20 +92,20 @@ export function signerRoutes(ctx: ServiceContext, deps: SignerRouteDeps): Fastif
       },
       async (request) => {
         if (request.body.Name !== undefined && hasForbiddenCharacters(request.body.Name)) throw new ValidationError([`Name: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
-        return performVerification(ctx, deps.senders, request.params.token, request.body);
+        return performVerification(contextOf(ctx, request), deps.senders, request.params.token, request.body);
       },
     );
     app.post(
       '/:token/sign',
       { schema: { params: SignerParamsSchema, body: SignBodySchema }, config: signerDoc('Sign, with the field values', { 200: json('Signed', ref('SignOutcome')), 503: error('The signature was not applied (the service is stopping, or signing ran past its hold): sign again') }, true) },
-      async (request) => signAsSigner(ctx, request.params.token, request.body, requestInfo(request)),
+      async (request) => signAsSigner(contextOf(ctx, request), request.params.token, request.body, requestInfo(request)),
     );
     app.post(
       '/:token/reject',
       { schema: { params: SignerParamsSchema, body: RejectBodySchema }, config: signerDoc('Reject', { 202: json('Rejected', ref('RejectOutcome')) }, true) },
       async (request, reply) => {
         if (hasForbiddenMultiLineCharacters(request.body.Reason)) throw new ValidationError([`Reason: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
-        return reply.code(202).send(await rejectAsSigner(ctx, request.params.token, request.body.Reason, requestInfo(request)));
+        return reply.code(202).send(await rejectAsSigner(contextOf(ctx, request), request.params.token, request.body.Reason, requestInfo(request)));
       },
     );
   };

@@ -3,6 +3,7 @@
  * trailing slash (the router ignores it). A handler parses, calls one use case and renders the version the client asked
  * for.
  */
+import { contextOf } from './request-trace.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreateTransactionSchema } from '../domain/transaction-schema.js';
@@ -83,7 +84,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const tx = await createTransaction(ctx, accountOf(request), request.body);
+        const tx = await createTransaction(contextOf(ctx, request), accountOf(request), request.body);
         const version = versionedReply(reply, request.headers.accept);
         return reply.code(200).send(toTransactionView(tx, { version, baseUrl: ctx.settings.publicUrl }));
       },
@@ -106,7 +107,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const tx = await getTransaction(ctx, accountOf(request), request.params.transactionId);
+        const tx = await getTransaction(contextOf(ctx, request), accountOf(request), request.params.transactionId);
         const version = versionedReply(reply, request.headers.accept);
         return reply.send(toTransactionView(tx, { version, baseUrl: ctx.settings.publicUrl }));
       },
@@ -138,7 +139,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
       async (request, reply) => {
         const reason = request.body?.Reason;
         if (reason !== undefined && hasForbiddenMultiLineCharacters(reason)) throw new ValidationError([`Reason: ${INVALID_CHARACTERS}`], 'INVALID_REQUEST');
-        const before = await cancelTransaction(ctx, accountOf(request), request.params.transactionId, request.body ?? {});
+        const before = await cancelTransaction(contextOf(ctx, request), accountOf(request), request.params.transactionId, request.body ?? {});
         const version = versionedReply(reply, request.headers.accept);
         return reply.send(toTransactionView(before, { version, baseUrl: ctx.settings.publicUrl }));
       },
@@ -162,7 +163,7 @@ export function transactionRoutes(ctx: ServiceContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await startTransaction(ctx, accountOf(request), request.params.transactionId);
+        await startTransaction(contextOf(ctx, request), accountOf(request), request.params.transactionId);
         return reply.code(204).send();
       },
     );

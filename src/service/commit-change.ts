@@ -69,9 +69,12 @@ export async function commitChange(
  */
 export function commitTransaction(ctx: ServiceContext, change: TransactionChange): Promise<Transaction> {
   if (activeTracer() === undefined) return ctx.store.commit(change);
-  return traced('store.commit', { 'paraph.transaction.id': change.transaction.Id, 'paraph.commit.expected_version': change.expectedVersion }, () =>
-    // Read inside the span: the deliveries become children of the commit that enqueued them.
-    ctx.store.commit(change.outbox ? { ...change, outbox: withTraceContext(change.outbox) } : change),
+  return traced(
+    'store.commit',
+    { 'paraph.transaction.id': change.transaction.Id, 'paraph.commit.expected_version': change.expectedVersion },
+    // The deliveries become children of the commit that enqueued them.
+    (commit) => ctx.store.commit(change.outbox ? { ...change, outbox: withTraceContext(change.outbox, commit) } : change),
+    ctx.trace,
   );
 }
 
@@ -79,8 +82,7 @@ export function commitTransaction(ctx: ServiceContext, change: TransactionChange
  * With tracing on, each outbox row carries the `traceparent` of the change that caused it, so that its delivery
  * (whenever and wherever a worker makes it) continues the same trace.
  */
-function withTraceContext(rows: readonly OutboxInput[]): readonly OutboxInput[] {
-  const traceparent = activeTracer()?.traceparent();
+function withTraceContext(rows: readonly OutboxInput[], traceparent: string | undefined): readonly OutboxInput[] {
   if (traceparent === undefined) return rows;
   return rows.map((row) =>
     typeof row.payload === 'object' && row.payload !== null && !Array.isArray(row.payload) ? { ...row, payload: { ...row.payload, traceparent } } : row,

@@ -105,6 +105,16 @@ export interface ServiceContext {
   readonly credentialKey?: CredentialKey;
   /** Each account's seal (account-seals.ts); without it every account seals with the environment's seal. */
   readonly accountSeals?: AccountSeals;
+  /**
+   * With tracing on, the W3C traceparent of the work this context serves (an HTTP request, a delivery): the service's
+   * spans (PDF jobs, store commits) become its children. Set on a copy per request by the HTTP layer.
+   */
+  readonly trace?: string;
+}
+
+/** `ctx` serving the work of `traceparent` (itself when there is none). */
+export function withTrace(ctx: ServiceContext, traceparent: string | undefined): ServiceContext {
+  return traceparent === undefined ? ctx : { ...ctx, trace: traceparent };
 }
 
 /** The mail files of transactions (mail-transport.ts writes them). */

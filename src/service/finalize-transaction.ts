@@ -185,7 +185,7 @@ async function sealChecked(
   const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
   let rewritten: Uint8Array;
   try {
-    rewritten = (await runPdfJob({ kind: 'rewrite', bytes: await read(), timeoutMs: limits.baseMs }, limits, { pageCount: pages, ...(signal ? { signal } : {}) })).bytes;
+    rewritten = (await runPdfJob({ kind: 'rewrite', bytes: await read(), timeoutMs: limits.baseMs }, limits, { pageCount: pages, trace: ctx.trace, ...(signal ? { signal } : {}) })).bytes;
   } catch (error) {
     if (!isInputError(error)) throw error;
     throw sealNotVerifiable(fileId, `${problem}; rewriting it: ${error.message}`);

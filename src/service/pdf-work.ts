@@ -55,6 +55,8 @@ export interface PdfJobOptions {
   readonly signal?: AbortSignal;
   /** Keys and the time-stamper a signing job's calls are answered with. */
   readonly parties?: PdfJobParties;
+  /** With tracing on, the traceparent of the work the job serves (`ServiceContext.trace`): its span's parent. */
+  readonly trace?: string | undefined;
 }
 
 export const DEFAULT_PDF_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 512, baseMs: 30_000, perPageMs: 20 };
@@ -160,10 +162,13 @@ export function runPdfJob<K extends PdfJob['kind']>(
   limits: PdfWorkLimits = DEFAULT_PDF_WORK_LIMITS,
   options: PdfJobOptions | number = {},
 ): Promise<PdfJobResults[K]> {
-  const { pageCount = 0, signal, parties = {} } = typeof options === 'number' ? { pageCount: options } : options;
+  const { pageCount = 0, signal, parties = {}, trace } = typeof options === 'number' ? { pageCount: options } : options;
   // The span here covers the wait for admission and a process; the process adds its own span of the work.
-  return traced(`pdf.job ${job.kind}`, { 'paraph.pdf_job.kind': job.kind, 'paraph.pdf_job.bytes': 'bytes' in job ? job.bytes.byteLength : 0 }, () =>
-    runAdmitted(job, limits, pageCount, signal, parties),
+  return traced(
+    `pdf.job ${job.kind}`,
+    { 'paraph.pdf_job.kind': job.kind, 'paraph.pdf_job.bytes': 'bytes' in job ? job.bytes.byteLength : 0 },
+    (span) => runAdmitted(job, limits, pageCount, signal, parties, span),
+    trace,
   );
 }
 
@@ -173,6 +178,7 @@ async function runAdmitted<K extends PdfJob['kind']>(
   pageCount: number,
   signal: AbortSignal | undefined,
   parties: PdfJobParties,
+  traceparent: string | undefined,
 ): Promise<PdfJobResults[K]> {
   const queuedAt = performance.now();
   // Admitted by memory (its process's heap cap reserved, memory-admission.ts), then by count.
@@ -183,7 +189,7 @@ async function runAdmitted<K extends PdfJob['kind']>(
     const startedAt = performance.now();
     try {
       signal?.throwIfAborted();
-      const result = (await runInProcess(job, limits, pageCount, signal, parties)) as PdfJobResults[K];
+      const result = (await runInProcess(job, limits, pageCount, signal, parties, traceparent)) as PdfJobResults[K];
       report(job.kind, undefined, queuedAt, startedAt);
       return result;
     } catch (error) {
@@ -198,7 +204,14 @@ async function runAdmitted<K extends PdfJob['kind']>(
   }
 }
 
-function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, signal: AbortSignal | undefined, parties: PdfJobParties): Promise<unknown> {
+function runInProcess(
+  job: PdfJob,
+  limits: PdfWorkLimits,
+  pageCount: number,
+  signal: AbortSignal | undefined,
+  parties: PdfJobParties,
+  traceparent: string | undefined,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let slot: Slot;
     try {
@@ -208,8 +221,6 @@ function runInProcess(job: PdfJob, limits: PdfWorkLimits, pageCount: number, sig
       return;
     }
     const budgetMs = limits.baseMs + limits.perPageMs * pageCount;
-    // Read now, in the job's context: `start` may run later from the process's 'ready' event.
-    const traceparent = activeTracer()?.traceparent();
     const maxRssMb = limits.maxRssMb ?? 2 * limits.maxHeapMb + 1024;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let watch: ReturnType<typeof setInterval> | undefined;

@@ -54,7 +54,7 @@ export async function resolveDocument(
     const pages = resolved.pages;
     // With no field to write (seal-only, or only the PDF's own fields) there is nothing to check against the PDF.
     if (resolved.placements.some((p) => p.existing !== true)) {
-      await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, pages.length);
+      await runPdfJob({ kind: 'check', bytes: pdf, placements: resolved.placements, pages }, ctx.settings.pdfWork, { pageCount: pages.length, trace: ctx.trace });
     }
     return { key, placements: resolved.placements };
   } catch (error) {
@@ -83,14 +83,14 @@ export async function prepareDocument(
       prepared = { bytes: pdf, placements: resolved.placements };
     } else if (resolved) {
       const labels = fieldLabels(file, resolved.placements, texts);
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...labels }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: resolved.placements, ...labels }, ctx.settings.pdfWork, { pageCount: file.Original?.pages ?? 0, trace: ctx.trace });
       prepared = { bytes: placed.bytes, placements: resolved.placements };
     } else {
       const document = await readFacts(ctx, file, pdf);
       const again = await resolveInPool(ctx, file, pdf, signerIds, document);
       const pages = again.pages;
       const labels = fieldLabels(file, again.placements, texts);
-      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...labels }, ctx.settings.pdfWork, pages.length);
+      const placed = await runPdfJob({ kind: 'place', bytes: pdf, placements: again.placements, pages, ...labels }, ctx.settings.pdfWork, { pageCount: pages.length, trace: ctx.trace });
       prepared = { bytes: placed.bytes, placements: again.placements };
     }
   } catch (error) {
@@ -150,12 +150,12 @@ function resolveInPool(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array, s
   return runPdfJob(
     { kind: 'resolve', bytes: pdf, metadata: file.Metadata ?? {}, signerIds, fileId: file.FileId, document, engine: defaultTextEngine(), limits: index },
     limits,
-    document.pages.length,
+    { pageCount: document.pages.length, trace: ctx.trace },
   );
 }
 
 function readFacts(ctx: ServiceContext, file: StoredFile, pdf: Uint8Array): Promise<DocumentFacts> {
-  return runPdfJob({ kind: 'facts', bytes: pdf }, ctx.settings.pdfWork, file.Original?.pages ?? 0);
+  return runPdfJob({ kind: 'facts', bytes: pdf }, ctx.settings.pdfWork, { pageCount: file.Original?.pages ?? 0, trace: ctx.trace });
 }
 
 /** What upload resolved for `file`, when it was resolved from what `file` and `signerIds` are now; else undefined. */

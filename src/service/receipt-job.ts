@@ -19,6 +19,7 @@ export async function receiptInPool(ctx: ServiceContext, sealKey: AccountSeal, r
   const { bytes } = await runPdfJob({ kind: 'receipt', receipt, seal }, ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS, {
     pageCount,
     parties: sealParties(ctx, sealKey),
+    trace: ctx.trace,
     ...(signal ? { signal } : {}),
   });
   return bytes;

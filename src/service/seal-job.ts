@@ -44,6 +44,7 @@ export function sealInPool(ctx: ServiceContext, seal: AccountSeal, bytes: Uint8A
   return runPdfJob({ kind: 'seal', bytes, seal: step }, ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS, {
     pageCount,
     parties: sealParties(ctx, seal),
+    trace: ctx.trace,
     ...(signal ? { signal } : {}),
   });
 }

@@ -112,7 +112,7 @@ async function uploadPdf(ctx: ServiceContext, input: UploadFileInput): Promise<U
     // Its page count is not known yet: the budget is the base one, and the repair (if any) gets all of it.
     const limits = ctx.settings.pdfWork ?? DEFAULT_PDF_WORK_LIMITS;
     const maxPages = serviceQuotas(ctx.settings).maxPages;
-    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs, maxPages }, limits);
+    const opened = await runPdfJob({ kind: 'open', bytes, normalizeMs: limits.baseMs, maxPages }, limits, { trace: ctx.trace });
     if (opened.bytes && opened.normalization) {
       bytes = opened.bytes;
       info = await ctx.store.blobs.write(bytes);

@@ -1,14 +1,17 @@
 /**
  * The request spans (src/http/otel-request-spans.ts) on a fastify app, kept in memory: one server span per request
- * with method, route, path (sign tokens hidden), status code; an incoming `traceparent` continued; the span active in
- * the handler, also after a request body was read; 5xx marked failed, 4xx not; probes and scrapes untraced.
+ * with method, route, path (sign tokens hidden), status code; an incoming `traceparent` continued; the request's
+ * traceparent handed to the handler (for the use cases' spans), also after a request body was read; 5xx marked failed,
+ * 4xx not; a request whose client goes away ends its span failed; probes and scrapes untraced; a request the sampler
+ * drops exports nothing and hands on an unsampled traceparent.
  */
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AlwaysOffSampler, InMemorySpanExporter, NodeTracerProvider, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addRequestSpans } from '../../src/http/otel-request-spans.js';
+import { requestTraceparent } from '../../src/http/request-trace.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -18,29 +21,37 @@ describe('request spans', () => {
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('test');
   let app: FastifyInstance;
-  /** The span id active in each handler call, by the `seen` header the test sends. */
-  const activeInHandler = new Map<string, string | undefined>();
-  const child = async (): Promise<void> => {
-    // A span the service would make inside the request (a PDF job, a commit): a child of the request span.
-    await tracer.startActiveSpan('child', async (span) => {
-      await new Promise((resolve) => setImmediate(resolve));
-      span.end();
-    });
+  /** The traceparent each handler call was handed, by the `seen` header the test sends. */
+  const seenInHandler = new Map<string, string | undefined>();
+  const child = async (traceparent: string | undefined): Promise<void> => {
+    // A span the service would make for the request (a PDF job, a commit), from the traceparent it is handed.
+    const span = tracer.startSpan('child', {}, propagation.extract(ROOT_CONTEXT, traceparent === undefined ? {} : { traceparent }));
+    await new Promise((resolve) => setImmediate(resolve));
+    span.end();
   };
+  let releaseSlow: () => void = () => undefined;
+  const slowStarted: Array<() => void> = [];
 
   beforeAll(async () => {
-    provider.register();
+    provider.register({ contextManager: null });
     app = Fastify();
     addRequestSpans(app, tracer);
     app.get('/api/transaction/:transactionId', async (request) => {
-      activeInHandler.set(String(request.headers.seen), trace.getSpan(context.active())?.spanContext().spanId);
-      await child();
+      seenInHandler.set(String(request.headers.seen), requestTraceparent(request));
+      await child(requestTraceparent(request));
       return { ok: true };
     });
     app.post('/api/transaction', async (request) => {
-      activeInHandler.set(String(request.headers.seen), trace.getSpan(context.active())?.spanContext().spanId);
-      await child();
+      seenInHandler.set(String(request.headers.seen), requestTraceparent(request));
+      await child(requestTraceparent(request));
       return request.body;
+    });
+    app.get('/slow', async () => {
+      await new Promise<void>((resolve) => {
+        releaseSlow = resolve;
+        slowStarted.shift()?.();
+      });
+      return { late: true };
     });
     app.get('/api/signer/:token', async () => ({ ok: true }));
     app.get('/boom', async () => {
@@ -75,12 +86,12 @@ describe('request spans', () => {
       'http.response.status_code': 200,
     });
     expect(span!.status.code).toBe(SpanStatusCode.UNSET);
-    expect(activeInHandler.get('get')).toBe(span!.spanContext().spanId);
+    expect(seenInHandler.get('get')).toBe(`00-${TRACE_ID}-${span!.spanContext().spanId}-01`);
     const childSpan = exporter.getFinishedSpans().find((s) => s.name === 'child');
     expect(childSpan?.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
   });
 
-  it('keeps the span active in the handler after reading a request body that arrives in parts over a socket', async () => {
+  it('hands the handler the request’s traceparent after reading a request body that arrives in parts over a socket', async () => {
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const body = await new Promise<string>((resolve, reject) => {
       const sent = request(`${address}/api/transaction`, { method: 'POST', headers: { 'content-type': 'application/json', seen: 'post' } }, (response) => {
@@ -96,7 +107,7 @@ describe('request spans', () => {
     const [span] = server();
     expect(span!.name).toBe('POST /api/transaction');
     expect(span!.parentSpanContext).toBeUndefined();
-    expect(activeInHandler.get('post')).toBe(span!.spanContext().spanId);
+    expect(seenInHandler.get('post')).toBe(`00-${span!.spanContext().traceId}-${span!.spanContext().spanId}-01`);
     const childSpan = exporter.getFinishedSpans().find((s) => s.name === 'child');
     expect(childSpan?.spanContext().traceId).toBe(span!.spanContext().traceId);
     expect(childSpan?.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
@@ -119,9 +130,53 @@ describe('request spans', () => {
     expect(nowhere!.status.code).toBe(SpanStatusCode.UNSET);
   });
 
+  it('ends the span failed when the client goes away before the response', async () => {
+    const { port } = app.server.address() as { port: number };
+    const address = `http://127.0.0.1:${port}`;
+    const started = new Promise<void>((resolve) => slowStarted.push(resolve));
+    const sent = request(`${address}/slow`);
+    sent.on('error', () => undefined);
+    sent.end();
+    await started;
+    sent.destroy();
+    while (server().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    releaseSlow();
+    const [span] = server();
+    expect(span!.name).toBe('GET /slow');
+    expect(span!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span!.status.message).toMatch(/connection closed before the response/);
+    expect(span!.attributes['http.response.status_code']).toBeUndefined();
+  });
+
   it('does not trace probes and scrapes', async () => {
     expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+describe('request spans the sampler drops', () => {
+  it('exports nothing, and hands on the caller’s trace unsampled so the request’s children are dropped too', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new NodeTracerProvider({ sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    provider.register({ contextManager: null });
+    const app = Fastify();
+    addRequestSpans(app, provider.getTracer('test'));
+    let seen: string | undefined;
+    app.get('/api/transaction/:transactionId', async (request) => {
+      seen = requestTraceparent(request);
+      return { ok: true };
+    });
+    try {
+      const response = await app.inject({ method: 'GET', url: '/api/transaction/abc', headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-00` } });
+      expect(response.statusCode).toBe(200);
+      expect(seen).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
+      expect(exporter.getFinishedSpans()).toEqual([]);
+    } finally {
+      await app.close();
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    }
   });
 });

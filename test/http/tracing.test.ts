@@ -5,7 +5,7 @@
  * whose HTTP request carries a `traceparent` of the same trace. Without OTEL_* configuration the server loads no
  * OpenTelemetry SDK and nothing carries a trace context.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,11 +13,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activeTracer } from '../../src/service/tracing.js';
 import { ValidationError } from '../../src/errors.js';
 import { tracingExporters } from '../../src/http/tracing-settings.js';
-import { APP_KEY, USER_TOKEN, call, freePort, makePdf, startTestService, tempDataDir } from '../helpers/service-harness.js';
+import { call, makePdf, spawnServe, startTestService } from '../helpers/service-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
@@ -63,25 +61,14 @@ async function until(what: () => boolean, ms = 20_000): Promise<void> {
 describe('tracing with OTEL_* configured (paraph serve)', () => {
   let receiver: OtlpReceiver;
   let postbacks: Awaited<ReturnType<typeof postbackReceiver>>;
-  let child: ChildProcess;
   let output = '';
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     postbacks = await postbackReceiver();
-    const dataDir = await tempDataDir();
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const port = await freePort();
-    child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], {
-      cwd: dataDir,
+    const serve = await spawnServe({
       env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PARAPH_DATA_DIR: dataDir,
-        PARAPH_USER_TOKEN: USER_TOKEN,
-        PARAPH_APP_KEY: APP_KEY,
         PARAPH_POSTBACK_SECRET: 'tracing-test-postback-secret-0123456789',
         PARAPH_POSTBACK_ALLOW_HTTP: 'true',
         PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
@@ -90,22 +77,15 @@ describe('tracing with OTEL_* configured (paraph serve)', () => {
         OTEL_SERVICE_NAME: 'paraph-tracing-test',
         OTEL_BSP_SCHEDULE_DELAY: '100',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    cleanups.push(async () => child.kill('SIGKILL'));
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const base = `http://127.0.0.1:${port}`;
-    await until(() => /listening on/.test(output) || child.exitCode !== null, 60_000);
-    expect(output).toMatch(/listening on/);
-    await sealOnlyFlow(base, postbacks.url);
-    expect((await fetch(`${base}/health/live`, { headers: { traceparent: TRACEPARENT } })).status).toBe(200);
+    cleanups.push(() => serve.dispose());
+    await sealOnlyFlow(serve.url, postbacks.url);
+    expect((await fetch(`${serve.url}/health/live`, { headers: { traceparent: TRACEPARENT } })).status).toBe(200);
     await until(() => postbacks.received.length > 0);
     // SIGTERM: the server shuts down and exports what is left.
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }, 90_000);
+    expect(await serve.stop()).toBe(0);
+    output = serve.output();
+  }, 120_000);
 
   /** The spans of the caller's trace. */
   const traced = (): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === TRACE_ID);

@@ -234,7 +234,7 @@ async function applySignature(
           ...(seal ? { seal } : {}),
         },
         limits,
-        { pageCount: file.Original?.pages ?? 0, signal: abort.signal, parties },
+        { pageCount: file.Original?.pages ?? 0, signal: abort.signal, parties, trace: ctx.trace },
       );
       for (const field of fields) signedFields.push({ fileId: file.FileId, field });
       const blob = await ctx.store.blobs.write(done.bytes);
