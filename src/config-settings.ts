@@ -8,8 +8,8 @@
  */
 import { DEFAULT_NODE_TIMEOUT_MS, DEFAULT_OUTBOX_LEASE_MS, RETRY_BASE_MS } from './events/backoff.js';
 import { DEFAULT_INDEX_LIMITS } from './pdf/text-index/limits.js';
-import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
-import { DEFAULT_SERVICE_QUOTAS } from './service/service-quotas.js';
+import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-jobs/pdf-work.js';
+import { DEFAULT_SERVICE_QUOTAS } from './service/policies/service-quotas.js';
 
 /** What a setting's value is. */
 export type ConfigSettingType = 'text' | 'integer' | 'boolean' | 'url' | 'path' | 'choice' | 'address' | 'list' | 'secret' | 'email';

@@ -12,7 +12,7 @@ import { mailDirectory, securitySettings, type ServiceConfig } from './config.js
 import { EventWorker } from './events/event-worker.js';
 import { createMailTransport, MAIL_FILE_PURPOSE, removeMailFiles } from './events/mail-transport.js';
 import { notifyOnOutbox } from './events/notify-on-outbox.js';
-import { parseAllowedRanges, type ResolveHost } from './service/postback-target.js';
+import { parseAllowedRanges, type ResolveHost } from './service/delivery/postback-target.js';
 import type { AppDeps } from './http/app.js';
 import { ParaphMetrics } from './http/metrics.js';
 import { derToPem } from './pades/keys/ca.js';
@@ -22,19 +22,19 @@ import type { KeyKind } from './pades/keys/software.js';
 import { createHttpTimestamper } from './pades/timestamp.js';
 import type { Signer, Timestamper } from './pades/types.js';
 import { createServiceContext } from './service/context.js';
-import { ensureServiceKeys, type ServiceKeys } from './service/service-keys.js';
-import type { IdentityProvider, VerificationSenders } from './service/verification-senders.js';
+import { ensureServiceKeys, type ServiceKeys } from './service/keys/service-keys.js';
+import type { IdentityProvider, VerificationSenders } from './service/delivery/verification-senders.js';
 import { loadIdentityProviders } from './service/identity/identity-provider-config.js';
 import { TimerWorker } from './events/timer-worker.js';
 import { ensureBootstrapAccount } from './service/bootstrap-account.js';
-import { AccountSeals } from './service/account-seals.js';
-import { loadCredentialKey } from './service/credentials.js';
+import { AccountSeals } from './service/keys/account-seals.js';
+import { loadCredentialKey } from './service/keys/credentials.js';
 import { ADMIN_TOKEN_PURPOSE } from './service/account-admin.js';
 import { isSealed } from './store/master-key.js';
 import { openServiceStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { setDefaultIndexLimits } from './pdf/text-index/limits.js';
-import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-work.js';
+import { DEFAULT_PDF_WORK_LIMITS } from './service/pdf-jobs/pdf-work.js';
 import { setDefaultTextEngine } from './pdf/text-index/text-engine.js';
 
 /** Options a test or an embedding program may add to the configuration. */

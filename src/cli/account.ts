@@ -21,7 +21,7 @@ import {
   showAccount,
 } from '../service/account-admin.js';
 import { qualifiedSealSummary, removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
-import { loadCredentialKey } from '../service/credentials.js';
+import { loadCredentialKey } from '../service/keys/credentials.js';
 import { openServiceStore } from '../store/open-store.js';
 import { UsageError, type CliCommand, type CliIo } from './common.js';
 

@@ -1,16 +1,16 @@
 /**
  * Delivering one `mail` outbox row (docs/design/events.md#mail): reads the transaction as it is now, renders
  * the mail in the recipient's language, attaches the signed PDFs (and the receipt for signers' confirmations), sends
- * it, and has the use case `recordMailSent` (src/service/record-mail-delivery.ts) commit what the sending means.
+ * it, and has the use case `recordMailSent` (src/service/delivery/record-mail-delivery.ts) commit what the sending means.
  */
 import { TransactionStatus, receiptFor, type Transaction } from '../domain/transaction.js';
 import { buildSignUrl } from '../domain/transaction-view.js';
 import type { ServiceContext } from '../service/context.js';
-import { OUTBOX_CODE_PURPOSE, parseMailPayload, type MailPayload } from '../service/mail-payload.js';
-import { recordMailSent } from '../service/record-mail-delivery.js';
+import { OUTBOX_CODE_PURPOSE, parseMailPayload, type MailPayload } from '../service/delivery/mail-payload.js';
+import { recordMailSent } from '../service/delivery/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
-import { senderOf } from '../service/sender.js';
+import { senderOf } from '../service/delivery/sender.js';
 import { receiptFileName } from '../i18n/catalogue.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';

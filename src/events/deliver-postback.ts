@@ -1,18 +1,18 @@
 /**
  * Delivering one `postback` outbox row (docs/design/events.md#postbacks): the account's shared secret and postback
  * version, the transaction rendered at the row's status, one POST. A postback given up on is audited by the use case
- * `recordPostbackFailure` (src/service/record-postback-delivery.ts).
+ * `recordPostbackFailure` (src/service/delivery/record-postback-delivery.ts).
  */
 import type { ServiceContext } from '../service/context.js';
 import { postbackSecretsAt } from '../domain/account.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { renderPostback, sendPostback, type PostbackResult } from './postback.js';
-import { parsePostbackPayload } from '../service/outbox-rows.js';
-import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/postback-target.js';
+import { parsePostbackPayload } from '../service/delivery/outbox-rows.js';
+import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type ResolveHost } from '../service/delivery/postback-target.js';
 
 /**
- * Sends the postback of an outbox row, after checking its URL again (service/postback-target.ts) and connecting to the
+ * Sends the postback of an outbox row, after checking its URL again (service/delivery/postback-target.ts) and connecting to the
  * address that was checked. Failures are recorded with generic texts ({@link describeFailure}): the attempt log
  * and the audit trail must not tell an API client which internal hosts or ports answer.
  */

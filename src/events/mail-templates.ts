@@ -5,7 +5,7 @@
  */
 import type { Language } from '../domain/transaction.js';
 import { catalogueFor, type MailTexts } from '../i18n/catalogue.js';
-import type { MailPayloadKind } from '../service/mail-payload.js';
+import type { MailPayloadKind } from '../service/delivery/mail-payload.js';
 
 /** What a mail text is built from. */
 export interface MailTextInput {

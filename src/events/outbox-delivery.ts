@@ -5,15 +5,15 @@
  * write and audit a row given up on (mails also get activity 999).
  */
 import { withTrace, type ServiceContext } from '../service/context.js';
-import { parseMailPayload } from '../service/mail-payload.js';
-import { recordMailFailure } from '../service/record-mail-delivery.js';
-import { recordPostbackFailure } from '../service/record-postback-delivery.js';
+import { parseMailPayload } from '../service/delivery/mail-payload.js';
+import { recordMailFailure } from '../service/delivery/record-mail-delivery.js';
+import { recordPostbackFailure } from '../service/delivery/record-postback-delivery.js';
 import type { OutboxMessage, OutboxSettlement } from '../store/store.js';
-import { traced } from '../service/tracing.js';
+import { traced } from '../service/observability/tracing.js';
 import { nextRetryAt } from './backoff.js';
 import { deliverMail, type MailDeps } from './deliver-mail.js';
 import { deliverPostback } from './deliver-postback.js';
-import { parsePostbackPayload } from '../service/outbox-rows.js';
+import { parsePostbackPayload } from '../service/delivery/outbox-rows.js';
 import type { DeliveryOutcome } from './delivery.js';
 
 /** Where delivery problems are reported. */

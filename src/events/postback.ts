@@ -113,7 +113,7 @@ function isPostbackUrl(url: string): boolean {
 export async function sendPostback(
   url: string,
   request: PostbackRequest,
-  // `lookup`: connect to an address checked beforehand (service/postback-target.ts), not to a second DNS answer.
+  // `lookup`: connect to an address checked beforehand (service/delivery/postback-target.ts), not to a second DNS answer.
   // `signal`: the process is stopping; the attempt ends as a failure and is retried (by another process).
   options: { timeoutMs?: number; lookup?: LookupFunction; signal?: AbortSignal } = {},
 ): Promise<PostbackResult> {

@@ -1,11 +1,11 @@
 /**
  * The per-account request rate quota of the API (SECURITY.md "Quotas"), enforced after
  * authentication, at the account's own limit when it has one: a used-up quota answers 429 `{"Message"}` with `Retry-After` (seconds until one request is allowed
- * again). The buckets are src/service/account-rate-quota.ts's: in memory, or shared through the store.
+ * again). The buckets are src/service/policies/account-rate-quota.ts's: in memory, or shared through the store.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountRateQuota } from '../service/account-rate-quota.js';
-import { QuotaError } from '../service/quota-error.js';
+import type { AccountRateQuota } from '../service/policies/account-rate-quota.js';
+import { QuotaError } from '../service/policies/quota-error.js';
 
 /**
  * An onRequest hook (after authentication) that spends one request of the account's quota: its own

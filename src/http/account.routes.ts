@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
-import { accountSeal } from '../service/seal-job.js';
+import { accountSeal } from '../service/pdf-jobs/seal-job.js';
 import { accountOf } from './auth.js';
 import { errorResponse as error, type RouteDoc } from './openapi.js';
 

@@ -20,7 +20,7 @@ import {
   updateAccountSettings,
 } from '../service/account-admin.js';
 import { removeAccountQualifiedSeal, setAccountQualifiedSeal } from '../service/account-seal-admin.js';
-import { accountSeal } from '../service/seal-job.js';
+import { accountSeal } from '../service/pdf-jobs/seal-job.js';
 import { SEAL_CHAIN_PEM } from './account.routes.js';
 import {
   ACCOUNT_VIEW,

@@ -6,7 +6,7 @@
  * memory, at most {@link MAX_TRACKED_ADDRESSES} of them (the oldest forgotten first).
  */
 import { isIPv6 } from 'node:net';
-import { QuotaError } from '../service/quota-error.js';
+import { QuotaError } from '../service/policies/quota-error.js';
 
 /** Failed attempts an address may make at once, and per minute after that. */
 const DEFAULT_AUTH_FAILURES = { burst: 20, perMinute: 10 } as const;

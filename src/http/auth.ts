@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
-import { authenticateAccount } from '../service/credentials.js';
+import { authenticateAccount } from '../service/keys/credentials.js';
 import type { Account } from '../domain/account.js';
 import { ServiceError } from '../service/service-error.js';
 import { AuthFailureThrottle } from './auth-throttle.js';

@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, ParaphError, ValidationError } from '../errors.js';
-import { QuotaError } from '../service/quota-error.js';
+import { QuotaError } from '../service/policies/quota-error.js';
 
 /** The 401 body, Signhost's text (docs/design/api.md#authentication). */
 export const UNAUTHORIZED_MESSAGE = 'Authorization has been denied for this request.';

@@ -10,8 +10,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TransactionStatus } from '../domain/transaction.js';
 import { METRICS, metricOptions, type MetricDefinition } from './metric-definitions.js';
-import { observePdfJobs, pdfPoolState, type PdfJobReport } from '../service/pdf-work.js';
-import type { ServiceObserver } from '../service/service-observer.js';
+import { observePdfJobs, pdfPoolState, type PdfJobReport } from '../service/pdf-jobs/pdf-work.js';
+import type { ServiceObserver } from '../service/observability/service-observer.js';
 import type { ServiceContext } from '../service/context.js';
 import type { ConnectionCounters } from './connection-limits.js';
 

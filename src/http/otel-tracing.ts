@@ -2,7 +2,7 @@
  * The OpenTelemetry side of tracing (docs/operations.md#tracing), loaded by server.ts only when tracing-settings.ts
  * says tracing is on: a tracer provider exporting in batches (OTLP/HTTP protobuf, configured by the `OTEL_EXPORTER_OTLP_*`
  * variables, or the console), W3C trace context, a span per HTTP request (otel-request-spans.ts, continuing an
- * incoming `traceparent`), and the service's own spans (src/service/tracing.ts), including those the PDF processes
+ * incoming `traceparent`), and the service's own spans (src/service/observability/tracing.ts), including those the PDF processes
  * send back.
  */
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type HrTime, type SpanContext } from '@opentelemetry/api';
@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance } from 'fastify';
-import { installTracer, type RemoteSpan, type ServiceTracer, type SpanAttributes } from '../service/tracing.js';
+import { installTracer, type RemoteSpan, type ServiceTracer, type SpanAttributes } from '../service/observability/tracing.js';
 import { addRequestSpans, traceparentOf } from './otel-request-spans.js';
 import type { TraceExporterName } from './tracing-settings.js';
 
@@ -30,7 +30,7 @@ export function startTracing(exporters: readonly TraceExporterName[]): ServerTra
   const processors: SpanProcessor[] = exporters.map((name) => new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
   // The global provider and W3C propagators. No context manager: the trace context is handed on explicitly
-  // (src/service/tracing.ts), as an AsyncLocalStorage context through every promise costs far more than a span.
+  // (src/service/observability/tracing.ts), as an AsyncLocalStorage context through every promise costs far more than a span.
   provider.register({ contextManager: null });
   const tracer = provider.getTracer(SCOPE.name);
 

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../service/context.js';
 import { SAML_ACS_PATH, SAML_METADATA_PATH, type SamlIdentityProvider } from '../service/identity/saml-identity-provider.js';
 import { callbackSignerToken, completeIdentityCallback } from '../service/signer/complete-identity.js';
 import { findSignerByToken } from '../service/signer/signer-access.js';
-import type { IdentityProvider } from '../service/verification-senders.js';
+import type { IdentityProvider } from '../service/delivery/verification-senders.js';
 import { statusOf } from './error-map.js';
 import { renderSignErrorPage } from './sign-page-html.js';
 import { apiErrorText } from './sign-page-error-texts.js';

@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { hasForbiddenCharacters, hasForbiddenMultiLineCharacters, INVALID_CHARACTERS } from '../domain/text-rules.js';
 import { ValidationError } from '../errors.js';
 import type { ServiceContext } from '../service/context.js';
-import type { VerificationSenders } from '../service/verification-senders.js';
+import type { VerificationSenders } from '../service/delivery/verification-senders.js';
 import { downloadSignerFile } from '../service/signer/download-signer-file.js';
 import { openSignerSession } from '../service/signer/open-session.js';
 import { performVerification } from '../service/signer/perform-verification.js';

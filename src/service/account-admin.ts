@@ -9,7 +9,7 @@ import { isCredentialValid, withPostbackSecret, type Account, type AccountBrandi
 import { formatTime, type JsonValue } from '../domain/transaction.js';
 import { ValidationError } from '../errors.js';
 import type { AdminAuditEntry } from '../store/store.js';
-import { credentialHash, newCredentialSecret, type CredentialDeps } from './credentials.js';
+import { credentialHash, newCredentialSecret, type CredentialDeps } from './keys/credentials.js';
 import { ServiceError } from './service-error.js';
 
 /** An admin audit entry as the store keeps it (named here for the HTTP layer, which does not reach into the store). */

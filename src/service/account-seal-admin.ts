@@ -12,8 +12,8 @@ import { ParaphError, ValidationError } from '../errors.js';
 import type { MasterKey } from '../store/master-key.js';
 import { SEAL_PURPOSE } from '../store/sealed-secrets.js';
 import { showAccount, type AdminActor } from './account-admin.js';
-import { openQualifiedSealKey, sealCertificateProblem } from './account-seals.js';
-import type { CredentialDeps } from './credentials.js';
+import { openQualifiedSealKey, sealCertificateProblem } from './keys/account-seals.js';
+import type { CredentialDeps } from './keys/credentials.js';
 import { ServiceError } from './service-error.js';
 
 /** A qualified seal as the admin gives it: a PKCS#12 file (base64) and its password, or a key on a PKCS#11 token. */

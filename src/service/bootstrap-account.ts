@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { formatTime } from '../domain/transaction.js';
 import { StoreError, type Account, type Store } from '../store/store.js';
 import type { CredentialKind } from '../domain/account.js';
-import { candidateHashes, credentialHash, type CredentialKey } from './credentials.js';
+import { candidateHashes, credentialHash, type CredentialKey } from './keys/credentials.js';
 
 /** The setting that holds the elected Id of a zero-config bootstrap account. */
 export const BOOTSTRAP_ACCOUNT_SETTING = 'bootstrapAccountId';

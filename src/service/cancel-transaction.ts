@@ -12,8 +12,8 @@ import type { Account } from '../domain/account.js';
 import type { OutboxInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { postbackRow, signerMailRow } from './outbox-rows.js';
-import { assertNotCleaned } from './transaction-guards.js';
+import { postbackRow, signerMailRow } from './delivery/outbox-rows.js';
+import { assertNotCleaned } from './policies/transaction-guards.js';
 
 /** Minutes the documents and receipt stay downloadable after a DELETE when the settings say nothing. */
 const DEFAULT_DELETE_GRACE_MINUTES = 15;

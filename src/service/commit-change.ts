@@ -7,7 +7,7 @@ import type { Transaction } from '../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput, TransactionChange } from '../store/store.js';
 import { ConcurrencyError } from '../store/store.js';
 import type { ServiceContext } from './context.js';
-import { activeTracer, traced } from './tracing.js';
+import { activeTracer, traced } from './observability/tracing.js';
 
 /** What a mutation returns: the new state and what it causes. */
 export interface Change {

@@ -6,18 +6,18 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.js';
 import type { MasterKey } from '../store/master-key.js';
-import type { CredentialKey } from './credentials.js';
+import type { CredentialKey } from './keys/credentials.js';
 import type { Store } from '../store/store.js';
 import type { Transaction } from '../domain/transaction.js';
 import type { Timestamper } from '../pades/types.js';
-import type { ServiceKeys } from './service-keys.js';
-import type { AccountSeals } from './account-seals.js';
+import type { ServiceKeys } from './keys/service-keys.js';
+import type { AccountSeals } from './keys/account-seals.js';
 import { ServiceError } from './service-error.js';
-import { SharedUploadGuard, UploadGuard, type UploadGuards } from './upload-guard.js';
-import type { IdentityProvider } from './verification-senders.js';
-import type { PostbackPolicy, ResolveHost } from './postback-target.js';
-import type { PdfWorkLimits } from './pdf-work.js';
-import type { ServiceObserver } from './service-observer.js';
+import { SharedUploadGuard, UploadGuard, type UploadGuards } from './policies/upload-guard.js';
+import type { IdentityProvider } from './delivery/verification-senders.js';
+import type { PostbackPolicy, ResolveHost } from './delivery/postback-target.js';
+import type { PdfWorkLimits } from './pdf-jobs/pdf-work.js';
+import type { ServiceObserver } from './observability/service-observer.js';
 
 /** Where new ids and secrets come from. */
 export interface IdSource {

@@ -7,7 +7,7 @@ import { createTransaction as buildTransaction, type CreateTransactionRequest } 
 import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../domain/account.js';
 import type { ServiceContext } from './context.js';
-import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from './postback-target.js';
+import { assertPostbackTarget, STRICT_POSTBACK_POLICY } from './delivery/postback-target.js';
 import { commitTransaction } from './commit-change.js';
 
 /**

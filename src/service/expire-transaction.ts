@@ -5,7 +5,7 @@
 import { TransactionStatus, transition } from '../domain/transaction.js';
 import { commitChange } from './commit-change.js';
 import { loadTransaction, type ServiceContext } from './context.js';
-import { notificationRow, postbackRow } from './outbox-rows.js';
+import { notificationRow, postbackRow } from './delivery/outbox-rows.js';
 
 /** Moves a transaction at 5/10 to 50; false when it is no longer at 5/10 (nothing to do). */
 export async function expireTransaction(ctx: ServiceContext, id: string): Promise<boolean> {

@@ -21,13 +21,13 @@ import {
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { commitTransaction, changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';
-import { completionMailRows, notificationRow, postbackRow } from './outbox-rows.js';
+import { completionMailRows, notificationRow, postbackRow } from './delivery/outbox-rows.js';
 import { signerEvidence } from './signer/signer-evidence.js';
-import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
-import type { SealedDocument } from './pdf-work-protocol.js';
-import { accountSeal, sealInPool, sealStep } from './seal-job.js';
-import type { AccountSeal } from './account-seals.js';
-import { receiptInPool } from './receipt-job.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-jobs/pdf-work.js';
+import type { SealedDocument } from './pdf-jobs/pdf-work-protocol.js';
+import { accountSeal, sealInPool, sealStep } from './pdf-jobs/seal-job.js';
+import type { AccountSeal } from './keys/account-seals.js';
+import { receiptInPool } from './pdf-jobs/receipt-job.js';
 import { ParaphError, isInputError } from '../errors.js';
 
 /** Subject, serial (hex) and issuer of a DER certificate, as the audit trail and the receipt show them. */

@@ -6,7 +6,7 @@
 import type { Transaction } from '../domain/transaction.js';
 import type { Account } from '../domain/account.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { assertNotCleaned } from './transaction-guards.js';
+import { assertNotCleaned } from './policies/transaction-guards.js';
 
 /**
  * The transaction, ready to be rendered by the view.

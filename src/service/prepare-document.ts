@@ -16,7 +16,7 @@ import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import { defaultTextEngine } from '../pdf/text-index/text-engine.js';
 import { resolveIndexLimits } from '../pdf/text-index/limits.js';
 import type { ServiceContext } from './context.js';
-import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfWorkLimits } from './pdf-work.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfWorkLimits } from './pdf-jobs/pdf-work.js';
 
 type Placements = NonNullable<StoredFile['Placements']>;
 

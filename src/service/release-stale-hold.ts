@@ -6,7 +6,7 @@ import { isSigningHoldStale, signingHoldOf, transition } from '../domain/transac
 import { expiryOf } from '../domain/transaction-timers.js';
 import { commitChange } from './commit-change.js';
 import { loadTransaction, type ServiceContext } from './context.js';
-import { notificationRow, postbackRow } from './outbox-rows.js';
+import { notificationRow, postbackRow } from './delivery/outbox-rows.js';
 
 /**
  * Recovers a transaction left at 20 by a process that died while applying a signature, without waiting for the

@@ -7,7 +7,7 @@
 import { TransactionStatus, addDays, formatTime } from '../domain/transaction.js';
 import { commitChange, existingTransaction } from './commit-change.js';
 import type { ServiceContext } from './context.js';
-import { signerMailRow } from './outbox-rows.js';
+import { signerMailRow } from './delivery/outbox-rows.js';
 import type { OutboxInput } from '../store/store.js';
 
 /** Queues the due reminders of a transaction; returns how many. */

@@ -17,10 +17,10 @@ import { ConcurrencyError, type AuditEntryInput } from '../store/store.js';
 import { commitTransaction, changeTime, commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
 import { finalizeTransaction } from './finalize-transaction.js';
-import { invitationRows, notificationRow, postbackRow } from './outbox-rows.js';
+import { invitationRows, notificationRow, postbackRow } from './delivery/outbox-rows.js';
 import { prepareDocument, reusableResolution, type PreparedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
-import { assertNotCleaned } from './transaction-guards.js';
+import { assertNotCleaned } from './policies/transaction-guards.js';
 import { identityProviderFor } from './identity/identity-provider-for.js';
 
 /** Verification and authentication types paraph performs itself (docs/design/signer-api.md#verifications). */

@@ -11,15 +11,15 @@ import type { DocumentFacts } from '../pdf/document-facts.js';
 import { TransactionStatus, findFile, preparationKey, putFile, type BlobRef, type StoredFile, type Transaction } from '../domain/transaction.js';
 import { invalidFileIdMessage, isValidFileId } from '../domain/transaction-file-id.js';
 import { PdfParseError, ValidationError } from '../errors.js';
-import { QuotaError } from './quota-error.js';
-import { serviceQuotas } from './service-quotas.js';
+import { QuotaError } from './policies/quota-error.js';
+import { serviceQuotas } from './policies/service-quotas.js';
 import type { Account, AuditEntryInput } from '../store/store.js';
 import { commitChange } from './commit-change.js';
 import { loadOwnTransaction, type ServiceContext } from './context.js';
-import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-jobs/pdf-work.js';
 import { resolveDocument, type ResolvedDocument } from './prepare-document.js';
 import { ServiceError } from './service-error.js';
-import { assertNotCleaned } from './transaction-guards.js';
+import { assertNotCleaned } from './policies/transaction-guards.js';
 
 /** The request, as the HTTP layer hands it over. */
 export interface UploadFileInput {

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { transition } from '../../src/domain/transaction.js';
 import { startServer } from '../../src/server.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';
-import type { IdentityProvider } from '../../src/service/verification-senders.js';
+import type { IdentityProvider } from '../../src/service/delivery/verification-senders.js';
 import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { axeViolations, openWindow, shot, type ViewportName } from './browser.js';

@@ -1,6 +1,6 @@
 /**
  * The serving process (`paraph serve`, or the service embedded) reads no PDF and decodes no image: every such step is
- * a job of the PDF processes (src/service/pdf-work.ts). Enforced on the import graph: from the modules that run in the
+ * a job of the PDF processes (src/service/pdf-jobs/pdf-work.ts). Enforced on the import graph: from the modules that run in the
  * serving process (the server, the serve command, the HTTP routes, the event workers and the service's use cases),
  * following every import kept at run time (type-only imports are erased), no PDF library is reached. The PDF
  * process's own modules are listed: they are started by path (`fork`) and may be imported by the serving side for
@@ -18,7 +18,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 const PDF_PACKAGES = ['pdf-lib', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'pdfjs-dist', '@embedpdf/pdfium'];
 
 /** Modules that run only in a PDF process (pdf-work-worker.ts is its entry). */
-const PDF_PROCESS_ONLY = ['service/pdf-work-worker.ts', 'service/check-sealed-output.ts', 'service/signer/fill-form-fields.ts'];
+const PDF_PROCESS_ONLY = ['service/pdf-jobs/pdf-work-worker.ts', 'service/pdf-jobs/check-sealed-output.ts', 'service/signer/fill-form-fields.ts'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -114,7 +114,7 @@ describe('the serving process', () => {
   });
 
   it('is checked on a graph that does reach the PDF libraries from the PDF process', () => {
-    const child = reach([join(SRC, 'service/pdf-work-worker.ts')]);
+    const child = reach([join(SRC, 'service/pdf-jobs/pdf-work-worker.ts')]);
     expect(PDF_PACKAGES.filter((name) => child.packages.has(name))).toEqual(expect.arrayContaining(['pdf-lib', 'pdfjs-dist', '@embedpdf/pdfium']));
   });
 });

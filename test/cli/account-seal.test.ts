@@ -12,7 +12,7 @@ import { accountCommandWith } from '../../src/cli/account.js';
 import { runCommand } from '../../src/cli/common.js';
 import { derToPem } from '../../src/pades/keys/ca.js';
 import { createCertificateAuthority, issueSigningIdentity } from '../../src/pades/keys/identity.js';
-import { openQualifiedSealKey } from '../../src/service/account-seals.js';
+import { openQualifiedSealKey } from '../../src/service/keys/account-seals.js';
 import { openServiceStore } from '../../src/store/open-store.js';
 import { rotateMasterKey } from '../../src/store/protected-store.js';
 

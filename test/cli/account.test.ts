@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountCommand } from '../../src/cli/account.js';
 import { runCommand } from '../../src/cli/common.js';
-import { authenticateAccount, loadCredentialKey } from '../../src/service/credentials.js';
+import { authenticateAccount, loadCredentialKey } from '../../src/service/keys/credentials.js';
 import { openServiceStore } from '../../src/store/open-store.js';
 import { postbackSecretsAt } from '../../src/domain/account.js';
 

@@ -7,7 +7,7 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
-import { accentOf, contrastWithWhite } from '../../src/service/accent-color.js';
+import { accentOf, contrastWithWhite } from '../../src/service/delivery/accent-color.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { axeRule, openWindow } from '../a11y/browser.js';
 import { call, startTestService, type TestService } from '../helpers/service-harness.js';

@@ -12,7 +12,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/domain/transaction.js';
 import { renderMailText, type MailTextInput } from '../../src/events/mail-templates.js';
-import type { MailPayloadKind } from '../../src/service/mail-payload.js';
+import type { MailPayloadKind } from '../../src/service/delivery/mail-payload.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';
 import { compareWithReference } from '../helpers/screenshot-reference.js';
 

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/pades/verify.js';
-import { OUTBOX_CODE_PURPOSE } from '../../src/service/mail-payload.js';
+import { OUTBOX_CODE_PURPOSE } from '../../src/service/delivery/mail-payload.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { call } from '../helpers/service-harness.js';
 import { createSigningTransaction, inkPixels, SCRIBBLE_DATA_URL, startSignerService, type SignerService } from '../service/signer/signer-fixture.js';

@@ -10,7 +10,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { activeTracer } from '../../src/service/tracing.js';
+import { activeTracer } from '../../src/service/observability/tracing.js';
 import { ValidationError } from '../../src/errors.js';
 import { tracingExporters } from '../../src/http/tracing-settings.js';
 import { call, makePdf, spawnServe, startTestService } from '../helpers/service-harness.js';

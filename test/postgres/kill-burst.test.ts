@@ -12,7 +12,7 @@
  *   (SIGNING_HOLD_STALE_MS; test/service/stale-signing-hold.test.ts). So a process with a sign request of this test
  *   in flight is not chosen as a victim; every other request is fair game.
  * A process killed while it receives an upload leaves that fileId's re-upload guard slot taken until its lease ends
- * (30 s, src/service/upload-guard.ts): the client then uploads the PDF under another fileId rather than wait.
+ * (30 s, src/service/policies/upload-guard.ts): the client then uploads the PDF under another fileId rather than wait.
  */
 import { createHash } from 'node:crypto';
 import { type ChildProcess } from 'node:child_process';
@@ -225,7 +225,7 @@ function expectStatus(what: string, got: { response: ApiResponse; retried: boole
 /**
  * Uploads the PDF and returns its fileId. Sent again after its process died, the upload meets the re-upload guard
  * slot the dead process took (409 UPLOAD_CONFLICT), whether or not that copy was stored; the slot stays taken for
- * ten minutes (SHARED_LEASE_MS in src/service/upload-guard.ts). Then the file is there, or it is uploaded under
+ * ten minutes (SHARED_LEASE_MS in src/service/policies/upload-guard.ts). Then the file is there, or it is uploaded under
  * another fileId.
  */
 async function uploadFile(index: number, id: string, pdf: Uint8Array): Promise<{ fileId: string; resent: boolean }> {

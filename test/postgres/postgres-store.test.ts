@@ -2,7 +2,7 @@
  * The store-agnostic behaviour suite on the PostgreSQL store, plus what only PostgreSQL has: migrations from an
  * empty database, refusal of an unknown schema version, commits from two stores (two processes' pools) at once.
  */
-import { SharedUploadGuard } from '../../src/service/upload-guard.js';
+import { SharedUploadGuard } from '../../src/service/policies/upload-guard.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openPostgresStore, migratePostgres, type PostgresStore } from '../../src/store/postgres-store.js';

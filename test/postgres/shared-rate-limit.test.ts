@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { leaseBatch } from '../../src/service/account-rate-quota.js';
+import { leaseBatch } from '../../src/service/policies/account-rate-quota.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 

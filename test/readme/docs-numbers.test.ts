@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/domain/transaction.js';
 import { MAX_BODY_DEPTH, MAX_CONTEXT_DEPTH } from '../../src/domain/transaction-json.js';
 import { PAGE_EDGE_TOLERANCE } from '../../src/pdf/resolve-locations.js';
-import { checkPostbackTarget } from '../../src/service/postback-target.js';
+import { checkPostbackTarget } from '../../src/service/delivery/postback-target.js';
 import { startTestService, type TestService } from '../../src/testing/start-test-service.js';
 import { PROJECT_ROOT } from '../package/consumer-project.js';
 

@@ -13,7 +13,7 @@ import { derToPem } from '../../src/pades/keys/ca.js';
 import { createCertificateAuthority, issueSigningIdentity } from '../../src/pades/keys/identity.js';
 import { verifyPdf } from '../../src/pades/verify.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { KEY_SETTINGS } from '../../src/service/service-keys.js';
+import { KEY_SETTINGS } from '../../src/service/keys/service-keys.js';
 import { call, makePdf, startTestService, TestClock } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';

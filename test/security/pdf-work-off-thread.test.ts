@@ -1,7 +1,7 @@
 /**
  * The pdf-lib steps of an upload (opening and normalizing, the page count, the
  * placement check) and of a start (writing the fields) run in worker threads with a heap cap and a time budget
- * (src/service/pdf-work.ts). A crafted PDF with a flat tree of 150,000 pages (15 MB) takes pdf-lib seconds: on the
+ * (src/service/pdf-jobs/pdf-work.ts). A crafted PDF with a flat tree of 150,000 pages (15 MB) takes pdf-lib seconds: on the
  * serving thread /health waited that long; now /health and another transaction's upload and start answer
  * meanwhile, and past the budget (PARAPH_PDF_WORK_MS, PARAPH_PDF_WORK_HEAP_MB) the upload gets 400 PDF_TOO_COMPLEX.
  */

@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deliverPostback } from '../../src/events/deliver-postback.js';
-import { checkPostbackTarget, isAllowedAddress, STRICT_POSTBACK_POLICY } from '../../src/service/postback-target.js';
+import { checkPostbackTarget, isAllowedAddress, STRICT_POSTBACK_POLICY } from '../../src/service/delivery/postback-target.js';
 import type { ServiceContext } from '../../src/service/context.js';
 import type { OutboxMessage } from '../../src/store/store.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../src/testing/start-postback-receiver.js';

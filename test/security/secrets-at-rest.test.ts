@@ -11,7 +11,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureServiceKeys } from '../../src/service/service-keys.js';
+import { ensureServiceKeys } from '../../src/service/keys/service-keys.js';
 import { sha256Hex } from '../../src/service/context.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { APP_KEY, makePdf, type ServeProcess, spawnServe, tempDataDir, USER_TOKEN } from '../helpers/service-harness.js';

@@ -12,12 +12,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CredentialKind } from '../../src/domain/account.js';
 import { createAccount, issueCredential, revokeCredential, rotateCredential, setAccountDisabled } from '../../src/service/account-admin.js';
-import { authenticateAccount, type CredentialDeps } from '../../src/service/credentials.js';
+import { authenticateAccount, type CredentialDeps } from '../../src/service/keys/credentials.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { createServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
 import { getTransaction } from '../../src/service/get-transaction.js';
-import { ensureServiceKeys } from '../../src/service/service-keys.js';
+import { ensureServiceKeys } from '../../src/service/keys/service-keys.js';
 
 type Op =
   | { op: 'create' }

@@ -3,7 +3,7 @@
  * that spends batches taken from a shared bucket (here an in-memory stand-in for the PostgreSQL table).
  */
 import { describe, expect, it } from 'vitest';
-import { accountRateQuota, leaseBatch } from '../../src/service/account-rate-quota.js';
+import { accountRateQuota, leaseBatch } from '../../src/service/policies/account-rate-quota.js';
 import type { RateBuckets, RateLease } from '../../src/store/store.js';
 
 /** A shared bucket like account_rate_buckets, on the test's clock, counting the leases asked for. */

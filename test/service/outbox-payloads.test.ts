@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/domain/transaction.js';
-import { mailRow, parseMailPayload, type MailPayload } from '../../src/service/mail-payload.js';
-import { parsePostbackPayload } from '../../src/service/outbox-rows.js';
+import { mailRow, parseMailPayload, type MailPayload } from '../../src/service/delivery/mail-payload.js';
+import { parsePostbackPayload } from '../../src/service/delivery/outbox-rows.js';
 
 const kinds = ['invitation', 'reminder', 'confirmation', 'documents', 'receipt', 'cancellation', 'notification', 'verification-code'] as const;
 

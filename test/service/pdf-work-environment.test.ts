@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runPdfJob } from '../../src/service/pdf-work.js';
+import { runPdfJob } from '../../src/service/pdf-jobs/pdf-work.js';
 import { makePdf } from '../helpers/service-harness.js';
 
 const SECRET = 'pdf-process-must-not-see-this-3f9a';

@@ -1,10 +1,10 @@
 /**
- * What the PDF process pool reports for the service's metrics (src/service/pdf-work.ts `observePdfJobs`): each job
+ * What the PDF process pool reports for the service's metrics (src/service/pdf-jobs/pdf-work.ts `observePdfJobs`): each job
  * once, with its kind, how it ended (done, refused by the document's own error, stopped past its time budget) and its
  * wait and run times; the pool's state is back to no busy process afterwards; an observer that stopped hears nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { observePdfJobs, pdfPoolState, runPdfJob, type PdfJobReport } from '../../src/service/pdf-work.js';
+import { observePdfJobs, pdfPoolState, runPdfJob, type PdfJobReport } from '../../src/service/pdf-jobs/pdf-work.js';
 import { makePdf } from '../helpers/service-harness.js';
 
 describe('PDF job reports', () => {

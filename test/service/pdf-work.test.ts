@@ -1,5 +1,5 @@
 /**
- * The service's pdf-lib steps in child processes (src/service/pdf-work.ts): the same answers (the facts of the PDF for
+ * The service's pdf-lib steps in child processes (src/service/pdf-jobs/pdf-work.ts): the same answers (the facts of the PDF for
  * resolvePlacements among them) and typed errors as the library gives in the calling thread, and PDF_TOO_COMPLEX past
  * the time budget (scaled by the page count), the heap cap or the resident-memory cap without losing the pool or the
  * calling process.
@@ -13,7 +13,7 @@ import { loadPdf } from '../../src/pdf/load-pdf.js';
 import { normalizePdf } from '../../src/pdf/normalize-pdf.js';
 import { placeFields } from '../../src/pdf/place-fields.js';
 import { resolvePlacements } from '../../src/pdf/resolve-placements.js';
-import { runPdfJob } from '../../src/service/pdf-work.js';
+import { runPdfJob } from '../../src/service/pdf-jobs/pdf-work.js';
 import { makePdf } from '../helpers/service-harness.js';
 import { manyObjectsPdf } from '../pdf/many-objects-pdf.js';
 

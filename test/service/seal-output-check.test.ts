@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/service/create-transaction.js';
-import { sealedOutputProblem } from '../../src/service/check-sealed-output.js';
+import { sealedOutputProblem } from '../../src/service/pdf-jobs/check-sealed-output.js';
 import { finalizeTransaction } from '../../src/service/finalize-transaction.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { sealPdf } from '../../src/pades/seal-pdf.js';

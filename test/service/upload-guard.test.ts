@@ -2,7 +2,7 @@
  * The 409 window of a repeated upload (docs/design/files.md#replace-guard).
  */
 import { describe, expect, it } from 'vitest';
-import { UploadGuard } from '../../src/service/upload-guard.js';
+import { UploadGuard } from '../../src/service/policies/upload-guard.js';
 
 describe('UploadGuard', () => {
   it('refuses a second upload of the same kind while the first runs and within the window after it was accepted', () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referencedBlobs } from '../../src/domain/transaction.js';
 import type { ServiceContext } from '../../src/service/context.js';
 import { createTransaction } from '../../src/service/create-transaction.js';
-import { observePdfJobs } from '../../src/service/pdf-work.js';
+import { observePdfJobs } from '../../src/service/pdf-jobs/pdf-work.js';
 import { startTransaction } from '../../src/service/start-transaction.js';
 import { uploadFile } from '../../src/service/upload-file.js';
 import type { Store } from '../../src/store/store.js';

@@ -4,7 +4,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { createServiceContext, type ServiceContext } from '../../src/service/context.js';
-import { ensureServiceKeys } from '../../src/service/service-keys.js';
+import { ensureServiceKeys } from '../../src/service/keys/service-keys.js';
 import { uploadFile } from '../../src/service/upload-file.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Account } from '../../src/store/store.js';

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ServiceError } from '../service-error.js';
 import { isSealed, type MasterKey } from '../../store/master-key.js';
-import type { IdentityProvider } from '../verification-senders.js';
+import type { IdentityProvider } from '../delivery/verification-senders.js';
 import { createOidcIdentityProvider, type OidcProviderSettings } from './oidc-identity-provider.js';
 import { createProviderChoice } from './provider-choice.js';
 import { parseIdpMetadata } from './saml-idp-metadata.js';

@@ -9,7 +9,7 @@
  */
 import type * as Oidc from 'openid-client';
 import { ServiceError } from '../service-error.js';
-import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../verification-senders.js';
+import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../delivery/verification-senders.js';
 import { claimMapping, mapClaims, type ClaimMapping } from './claim-mapping.js';
 import { identityEvidence } from './identity-evidence.js';
 

@@ -3,7 +3,7 @@
  * names none of them, the signer is sent to paraph's list of the organisation's providers and picks one there
  * (docs/verifications.md#openid-providers).
  */
-import type { IdentityProvider } from '../verification-senders.js';
+import type { IdentityProvider } from '../delivery/verification-senders.js';
 
 /** Key of the chosen provider's name among the pending values. */
 const CHOSEN = 'choice';

@@ -11,7 +11,7 @@
  * a time budget (saml-response-check.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../verification-senders.js';
+import type { IdentityCompleteRequest, IdentityProvider, IdentityResult } from '../delivery/verification-senders.js';
 import { identityEvidence } from './identity-evidence.js';
 import type { IdpMetadata } from './saml-idp-metadata.js';
 import { checkSamlResponse, type CheckedSamlProfile } from './saml-response-check.js';

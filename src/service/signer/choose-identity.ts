@@ -6,7 +6,7 @@
 import { formatTime } from '../../domain/transaction.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
-import type { IdentityProvider } from '../verification-senders.js';
+import type { IdentityProvider } from '../delivery/verification-senders.js';
 import { IDENTITY_CALLBACK_PATH, IDENTITY_CHOOSE_PATH, parseCallbackState, sealPending } from './identity-state.js';
 import { beginWithProvider } from './perform-verification.js';
 import { commitIdentityStep, findSignerByToken, readSignSession, signerSteps, withSignSession, type SignerAccess } from './signer-access.js';

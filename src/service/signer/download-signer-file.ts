@@ -8,7 +8,7 @@
 import { ActivityCode, TransactionStatus, findFile, recordActivity } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
-import { postbackRow } from '../outbox-rows.js';
+import { postbackRow } from '../delivery/outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { assertCanSeeDocuments, findSignerByToken, needsAuthentication, needsSecureDownload, reloadAccess, secureDownloadStep, type SignerRequestInfo } from './signer-access.js';
 

@@ -6,7 +6,7 @@
  * needs more memory or time than that is stopped and the scribble refused.
  */
 import { ParaphError } from '../../errors.js';
-import { runPdfJob, type PdfWorkLimits } from '../pdf-work.js';
+import { runPdfJob, type PdfWorkLimits } from '../pdf-jobs/pdf-work.js';
 import { ServiceError } from '../service-error.js';
 import { readPngHeader, SCRIBBLE_LIMITS, type NormalizedScribble } from './scribble-image.js';
 

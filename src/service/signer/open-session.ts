@@ -4,11 +4,11 @@
  * they wait for. The first call records activity 103 (Opened) with an audit entry holding IP and user agent.
  */
 import { ActivityCode, TransactionStatus, recordActivity } from '../../domain/transaction.js';
-import { postbackRow } from '../outbox-rows.js';
+import { postbackRow } from '../delivery/outbox-rows.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { findSignerByToken, reloadAccess, type SignerRequestInfo } from './signer-access.js';
-import { senderOf } from '../sender.js';
+import { senderOf } from '../delivery/sender.js';
 import { toSessionView, type SignerSessionView } from './session-view.js';
 
 /**

@@ -15,10 +15,10 @@ import type { JsonValue, Signer, Transaction } from '../../domain/transaction.js
 import { TransactionStatus, formatTime } from '../../domain/transaction.js';
 import type { AuditEntryInput, OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
-import { OUTBOX_CODE_PURPOSE } from '../mail-payload.js';
+import { OUTBOX_CODE_PURPOSE } from '../delivery/mail-payload.js';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../service-error.js';
-import type { VerificationSenders } from '../verification-senders.js';
+import type { VerificationSenders } from '../delivery/verification-senders.js';
 import {
   assertCanAct,
   assertTurn,

@@ -7,7 +7,7 @@ import { ActivityCode, recordActivity, transition } from '../../domain/transacti
 import type { OutboxInput } from '../../store/store.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
-import { notificationRow, postbackRow } from '../outbox-rows.js';
+import { notificationRow, postbackRow } from '../delivery/outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { assertCanAct, assertTurn, findSignerByToken, reloadAccess, returnUrl, type SignerRequestInfo } from './signer-access.js';
 

@@ -13,7 +13,7 @@ import {
   type SignerAccess,
 } from './signer-access.js';
 import { signerFields, type SignerField } from './signer-fields.js';
-import type { Sender } from '../sender.js';
+import type { Sender } from '../delivery/sender.js';
 
 /** The state of the signer's journey. */
 export type SignerState = 'not-started' | 'waiting' | 'authenticate' | 'verify' | 'sign' | 'signed' | 'rejected' | 'ended' | 'processing';

@@ -19,7 +19,7 @@ import {
 } from '../../domain/transaction.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
-import { postbackRow } from '../outbox-rows.js';
+import { postbackRow } from '../delivery/outbox-rows.js';
 import { ServiceError } from '../service-error.js';
 import { toSessionView } from './session-view.js';
 import { assertCanSeeDocuments, findSignerByToken, needsAuthentication, needsSecureDownload, readSignSession, reloadAccess, secureDownloadStep, type SignerAccess } from './signer-access.js';

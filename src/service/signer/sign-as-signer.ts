@@ -32,11 +32,11 @@ import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../../
 import { commitTransaction, changeTime } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { describeCertificate, finalizeTransaction } from '../finalize-transaction.js';
-import { notificationRow, postbackRow, signerMailRow } from '../outbox-rows.js';
+import { notificationRow, postbackRow, signerMailRow } from '../delivery/outbox-rows.js';
 import { ServiceError } from '../service-error.js';
-import type { SealedDocument } from '../pdf-work-protocol.js';
-import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from '../pdf-work.js';
-import { accountSeal, remoteSignerInfo, sealParties, sealStep } from '../seal-job.js';
+import type { SealedDocument } from '../pdf-jobs/pdf-work-protocol.js';
+import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from '../pdf-jobs/pdf-work.js';
+import { accountSeal, remoteSignerInfo, sealParties, sealStep } from '../pdf-jobs/seal-job.js';
 import { normalizeScribble } from './normalize-scribble.js';
 import {
   assertCanAct,

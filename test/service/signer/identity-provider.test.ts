@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { startServer } from '../../../src/server.js';
-import type { IdentityProvider } from '../../../src/service/verification-senders.js';
+import type { IdentityProvider } from '../../../src/service/delivery/verification-senders.js';
 import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 

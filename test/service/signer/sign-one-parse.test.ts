@@ -8,7 +8,7 @@
 import { PDFDocument } from '../../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPdf } from '../../../src/pades/verify.js';
-import { observePdfJobs, type PdfJobReport } from '../../../src/service/pdf-work.js';
+import { observePdfJobs, type PdfJobReport } from '../../../src/service/pdf-jobs/pdf-work.js';
 import { call, makePdf } from '../../helpers/service-harness.js';
 import { checkSignedPdf } from '../../helpers/external-tools.js';
 import { SCRIBBLE_DATA_URL, startSignerService, type SignerService } from './signer-fixture.js';

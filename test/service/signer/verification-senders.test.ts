@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { startServer } from '../../../src/server.js';
-import { defaultVerificationSenders, type CodeMessage } from '../../../src/service/verification-senders.js';
+import { defaultVerificationSenders, type CodeMessage } from '../../../src/service/delivery/verification-senders.js';
 import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 

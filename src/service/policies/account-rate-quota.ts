@@ -10,7 +10,7 @@
  * `batch - 1` tokens a process holds unspent: over any period, all processes together accept at most what one process
  * would plus `processes × (batch - 1)`, and a process may be refused while others hold that many unspent.
  */
-import type { RateBuckets } from '../store/store.js';
+import type { RateBuckets } from '../../store/store.js';
 
 /** A request is allowed (`undefined`) or must wait `retryAfterSeconds` (≥ 1). */
 export type RateDecision = undefined | { readonly retryAfterSeconds: number };

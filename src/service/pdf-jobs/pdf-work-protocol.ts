@@ -1,17 +1,17 @@
 /** Messages between pdf-work.ts and its child process (pdf-work-worker.ts): plain data, advanced IPC serialization. */
-import { ParaphError, ValidationError } from '../errors.js';
-import type { DocumentFacts } from '../pdf/document-facts.js';
-import type { FileMetaData } from '../pdf/file-metadata.js';
-import type { ResolvedPlacements } from '../pdf/resolve-placements.js';
-import type { TextEngine } from '../pdf/text-index/text-engine.js';
-import type { IndexLimits } from '../pdf/text-index/limits.js';
-import type { PdfNormalization } from '../pdf/normalize-pdf.js';
-import type { PageGeometry } from '../pdf/page-geometry.js';
-import type { FieldPlacement } from '../pdf/resolve-locations.js';
-import type { HashAlgorithm, SignatureScheme } from '../pades/types.js';
-import type { ParaphStamp } from './signer/fill-form-fields.js';
-import type { NormalizedScribble } from './signer/scribble-image.js';
-import type { FieldValue } from './signer/signer-fields.js';
+import { ParaphError, ValidationError } from '../../errors.js';
+import type { DocumentFacts } from '../../pdf/document-facts.js';
+import type { FileMetaData } from '../../pdf/file-metadata.js';
+import type { ResolvedPlacements } from '../../pdf/resolve-placements.js';
+import type { TextEngine } from '../../pdf/text-index/text-engine.js';
+import type { IndexLimits } from '../../pdf/text-index/limits.js';
+import type { PdfNormalization } from '../../pdf/normalize-pdf.js';
+import type { PageGeometry } from '../../pdf/page-geometry.js';
+import type { FieldPlacement } from '../../pdf/resolve-locations.js';
+import type { HashAlgorithm, SignatureScheme } from '../../pades/types.js';
+import type { ParaphStamp } from '../signer/fill-form-fields.js';
+import type { NormalizedScribble } from '../signer/scribble-image.js';
+import type { FieldValue } from '../signer/signer-fields.js';
 
 /**
  * The public half of a key the serving process holds: the child builds the CMS around it and asks the host, through
@@ -33,8 +33,8 @@ export interface SealStep {
   /** The seal CA: the sealed output is checked (check-sealed-output.ts) and the problem, if any, answered. */
   readonly checkWithCaPem?: string;
 }
-import type { RemoteSpan } from './tracing.js';
-import type { RenderReceiptOptions } from '../receipt/receipt.js';
+import type { RemoteSpan } from '../observability/tracing.js';
+import type { RenderReceiptOptions } from '../../receipt/receipt.js';
 
 /** A PDF step of the service: each reads or writes a PDF in a PDF process. */
 export type PdfJob =

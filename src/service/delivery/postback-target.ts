@@ -11,7 +11,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../errors.js';
 
 /** What the configuration allows. */
 export interface PostbackPolicy {

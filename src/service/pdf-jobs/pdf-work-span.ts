@@ -1,11 +1,11 @@
 /**
  * The span of one job in a PDF process (pdf-work-worker.ts), made there as plain data and sent back with the reply;
- * the serving process exports it (src/service/tracing.ts). The PDF process loads no tracing library and opens no
+ * the serving process exports it (src/service/observability/tracing.ts). The PDF process loads no tracing library and opens no
  * connection: it reads hostile documents, may be killed at any moment past a limit, and gets none of the service's
  * settings.
  */
 import { randomBytes } from 'node:crypto';
-import type { RemoteSpan, SpanAttributes } from './tracing.js';
+import type { RemoteSpan, SpanAttributes } from '../observability/tracing.js';
 
 /** A started span of the PDF process; `end` returns it finished. */
 export interface PdfProcessSpan {

@@ -1,7 +1,7 @@
 /**
  * A refused request because a quota of the account is used up: 429 with `Retry-After`.
  */
-import { ParaphError } from '../errors.js';
+import { ParaphError } from '../../errors.js';
 
 /** Codes `ACCOUNT_RATE_LIMITED`, `ACCOUNT_STORAGE_QUOTA`, `AUTH_THROTTLED`; the HTTP layer sends `Retry-After: retryAfterSeconds`. */
 export class QuotaError extends ParaphError {

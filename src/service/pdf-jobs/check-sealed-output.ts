@@ -5,8 +5,8 @@
  * signed. A damaged file that readers repair each their own way can take the seal's update without error and still
  * show no signature to a reader; this catches it.
  */
-import { listSignatureFields } from '../pades/list-signature-fields.js';
-import { verifyPdf } from '../pades/verify.js';
+import { listSignatureFields } from '../../pades/list-signature-fields.js';
+import { verifyPdf } from '../../pades/verify.js';
 
 /** Why `sealed` does not carry a seal readers validate, or undefined when it does. */
 export async function sealedOutputProblem(sealed: Uint8Array, sealCaPem: string): Promise<string | undefined> {

@@ -3,8 +3,8 @@
  * to the transaction's audit trail as `postback.failed`, unless the transaction was cleaned (its audit details are
  * gone).
  */
-import { commitChange, existingTransaction } from './commit-change.js';
-import type { ServiceContext } from './context.js';
+import { commitChange, existingTransaction } from '../commit-change.js';
+import type { ServiceContext } from '../context.js';
 
 /** The postback given up on. `error` names no address, port or system error text (the API client reads it). */
 export interface PostbackFailure {

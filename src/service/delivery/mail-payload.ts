@@ -9,9 +9,9 @@
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import type { JsonObject, JsonValue } from '../domain/transaction.js';
-import type { MailKind } from '../receipt/audit-log.js';
-import type { OutboxInput } from '../store/store.js';
+import type { JsonObject, JsonValue } from '../../domain/transaction.js';
+import type { MailKind } from '../../receipt/audit-log.js';
+import type { OutboxInput } from '../../store/store.js';
 
 /** Every kind of mail the worker renders: the audit log's kinds plus the one-time code of an `Email` verification. */
 export type MailPayloadKind = MailKind | 'verification-code';

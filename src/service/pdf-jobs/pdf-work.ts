@@ -20,11 +20,11 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../errors.js';
-import { pdfJobAdmission } from '../pdf/memory-admission.js';
-import type { Signer, Timestamper } from '../pades/types.js';
+import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../../errors.js';
+import { pdfJobAdmission } from '../../pdf/memory-admission.js';
+import type { Signer, Timestamper } from '../../pades/types.js';
 import { errorAsData, type PdfChildMessage, type PdfHostMessage, type PdfJob, type PdfJobCall, type PdfJobError, type PdfJobMessage, type PdfJobReply, type PdfJobResults } from './pdf-work-protocol.js';
-import { activeTracer, traced } from './tracing.js';
+import { activeTracer, traced } from '../observability/tracing.js';
 
 /** Memory and time of one job. */
 export interface PdfWorkLimits {

@@ -3,8 +3,8 @@
  * (docs/design/transactions.md#cleaning) answers 410 with its partial data, which the HTTP layer renders from the
  * transaction this error carries.
  */
-import type { Transaction } from '../domain/transaction.js';
-import { ServiceError } from './service-error.js';
+import type { Transaction } from '../../domain/transaction.js';
+import { ServiceError } from '../service-error.js';
 
 /** The transaction was cleaned (DELETE or retention): 410 with the partial view of {@link transaction}. */
 export class TransactionCleanedError extends ServiceError {

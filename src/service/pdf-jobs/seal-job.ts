@@ -2,11 +2,11 @@
  * The seal as a PDF job (pdf-work.ts): the document is parsed, sealed and checked in a PDF process; the serving
  * process only lends the seal key (and the time-stamper) one signature value at a time.
  */
-import type { Signer } from '../pades/types.js';
-import type { Language } from '../domain/transaction.js';
-import { catalogueFor } from '../i18n/catalogue.js';
-import { environmentSeal, type AccountSeal } from './account-seals.js';
-import type { ServiceContext } from './context.js';
+import type { Signer } from '../../pades/types.js';
+import type { Language } from '../../domain/transaction.js';
+import { catalogueFor } from '../../i18n/catalogue.js';
+import { environmentSeal, type AccountSeal } from '../keys/account-seals.js';
+import type { ServiceContext } from '../context.js';
 import type { RemoteSignerInfo, SealedDocument, SealStep } from './pdf-work-protocol.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob, type PdfJobParties } from './pdf-work.js';
 

@@ -6,10 +6,10 @@
  * first time they authenticate.
  */
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import type { Account } from '../domain/account.js';
-import type { MasterKey } from '../store/master-key.js';
-import { StoreError, type Store } from '../store/store.js';
-import { sha256Hex } from './context.js';
+import type { Account } from '../../domain/account.js';
+import type { MasterKey } from '../../store/master-key.js';
+import { StoreError, type Store } from '../../store/store.js';
+import { sha256Hex } from '../context.js';
 
 /** Makes the keyed hash of a credential. */
 export interface CredentialKey {

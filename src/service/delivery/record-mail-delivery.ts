@@ -5,11 +5,11 @@
  * invitation the signer's first reminder date. A failed one records 999 with the reason and `mail.failed`.
  * A cleaned transaction records nothing (its audit details are gone).
  */
-import { ActivityCode, TransactionStatus, addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../domain/transaction.js';
-import type { MailKind } from '../receipt/audit-log.js';
-import type { OutboxInput } from '../store/store.js';
-import { commitChange, existingTransaction } from './commit-change.js';
-import type { ServiceContext } from './context.js';
+import { ActivityCode, TransactionStatus, addDays, recordActivity, type ActivityCodeNumber, type Transaction } from '../../domain/transaction.js';
+import type { MailKind } from '../../receipt/audit-log.js';
+import type { OutboxInput } from '../../store/store.js';
+import { commitChange, existingTransaction } from '../commit-change.js';
+import type { ServiceContext } from '../context.js';
 import type { MailPayload } from './mail-payload.js';
 import { postbackRow } from './outbox-rows.js';
 

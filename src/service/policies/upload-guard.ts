@@ -4,8 +4,8 @@
  * accepted, is refused, because the latest version would be unclear. {@link UploadGuard} keeps it in memory, for the
  * one process of the embedded default; {@link SharedUploadGuard} keeps it in a store that many processes share.
  */
-import type { UploadSlots } from '../store/store.js';
-import { ServiceError } from './service-error.js';
+import type { UploadSlots } from '../../store/store.js';
+import { ServiceError } from '../service-error.js';
 
 /** What is uploaded. */
 export type UploadKind = 'pdf' | 'metadata';

@@ -2,7 +2,7 @@
  * What the service reports for its metrics, without knowing how they are kept: the HTTP layer's Prometheus registry
  * (src/http/metrics.ts) implements it. Every method is optional to call and cheap; none may throw.
  */
-import type { OutboxKind } from '../store/store.js';
+import type { OutboxKind } from '../../store/store.js';
 
 /** How one outbox delivery attempt ended (the attempt record's outcome). */
 export type DeliveryAttemptOutcome = 'delivered' | 'retry' | 'failed';

@@ -9,17 +9,17 @@
 import { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import type { Account, AccountQualifiedSeal } from '../domain/account.js';
-import { derToPem } from '../pades/keys/ca.js';
-import type { KeyKind } from '../pades/keys/software.js';
-import { openPkcs11Signer } from '../pades/keys/pkcs11.js';
-import { loadPkcs12Signer } from '../pades/keys/pkcs12.js';
-import type { Signer } from '../pades/types.js';
-import type { MasterKey } from '../store/master-key.js';
-import { SEAL_PURPOSE } from '../store/sealed-secrets.js';
-import type { Store } from '../store/store.js';
+import type { Account, AccountQualifiedSeal } from '../../domain/account.js';
+import { derToPem } from '../../pades/keys/ca.js';
+import type { KeyKind } from '../../pades/keys/software.js';
+import { openPkcs11Signer } from '../../pades/keys/pkcs11.js';
+import { loadPkcs12Signer } from '../../pades/keys/pkcs12.js';
+import type { Signer } from '../../pades/types.js';
+import type { MasterKey } from '../../store/master-key.js';
+import { SEAL_PURPOSE } from '../../store/sealed-secrets.js';
+import type { Store } from '../../store/store.js';
 import { ensureAccountAdvancedSeal, type ServiceKeys } from './service-keys.js';
-import { ServiceError } from './service-error.js';
+import { ServiceError } from '../service-error.js';
 
 /** The seal an account's documents and receipts are sealed with. */
 export interface AccountSeal {

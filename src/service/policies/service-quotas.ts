@@ -2,7 +2,7 @@
  * The upload and account limits a use case applies when the context's settings give none. The
  * composition root's security defaults (config.ts) take theirs from here, so the two cannot drift apart.
  */
-import type { ServiceQuotas, ServiceSettings } from './context.js';
+import type { ServiceQuotas, ServiceSettings } from '../context.js';
 
 /** The default per-upload and per-account limits. */
 export const DEFAULT_SERVICE_QUOTAS: ServiceQuotas = {

@@ -6,9 +6,9 @@
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import type { MailKind } from '../receipt/audit-log.js';
-import type { JsonValue, Signer, Transaction, TransactionStatusCode } from '../domain/transaction.js';
-import type { OutboxInput } from '../store/store.js';
+import type { MailKind } from '../../receipt/audit-log.js';
+import type { JsonValue, Signer, Transaction, TransactionStatusCode } from '../../domain/transaction.js';
+import type { OutboxInput } from '../../store/store.js';
 import { mailRow } from './mail-payload.js';
 
 /**

@@ -10,12 +10,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { webcrypto } from 'node:crypto';
-import { createRootCertificate, derToPem, issueCertificate, randomSerialNumber, type CertificateAuthority } from '../pades/keys/ca.js';
-import { createSoftwareSigner, generateKeyPair, importPkcs8Key, pemToDer, type KeyKind } from '../pades/keys/software.js';
-import type { Signer } from '../pades/types.js';
-import type { JsonValue } from '../domain/transaction.js';
-import type { Store } from '../store/store.js';
-import type { MasterKey } from '../store/master-key.js';
+import { createRootCertificate, derToPem, issueCertificate, randomSerialNumber, type CertificateAuthority } from '../../pades/keys/ca.js';
+import { createSoftwareSigner, generateKeyPair, importPkcs8Key, pemToDer, type KeyKind } from '../../pades/keys/software.js';
+import type { Signer } from '../../pades/types.js';
+import type { JsonValue } from '../../domain/transaction.js';
+import type { Store } from '../../store/store.js';
+import type { MasterKey } from '../../store/master-key.js';
 
 /** Settings keys under which the keys are kept. */
 export const KEY_SETTINGS = { signingCa: 'ca.signing', sealCa: 'ca.seal', seal: 'seal.advanced' } as const;

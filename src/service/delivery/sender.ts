@@ -6,8 +6,8 @@
  * every mail, with the account's brand colour as accent; the Reply-To of the mails is the branding's, else
  * `PARAPH_MAIL_REPLY_TO`, else the sender's address. A logo is not shown (docs/design/signer-api.md#sender says why).
  */
-import type { Account } from '../domain/account.js';
-import type { ServiceSettings } from './context.js';
+import type { Account } from '../../domain/account.js';
+import type { ServiceSettings } from '../context.js';
 import { accentOf, type Accent } from './accent-color.js';
 
 /** The sender as signers see it. */

@@ -3,9 +3,9 @@
  * serving process neither builds nor reads its PDF; it only lends the seal key (and the time-stamper) one signature
  * value at a time, as for every other seal.
  */
-import type { RenderReceiptOptions } from '../receipt/receipt.js';
-import type { AccountSeal } from './account-seals.js';
-import type { ServiceContext } from './context.js';
+import type { RenderReceiptOptions } from '../../receipt/receipt.js';
+import type { AccountSeal } from '../keys/account-seals.js';
+import type { ServiceContext } from '../context.js';
 import type { SealStep } from './pdf-work-protocol.js';
 import { DEFAULT_PDF_WORK_LIMITS, runPdfJob } from './pdf-work.js';
 import { sealParties } from './seal-job.js';

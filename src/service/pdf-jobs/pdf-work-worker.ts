@@ -8,18 +8,18 @@
  * `{ id, ok: false, error }`. While a signing job runs it may send `{ id, call }` (a signature value or a time-stamp
  * the host makes with what only it holds) and gets `{ id, answer }` back.
  */
-import { ParaphError, ValidationError } from '../errors.js';
-import { documentFacts } from '../pdf/document-facts.js';
-import { loadPdf } from '../pdf/load-pdf.js';
-import { normalizePdf, rewritePdf } from '../pdf/normalize-pdf.js';
-import { checkPlacements, defaultFieldLabel, placeFields } from '../pdf/place-fields.js';
-import type { FieldPlacement } from '../pdf/resolve-locations.js';
-import { resolvePlacements } from '../pdf/resolve-placements.js';
-import { sealInSession, sealPdf } from '../pades/seal-pdf.js';
-import { signInSession } from '../pades/sign-pdf.js';
-import type { Signer, Timestamper } from '../pades/types.js';
-import { openPdfForUpdate, type PdfUpdateSession } from '../pdf/incremental.js';
-import { buildReceipt } from '../receipt/receipt.js';
+import { ParaphError, ValidationError } from '../../errors.js';
+import { documentFacts } from '../../pdf/document-facts.js';
+import { loadPdf } from '../../pdf/load-pdf.js';
+import { normalizePdf, rewritePdf } from '../../pdf/normalize-pdf.js';
+import { checkPlacements, defaultFieldLabel, placeFields } from '../../pdf/place-fields.js';
+import type { FieldPlacement } from '../../pdf/resolve-locations.js';
+import { resolvePlacements } from '../../pdf/resolve-placements.js';
+import { sealInSession, sealPdf } from '../../pades/seal-pdf.js';
+import { signInSession } from '../../pades/sign-pdf.js';
+import type { Signer, Timestamper } from '../../pades/types.js';
+import { openPdfForUpdate, type PdfUpdateSession } from '../../pdf/incremental.js';
+import { buildReceipt } from '../../receipt/receipt.js';
 import { sealedOutputProblem } from './check-sealed-output.js';
 import {
   errorAsData,
@@ -34,9 +34,9 @@ import {
   type SealedDocument,
   type SealStep,
 } from './pdf-work-protocol.js';
-import { fillFormFieldsInSession } from './signer/fill-form-fields.js';
+import { fillFormFieldsInSession } from '../signer/fill-form-fields.js';
 import { startPdfProcessSpan } from './pdf-work-span.js';
-import { normalizeScribblePng } from './signer/scribble-image.js';
+import { normalizeScribblePng } from '../signer/scribble-image.js';
 
 if (!process.send) throw new Error('pdf-work-worker must run as a child process with an IPC channel');
 const send = process.send.bind(process);

@@ -7,8 +7,8 @@
  * {@link IdentityProvider}; none is configured by default.
  */
 import { mailRow } from './mail-payload.js';
-import type { Language } from '../domain/transaction.js';
-import type { OutboxInput } from '../store/store.js';
+import type { Language } from '../../domain/transaction.js';
+import type { OutboxInput } from '../../store/store.js';
 
 /** One code to deliver. */
 export interface CodeMessage {
