@@ -113,6 +113,7 @@ describe('PostbackUrl SSRF', () => {
     const id = (created.json as { Id: string }).Id;
     const ctx = {
       store: service.server.store,
+      clock: () => new Date(),
       settings: { publicUrl: service.url, maxFileBytes: 1e6, fileReplaceGuardMs: 0, retentionDays: 30, postbackPolicy: { allowHttp: true, allowedRanges: ['127.0.0.1/32'] } },
     } as unknown as ServiceContext;
     const message: OutboxMessage = { id: 1, transactionId: id, kind: 'postback', payload: { transactionId: id, status: 5, url: `http://rebind.example:${port}/hook` }, dueAt: new Date(), attempts: 1, firstDueAt: new Date() };
