@@ -99,6 +99,19 @@ export interface TestServiceOptions {
   logger?: AppDeps['logger'];
   /** Resolves PostbackUrl host names (default: the system resolver); generated host names answer faster without DNS. */
   resolveHost?: ServiceOptions['resolveHost'];
+  /**
+   * Where the service reads the time instead of `clock`: the system clock, or one offset from it, for a test whose
+   * database or job engine runs in real time (`clock` is then not read by the service).
+   */
+  now?: () => Date;
+  /** Without the test account's credentials (user token, app key, postback secret): a zero-config start. */
+  noAccount?: boolean;
+  /** The store is PostgreSQL at `url`, with the master key its secrets are sealed with (base64, 32 bytes). */
+  postgres?: { readonly url: string; readonly masterKey: string };
+  /** Identity providers beside any configured ones (a fake iDIN, for example). */
+  identityProviders?: ServiceOptions['identityProviders'];
+  /** Code senders replacing the defaults (SMS to the log, e-mail as a mail). */
+  verificationSenders?: ServiceOptions['verificationSenders'];
 }
 
 /** A running test service. */
@@ -133,9 +146,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       HOST: '127.0.0.1',
       PORT: String(port),
       PARAPH_DATA_DIR: dataDir,
-      PARAPH_USER_TOKEN: USER_TOKEN,
-      PARAPH_APP_KEY: APP_KEY,
-      PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
+      ...(options.noAccount ? {} : { PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_POSTBACK_SECRET: POSTBACK_SECRET }),
+      ...(options.postgres ? { PARAPH_DATABASE_URL: options.postgres.url, PARAPH_MASTER_KEY: options.postgres.masterKey } : {}),
       PARAPH_FILE_REPLACE_GUARD_MS: '0',
       PARAPH_ORGANIZATION: 'Paraph Test Org',
       // Development settings (SECURITY.md): postbacks to receivers the test starts on loopback, SMS codes in the log
@@ -148,11 +160,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
   });
   const server = await startServer(config, {
-    clock: clock.now,
+    clock: options.now ?? clock.now,
     keyKind: 'ecdsa-p256',
     logger: options.logger ?? false,
     worker: options.worker ?? false,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    ...(options.identityProviders ? { identityProviders: options.identityProviders } : {}),
+    ...(options.verificationSenders ? { verificationSenders: options.verificationSenders } : {}),
   });
   const stop = (): Promise<void> => server.close();
   return {

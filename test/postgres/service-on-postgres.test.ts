@@ -8,13 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from '../../src/pdf/pdf-lib.js';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
 import { migratePostgres } from '../../src/store/postgres-store.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-migrations.js';
+import { AUTH_HEADERS as AUTH, startTestService, type TestService } from '../helpers/service-harness.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
-const AUTH = { authorization: 'APIKey pg-user-token-0123456789', application: 'APPKey pg-app-key-0123456789' };
 const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
 let cluster: PgCluster;
 let dataDir: string;
@@ -28,20 +26,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function env(url: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: '0',
-    PARAPH_LOG_LEVEL: 'silent',
-    PARAPH_DATA_DIR: dataDir,
-    PARAPH_DATABASE_URL: url,
-    PARAPH_MASTER_KEY: MASTER_KEY,
-    PARAPH_USER_TOKEN: 'pg-user-token-0123456789',
-    PARAPH_APP_KEY: 'pg-app-key-0123456789',
-    PARAPH_POSTBACK_SECRET: 'pg-postback-secret-0123456789',
-    // Never reached: these tests send no mail (PostgreSQL mode needs an SMTP server or a named mail directory).
-    PARAPH_SMTP_URL: 'smtp://127.0.0.1:9',
-    ...extra,
-  };
+// Never reached: these tests send no mail (PostgreSQL mode needs an SMTP server or a named mail directory).
+const NO_MAIL = { PARAPH_SMTP_URL: 'smtp://127.0.0.1:9' };
+
+/** A service in this process on the database `url`, the test account's, with `env` on top. */
+function start(url: string, env: Record<string, string> = {}): Promise<TestService> {
+  return startTestService({ dataDir, postgres: { url, masterKey: MASTER_KEY }, env: { ...NO_MAIL, ...env } });
 }
 
 async function onePagePdf(): Promise<Uint8Array> {
@@ -53,21 +43,19 @@ async function onePagePdf(): Promise<Uint8Array> {
 describe('paraph serve on PostgreSQL', () => {
   it('refuses an unmigrated database and a missing master key with clear messages', async () => {
     const url = await cluster.createDatabase();
-    await expect(startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/run `paraph migrate`/);
-    const { PARAPH_MASTER_KEY: _key, ...withoutKey } = env(url, { PARAPH_MIGRATE: '1' });
-    await expect(startServer(loadConfig({ env: withoutKey }), { keyKind: 'ecdsa-p256', worker: false })).rejects.toThrow(/PARAPH_MASTER_KEY/);
-    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1' });
-    expect(() => loadConfig({ env: withoutSmtp })).toThrow(/PARAPH_DATABASE_URL: PostgreSQL mode keeps nothing on local disk, so mails need PARAPH_SMTP_URL .*PARAPH_MAIL_DIR/);
+    await expect(start(url)).rejects.toThrow(/run `paraph migrate`/);
+    await expect(startTestService({ dataDir, env: { PARAPH_DATABASE_URL: url, PARAPH_MIGRATE: '1', ...NO_MAIL } })).rejects.toThrow(/PARAPH_MASTER_KEY/);
+    await expect(startTestService({ dataDir, postgres: { url, masterKey: MASTER_KEY }, env: { PARAPH_MIGRATE: '1' } })).rejects.toThrow(/PARAPH_DATABASE_URL: PostgreSQL mode keeps nothing on local disk, so mails need PARAPH_SMTP_URL .*PARAPH_MAIL_DIR/);
   }, 60_000);
 
   it('two servers on one database share transactions and documents, and keep nothing in the data directory', async () => {
     const url = await cluster.createDatabase();
-    const servers: RunningServer[] = [];
+    const servers: TestService[] = [];
     try {
       // One after the other: the first start creates the account and the service keys.
-      servers.push(await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false }));
-      servers.push(await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false }));
-      const [a, b] = servers as [RunningServer, RunningServer];
+      servers.push(await start(url, { PARAPH_MIGRATE: '1' }));
+      servers.push(await start(url));
+      const [a, b] = servers as [TestService, TestService];
       const created = await fetch(`${a.url}/api/transaction`, {
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
@@ -90,13 +78,13 @@ describe('paraph serve on PostgreSQL', () => {
       expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(pdf))).toBe(true);
       expect(readdirSync(dataDir)).toEqual([]);
     } finally {
-      for (const server of servers) await server.close();
+      for (const server of servers) await server.stop();
     }
   }, 60_000);
 
   it('/health reports PostgreSQL and its schema version, 503 while the database is gone, 200 once it is back; never the URL', async () => {
     const url = await cluster.createDatabase(`health_${process.pid}`);
-    const server = await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false });
+    const server = await start(url, { PARAPH_MIGRATE: '1' });
     try {
       const health = async (): Promise<{ status: number; text: string; json: unknown }> => {
         const response = await fetch(`${server.url}/health`);
@@ -120,42 +108,42 @@ describe('paraph serve on PostgreSQL', () => {
       expect(back.status).toBe(200);
       expect(back.json).toMatchObject({ Status: 'ok', Database: { Kind: 'postgresql', Status: 'ok' } });
     } finally {
-      await server.close();
+      await server.stop();
     }
   }, 60_000);
 
   it('two servers starting at the same moment on an empty database end up with the same CAs and account', async () => {
     const url = await cluster.createDatabase();
-    const servers: RunningServer[] = [];
+    const servers: TestService[] = [];
     try {
-      const starts = await Promise.allSettled([0, 1].map(() => startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256', worker: false })));
+      const starts = await Promise.allSettled([0, 1].map(() => start(url, { PARAPH_MIGRATE: '1' })));
       for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value);
       expect(starts.map((start) => (start.status === 'rejected' ? String(start.reason) : 'started'))).toEqual(['started', 'started']);
       // A later start reads what the store kept: it must be what both running servers serve.
-      servers.push(await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256', worker: false }));
+      servers.push(await start(url));
       for (const path of ['/api/ca/signing.pem', '/api/ca/seal.pem']) {
         const pems = await Promise.all(servers.map(async (server) => (await fetch(`${server.url}${path}`)).text()));
         expect(pems[0]).toMatch(/^-----BEGIN CERTIFICATE-----/);
         expect(new Set(pems).size, path).toBe(1);
       }
-      const sealChains = servers.map((server) => Buffer.from(server.service.keys.sealSigner.certificateChain[0] ?? new Uint8Array()).toString('base64'));
+      const sealChains = servers.map((server) => Buffer.from(server.server.service.keys.sealSigner.certificateChain[0] ?? new Uint8Array()).toString('base64'));
       expect(new Set(sealChains).size).toBe(1);
       for (const server of servers) {
         const listed = await fetch(`${server.url}/api/transaction`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
         expect(listed.status).toBe(200);
       }
     } finally {
-      for (const server of servers) await server.close();
+      for (const server of servers) await server.stop();
     }
   }, 60_000);
 
   it('shares the re-upload guard: with a window of 0 an upload answered on one server never blocks the next on the other', async () => {
     const url = await cluster.createDatabase();
-    const servers: RunningServer[] = [];
+    const servers: TestService[] = [];
     try {
       const guard = { PARAPH_FILE_REPLACE_GUARD_MS: '0' };
-      servers.push(await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1', ...guard }) }), { keyKind: 'ecdsa-p256', worker: false }));
-      servers.push(await startServer(loadConfig({ env: env(url, guard) }), { keyKind: 'ecdsa-p256', worker: false }));
+      servers.push(await start(url, { PARAPH_MIGRATE: '1', ...guard }));
+      servers.push(await start(url, guard));
       const created = await fetch(`${servers[0]!.url}/api/transaction`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"Seal":true}' });
       expect(created.status).toBe(200);
       const { Id } = (await created.json()) as { Id: string };
@@ -171,17 +159,16 @@ describe('paraph serve on PostgreSQL', () => {
       }
       expect(statuses).toEqual([201, ...Array.from({ length: 9 }, () => 204)]);
     } finally {
-      for (const server of servers) await server.close();
+      for (const server of servers) await server.stop();
     }
   }, 60_000);
 
   it('with PARAPH_MAIL_DIR instead of SMTP, mails are written to that directory, nothing to the data directory', async () => {
     const url = await cluster.createDatabase();
     const mailDir = mkdtempSync(join(tmpdir(), 'paraph-pg-mail-'));
-    const { PARAPH_SMTP_URL: _smtp, ...withoutSmtp } = env(url, { PARAPH_MIGRATE: '1', PARAPH_MAIL_DIR: mailDir });
-    const server = await startServer(loadConfig({ env: withoutSmtp }), { keyKind: 'ecdsa-p256', worker: false });
+    const service = await startTestService({ dataDir, postgres: { url, masterKey: MASTER_KEY }, env: { PARAPH_MIGRATE: '1', PARAPH_MAIL_DIR: mailDir } });
     try {
-      const created = await fetch(`${server.url}/api/transaction`, {
+      const created = await fetch(`${service.url}/api/transaction`, {
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
         body: JSON.stringify({ Signers: [{ Email: 'signer@example.com', SendSignRequest: true, SignRequestMessage: 'Please sign' }] }),
@@ -189,14 +176,14 @@ describe('paraph serve on PostgreSQL', () => {
       const createdText = await created.text();
       expect(created.status, createdText).toBe(200);
       const { Id } = JSON.parse(createdText) as { Id: string };
-      const upload = await fetch(`${server.url}/api/transaction/${Id}/file/contract.pdf`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/pdf' }, body: await onePagePdf() });
+      const upload = await fetch(`${service.url}/api/transaction/${Id}/file/contract.pdf`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/pdf' }, body: await onePagePdf() });
       expect(upload.status).toBeLessThan(300);
-      expect((await fetch(`${server.url}/api/transaction/${Id}/start`, { method: 'PUT', headers: AUTH })).status).toBe(204);
-      expect(await server.events.drain()).toMatchObject({ delivered: 1 });
+      expect((await fetch(`${service.url}/api/transaction/${Id}/start`, { method: 'PUT', headers: AUTH })).status).toBe(204);
+      expect(await service.server.events.drain()).toMatchObject({ delivered: 1 });
       expect(readdirSync(mailDir).filter((f) => f.endsWith('.eml'))).toHaveLength(1);
       expect(readdirSync(dataDir)).toEqual([]);
     } finally {
-      await server.close();
+      await service.stop();
       rmSync(mailDir, { recursive: true, force: true });
     }
   }, 60_000);

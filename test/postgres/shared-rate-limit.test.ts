@@ -8,13 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
 import { leaseBatch } from '../../src/service/policies/account-rate-quota.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
+import { AUTH_HEADERS as AUTH, startTestService, type TestService } from '../helpers/service-harness.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
-const AUTH = { authorization: 'APIKey rate-user-token-0123456789', application: 'APPKey rate-app-key-0123456789' };
 let cluster: PgCluster;
 let dataDir: string;
 
@@ -54,26 +52,18 @@ describe('the shared account rate quota on PostgreSQL', () => {
 
   it('two servers on one database accept one quota of a burst split over both, and answer the rest 429 with Retry-After', async () => {
     const url = await cluster.createDatabase();
-    const env = (extra: Record<string, string>) =>
-      loadConfig({
-        env: {
-          PORT: '0',
-          PARAPH_LOG_LEVEL: 'silent',
-          PARAPH_DATA_DIR: dataDir,
-          PARAPH_DATABASE_URL: url,
-          PARAPH_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-          PARAPH_USER_TOKEN: 'rate-user-token-0123456789',
-          PARAPH_APP_KEY: 'rate-app-key-0123456789',
-          PARAPH_POSTBACK_SECRET: 'rate-postback-secret-0123456789',
-          PARAPH_SMTP_URL: 'smtp://127.0.0.1:9',
-          PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '60',
-          ...extra,
-        },
+    // The system clock: the shared bucket refills by the database's clock, in real time.
+    const start = (env: Record<string, string>): Promise<TestService> =>
+      startTestService({
+        dataDir,
+        postgres: { url, masterKey: Buffer.alloc(32, 9).toString('base64') },
+        now: () => new Date(),
+        env: { PARAPH_SMTP_URL: 'smtp://127.0.0.1:9', PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '60', ...env },
       });
-    const servers: RunningServer[] = [];
+    const servers: TestService[] = [];
     try {
-      servers.push(await startServer(env({ PARAPH_MIGRATE: '1' }), { keyKind: 'ecdsa-p256', worker: false }));
-      servers.push(await startServer(env({}), { keyKind: 'ecdsa-p256', worker: false }));
+      servers.push(await start({ PARAPH_MIGRATE: '1' }));
+      servers.push(await start({}));
       const started = performance.now();
       const created = await fetch(`${servers[0]!.url}/api/transaction`, {
         method: 'POST',
@@ -113,7 +103,7 @@ describe('the shared account rate quota on PostgreSQL', () => {
       for (const parity of [0, 1]) expect(answers.filter((a, i) => i % 2 === parity && a.status === 429).length).toBeGreaterThan(0);
       // Without the shared bucket each server would have accepted its 60 (all 120).
     } finally {
-      for (const server of servers) await server.close();
+      for (const server of servers) await server.stop();
       await cluster.dropDatabase(url);
     }
   }, 120_000);

@@ -3,13 +3,10 @@
  * provider lets the transaction start; the signer is sent to the provider and comes back to /sign/<token>/identity with
  * paraph's one-time state; the provider's verdict decides, its evidence is audited; a used or forged state is refused.
  */
-import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
-import { startServer } from '../../../src/server.js';
 import type { IdentityProvider } from '../../../src/service/delivery/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
+import { call, startTestService } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 
 /** A provider that "verifies" by bouncing straight back with `result` and `bin` in the query. */
@@ -24,13 +21,9 @@ const fakeIdin = (result: () => string): IdentityProvider => ({
 
 describe('identity providers', () => {
   it('iDIN through a configured provider: refused answer, then confirmed; state is one-time', async () => {
-    const dataDir = await tempDataDir();
-    const port = await freePort();
     let answer = 'cancelled';
-    const config = loadConfig({
-      env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
-    });
-    const server = await startServer(config, { clock: new TestClock().now, keyKind: 'ecdsa-p256', logger: false, worker: false, identityProviders: [fakeIdin(() => answer)] });
+    const service = await startTestService({ identityProviders: [fakeIdin(() => answer)] });
+    const server = service.server;
     try {
       const tx = await createSigningTransaction(server.url, { signers: [{ Email: 'i@example.com', Verifications: [{ Type: 'iDIN' }, { Type: 'Consent' }] }] });
       const token = tx.signers[0]!.token;
@@ -63,8 +56,7 @@ describe('identity providers', () => {
         { signerId: 'Signer1', verification: 'iDIN', result: 'passed', evidence: { bin: 'BIN123' } },
       ]);
     } finally {
-      await server.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await service.dispose();
     }
   });
 });

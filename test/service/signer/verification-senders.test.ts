@@ -1,14 +1,11 @@
 /**
  * Pluggable code senders (docs/design/signer-api.md#codes): the defaults (SMS code to the log, e-mail code as a mail
- * outbox row), and a custom SMS sender handed to `startServer` that receives the code and the rows it returns are
+ * outbox row), and a custom SMS sender handed to the service that receives the code and the rows it returns are
  * committed.
  */
-import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startServer } from '../../../src/server.js';
 import { defaultVerificationSenders, type CodeMessage } from '../../../src/service/delivery/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
+import { call, startTestService } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from './signer-fixture.js';
 
 const message: CodeMessage = {
@@ -31,19 +28,9 @@ describe('verification senders', () => {
     ]);
   });
 
-  it('a custom SMS sender given to startServer gets the code; its outbox rows are committed with it', async () => {
-    const dataDir = await tempDataDir();
-    const port = await freePort();
+  it('a custom SMS sender given to the service gets the code; its outbox rows are committed with it', async () => {
     const sent: CodeMessage[] = [];
-    const clock = new TestClock();
-    const config = loadConfig({
-      env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
-    });
-    const server = await startServer(config, {
-      clock: clock.now,
-      keyKind: 'ecdsa-p256',
-      logger: false,
-      worker: false,
+    const service = await startTestService({
       verificationSenders: {
         sms: (m) => {
           sent.push(m);
@@ -52,6 +39,7 @@ describe('verification senders', () => {
         email: () => [],
       },
     });
+    const server = service.server;
     try {
       const tx = await createSigningTransaction(server.url, { signers: [{ Email: 'x@example.com', Verifications: [{ Type: 'PhoneNumber', Number: '+31611111111' }] }] });
       const token = tx.signers[0]!.token;
@@ -62,8 +50,7 @@ describe('verification senders', () => {
       const ok = await call(server.url, 'POST', `/api/signer/${token}/verification`, { auth: false, json: { Type: 'PhoneNumber', Code: sent[0]!.code } });
       expect(ok.json).toEqual({ Type: 'PhoneNumber', Done: true, Remaining: [] });
     } finally {
-      await server.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await service.dispose();
     }
   });
 });
