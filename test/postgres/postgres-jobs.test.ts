@@ -12,14 +12,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { PDFDocument } from '../../src/pdf/pdf-lib.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
 import { openPool } from '../../src/store/postgres-store.js';
 import { applyPostgresMigrations, installJobSchema, POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import { collectEmptyOutboxQueues } from '../../src/store/postgres-job-tables.js';
+import { AUTH_HEADERS as AUTH, startTestService, type TestService } from '../helpers/service-harness.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
-const AUTH = { authorization: 'APIKey jobs-user-token-0123456789', application: 'APPKey jobs-app-key-0123456789' };
 const MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 
 interface Received {
@@ -67,22 +65,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function env(url: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: '0',
-    PARAPH_LOG_LEVEL: 'silent',
-    PARAPH_DATA_DIR: dataDir,
-    PARAPH_DATABASE_URL: url,
-    PARAPH_MASTER_KEY: MASTER_KEY,
-    PARAPH_USER_TOKEN: 'jobs-user-token-0123456789',
-    PARAPH_APP_KEY: 'jobs-app-key-0123456789',
-    PARAPH_POSTBACK_SECRET: 'jobs-postback-secret-0123456789',
-    PARAPH_POSTBACK_ALLOW_HTTP: '1',
-    PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
-    PARAPH_MAIL_DIR: join(dataDir, 'mail'),
-    PARAPH_WORKER_INTERVAL_MS: '200',
-    ...extra,
-  };
+/**
+ * A service in this process on the database `url` with its workers running, on the system clock (graphile-worker and
+ * the database run in real time) or `now`.
+ */
+function start(url: string, extra: Record<string, string> = {}, now: () => Date = () => new Date()): Promise<TestService> {
+  return startTestService({
+    dataDir,
+    postgres: { url, masterKey: MASTER_KEY },
+    worker: true,
+    now,
+    env: {
+      PARAPH_POSTBACK_ALLOW_HTTP: '1',
+      PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.0/8',
+      PARAPH_MAIL_DIR: join(dataDir, 'mail'),
+      PARAPH_WORKER_INTERVAL_MS: '200',
+      ...extra,
+    },
+  });
 }
 
 async function onePagePdf(): Promise<Uint8Array> {
@@ -92,8 +92,8 @@ async function onePagePdf(): Promise<Uint8Array> {
 }
 
 /** Creates, uploads and starts a seal-only transaction (statuses 5 → 30), each request on a server of `servers`. */
-async function sealOnly(servers: readonly RunningServer[], postbackPath: string, pdf: Uint8Array): Promise<string> {
-  const at = (i: number): string => (servers[i % servers.length] as RunningServer).url;
+async function sealOnly(servers: readonly TestService[], postbackPath: string, pdf: Uint8Array): Promise<string> {
+  const at = (i: number): string => (servers[i % servers.length] as TestService).url;
   const created = await fetch(`${at(0)}/api/transaction`, {
     method: 'POST',
     headers: { ...AUTH, 'content-type': 'application/json' },
@@ -127,18 +127,18 @@ async function withServers<T>(
   count: number,
   url: string,
   extra: Record<string, string>,
-  work: (servers: RunningServer[]) => Promise<T>,
+  work: (servers: TestService[]) => Promise<T>,
   clock?: () => Date,
 ): Promise<T> {
-  const servers: RunningServer[] = [];
+  const servers: TestService[] = [];
   try {
     for (let i = 0; i < count; i++) {
-      servers.push(await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1', ...extra }) }), { keyKind: 'ecdsa-p256', ...(clock ? { clock } : {}) }));
+      servers.push(await start(url, { PARAPH_MIGRATE: '1', ...extra }, clock));
     }
-    await until('the job runners', () => servers.every((s) => s.service.workersRunning));
+    await until('the job runners', () => servers.every((s) => s.server.service.workersRunning));
     return await work(servers);
   } finally {
-    for (const server of servers) await server.close();
+    for (const server of servers) await server.stop();
   }
 }
 
@@ -191,7 +191,7 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
   async function sealOnlyUndelivered(url: string, path: string, pdf: Uint8Array): Promise<string> {
     let id = '';
     await withServers(1, url, { PARAPH_OUTBOX_LEASE_MS: '1000' }, async (servers) => {
-      await (servers[0] as RunningServer).service.stopWorkers();
+      await (servers[0] as TestService).server.service.stopWorkers();
       id = await sealOnly(servers, path, pdf);
     });
     return id;
@@ -237,19 +237,19 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
     const pdf = await onePagePdf();
     const admin = openPool(url, 1);
     try {
-      const first = await startServer(loadConfig({ env: env(url, { PARAPH_MIGRATE: '1' }) }), { keyKind: 'ecdsa-p256' });
-      let second: RunningServer | undefined;
+      const first = await start(url, { PARAPH_MIGRATE: '1' });
+      let second: TestService | undefined;
       try {
-        await until('the first job runner', () => first.service.workersRunning);
+        await until('the first job runner', () => first.server.service.workersRunning);
         hangNext.add('/hang');
         const id = await sealOnly([first], '/hang', pdf);
         await until('the postback in flight', async () => {
           const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE attempts > 0 AND status = 'pending'");
           return Number(rows[0]?.n) === 1;
         });
-        second = await startServer(loadConfig({ env: env(url) }), { keyKind: 'ecdsa-p256' });
+        second = await start(url);
         const stopping = Date.now();
-        await first.close();
+        await first.stop();
         // graphile-worker's grace time is 5 s; the postback timeout (30 s) is not waited for.
         expect(Date.now() - stopping).toBeLessThan(15_000);
         const attempts = await admin.query<{ outcome: string; detail: string }>(
@@ -261,8 +261,8 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
         await admin.query("UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key LIKE 'paraph:key:%'");
         await until('the postback from the other server', () => received.some((r) => r.id === id && r.status === 30 && r.answered === 200));
       } finally {
-        await first.close();
-        await second?.close();
+        await first.stop();
+        await second?.stop();
       }
     } finally {
       await admin.end();
@@ -278,7 +278,7 @@ describe('jobs on PostgreSQL (graphile-worker)', () => {
       url,
       {},
       async (servers) => {
-        const [a, b] = servers as [RunningServer, RunningServer];
+        const [a, b] = servers as [TestService, TestService];
         const created = await fetch(`${a.url}/api/transaction`, {
           method: 'POST',
           headers: { ...AUTH, 'content-type': 'application/json' },
