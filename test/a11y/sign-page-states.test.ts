@@ -6,19 +6,15 @@
  * transaction cancelled while the page is open, a server failure, no connection — shown in nl-NL and de-DE, never in the API's
  * English.
  */
-import { rm } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { transition } from '../../src/domain/transaction.js';
-import { startServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';
 import type { IdentityProvider } from '../../src/service/delivery/verification-senders.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../helpers/service-harness.js';
+import { call, startTestService, TestClock, type TestService } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { axeViolations, openWindow, shot, type ViewportName } from './browser.js';
-
-type Server = Awaited<ReturnType<typeof startServer>>;
 
 /** An iDIN provider that sends the signer straight back with a refusal. */
 const refusingIdin: IdentityProvider = {
@@ -29,31 +25,23 @@ const refusingIdin: IdentityProvider = {
   },
 };
 
-let server: Server;
-let dataDir: string;
+let service: TestService;
+let server: RunningServer;
 const clock = new TestClock();
 const sms: { signerId: string; code: string }[] = [];
 
 beforeAll(async () => {
-  dataDir = await tempDataDir();
-  const port = await freePort();
-  const config = loadConfig({
-    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0',
-      PARAPH_ORGANIZATION: 'Voorbeeld Verhuur B.V.', PARAPH_SENDER_NAME: 'Sanne de Vries', PARAPH_NOTIFICATION_EMAIL: 'verhuur@voorbeeld.example' },
-  });
-  server = await startServer(config, {
-    clock: clock.now,
-    keyKind: 'ecdsa-p256',
-    logger: false,
-    worker: false,
+  service = await startTestService({
+    clock,
+    env: { PARAPH_ORGANIZATION: 'Voorbeeld Verhuur B.V.', PARAPH_SENDER_NAME: 'Sanne de Vries', PARAPH_NOTIFICATION_EMAIL: 'verhuur@voorbeeld.example' },
     identityProviders: [refusingIdin],
     verificationSenders: { sms: (m) => (sms.push({ signerId: m.signerId, code: m.code }), []), email: () => [] },
   });
+  server = service.server;
 }, 60_000);
 
 afterAll(async () => {
-  await server.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await service?.dispose();
 });
 
 const visible = (page: Page, selector: string) => page.locator(selector).first().waitFor({ state: 'visible', timeout: 20_000 });

@@ -5,12 +5,8 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createService } from '../../src/create-service.js';
-import { startTestService, tempDataDir, type TestService } from '../../src/testing/start-test-service.js';
-import { call, digestHeader, makePdf } from '../helpers/service-harness.js';
+import { call, captureLog, digestHeader, makePdf, startTestService, tempDataDir, type TestService } from '../helpers/service-harness.js';
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -18,15 +14,18 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** The bootstrap account's NotificationEmail after one start (and close) of the service on `dataDir`. */
+/**
+ * The bootstrap account's NotificationEmail after one start (and stop) of the service on `dataDir`, configured by
+ * `env` alone (no test account: without keys in `env` the start is zero-config).
+ */
 async function startOnce(dataDir: string, env: Record<string, string>): Promise<{ email: string | undefined; created: boolean }> {
-  const service = await createService(loadConfig({ env: { PARAPH_DATA_DIR: dataDir, ...env } }), { keyKind: 'ecdsa-p256', worker: false });
+  const service = await startTestService({ dataDir, noAccount: true, env });
   try {
-    const accounts = await service.store.listAccounts();
+    const accounts = await service.server.store.listAccounts();
     expect(accounts).toHaveLength(1);
-    return { email: accounts[0]!.NotificationEmail, created: service.createdCredentials !== undefined };
+    return { email: accounts[0]!.NotificationEmail, created: service.server.createdCredentials !== undefined };
   } finally {
-    await service.close();
+    await service.stop();
   }
 }
 
@@ -55,14 +54,8 @@ describe('a sender notice without an address', () => {
   });
 
   it('is not sent, and the first one (only) is logged as a warning naming the setting', async () => {
-    const lines: { level: number; msg: string; accountId?: string }[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as (typeof lines)[number]);
-        done();
-      },
-    });
-    service = await startTestService({ logger: { level: 'info', stream } });
+    const log = captureLog('info');
+    service = await startTestService({ logger: log.logger });
     const running = service;
     for (const reference of ['notice-1', 'notice-2']) {
       const created = await call(running.url, 'POST', '/api/transaction', {
@@ -78,7 +71,7 @@ describe('a sender notice without an address', () => {
       await running.server.events.drain();
       expect((await call(running.url, 'GET', `/api/transaction/${id}`)).json.Status).toBe(50);
     }
-    const warnings = lines.filter((line) => line.level === 40);
+    const warnings = log.lines.filter((line) => line.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(/sender notice was not sent.*PARAPH_NOTIFICATION_EMAIL/);
     expect(warnings[0]!.accountId).toEqual(expect.any(String));
