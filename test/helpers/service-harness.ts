@@ -1,8 +1,16 @@
 /**
- * The one harness of the tests that need the transaction service: `startTestService` runs it in this process (from
- * `paraph/testing`, src/testing/start-test-service.ts), {@link spawnServe} runs a real `paraph serve` process on
- * 127.0.0.1, as an operator would; `call` is the suite's loosely typed client, `makePdf` a one-line PDF maker. The
- * fixed time tests set their clock to is TEST_NOW (test/helpers/test-now.ts).
+ * The one harness of the tests that need the transaction service, and the only two ways they start it:
+ * `startTestService` runs it in this process (from `paraph/testing`, src/testing/start-test-service.ts: a clock the
+ * test moves or a real one, extra `PARAPH_*` settings, PostgreSQL, fake identity providers and code senders, the
+ * workers on or off), {@link spawnServe} runs a real `paraph serve` process on 127.0.0.1, as an operator would (the
+ * same settings and PostgreSQL, a restart on the same data directory and port). {@link runCli} runs the other CLI
+ * commands (`paraph migrate`, …). `call` is the suite's loosely typed client, `makePdf` a one-line PDF maker,
+ * `captureLog` a logger whose lines the test reads. The fixed time tests set their clock to is TEST_NOW
+ * (test/helpers/test-now.ts).
+ *
+ * Starting the service any other way is left to the tests whose subject is that way: embedding `createService` or the
+ * plugin in a host app (test/create-service.test.ts, test/package/), `npm start` from the README
+ * (test/readme/readme.test.ts), and a bare process that records which modules it loads (test/http/tracing.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -108,8 +116,8 @@ export interface ServeProcess {
   call(method: string, path: string, options?: Parameters<typeof call>[3]): Promise<ApiResponse>;
   /** Resolves with the exit code when the process ends (however it was stopped). */
   readonly exited: Promise<number | null>;
-  /** SIGTERM and wait; returns the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM and wait (SIGKILL after `graceMs`, default 20 s); returns the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
   /** Stops it and removes the data directory. */
   dispose(): Promise<void>;
 }
@@ -124,6 +132,10 @@ export interface SpawnServeOptions {
   readonly port?: number;
   /** Without the bootstrap account variables (zero-config start). */
   readonly noAccount?: boolean;
+  /** The store is PostgreSQL at `url`, with the master key its secrets are sealed with (base64, 32 bytes). */
+  readonly postgres?: { readonly url: string; readonly masterKey: string };
+  /** Hears of the child at once, so a caller can kill it in cleanup even when the start never returns. */
+  readonly spawned?: (child: ChildProcess) => void;
   /** Arguments after `serve` (e.g. `--config`, a file in the data directory, which is the working directory). */
   readonly args?: readonly string[];
   /** Only PATH, PORT, the log level and `env`: no host, data directory or account (an operator's first start). */
@@ -156,10 +168,12 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
           PARAPH_DATA_DIR: dataDir,
           PARAPH_LOG_LEVEL: 'warn',
           ...(options.noAccount ? {} : { PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY }),
+          ...(options.postgres ? { PARAPH_DATABASE_URL: options.postgres.url, PARAPH_MASTER_KEY: options.postgres.masterKey } : {}),
           ...options.env,
         },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  options.spawned?.(child);
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -188,13 +202,7 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  const stop = async (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
+  const stop = (graceMs?: number): Promise<number | null> => stopChild(child, graceMs).then(() => exited);
   return {
     url,
     port,
@@ -213,4 +221,28 @@ export async function spawnServe(options: SpawnServeOptions = {}): Promise<Serve
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL if it has not ended after `graceMs` (default 20 s). */
+export async function stopChild(child: ChildProcess, graceMs = 20_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const ended = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await ended;
+  clearTimeout(timer);
+}
+
+/** Runs a `paraph` CLI command (not `serve`: see {@link spawnServe}) to its end with PATH and `env`. */
+export async function runCli(args: readonly string[], options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, out };
 }

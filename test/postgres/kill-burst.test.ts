@@ -26,12 +26,11 @@ import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
 import { createTestClient } from '../../src/testing/start-test-service.js';
 import { checkServedResponse } from '../contract/served-contract.js';
-import { APP_KEY, USER_TOKEN, makePdf, type ApiResponse } from '../helpers/service-harness.js';
+import { makePdf, runCli, spawnServe, stopChild, type ApiResponse, type ServeProcess } from '../helpers/service-harness.js';
 import { checkSignedPdf } from '../helpers/external-tools.js';
 import { seededRandom } from '../../src/testing/generate-pdf.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
-import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
 const TRANSACTIONS = 200;
 /** Every SIGNER_EVERY-th transaction has one signer (signed through the signer API); the others are seal-only. */
@@ -87,22 +86,28 @@ const killed: ServeProcess[] = [];
 const signing = new Map<string, number>();
 const random = seededRandom(SEED);
 
-function env(port: number): Record<string, string> {
-  return {
-    ...serveEnv(port, { dataDir, databaseUrl, masterKey: MASTER_KEY, userToken: USER_TOKEN, appKey: APP_KEY }),
-    PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
-    PARAPH_POSTBACK_ALLOW_HTTP: 'true',
-    PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.1/32',
-    // Jobs locked by a killed process run elsewhere once it has been silent for 3 s.
-    PARAPH_OUTBOX_LEASE_MS: '3000',
-    PARAPH_RETRY_BASE_MS: '1000',
-    PARAPH_WORKER_INTERVAL_MS: '200',
-    PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '1000000',
-  };
-}
+/** The settings of every process (PostgreSQL, the data directory and the test account come from the harness). */
+const ENV = {
+  // Sender notices have an address, as an operator configures it (without one each process warns once).
+  PARAPH_NOTIFICATION_EMAIL: 'sender@example.com',
+  PARAPH_POSTBACK_SECRET: POSTBACK_SECRET,
+  PARAPH_POSTBACK_ALLOW_HTTP: 'true',
+  PARAPH_POSTBACK_ALLOWED_RANGES: '127.0.0.1/32',
+  // Jobs locked by a killed process run elsewhere once it has been silent for 3 s.
+  PARAPH_OUTBOX_LEASE_MS: '3000',
+  PARAPH_RETRY_BASE_MS: '1000',
+  PARAPH_WORKER_INTERVAL_MS: '200',
+  PARAPH_ACCOUNT_REQUESTS_PER_MINUTE: '1000000',
+};
 
 async function serve(): Promise<ServeProcess> {
-  const one = await startServe(dataDir, env, { spawned: (child) => children.push(child) });
+  const one = await spawnServe({
+    dataDir,
+    postgres: { url: databaseUrl, masterKey: MASTER_KEY },
+    // Mail files beside the data directory, which a PostgreSQL deployment leaves empty.
+    env: { ...ENV, PARAPH_MAIL_DIR: `${dataDir}.mail` },
+    spawned: (child) => children.push(child),
+  });
   alive.push(one);
   return one;
 }
@@ -156,7 +161,7 @@ beforeAll(async () => {
   cluster = await startPgCluster();
   dataDir = mkdtempSync(join(tmpdir(), 'paraph-killburst-'));
   databaseUrl = await cluster.createDatabase();
-  const migrated = await runCli(['migrate', '--database-url', databaseUrl], dataDir, { PATH: process.env.PATH ?? '' });
+  const migrated = await runCli(['migrate', '--database-url', databaseUrl], { cwd: dataDir });
   expect(migrated.code, migrated.out).toBe(0);
   await startReceiver();
   // One after the other: the first creates the account and keys.
@@ -164,7 +169,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await stopServe(children.map((child) => ({ child })), 10_000);
+  await Promise.all(children.map((child) => stopChild(child, 10_000)));
   await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   await cluster?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -194,22 +199,22 @@ async function send(
   const deadline = Date.now() + 60_000;
   for (let attempt = 0; ; attempt++) {
     const target = alive[Math.floor(random() * alive.length)] as ServeProcess;
-    if (sign) signing.set(target.base, (signing.get(target.base) ?? 0) + 1);
+    if (sign) signing.set(target.url, (signing.get(target.url) ?? 0) + 1);
     try {
-      const response = (await createTestClient(target.base).request(method, path, request)) as ApiResponse;
+      const response = (await createTestClient(target.url).request(method, path, request)) as ApiResponse;
       // fastify's answer while its server closes: a load balancer sends the request elsewhere. Not expected here
       // (no process is stopped gracefully), so counted; every other answer is held to the OpenAPI document.
       if (response.status !== 503 || Date.now() > deadline) {
-        await checkServedResponse(target.base, { method, path }, response);
+        await checkServedResponse(target.url, { method, path }, response);
         return { response, retried: attempt > 0 };
       }
-      unavailable.push(`${target.base} ${method} ${path}`);
+      unavailable.push(`${target.url} ${method} ${path}`);
     } catch (error) {
       if (Date.now() > deadline) throw error;
       resent++;
       await sleep(100);
     } finally {
-      if (sign) signing.set(target.base, (signing.get(target.base) ?? 1) - 1);
+      if (sign) signing.set(target.url, (signing.get(target.url) ?? 1) - 1);
     }
   }
 }
@@ -283,7 +288,7 @@ async function runFlow(index: number): Promise<Flow> {
 
 /** Kills a random live process with no sign request in flight and starts a replacement (on a new port). */
 async function killOne(): Promise<void> {
-  const victims = alive.filter((p) => (signing.get(p.base) ?? 0) === 0);
+  const victims = alive.filter((p) => (signing.get(p.url) ?? 0) === 0);
   const victim = victims[Math.floor(random() * victims.length)];
   if (victim === undefined) return;
   alive.splice(alive.indexOf(victim), 1);
@@ -317,7 +322,7 @@ async function burst(): Promise<{ flows: Flow[]; kills: number; ms: number }> {
       while (finished < at && !done) await sleep(50);
       if (done) return;
       // Never all at once: the replacement of the last victim is up before the next kill (three alive, two after).
-      while (alive.length < 3 || alive.every((p) => (signing.get(p.base) ?? 0) > 0)) await sleep(20);
+      while (alive.length < 3 || alive.every((p) => (signing.get(p.url) ?? 0) > 0)) await sleep(20);
       await killOne();
       kills++;
     }
@@ -499,7 +504,7 @@ describe('kill -9 during a burst of 200 transactions on three processes sharing 
     }
 
     // No process, killed or not, logged a warning or an error.
-    for (const { base, output } of [...killed, ...alive]) expect(output().split('\n').filter((line) => line.includes('"level":')), base).toEqual([]);
+    for (const { url: base, output } of [...killed, ...alive]) expect(output().split('\n').filter((line) => line.includes('"level":')), base).toEqual([]);
     expect(unavailable).toEqual([]);
 
     console.log(

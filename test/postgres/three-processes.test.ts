@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pemToDer } from '../../src/pades/keys/software.js';
 import { verifyReceipt } from '../../src/receipt/verify-receipt.js';
-import { APP_KEY, USER_TOKEN, call, makePdf, type ApiResponse } from '../helpers/service-harness.js';
+import { call, makePdf, runCli, spawnServe, type ApiResponse, type ServeProcess } from '../helpers/service-harness.js';
 import { checkSignedPdf, pdfsigCheck, qpdfCheck } from '../helpers/external-tools.js';
 import { seededRandom } from '../../src/testing/generate-pdf.js';
 import { SCRIBBLE_DATA_URL } from '../service/signer/signer-fixture.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
-import { runCli, serveEnv, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
 const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 // Long enough that two uploads sent together on a loaded machine are surely within it.
@@ -27,36 +26,39 @@ let databaseUrl: string;
 const served: ServeProcess[] = [];
 const random = seededRandom(171717);
 
-function env(port: number): Record<string, string> {
-  return {
-    ...serveEnv(port, { dataDir, databaseUrl, masterKey: MASTER_KEY, userToken: USER_TOKEN, appKey: APP_KEY }),
-    PARAPH_FILE_REPLACE_GUARD_MS: String(GUARD_MS),
-  };
-}
-
 async function serve(): Promise<ServeProcess> {
-  const one = await startServe(dataDir, env);
+  const one = await spawnServe({
+    dataDir,
+    postgres: { url: databaseUrl, masterKey: MASTER_KEY },
+    env: {
+      // Mail files beside the data directory, which a PostgreSQL deployment leaves empty (the tests check it).
+      PARAPH_MAIL_DIR: `${dataDir}.mail`,
+      // Sender notices have an address, as an operator configures it (without one each process warns once).
+      PARAPH_NOTIFICATION_EMAIL: 'sender@example.com',
+      PARAPH_FILE_REPLACE_GUARD_MS: String(GUARD_MS),
+    },
+  });
   served.push(one);
   return one;
 }
 
 /** A random process's base URL. */
 function any(): string {
-  return (served[Math.floor(random() * served.length)] as ServeProcess).base;
+  return (served[Math.floor(random() * served.length)] as ServeProcess).url;
 }
 
 /** Two different processes, in random order. */
 function twoDifferent(): [string, string] {
   const first = Math.floor(random() * served.length);
   const second = (first + 1 + Math.floor(random() * (served.length - 1))) % served.length;
-  return [(served[first] as ServeProcess).base, (served[second] as ServeProcess).base];
+  return [(served[first] as ServeProcess).url, (served[second] as ServeProcess).url];
 }
 
 beforeAll(async () => {
   cluster = await startPgCluster();
   dataDir = mkdtempSync(join(tmpdir(), 'paraph-three-'));
   databaseUrl = await cluster.createDatabase();
-  const migrated = await runCli(['migrate', '--database-url', databaseUrl], dataDir, { PATH: process.env.PATH ?? '' });
+  const migrated = await runCli(['migrate', '--database-url', databaseUrl], { cwd: dataDir });
   expect(migrated.code, migrated.out).toBe(0);
   await serve();
   await serve();
@@ -64,7 +66,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await stopServe(served);
+  await Promise.all(served.map((one) => one.stop(15_000)));
   await cluster?.stop();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(`${dataDir}.mail`, { recursive: true, force: true });
@@ -129,7 +131,7 @@ async function expectSignatures(pdf: Uint8Array, count: number): Promise<void> {
 }
 
 async function sealCa(): Promise<string> {
-  const pems = await Promise.all(served.map(async ({ base }) => (await call(base, 'GET', '/api/ca/seal.pem', { auth: false })).text));
+  const pems = await Promise.all(served.map(async ({ url: base }) => (await call(base, 'GET', '/api/ca/seal.pem', { auth: false })).text));
   // One seal for the whole deployment: every process serves the same CA.
   expect(new Set(pems).size).toBe(1);
   return pems[0] as string;
@@ -167,7 +169,7 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     const id = (await call(any(), 'POST', '/api/transaction', { json: { Seal: true } })).json.Id as string;
     const pdf = await makePdf([['Started three times at once']]);
     expect((await call(any(), 'PUT', `/api/transaction/${id}/file/agreement.pdf`, { body: pdf, headers: { 'content-type': 'application/pdf' } })).status).toBe(201);
-    const starts = await Promise.all(served.map(({ base }) => call(base, 'PUT', `/api/transaction/${id}/start`)));
+    const starts = await Promise.all(served.map(({ url: base }) => call(base, 'PUT', `/api/transaction/${id}/start`)));
     const outcomes = starts.map((r) => (r.status === 204 ? '204' : `${r.status} ${r.headers.get('paraph-error-code')}`));
     expect(outcomes.filter((o) => o === '204'), outcomes.join(', ')).toHaveLength(1);
     for (const o of outcomes) expect(['204', '409 START_CONFLICT', '400 TRANSACTION_ALREADY_STARTED']).toContain(o);
@@ -276,7 +278,7 @@ describe('three paraph serve processes on one PostgreSQL database', () => {
     for (const r of ok) expect(r.json).toEqual(answer);
     const signedPdf = await download(tx.id);
     // Replayed later on each process: the same answer, the same bytes.
-    for (const { base } of served) {
+    for (const { url: base } of served) {
       const replay = await signer(base, token, '/sign', {});
       expect(replay.status, replay.text).toBe(200);
       expect(replay.json).toEqual(answer);

@@ -5,21 +5,17 @@
  * says so; a wrong `PARAPH_MASTER_KEY` stops the start with a clear message; `paraph rotate-master-key` re-seals
  * everything under a new key; a database of the previous version (tokens and keys in clear) is migrated.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureServiceKeys } from '../../src/service/keys/service-keys.js';
 import { sha256Hex } from '../../src/service/context.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
-import { APP_KEY, makePdf, type ServeProcess, spawnServe, tempDataDir, USER_TOKEN } from '../helpers/service-harness.js';
-import { TSX_LOADER } from '../helpers/tsx.js';
+import { APP_KEY, makePdf, runCli, type ServeProcess, spawnServe, tempDataDir, USER_TOKEN } from '../helpers/service-harness.js';
 import { makeTransaction } from '../store/transaction-fixtures.js';
 import { TEST_NOW } from '../helpers/test-now.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const POSTBACK_SECRET = 'postback-secret-that-must-not-be-stored-in-clear';
 const dirs: string[] = [];
 const served: ServeProcess[] = [];
@@ -41,15 +37,6 @@ async function filesContaining(dir: string, needle: string): Promise<string[]> {
   const hits: string[] = [];
   for (const file of await filesUnder(dir)) if ((await readFile(file)).includes(Buffer.from(needle, 'utf8'))) hits.push(file);
   return hits;
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, out };
 }
 
 /** A `paraph serve` that must not start: its exit code and output. */
@@ -92,7 +79,7 @@ describe('secrets at rest', () => {
 
     // Rotation: a new key file, the same data readable, the old key no longer.
     const oldKey = await readFile(join(dataDir, 'master.key'), 'utf8');
-    const rotated = await runCli(['rotate-master-key', '--data-dir', dataDir], {});
+    const rotated = await runCli(['rotate-master-key', '--data-dir', dataDir]);
     expect(rotated.code, rotated.out).toBe(0);
     const newKey = await readFile(join(dataDir, 'master.key'), 'utf8');
     expect(newKey).not.toBe(oldKey);
