@@ -3,7 +3,8 @@
  * prefix, `PARAPH_PUBLIC_URL` ending in it), and the same reached through a sub-path proxy that maps `/ext/esign/`
  * onto it. In Chromium a signer opens the SignUrl, sees the documents (pdf.js and its worker load from the page's
  * assets), consents, signs with a typed signature and fills the fields; every request of the page stays under the
- * mount path and none fails.
+ * mount path and none fails. The service is embedded with `createService` and the plugin on purpose (the mount is the
+ * subject), not started through the test harness.
  */
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createService, type ParaphService } from '../../src/create-service.js';
 import { paraphPlugin } from '../../src/paraph-plugin.js';
-import { APP_KEY, freePort, tempDataDir, USER_TOKEN } from '../../src/testing/start-test-service.js';
-import { call } from '../helpers/service-harness.js';
+import { APP_KEY, call, freePort, tempDataDir, USER_TOKEN } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { openWindow } from './browser.js';
 import { visible } from './walk.js';
