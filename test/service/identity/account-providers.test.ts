@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
-import { APP_KEY, call, freePort, makePdf, tempDataDir, USER_TOKEN } from '../../helpers/service-harness.js';
+import type { RunningServer } from '../../../src/server.js';
+import { call, makePdf, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 
 const ADMIN_TOKEN = 'account-providers-admin-token-0123456789';
 let workDir: string;
@@ -28,9 +27,9 @@ const idpMetadata = (entityId: string, sso: string, cert: string) =>
   + `${cert.replace(/-----[^-]+-----|\s/g, '')}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`
   + `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${sso}"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
 
+/** The service on the shared data directory, on the system clock (the SAML and OIDC exchanges are checked in real time). */
 async function start(env: Record<string, string>): Promise<RunningServer> {
-  const config = loadConfig({ env: { HOST: '127.0.0.1', PORT: String(await freePort()), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_ADMIN_TOKEN: ADMIN_TOKEN, ...env } });
-  return await startServer(config, { keyKind: 'ecdsa-p256', logger: false, worker: false });
+  return (await startTestService({ dataDir, now: () => new Date(), env: { PARAPH_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })).server;
 }
 
 beforeAll(async () => {

@@ -14,11 +14,10 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
+import type { RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider } from '../../../src/service/identity/oidc-identity-provider.js';
 import { createProviderChoice } from '../../../src/service/identity/provider-choice.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
+import { call, freePort, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -76,15 +75,10 @@ beforeAll(async () => {
   });
 
   dataDir = await tempDataDir();
-  const config = loadConfig({
-    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
-  });
   const settings = { issuer, clientId: 'paraph', clientSecret: 'paraph-secret-0123456789abcdef', allowHttp: true, scope: 'openid profile bsn', acrValues: ['urn:test:high'], acrLevels: { 'urn:test:high': 'High' } };
-  server = await startServer(config, {
-    clock: new TestClock().now,
-    keyKind: 'ecdsa-p256',
-    logger: false,
-    worker: false,
+  const service = await startTestService({
+    dataDir,
+    port,
     identityProviders: [
       createOidcIdentityProvider({ ...settings, type: 'DigiD' }),
       createProviderChoice('OpenID Providers', [
@@ -93,6 +87,7 @@ beforeAll(async () => {
       ]),
     ],
   });
+  server = service.server;
 });
 
 afterAll(async () => {

@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
+import type { RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider, type OidcProviderSettings } from '../../../src/service/identity/oidc-identity-provider.js';
-import { APP_KEY, call, freePort, makePdf, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
+import { call, makePdf, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 import { startFakeOp, startSilentServer, type FakeOp } from './fake-openid-provider.js';
 
@@ -37,15 +36,8 @@ beforeAll(async () => {
   op = await startFakeOp(CLIENT_ID, CLIENT_SECRET);
   silent = await startSilentServer();
   dataDir = await tempDataDir();
-  const port = await freePort();
-  const config = loadConfig({
-    env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' },
-  });
-  server = await startServer(config, {
-    clock: new TestClock().now,
-    keyKind: 'ecdsa-p256',
-    logger: false,
-    worker: false,
+  const service = await startTestService({
+    dataDir,
     identityProviders: [
       createOidcIdentityProvider(settings('DigiD', { acrLevels: { 'urn:test:substantial': 'Substantial', 'urn:test:high': 'High' } })),
       createOidcIdentityProvider(settings('itsme Identification')),
@@ -53,6 +45,7 @@ beforeAll(async () => {
       createOidcIdentityProvider({ ...settings('eHerkenning'), issuer: silent.url, timeoutSeconds: 1 }),
     ],
   });
+  server = service.server;
 });
 
 afterAll(async () => {

@@ -15,11 +15,10 @@ import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
+import type { RunningServer } from '../../../src/server.js';
 import { parseIdpMetadata } from '../../../src/service/identity/saml-idp-metadata.js';
 import { createSamlIdentityProvider } from '../../../src/service/identity/saml-identity-provider.js';
-import { APP_KEY, call, freePort, tempDataDir, TestClock, USER_TOKEN } from '../../helpers/service-harness.js';
+import { call, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
 const IDP_ENTITY = 'https://idp.test/saml';
@@ -101,8 +100,6 @@ beforeAll(async () => {
   const [idp, other, spSign, spDecrypt] = await Promise.all(['idp', 'other', 'sp-sign', 'sp-decrypt'].map(keyPair));
   keys = { idp: idp!, other: other!, spSign: spSign!, spDecrypt: spDecrypt! };
   dataDir = await tempDataDir();
-  const port = await freePort();
-  const config = loadConfig({ env: { HOST: '127.0.0.1', PORT: String(port), PARAPH_DATA_DIR: dataDir, PARAPH_USER_TOKEN: USER_TOKEN, PARAPH_APP_KEY: APP_KEY, PARAPH_FILE_REPLACE_GUARD_MS: '0' } });
   const provider = createSamlIdentityProvider({
     type: 'DigiD',
     spEntityId: SP_ENTITY,
@@ -115,7 +112,7 @@ beforeAll(async () => {
     authnContext: ['urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorContract'],
     levels: { [CLASS_HIGH]: 'Hoog', 'urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorContract': 'Substantieel' },
   }, { publicUrl: () => server.url, clock: () => new Date(Date.now() + clockOffsetMs) });
-  server = await startServer(config, { clock: new TestClock().now, keyKind: 'ecdsa-p256', logger: false, worker: false, identityProviders: [provider] });
+  server = (await startTestService({ dataDir, identityProviders: [provider] })).server;
 });
 
 afterAll(async () => {
