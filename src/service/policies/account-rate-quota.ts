@@ -32,7 +32,7 @@ export function leaseBatch(perMinute: number): number {
  * The quota of `perMinute` requests per account: shared through `shared` when the store has it, else in memory.
  *
  * @example
- * const quota = accountRateQuota(1200, store.rateBuckets);
+ * const quota = accountRateQuota(securitySettings(config).accountRequestsPerMinute, store.rateBuckets);
  * const decision = await quota.take(account.Id); // undefined: go on
  */
 export function accountRateQuota(perMinute: number, shared?: RateBuckets, now: () => number = () => performance.now()): AccountRateQuota {
@@ -45,7 +45,7 @@ export function accountRateQuota(perMinute: number, shared?: RateBuckets, now: (
  *
  * @example
  * const quotas = accountRateQuotas(store.rateBuckets);
- * const decision = await quotas(account.Limits?.RequestsPerMinute ?? 1200).take(account.Id);
+ * const decision = await quotas(account.Limits?.RequestsPerMinute ?? securitySettings(config).accountRequestsPerMinute).take(account.Id);
  */
 export function accountRateQuotas(shared?: RateBuckets, now: () => number = () => performance.now()): (perMinute: number) => AccountRateQuota {
   const quotas = new Map<number, AccountRateQuota>();
