@@ -100,7 +100,7 @@ export interface Pkcs12Contents {
  * calling thread: at most the limits' iterations.
  * @throws SigningError `PKCS12_INVALID`, `PKCS12_WRONG_PASSWORD`, `PKCS12_TOO_COSTLY`, `PKCS12_TOO_COMPLEX`
  */
-async function readPkcs12(bytes: Uint8Array, password: string, limits: Pkcs12Limits = {}): Promise<Pkcs12Contents> {
+export async function loadPkcs12Contents(bytes: Uint8Array, password: string, limits: Pkcs12Limits = {}): Promise<Pkcs12Contents> {
   forge ??= (await import('node-forge')).default;
   const pfx = unpack(bytes, password, limits);
   const keys = [...bagsOf(pfx, forge.pki.oids.pkcs8ShroudedKeyBag ?? ''), ...bagsOf(pfx, forge.pki.oids.keyBag ?? '')]
@@ -127,7 +127,7 @@ function unreadableAsInvalid<T>(read: () => T): T {
  * The `Signer` of a PKCS#12 file's contents: the first key with its certificate, followed by its issuers found in
  * the file. @throws SigningError `PKCS12_NO_CERTIFICATE`
  */
-async function signerFromPkcs12(contents: Pkcs12Contents, options: Pick<Pkcs12Options, 'scheme'> = {}): Promise<SoftwareSigner> {
+export async function signerFromPkcs12(contents: Pkcs12Contents, options: Pick<Pkcs12Options, 'scheme'> = {}): Promise<SoftwareSigner> {
   const certs = contents.certificates;
   for (const pkcs8 of contents.keys) {
     const leaf = unreadableAsInvalid(() => {
@@ -151,5 +151,5 @@ async function signerFromPkcs12(contents: Pkcs12Contents, options: Pick<Pkcs12Op
  * const signer = await loadPkcs12Signer(readFileSync('seal.p12'), 'secret');
  */
 export async function loadPkcs12Signer(bytes: Uint8Array, password: string, options: Pkcs12Options = {}): Promise<SoftwareSigner> {
-  return signerFromPkcs12(await readPkcs12(bytes, password, options), options);
+  return signerFromPkcs12(await loadPkcs12Contents(bytes, password, options), options);
 }
