@@ -85,14 +85,17 @@ describe("an admin's PKCS#12 seal", () => {
     // 60,000 iterations for the MAC, the certificates and the key: within the limits, and a second or so of forge.
     const body = { Kind: 'Pkcs12', Pkcs12: pkcs12('pw-good', 60_000).toString('base64'), Password: 'pw-good' };
     let settled = false;
-    const healthWhileOpening = new Promise<{ status: number; putSettled: boolean }>((resolve) => {
-      opening.onStart = () => {
-        opening.onStart = undefined;
-        void call(service.url, 'GET', '/health', { auth: false }).then((r) => resolve({ status: r.status, putSettled: settled }));
-      };
-    });
+    let observed: (seen: { status: number | 'no thread started'; putSettled: boolean }) => void = () => undefined;
+    const healthWhileOpening = new Promise<{ status: number | 'no thread started'; putSettled: boolean }>((resolve) => (observed = resolve));
+    opening.onStart = () => {
+      opening.onStart = undefined;
+      void call(service.url, 'GET', '/health', { auth: false }).then((r) => observed({ status: r.status, putSettled: settled }));
+    };
     const before = opening.started;
-    const set = admin('PUT', `/accounts/${accountId}/qualified-seal`, body).finally(() => (settled = true));
+    const set = admin('PUT', `/accounts/${accountId}/qualified-seal`, body).finally(() => {
+      settled = true;
+      observed({ status: 'no thread started', putSettled: true });
+    });
     expect(await healthWhileOpening).toEqual({ status: 200, putSettled: false });
     const answer = await set;
     expect(answer.status, answer.text).toBe(200);
