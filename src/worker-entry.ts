@@ -32,7 +32,7 @@ export function startWorkerThread(callerUrl: string, file: string, options: Omit
   const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
   const worker = JSON.stringify(new URL(typeScriptSource(file), callerUrl).href);
   const bootstrap = [
-    prelude.statement ?? '',
+    prelude.statement === undefined ? '' : `${prelude.statement};\n`,
     'Promise.resolve()',
     ...(prelude.nativeImports ?? []).map((specifier) => `.then(() => import(${url(specifier)}))`),
     `.then(() => import(${tsx}))`,

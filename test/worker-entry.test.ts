@@ -51,7 +51,7 @@ describe('starting a worker module', () => {
   it('runs the prelude and native imports of a thread before its TypeScript module', async () => {
     const caller = pathToFileURL(join(dir, 'host.ts')).href;
     writeFileSync(join(dir, 'prelude.ts'), `import { parentPort } from 'node:worker_threads';\nparentPort!.postMessage(String(Reflect.get(globalThis, Symbol.for('paraph.test.prelude'))));\n`);
-    const worker = startWorkerThread(caller, './prelude.js', {}, { statement: `globalThis[Symbol.for('paraph.test.prelude')] = 'ran';`, nativeImports: ['fast-check'] });
+    const worker = startWorkerThread(caller, './prelude.js', {}, { statement: `globalThis[Symbol.for('paraph.test.prelude')] = 'ran'`, nativeImports: ['fast-check'] });
     expect(await firstMessage(worker)).toBe('ran');
   });
 
