@@ -226,6 +226,8 @@ export const ERROR_CODES = {
   PKCS12_WRONG_PASSWORD: row(400, 'The PKCS#12 password is wrong.', 'Check the password.'),
   PKCS12_NO_KEY: row(400, 'The PKCS#12 file holds no private key.', 'Export it again including the key.'),
   PKCS12_NO_CERTIFICATE: row(400, 'The PKCS#12 file holds no certificate for its key.', 'Export it again with the signing certificate.'),
+  PKCS12_TOO_COSTLY: row(400, 'The PKCS#12 file asks for more key-derivation iterations than allowed, or opening it took longer than allowed.', 'Export it again with fewer iterations, e.g. `openssl pkcs12 -in seal.p12 -nodes -out seal.pem` then `openssl pkcs12 -export -in seal.pem -out seal-new.p12 -iter 2048`.'),
+  PKCS12_TOO_COMPLEX: row(400, 'The PKCS#12 file holds more parts or bags, or nests them deeper, than a key store needs.', 'Export only the key and its certificate chain.'),
   PKCS11_MODULE_NOT_LOADED: row(400, 'The PKCS#11 module could not be loaded.', 'Check the module path.'),
   PKCS11_INIT_FAILED: row(500, 'The PKCS#11 module failed to initialize.', 'Check the token software and its configuration.'),
   PKCS11_TOKEN_NOT_FOUND: row(400, 'No PKCS#11 token has that label.', 'Use one of the labels the message lists.'),

@@ -6,10 +6,9 @@
  * thread of a process that is its own sandbox); incremental updates and signatures then work on the copy. A document that already carries signatures is never rewritten: it is refused.
  */
 import { PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument } from './pdf-lib.js';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../errors.js';
+import { startWorkerThread } from '../worker-entry.js';
 import { loadPdf } from './load-pdf.js';
 import { repairPageTree } from './page-tree-repair.js';
 import { rewriteWithPdfium, type PdfiumRewrite } from './pdfium-rewrite.js';
@@ -188,15 +187,9 @@ async function rewriteWithPdfiumIn(pdf: Uint8Array, encrypted: boolean, options:
 
 function rewriteInWorker(pdf: Uint8Array, encrypted: boolean, timeoutMs: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const spec = workerSpec();
     let worker: Worker;
     try {
-      worker = new Worker(spec.entry, {
-        eval: spec.evaluate,
-        execArgv: [],
-        resourceLimits: WORKER_LIMITS,
-        workerData: { bytes: pdf, encrypted },
-      });
+      worker = startWorkerThread(import.meta.url, './normalize-worker.js', { resourceLimits: WORKER_LIMITS, workerData: { bytes: pdf, encrypted } });
     } catch (error) {
       reject(new ParaphError('PDF_NORMALIZE_FAILED', `Could not start the PDF repair thread: ${String(error)}`, { origin: 'internal', cause: error }));
       return;
@@ -223,15 +216,6 @@ function rewriteInWorker(pdf: Uint8Array, encrypted: boolean, timeoutMs: number)
   });
 }
 
-/** The compiled worker next to this file; under tsx/vitest (`.ts`) a bootstrap that registers tsx's loader first. */
-function workerSpec(): { entry: URL | string; evaluate: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { entry: new URL('./normalize-worker.js', here), evaluate: false };
-  const require = createRequire(here);
-  const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-  const worker = JSON.stringify(new URL('./normalize-worker.ts', here).href);
-  return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
-}
 
 const HEADERLESS = 'it has no "%PDF-" header';
 

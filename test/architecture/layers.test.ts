@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(import.meta.dirname, '../../src');
 
 /** Leaf modules at src/ that every floor may use. */
-const BASE = ['errors.ts', 'load-native-module.ts'];
+const BASE = ['errors.ts', 'load-native-module.ts', 'worker-entry.ts'];
 /** The composition root and the public entry points: src/*.ts besides BASE. They may use every floor. */
 const ROOT = 'root';
 

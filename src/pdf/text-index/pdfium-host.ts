@@ -5,10 +5,9 @@
  * (taking turns page by page); a finished thread waits a few idle seconds for the next document, because loading
  * PDFium costs ~150 ms.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../../errors.js';
+import { startWorkerThread } from '../../worker-entry.js';
 import type { PageGeometry } from '../page-geometry.js';
 import { loadPdfium, type Pdfium } from '../pdfium.js';
 import type { ExtractedText } from './builder.js';
@@ -87,19 +86,9 @@ const IDLE_MS = 10_000;
 const MAX_IDLE = 2;
 let lastJob = 0;
 
-/** The worker module: the compiled `.js` file, or under tsx/vitest a bootstrap that registers tsx in the thread. */
-function workerSpec(): { entry: URL | string; evaluate: boolean } {
-  const url = import.meta.url;
-  if (!url.endsWith('.ts')) return { entry: new URL('./pdfium-worker.js', url), evaluate: false };
-  const require = createRequire(url);
-  const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-  const worker = JSON.stringify(new URL('./pdfium-worker.ts', url).href);
-  return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
-}
 
 function spawn(maxHeapMb: number): PdfiumWorker {
-  const spec = workerSpec();
-  const worker = new Worker(spec.entry, { eval: spec.evaluate, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+  const worker = startWorkerThread(import.meta.url, './pdfium-worker.js', { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
   return { worker, ready: false, released: 0 };
 }
 

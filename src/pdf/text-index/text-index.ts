@@ -13,11 +13,10 @@
  * threads (text-index/pdfjs-worker.ts) over ranges of pages; either's threads are kept in a small pool between documents
  * (unref'd, ended after 10 idle seconds) because loading an engine costs 0.1–0.5 s.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ParaphError, PdfParseError } from '../../errors.js';
+import { startWorkerThread, type TsxThreadPrelude } from '../../worker-entry.js';
 import type { PageGeometry, ReaderRect } from '../page-geometry.js';
 import { checkDeclaredObjects } from '../declared-objects.js';
 import { assertPdfBytes } from '../pdf-header.js';
@@ -516,31 +515,6 @@ const SLOW_PAGE_MS = 1000;
 /** Slow pages checked per document (each check parses the document with pdf-lib). */
 const MAX_CYCLE_CHECKS = 2;
 
-/**
- * How to start the worker module next to this one: the compiled `.js` file in the package; under tsx/vitest (this
- * file is `.ts`) a small bootstrap that registers tsx's loader inside the thread before importing the `.ts` worker
- * (`--import` in a worker's execArgv does not reach its entry module on Node 20). The bootstrap loads pdf.js first,
- * natively: through tsx's hooks its 4 MB of modules cost seconds and hundreds of MB per thread. It keeps the native
- * `Array.prototype.push` for the worker under a registry symbol, as pdf.js's polyfills replace it.
- */
-function workerSpec(): { entry: URL | string; evaluate: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const require = createRequire(here);
-    const url = (specifier: string): string => JSON.stringify(pathToFileURL(require.resolve(specifier)).href);
-    const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-    const worker = JSON.stringify(new URL('./pdfjs-worker.ts', here).href);
-    const bootstrap = [
-      `globalThis[Symbol.for('paraph.nativePush')] = Array.prototype.push;`,
-      `import(${url('pdfjs-dist/legacy/build/pdf.mjs')})`,
-      `.then(() => import(${url('pdfjs-dist/legacy/build/pdf.worker.mjs')}))`,
-      `.then(() => import(${tsx}))`,
-      `.then((m) => { m.register(); return import(${worker}); });`,
-    ].join('');
-    return { entry: bootstrap, evaluate: true };
-  }
-  return { entry: new URL('./pdfjs-worker.js', here), evaluate: false };
-}
 
 interface Chunk {
   from: number;
@@ -564,6 +538,16 @@ function failureError(failure: ExtractFailure): ParaphError {
 }
 
 /** A worker thread with pdf.js loaded; `large` ones have the generous heap limits. */
+/**
+ * Under tsx the thread's bootstrap loads pdf.js natively, before tsx's hooks: through them its 4 MB of modules cost
+ * seconds and hundreds of MB per thread. It keeps the native `Array.prototype.push` for the worker under a registry
+ * symbol first, as pdf.js's polyfills replace it (the compiled worker saves it itself).
+ */
+const TSX_PRELUDE: TsxThreadPrelude = {
+  statement: `globalThis[Symbol.for('paraph.nativePush')] = Array.prototype.push;`,
+  nativeImports: ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'],
+};
+
 interface PooledWorker {
   worker: Worker;
   large: boolean;
@@ -603,13 +587,7 @@ const MAX_IDLE = 4;
 function spawnWorker(large: false): PooledWorker;
 function spawnWorker(large: true, maxHeapMb: number): PooledWorker;
 function spawnWorker(large: boolean, maxHeapMb = 0): PooledWorker {
-  const spec = workerSpec();
-  const worker = new Worker(spec.entry, {
-    eval: spec.evaluate,
-    // The host's flags (--input-type, --eval, loaders) are not meant for this thread and can break it.
-    execArgv: [],
-    resourceLimits: large ? { maxOldGenerationSizeMb: maxHeapMb } : WORKER_LIMITS,
-  });
+  const worker = startWorkerThread(import.meta.url, './pdfjs-worker.js', { resourceLimits: large ? { maxOldGenerationSizeMb: maxHeapMb } : WORKER_LIMITS }, TSX_PRELUDE);
   return { worker, large, listeners: [], released: 0, ready: false };
 }
 

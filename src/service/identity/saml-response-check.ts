@@ -7,9 +7,7 @@
  * response, not a pool: logins are rare, each check starts clean, and ending a thread is how a budget is enforced.
  * At most {@link MAX_IN_FLIGHT} checks run at once.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../../worker-entry.js';
 import { ServiceError } from '../service-error.js';
 import type { SamlProviderSettings } from './saml-identity-provider.js';
 
@@ -69,8 +67,7 @@ export async function checkSamlResponse(job: SamlCheckJob, budgetMs = DEFAULT_CH
 
 function runCheck(job: SamlCheckJob, budgetMs: number): Promise<CheckedSamlProfile | null> {
   return new Promise((resolve, reject) => {
-    const spec = workerSpec();
-    const worker = new Worker(spec.entry, { eval: spec.evaluate, execArgv: [], workerData: job, resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB } });
+    const worker = startWorkerThread(import.meta.url, './saml-response-worker.js', { workerData: job, resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB } });
     let settled = false;
     const settle = (error: Error | undefined, profile?: CheckedSamlProfile | null): void => {
       if (settled) return;
@@ -95,12 +92,3 @@ function runCheck(job: SamlCheckJob, budgetMs: number): Promise<CheckedSamlProfi
   });
 }
 
-/** The compiled worker next to this file; under tsx/vitest (`.ts`) a bootstrap that registers tsx's loader first. */
-function workerSpec(): { entry: URL | string; evaluate: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { entry: new URL('./saml-response-worker.js', here), evaluate: false };
-  const require = createRequire(here);
-  const tsx = JSON.stringify(new URL('./dist/esm/api/index.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href);
-  const worker = JSON.stringify(new URL('./saml-response-worker.ts', here).href);
-  return { entry: `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`, evaluate: true };
-}

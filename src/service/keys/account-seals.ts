@@ -13,11 +13,11 @@ import type { Account, AccountQualifiedSeal } from '../../domain/account.js';
 import { derToPem } from '../../pades/keys/ca.js';
 import type { KeyKind } from '../../pades/keys/software.js';
 import { openPkcs11Signer } from '../../pades/keys/pkcs11.js';
-import { loadPkcs12Signer } from '../../pades/keys/pkcs12.js';
 import type { Signer } from '../../pades/types.js';
 import type { MasterKey } from '../../store/master-key.js';
 import { SEAL_PURPOSE } from '../../store/sealed-secrets.js';
 import type { Store } from '../../store/store.js';
+import { openPkcs12OffThread } from './pkcs12-thread.js';
 import { ensureAccountAdvancedSeal, type ServiceKeys } from './service-keys.js';
 import { ServiceError } from '../service-error.js';
 
@@ -134,7 +134,8 @@ export async function openQualifiedSealKey(config: AccountQualifiedSeal, masterK
     return masterKey.open(sealed, purpose);
   };
   if (config.Kind === 'Pkcs12') {
-    return loadPkcs12Signer(new Uint8Array(Buffer.from(open(config.Pkcs12Sealed, SEAL_PURPOSE.qualifiedSealPkcs12), 'base64')), open(config.PasswordSealed, SEAL_PURPOSE.qualifiedSealPassword));
+    // In a worker thread: the key derivations an admin's file asks for never hold the thread serving requests.
+    return openPkcs12OffThread(new Uint8Array(Buffer.from(open(config.Pkcs12Sealed, SEAL_PURPOSE.qualifiedSealPkcs12), 'base64')), open(config.PasswordSealed, SEAL_PURPOSE.qualifiedSealPassword));
   }
   return openPkcs11Signer({
     modulePath: config.Module,

@@ -16,15 +16,14 @@
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ParaphError, PdfParseError, PlacementError, ValidationError } from '../../errors.js';
 import { pdfJobAdmission } from '../../pdf/memory-admission.js';
 import type { Signer, Timestamper } from '../../pades/types.js';
 import { errorAsData, type PdfChildMessage, type PdfHostMessage, type PdfJob, type PdfJobCall, type PdfJobError, type PdfJobMessage, type PdfJobReply, type PdfJobResults } from './pdf-work-protocol.js';
 import { activeTracer, traced } from '../observability/tracing.js';
+import { workerProcessEntry } from '../../worker-entry.js';
 
 /** Memory and time of one job. */
 export interface PdfWorkLimits {
@@ -339,7 +338,7 @@ function end(slot: Slot): void {
 }
 
 function spawn(heapMb: number): Slot {
-  const spec = processSpec();
+  const spec = workerProcessEntry(import.meta.url, './pdf-work-worker.js');
   const child = fork(spec.entry, [], {
     // The host's flags (--input-type, --eval, inspector, loaders) are not meant for this process and can break it.
     execArgv: [...spec.execArgv, `--max-old-space-size=${heapMb}`, `--max-semi-space-size=${Math.min(16, Math.max(4, Math.round(heapMb / 32)))}`],
@@ -433,11 +432,3 @@ function pdfProcessEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(kept.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));
 }
 
-/** The compiled process entry next to this file; under tsx/vitest (`.ts`) the TypeScript one with tsx's loader. */
-function processSpec(): { entry: string; execArgv: string[] } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { entry: fileURLToPath(new URL('./pdf-work-worker.js', here)), execArgv: [] };
-  const require = createRequire(here);
-  const tsx = new URL('./dist/loader.mjs', pathToFileURL(require.resolve('tsx/package.json'))).href;
-  return { entry: fileURLToPath(new URL('./pdf-work-worker.ts', here)), execArgv: ['--import', tsx] };
-}
