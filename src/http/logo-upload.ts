@@ -1,6 +1,6 @@
 /** Reading an uploaded logo's request body, kept no further than the logo's byte cap. */
 import type { Readable } from 'node:stream';
-import { LOGO_LIMITS } from '../service/branding/logo-image.js';
+import { LOGO_LIMITS } from '../service/branding/logo-header.js';
 import { ServiceError } from '../service/service-error.js';
 
 /** The body's bytes. @throws ServiceError `LOGO_TOO_LARGE` (413) past 256 KiB, `LOGO_INVALID` for an empty body. */

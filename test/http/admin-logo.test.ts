@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGO_LIMITS } from '../../src/service/branding/logo-image.js';
+import { LOGO_LIMITS } from '../../src/service/branding/logo-header.js';
 import { call, startTestService, type ApiResponse, type TestService } from '../helpers/service-harness.js';
 import { smallJpeg, smallPng } from '../service/branding/logo-fixtures.js';
 

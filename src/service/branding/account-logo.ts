@@ -9,7 +9,7 @@ import type { Account, AccountLogo } from '../../domain/account.js';
 import { formatTime } from '../../domain/transaction.js';
 import type { Store } from '../../store/store.js';
 import type { CredentialDeps } from '../keys/credentials.js';
-import type { NormalizedLogo } from './logo-image.js';
+import type { NormalizedLogo } from './logo-header.js';
 
 /** The settings key of an account's logo bytes. */
 export function logoSettingKey(accountId: string): string {

@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ServiceError } from '../service-error.js';
 import { checkPostbackTarget, pinnedLookup, STRICT_POSTBACK_POLICY, type PostbackPolicy, type ResolveHost } from '../delivery/postback-target.js';
-import { LOGO_LIMITS } from './logo-image.js';
+import { LOGO_LIMITS } from './logo-header.js';
 
 const MAX_REDIRECTS = 3;
 const DEFAULT_TIMEOUT_MS = 10_000;

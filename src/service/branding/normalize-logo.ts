@@ -1,12 +1,12 @@
 /**
- * Runs {@link normalizeLogo} away from the serving process, in one of the PDF processes (pdf-work.ts) under their V8
+ * Runs `normalizeLogo` (logo-image.ts) away from the serving process, in one of the PDF processes (pdf-work.ts) under their V8
  * heap cap, resident-memory watchdog and a time budget, as a drawn scribble is. The header is checked here first (it
  * costs nothing and refuses a bomb or a file of the wrong kind before a process is involved).
  */
 import { ParaphError } from '../../errors.js';
 import { runPdfJob, type PdfWorkLimits } from '../pdf-jobs/pdf-work.js';
 import { ServiceError } from '../service-error.js';
-import { LOGO_LIMITS, readLogoHeader, type NormalizedLogo } from './logo-image.js';
+import { LOGO_LIMITS, readLogoHeader, type NormalizedLogo } from './logo-header.js';
 
 /** A 2-million-pixel logo needs 8 MB of pixels, twice over while it is re-encoded. */
 const LOGO_WORK_LIMITS: PdfWorkLimits = { maxHeapMb: 96, baseMs: 10_000, perPageMs: 0 };

@@ -11,7 +11,7 @@ import type { FieldPlacement } from '../../pdf/resolve-locations.js';
 import type { HashAlgorithm, SignatureScheme } from '../../pades/types.js';
 import type { ParaphStamp } from '../signer/fill-form-fields.js';
 import type { NormalizedScribble } from '../signer/scribble-image.js';
-import type { NormalizedLogo } from '../branding/logo-image.js';
+import type { NormalizedLogo } from '../branding/logo-header.js';
 import type { FieldValue } from '../signer/signer-fields.js';
 
 /**

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { ParaphError } from '../../../src/errors.js';
-import { LOGO_LIMITS, normalizeLogo } from '../../../src/service/branding/logo-image.js';
+import { LOGO_LIMITS } from '../../../src/service/branding/logo-header.js';
+import { normalizeLogo } from '../../../src/service/branding/logo-image.js';
 import { smallJpeg, smallPng } from './logo-fixtures.js';
 
 function codeOf(run: () => unknown): string | undefined {
