@@ -78,17 +78,23 @@ export function adminRoutes(ctx: ServiceContext): FastifyPluginAsync {
     );
     await app.register(async (scope) => {
       // The logo's body is judged by its content, whatever its Content-Type says (logo-image.ts).
+      scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
       scope.withTypeProvider<TypeBoxTypeProvider>().put(
         '/accounts/:accountId/logo',
         {
           schema: { params: AccountParamsSchema },
-          config: doc("Set the account's logo: the request body is a PNG or JPEG image of at most 256 KiB, 2048 pixels a side and 2 million pixels", {
-            200: json('The account with its Logo', ACCOUNT_VIEW),
-            400: error('Not a PNG or JPEG image by its content, damaged or truncated, or too many pixels (LOGO_INVALID)'),
-            404: NO_ACCOUNT,
-            413: error('Larger than 256 KiB (LOGO_TOO_LARGE)'),
-          }),
+          config: {
+            openapi: {
+              ...doc("Set the account's logo: the request body is a PNG or JPEG image of at most 256 KiB, 2048 pixels a side and 2 million pixels", {
+                200: json('The account with its Logo', ACCOUNT_VIEW),
+                400: error('Not a PNG or JPEG image by its content, damaged or truncated, or too many pixels (LOGO_INVALID)'),
+                404: NO_ACCOUNT,
+                413: error('Larger than 256 KiB (LOGO_TOO_LARGE)'),
+              }).openapi,
+              requestBody: { 'image/png': { type: 'string', format: 'binary' }, 'image/jpeg': { type: 'string', format: 'binary' } },
+            },
+          },
         },
         async (request) => accountView(await setAccountLogo(ctx, ACTOR, request.params.accountId, await readLogoUpload(request.body))),
       );

@@ -114,6 +114,8 @@ describe('account logo (admin API)', () => {
       expect(refused.status, refused.text).toBe(status);
       expect(refused.headers.get('paraph-error-code')).toBe(code);
     }
+    const asJson = await admin('PUT', `/accounts/${id}/logo`, { json: { Logo: 'iVBORw0KGgo=' } });
+    expect(asJson.headers.get('paraph-error-code')).toBe('LOGO_INVALID');
     expect((await admin('GET', `/accounts/${id}`)).json.Logo).toEqual(first.json.Logo);
     expect((await admin('PUT', '/accounts/no-such-account/logo', { body: PNG_LOGO, type: 'image/png' })).status).toBe(404);
   });
