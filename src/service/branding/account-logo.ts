@@ -12,7 +12,7 @@ import type { CredentialDeps } from '../keys/credentials.js';
 import type { NormalizedLogo } from './logo-header.js';
 
 /** The settings key of an account's logo bytes. */
-export function logoSettingKey(accountId: string): string {
+function logoSettingKey(accountId: string): string {
   return `branding.logo.account.${accountId}`;
 }
 
