@@ -152,10 +152,11 @@ export async function updateAccountSettings(deps: AccountAdminDeps, actor: Admin
   const fetchNew = input.Branding !== undefined && logoUrl !== undefined && (logoUrl !== account.Branding?.LogoUrl || account.Logo?.Source !== 'Url');
   const logo = fetchNew ? await checkLogo(await fetchLogo(logoUrl, deps.logoFetch)) : undefined;
   let next = applySettings(account, input);
-  await deps.store.updateAccount(next);
-  await audit(deps, actor, 'account.updated', id, { data: { settings: changedSettings(input) } });
+  // One write of the account: with the new LogoUrl comes the logo fetched from it.
   if (logo !== undefined) next = await storeAccountLogo(deps, actor, next, logo, 'Url');
-  else if (logoUrl === undefined && account.Logo?.Source === 'Url') next = await dropAccountLogo(deps, actor, next);
+  else await deps.store.updateAccount(next);
+  await audit(deps, actor, 'account.updated', id, { data: { settings: changedSettings(input) } });
+  if (logo === undefined && logoUrl === undefined && account.Logo?.Source === 'Url') next = await dropAccountLogo(deps, actor, next);
   return next;
 }
 

@@ -118,6 +118,10 @@ describe('account logo (admin API)', () => {
     expect(asJson.headers.get('paraph-error-code')).toBe('LOGO_INVALID');
     expect((await admin('GET', `/accounts/${id}`)).json.Logo).toEqual(first.json.Logo);
     expect((await admin('PUT', '/accounts/no-such-account/logo', { body: PNG_LOGO, type: 'image/png' })).status).toBe(404);
+    // Only the admin token sets or removes a logo.
+    const anonymous = await call(service.url, 'PUT', `/api/admin/accounts/${id}/logo`, { auth: false, headers: { 'content-type': 'image/png' }, body: PNG_LOGO });
+    expect(anonymous.status).toBe(401);
+    expect((await call(service.url, 'DELETE', `/api/admin/accounts/${id}/logo`, { auth: false })).status).toBe(401);
   });
 
   it('Branding.LogoUrl is fetched once (redirects followed) and the bytes served by the service; dropping the URL drops the logo', async () => {

@@ -21,6 +21,12 @@ beforeAll(async () => {
     if (request.url === '/logo.png') return void response.writeHead(200).end(Buffer.from(LOGO));
     if (request.url === '/loop') return void response.writeHead(302, { location: '/loop' }).end();
     if (request.url === '/to-loopback-name') return void response.writeHead(302, { location: `http://localhost:${port}/logo.png` }).end();
+    if (request.url === '/stall') {
+      // Headers and a little of the body, then nothing: the deadline ends it.
+      response.writeHead(200);
+      response.write(Buffer.alloc(10));
+      return;
+    }
     if (request.url === '/stream') {
       // A body without a length that never ends: the cap stops it.
       response.writeHead(200);
@@ -68,5 +74,6 @@ describe('fetching a logo URL', () => {
     expect(await failure(`http://127.0.0.1:${port}/loop`, LOCAL)).toMatch(/more than 3 redirects/);
     expect(await failure(`http://127.0.0.1:${port}/stream`, LOCAL)).toMatch(/larger than 262144 bytes/);
     expect(await failure(`http://127.0.0.1:${port}/error`, LOCAL)).toMatch(/HTTP 500/);
+    expect(await failure(`http://127.0.0.1:${port}/stall`, { ...LOCAL, timeoutMs: 300 })).toMatch(/no complete answer in time/);
   });
 });
