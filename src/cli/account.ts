@@ -5,7 +5,7 @@
  * here is refused by the service at its next request. Changes are audited with the actor `cli`. A new secret is
  * printed once.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Account, AccountCredential } from '../domain/account.js';
@@ -14,13 +14,16 @@ import {
   issueCredential,
   listAccountCredentials,
   listAccounts,
+  removeAccountLogo,
   revokeCredential,
   rotateCredential,
   setAccountDisabled,
+  setAccountLogo,
   setAccountPostbackSecret,
   showAccount,
 } from '../service/account-admin.js';
 import { qualifiedSealSummary, removeAccountQualifiedSeal, setAccountQualifiedSeal, type SealAdminDeps } from '../service/account-seal-admin.js';
+import { LOGO_LIMITS } from '../service/branding/logo-header.js';
 import { loadCredentialKey } from '../service/keys/credentials.js';
 import { openServiceStore } from '../store/open-store.js';
 import { UsageError, type CliCommand, type CliIo } from './common.js';
@@ -40,6 +43,8 @@ const USAGE = `usage:
   paraph account seal set <accountId> --pkcs12 <file.p12>                 (password on stdin)
   paraph account seal set <accountId> --pkcs11-module <path> [--token-label <label> | --slot <n>] [--key-label <label>]   (PIN on stdin)
   paraph account seal remove <accountId>
+  paraph account logo set <accountId> <file.png|file.jpg>   (PNG or JPEG, at most 256 KiB, 2048 px a side)
+  paraph account logo remove <accountId>
 options: --data-dir <dir> (default PARAPH_DATA_DIR or ./data), --json (machine-readable output)
 `;
 
@@ -144,6 +149,8 @@ async function run(deps: SealAdminDeps, positionals: string[], values: Values, i
       return runKey(deps, rest, values, out);
     case 'seal':
       return runSeal(deps, rest, values, out, readSecret);
+    case 'logo':
+      return runLogo(deps, rest, out);
     default:
       throw new UsageError(`paraph account: unknown command ${JSON.stringify(verb)}\n${USAGE}`);
   }
@@ -221,6 +228,33 @@ async function runSeal(deps: SealAdminDeps, positionals: string[], values: Value
   );
 }
 
+async function runLogo(deps: SealAdminDeps, positionals: string[], out: (json: unknown, text: string) => number): Promise<number> {
+  const [verb, accountId, file] = positionals;
+  if (accountId === undefined) throw new UsageError(`paraph account logo ${verb ?? ''}: missing <accountId>\n${USAGE}`);
+  if (verb === 'remove') {
+    const account = await removeAccountLogo(deps, 'cli', accountId);
+    return out(accountJson(account), `${accountLine(account)}\nno logo\n`);
+  }
+  if (verb !== 'set') throw new UsageError(`paraph account logo: unknown command ${JSON.stringify(verb)}\n${USAGE}`);
+  if (file === undefined) throw new UsageError(`paraph account logo set: missing <file>\n${USAGE}`);
+  const account = await setAccountLogo(deps, 'cli', accountId, readAtMost(file, LOGO_LIMITS.maxBytes + 1));
+  const logo = account.Logo;
+  return out(accountJson(account), `${accountLine(account)}\nlogo: ${logo?.ContentType ?? '?'} ${logo?.Width ?? '?'}×${logo?.Height ?? '?'} (sha-256 ${logo?.Sha256 ?? '?'})\n`);
+}
+
+/** The first `limit` bytes of `file` (a larger file is refused by its size without being read whole). */
+function readAtMost(file: string, limit: number): Uint8Array {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(limit);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < limit; length += n) n = readSync(fd, buffer, length, limit - length, null);
+    return new Uint8Array(buffer.subarray(0, length));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function accountJson(a: Account): Record<string, unknown> {
   return {
     Id: a.Id,
@@ -228,6 +262,7 @@ function accountJson(a: Account): Record<string, unknown> {
     ...(a.NotificationEmail !== undefined ? { NotificationEmail: a.NotificationEmail } : {}),
     Disabled: a.Disabled === true,
     ...(a.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(a.QualifiedSeal) } : {}),
+    ...(a.Logo !== undefined ? { Logo: a.Logo } : {}),
     ...(a.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: a.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: a.CreatedDateTime,
   };

@@ -33,6 +33,11 @@ export interface Account {
   Branding?: AccountBranding;
   /** Limits that replace the service-wide ones for this account. */
   Limits?: AccountLimits;
+  /**
+   * The account's logo, checked (docs/design/accounts.md#logo): its bytes are kept apart, named by their SHA-256,
+   * and served by the service itself, so no signer's browser or mail client asks a third party for it.
+   */
+  Logo?: AccountLogo;
   /** The account's own qualified seal: every seal of the account uses it (docs/design/accounts.md#seals). */
   QualifiedSeal?: AccountQualifiedSeal;
   CreatedDateTime: string;
@@ -68,9 +73,20 @@ export interface AccountQualifiedSealPkcs11 extends QualifiedSealCommon {
   PinSealed: string;
 }
 
+/** A stored logo: what it is, where it came from (an upload, or Branding.LogoUrl fetched once) and when. */
+export interface AccountLogo {
+  /** Hex SHA-256 of the stored bytes. */
+  Sha256: string;
+  ContentType: 'image/png' | 'image/jpeg';
+  Width: number;
+  Height: number;
+  Source: 'Upload' | 'Url';
+  SetDateTime: string;
+}
+
 export interface AccountBranding {
   DisplayName?: string;
-  /** An https URL of the logo. */
+  /** An https URL of the logo, fetched once when it is set; the service keeps and serves the bytes. */
   LogoUrl?: string;
   /** `#rrggbb`. */
   Color?: string;

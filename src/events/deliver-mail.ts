@@ -11,6 +11,7 @@ import { recordMailSent } from '../service/delivery/record-mail-delivery.js';
 import type { OutboxMessage } from '../store/store.js';
 import type { DeliveryOutcome } from './delivery.js';
 import { senderOf } from '../service/delivery/sender.js';
+import { logoExtension, readAccountLogo } from '../service/branding/account-logo.js';
 import { receiptFileName } from '../i18n/catalogue.js';
 import { renderMailText } from './mail-templates.js';
 import type { MailTransport, OutgoingMail } from './mail-transport.js';
@@ -38,6 +39,9 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
   const subject = payload.kind === 'invitation' ? signer?.SignRequestSubject : payload.kind === 'documents' ? receiver?.Subject : undefined;
   const account = await ctx.store.getAccount(tx.AccountId);
   const sender = senderOf(ctx.settings, account);
+  // The logo travels inside the mail (an inline part): a remote image would tell its host who opened the mail, when.
+  const logoFile = sender.logo === undefined ? undefined : await readAccountLogo(ctx.store, sender.logo.accountId, sender.logo.sha256);
+  const logoCid = logoFile === undefined ? undefined : `logo-${logoFile.sha256.slice(0, 16)}@paraph`;
   const about =
     payload.event === 'rejected' ? tx.Signers.filter((s) => s.RejectDateTime !== undefined) : payload.event === 'signed' ? tx.Signers : [];
   const language = signer?.Language ?? receiver?.Language ?? tx.Language;
@@ -56,12 +60,16 @@ async function composeMail(ctx: ServiceContext, tx: Transaction, payload: MailPa
     ...(about.length > 0 ? { signerNames: about.map((s) => s.ScribbleName ?? s.Email) } : {}),
     ...(payload.kind === 'cancellation' && tx.CancelationReason !== undefined ? { cancelReason: tx.CancelationReason } : {}),
     organization: sender.organization,
+    ...(logoCid !== undefined && sender.logo !== undefined ? { logo: { cid: logoCid, width: sender.logo.width, height: sender.logo.height } } : {}),
     ...(sender.accent !== undefined ? { accent: sender.accent.color } : {}),
     ...(sender.name !== undefined && payload.kind !== 'notification' ? { senderName: sender.name } : {}),
     ...(sender.email !== undefined && payload.kind !== 'notification' ? { contact: sender.email } : {}),
     expiresAt: new Date(tx.ExpiresDateTime),
   });
-  const attachments: { filename: string; content: Uint8Array; contentType: string }[] = [];
+  const attachments: { filename: string; content: Uint8Array; contentType: string; cid?: string }[] = [];
+  if (logoFile !== undefined && logoCid !== undefined) {
+    attachments.push({ filename: `logo.${logoExtension(logoFile.contentType)}`, content: logoFile.bytes, contentType: logoFile.contentType, cid: logoCid });
+  }
   if ((payload.kind === 'confirmation' || payload.kind === 'documents') && tx.cleanedAt === undefined) {
     for (const file of tx.Files) {
       if (file.Current === undefined) continue;

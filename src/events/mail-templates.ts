@@ -33,6 +33,8 @@ export interface MailTextInput {
   readonly organization?: string;
   /** The account's brand colour as accent (`#rrggbb`, already readable as white on it and as text on white). */
   readonly accent?: string;
+  /** The account's logo, attached inline under this Content-ID, with its size in pixels. */
+  readonly logo?: { readonly cid: string; readonly width: number; readonly height: number };
   /** Whom the recipient can ask (the sender's e-mail address). */
   readonly contact?: string;
   /** The sender's name (PARAPH_SENDER_NAME). */
@@ -145,7 +147,7 @@ export function renderMailText(input: MailTextInput): MailText {
   return {
     subject,
     text: `${lines.join('\n')}\n`,
-    html: htmlDocument(lang, subject, input.organization ?? 'paraph', body, footer),
+    html: htmlDocument(lang, subject, input.organization ?? 'paraph', body, footer, input.logo),
   };
 }
 
@@ -166,14 +168,25 @@ function button(label: string, url: string, accent: string): string {
   );
 }
 
-function htmlDocument(lang: string, title: string, organization: string, body: readonly string[], footer: readonly string[]): string {
+/** The logo drawn at most 40 pixels high and 200 wide, its proportions kept. */
+function logoImage(logo: NonNullable<MailTextInput['logo']>, organization: string): string {
+  const scale = Math.min(1, 40 / logo.height, 200 / logo.width);
+  const width = Math.max(1, Math.round(logo.width * scale));
+  const height = Math.max(1, Math.round(logo.height * scale));
+  return (
+    `<img src="cid:${escapeHtml(logo.cid)}" alt="${escapeHtml(organization)}" width="${width}" height="${height}" ` +
+    `style="display:block;border:0;margin:0 0 8px;width:${width}px;height:${height}px">`
+  );
+}
+
+function htmlDocument(lang: string, title: string, organization: string, body: readonly string[], footer: readonly string[], logo?: MailTextInput['logo']): string {
   return (
     `<!doctype html>\n<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>\n` +
     `<body style="margin:0;padding:0;background:#f3f4f6;color:#1a1a1a;font-family:Arial,Helvetica,sans-serif;font-size:16px;line-height:1.5">\n` +
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f3f4f6"><tr><td align="center" style="padding:16px 8px">\n` +
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px;background:#ffffff;border-radius:8px">\n` +
-    `<tr><td style="padding:16px 24px;border-bottom:1px solid #d1d5db;font-size:18px;font-weight:bold">${escapeHtml(organization)}</td></tr>\n` +
+    `<tr><td style="padding:16px 24px;border-bottom:1px solid #d1d5db;font-size:18px;font-weight:bold">${logo !== undefined ? logoImage(logo, organization) : ''}${escapeHtml(organization)}</td></tr>\n` +
     `<tr><td style="padding:24px">\n<main>\n${body.join('\n')}\n</main>\n</td></tr>\n` +
     `<tr><td style="padding:16px 24px;border-top:1px solid #d1d5db;color:#4b5563;font-size:14px">${footer.map((f) => escapeHtml(f)).join('<br>')}</td></tr>\n` +
     `</table></td></tr></table>\n</body></html>`

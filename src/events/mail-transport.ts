@@ -19,7 +19,8 @@ export interface OutgoingMail {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
-  readonly attachments?: readonly { filename: string; content: Uint8Array; contentType: string }[];
+  /** With `cid`, an inline part the HTML shows as `cid:<cid>` (the account's logo). */
+  readonly attachments?: readonly { filename: string; content: Uint8Array; contentType: string; cid?: string }[];
   /** The transaction it is about: names its file without SMTP, so the file is removed with the transaction. */
   readonly transactionId?: string;
 }
@@ -77,7 +78,12 @@ function toNodemailer(mail: OutgoingMail): SendMailOptions {
     subject: mail.subject,
     text: mail.text,
     html: mail.html,
-    attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, content: Buffer.from(a.content), contentType: a.contentType })),
+    attachments: (mail.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content: Buffer.from(a.content),
+      contentType: a.contentType,
+      ...(a.cid !== undefined ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
+    })),
   };
 }
 

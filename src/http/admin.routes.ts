@@ -12,14 +12,17 @@ import {
   listAccountCredentials,
   listAccounts,
   listAdminAudit,
+  removeAccountLogo,
   revokeCredential,
   rotateCredential,
   setAccountDisabled,
+  setAccountLogo,
   setAccountPostbackSecret,
   showAccount,
   updateAccountSettings,
 } from '../service/account-admin.js';
 import { removeAccountQualifiedSeal, setAccountQualifiedSeal } from '../service/account-seal-admin.js';
+import { readLogoUpload } from './logo-upload.js';
 import { accountSeal } from '../service/pdf-jobs/seal-job.js';
 import { SEAL_CHAIN_PEM } from './account.routes.js';
 import {
@@ -54,9 +57,14 @@ const INVALID = error('Invalid body (the message names each problem)');
 export function adminRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    // Branding.LogoUrl is fetched under the postback policy: the same guard against reaching internal addresses.
+    const adminDeps = {
+      ...ctx,
+      logoFetch: { ...(ctx.settings.postbackPolicy !== undefined ? { policy: ctx.settings.postbackPolicy } : {}), ...(ctx.resolveHost !== undefined ? { resolve: ctx.resolveHost } : {}) },
+    };
     app.post('/accounts', { schema: { body: CreateAccountSchema }, config: doc('Create an account', { 201: json('The account, with its postback secret (shown once)', ACCOUNT_VIEW), 400: INVALID }) }, async (request, reply) => {
       const body = request.body;
-      const { account, postbackSecret } = await createAccount(ctx, ACTOR, body);
+      const { account, postbackSecret } = await createAccount(adminDeps, ACTOR, body);
       return reply.code(201).send({ ...accountView(account), PostbackSecret: postbackSecret });
     });
     app.get('/accounts', { config: doc('List accounts', { 200: list('Every account, oldest first', ACCOUNT_VIEW) }) }, async () => (await listAccounts(ctx)).map(accountView));
@@ -66,7 +74,35 @@ export function adminRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.patch(
       '/accounts/:accountId',
       { schema: { params: AccountParamsSchema, body: UpdateAccountSchema }, config: doc('Change name, NotificationEmail, branding or limits', { 200: json('The account', ACCOUNT_VIEW), 400: INVALID, 404: NO_ACCOUNT }) },
-      async (request) => accountView(await updateAccountSettings(ctx, ACTOR, request.params.accountId, request.body)),
+      async (request) => accountView(await updateAccountSettings(adminDeps, ACTOR, request.params.accountId, request.body)),
+    );
+    await app.register(async (scope) => {
+      // The logo's body is judged by its content, whatever its Content-Type says (logo-image.ts).
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      scope.withTypeProvider<TypeBoxTypeProvider>().put(
+        '/accounts/:accountId/logo',
+        {
+          schema: { params: AccountParamsSchema },
+          config: {
+            openapi: {
+              ...doc("Set the account's logo: the request body is a PNG or JPEG image of at most 256 KiB, 2048 pixels a side and 2 million pixels", {
+                200: json('The account with its Logo', ACCOUNT_VIEW),
+                400: error('Not a PNG or JPEG image by its content, damaged or truncated, or too many pixels (LOGO_INVALID)'),
+                404: NO_ACCOUNT,
+                413: error('Larger than 256 KiB (LOGO_TOO_LARGE)'),
+              }).openapi,
+              requestBody: { 'image/png': { type: 'string', format: 'binary' }, 'image/jpeg': { type: 'string', format: 'binary' } },
+            },
+          },
+        },
+        async (request) => accountView(await setAccountLogo(ctx, ACTOR, request.params.accountId, await readLogoUpload(request.body))),
+      );
+    });
+    app.delete(
+      '/accounts/:accountId/logo',
+      { schema: { params: AccountParamsSchema }, config: doc("Remove the account's logo (and the Branding.LogoUrl it came from)", { 200: json('The account', ACCOUNT_VIEW), 404: NO_ACCOUNT }) },
+      async (request) => accountView(await removeAccountLogo(ctx, ACTOR, request.params.accountId)),
     );
     app.post(
       '/accounts/:accountId/disable',

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { Account, AccountCredential } from '../domain/account.js';
 import type { AdminAuditEntry } from '../service/account-admin.js';
 import { qualifiedSealSummary } from '../service/account-seal-admin.js';
+import { logoPath } from '../service/branding/account-logo.js';
 
 const opt = Type.Optional;
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -139,6 +140,19 @@ export const ACCOUNT_VIEW = {
         SetDateTime: DateTime,
       },
     },
+    Logo: {
+      type: 'object',
+      description: "The account's logo as the service keeps and serves it (PUT /api/admin/accounts/{id}/logo, or Branding.LogoUrl fetched once)",
+      properties: {
+        Url: { type: 'string', description: 'Where the service serves it, under its public URL; changes with the image' },
+        Sha256: { type: 'string' },
+        ContentType: { enum: ['image/png', 'image/jpeg'] },
+        Width: { type: 'integer' },
+        Height: { type: 'integer' },
+        Source: { enum: ['Upload', 'Url'] },
+        SetDateTime: DateTime,
+      },
+    },
     PreviousPostbackSecretValidUntil: { ...DateTime, description: 'While set and in the future, postbacks are also signed with the replaced secret' },
     PostbackSecret: { type: 'string', description: 'Only in the answer that set it: shown once' },
     CreatedDateTime: DateTime,
@@ -188,6 +202,7 @@ export function accountView(account: Account): Record<string, unknown> {
     ...(account.Limits !== undefined ? { Limits: account.Limits } : {}),
     HasPostbackSecret: account.PostbackSecret !== undefined && account.PostbackSecret !== '',
     ...(account.QualifiedSeal !== undefined ? { QualifiedSeal: qualifiedSealSummary(account.QualifiedSeal) } : {}),
+    ...(account.Logo !== undefined ? { Logo: { Url: logoPath(account.Id, account.Logo), ...account.Logo } } : {}),
     ...(account.PreviousPostbackSecretValidUntil !== undefined ? { PreviousPostbackSecretValidUntil: account.PreviousPostbackSecretValidUntil } : {}),
     CreatedDateTime: account.CreatedDateTime,
   };

@@ -33,7 +33,7 @@ export function pageTop(t: SignPageTexts, title: string, root: string, bodyAttri
 </head>
 <body${bodyAttributes} data-root="${e(root)}" data-api-errors="${e(apiErrorTable(t))}">
 <a class="skip-link" href="#main">${e(t.skipLink)}</a>
-<header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><span class="org" id="org" hidden></span><span class="lock" id="ref"></span></div></header>`;
+<header class="topbar"><div class="topbar-inner"><span class="logo" aria-hidden="true">✎</span><span class="brand">${e(t.brand)}</span><img class="org-logo" id="org-logo" alt="" hidden><span class="org" id="org" hidden></span><span class="lock" id="ref"></span></div></header>`;
 }
 
 /** The signing page of `token`, served at `/sign/<token>` (`root` as for {@link pageTop}). */

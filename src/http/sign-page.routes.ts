@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ParaphError } from '../errors.js';
+import { logoExtension, readAccountLogo } from '../service/branding/account-logo.js';
 import type { ServiceContext } from '../service/context.js';
 import { statusOf } from './error-map.js';
 import { renderIdentityChoicePage } from './identity-choice-page.js';
@@ -119,6 +120,20 @@ export function signPageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       } catch {
         return securityHeaders(reply).code(404).type('text/plain').send('Not found');
       }
+    });
+    // The account's logo, by the SHA-256 of its bytes: the address changes with the image, so it is cached for good.
+    // Served as the type paraph detected, never sniffed, and as a document it could run nothing (an image has no
+    // business with scripts, styles or frames).
+    app.get<{ Params: { accountId: string; file: string } }>('/sign/logo/:accountId/:file', async (request, reply) => {
+      const match = /^([0-9a-f]{64})\.(png|jpg)$/.exec(request.params.file);
+      const logo = match === null ? undefined : await readAccountLogo(ctx.store, request.params.accountId, match[1]);
+      if (logo === undefined || logoExtension(logo.contentType) !== match?.[2]) return securityHeaders(reply).code(404).type('text/plain').send('Not found');
+      return securityHeaders(reply)
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cross-origin-resource-policy', 'same-origin')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .type(logo.contentType)
+        .send(Buffer.from(logo.bytes));
     });
     // The organisation's providers of a Type for the signer to pick from; the pick starts that provider's login.
     app.get<{ Querystring: Record<string, string> }>('/sign/identity/choose', async (request, reply) => {

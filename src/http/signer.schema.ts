@@ -121,13 +121,14 @@ const SignerSessionSchema = {
     Sender: {
       type: 'object',
       description:
-        'Who asks for the signature: the organisation (the account’s Branding.DisplayName, else PARAPH_ORGANIZATION), the sender (PARAPH_SENDER_NAME) and their address (the account’s NotificationEmail); Color and ColorDark are the account’s Branding.Color as the page’s accent, darkened where white text on it would fall below 4.5:1',
+        'Who asks for the signature: the organisation (the account’s Branding.DisplayName, else PARAPH_ORGANIZATION), the sender (PARAPH_SENDER_NAME) and their address (the account’s NotificationEmail); Color and ColorDark are the account’s Branding.Color as the page’s accent, darkened where white text on it would fall below 4.5:1; Logo is the path (under the service’s own URL) of the account’s logo',
       properties: {
         Organization: { type: 'string' },
         Name: { type: 'string' },
         Email: { type: 'string' },
         Color: { type: 'string', pattern: '^#[0-9a-f]{6}$' },
         ColorDark: { type: 'string', pattern: '^#[0-9a-f]{6}$' },
+        Logo: { type: 'string', pattern: '^/sign/logo/[^/]+/[0-9a-f]{64}\\.(png|jpg)$' },
       },
       required: ['Organization'],
       additionalProperties: false,

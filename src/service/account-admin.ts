@@ -9,6 +9,9 @@ import { isCredentialValid, withPostbackSecret, type Account, type AccountBrandi
 import { formatTime, type JsonValue } from '../domain/transaction.js';
 import { ValidationError } from '../errors.js';
 import type { AdminAuditEntry } from '../store/store.js';
+import { dropAccountLogo, storeAccountLogo } from './branding/account-logo.js';
+import { fetchLogo, type LogoFetchOptions } from './branding/fetch-logo.js';
+import { checkLogo } from './branding/normalize-logo.js';
 import { credentialHash, newCredentialSecret, type CredentialDeps } from './keys/credentials.js';
 import { ServiceError } from './service-error.js';
 
@@ -29,6 +32,12 @@ export interface AccountSettingsInput {
   readonly Limits?: AccountLimits | null;
 }
 
+/** What changing an account's settings needs besides the store: how Branding.LogoUrl may be fetched. */
+export interface AccountAdminDeps extends CredentialDeps {
+  /** The postback policy (the same guard): default https and public addresses only. */
+  readonly logoFetch?: LogoFetchOptions;
+}
+
 /** The overlap of a rotated credential when the caller names none: a day, time to roll the new key out. */
 const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 /** At most 30 days. */
@@ -38,7 +47,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ONE_LINE = /^[^\p{Cc}\p{Zl}\p{Zp}]+$/u;
 
 /** Every problem of `input`, named by its field. */
-function settingsProblems(input: AccountSettingsInput, creating: boolean): string[] {
+function settingsProblems(input: AccountSettingsInput, creating: boolean, allowHttp: boolean): string[] {
   const issues: string[] = [];
   const text = (name: string, value: string | undefined, max: number): void => {
     if (value === undefined) return;
@@ -53,7 +62,7 @@ function settingsProblems(input: AccountSettingsInput, creating: boolean): strin
   const b = input.Branding ?? undefined;
   if (b !== undefined) {
     text('Branding.DisplayName', b.DisplayName, 255);
-    if (b.LogoUrl !== undefined && !isHttpsUrl(b.LogoUrl)) issues.push('Branding.LogoUrl: an https URL of at most 2048 characters');
+    if (b.LogoUrl !== undefined && !isLogoUrl(b.LogoUrl, allowHttp)) issues.push(`Branding.LogoUrl: an ${allowHttp ? 'http(s)' : 'https'} URL of at most 2048 characters`);
     if (b.Color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(b.Color)) issues.push('Branding.Color: #rrggbb');
     email('Branding.ReplyTo', b.ReplyTo);
   }
@@ -70,17 +79,18 @@ function settingsProblems(input: AccountSettingsInput, creating: boolean): strin
   return issues;
 }
 
-function isHttpsUrl(value: string): boolean {
+function isLogoUrl(value: string, allowHttp: boolean): boolean {
   if (value.length > 2048) return false;
   try {
-    return new URL(value).protocol === 'https:';
+    const protocol = new URL(value).protocol;
+    return protocol === 'https:' || (allowHttp && protocol === 'http:');
   } catch {
     return false;
   }
 }
 
-function validate(input: AccountSettingsInput, creating: boolean): void {
-  const issues = settingsProblems(input, creating);
+function validate(deps: AccountAdminDeps, input: AccountSettingsInput, creating: boolean): void {
+  const issues = settingsProblems(input, creating, deps.logoFetch?.policy?.allowHttp === true);
   if (issues.length > 0) throw new ValidationError(issues, 'INVALID_REQUEST');
 }
 
@@ -118,22 +128,60 @@ export function listAccounts(deps: CredentialDeps): Promise<Account[]> {
 }
 
 /** A new account with a new postback secret (returned once). */
-export async function createAccount(deps: CredentialDeps, actor: AdminActor, input: AccountSettingsInput): Promise<{ account: Account; postbackSecret: string }> {
-  validate(input, true);
+export async function createAccount(deps: AccountAdminDeps, actor: AdminActor, input: AccountSettingsInput): Promise<{ account: Account; postbackSecret: string }> {
+  validate(deps, input, true);
+  const logoUrl = input.Branding?.LogoUrl;
+  const logo = logoUrl === undefined ? undefined : await checkLogo(await fetchLogo(logoUrl, deps.logoFetch));
   const postbackSecret = randomBytes(24).toString('base64url');
   const account = applySettings({ Id: randomUUID(), Name: '', PostbackSecret: postbackSecret, CreatedDateTime: formatTime(deps.clock()) }, input);
   await deps.store.createAccount(account);
   await audit(deps, actor, 'account.created', account.Id, { data: { Name: account.Name, settings: changedSettings(input) } });
-  return { account, postbackSecret };
+  return { account: logo === undefined ? account : await storeAccountLogo(deps, actor, account, logo, 'Url'), postbackSecret };
 }
 
-/** Changes the account's name, notification address, branding or limits. */
-export async function updateAccountSettings(deps: CredentialDeps, actor: AdminActor, id: string, input: AccountSettingsInput): Promise<Account> {
-  validate(input, false);
-  const next = applySettings(await showAccount(deps, id), input);
-  await deps.store.updateAccount(next);
+/**
+ * Changes the account's name, notification address, branding or limits. A new Branding.LogoUrl is fetched and the
+ * image checked first (nothing changes when either fails); branding without the LogoUrl a logo came from removes it.
+ *
+ * @throws ValidationError `INVALID_REQUEST`; ServiceError `LOGO_FETCH_FAILED`, `LOGO_INVALID`, `LOGO_TOO_LARGE`.
+ */
+export async function updateAccountSettings(deps: AccountAdminDeps, actor: AdminActor, id: string, input: AccountSettingsInput): Promise<Account> {
+  validate(deps, input, false);
+  const account = await showAccount(deps, id);
+  const logoUrl = input.Branding === undefined ? account.Branding?.LogoUrl : (input.Branding?.LogoUrl ?? undefined);
+  const fetchNew = input.Branding !== undefined && logoUrl !== undefined && (logoUrl !== account.Branding?.LogoUrl || account.Logo?.Source !== 'Url');
+  const logo = fetchNew ? await checkLogo(await fetchLogo(logoUrl, deps.logoFetch)) : undefined;
+  let next = applySettings(account, input);
+  // One write of the account: with the new LogoUrl comes the logo fetched from it.
+  if (logo !== undefined) next = await storeAccountLogo(deps, actor, next, logo, 'Url');
+  else await deps.store.updateAccount(next);
   await audit(deps, actor, 'account.updated', id, { data: { settings: changedSettings(input) } });
+  if (logo === undefined && logoUrl === undefined && account.Logo?.Source === 'Url') next = await dropAccountLogo(deps, actor, next);
   return next;
+}
+
+/**
+ * Sets the account's logo from an uploaded PNG or JPEG, checked first; it replaces one from Branding.LogoUrl (the URL
+ * is dropped). @throws ServiceError `LOGO_INVALID`, `LOGO_TOO_LARGE`; nothing is stored then.
+ */
+export async function setAccountLogo(deps: CredentialDeps, actor: AdminActor, id: string, bytes: Uint8Array): Promise<Account> {
+  await showAccount(deps, id);
+  const logo = await checkLogo(bytes);
+  const account = await showAccount(deps, id);
+  const { LogoUrl: _url, ...branding } = account.Branding ?? {};
+  const { Branding: _b, ...rest } = account;
+  return storeAccountLogo(deps, actor, Object.keys(branding).length > 0 ? { ...rest, Branding: branding } : rest, logo, 'Upload');
+}
+
+/** Removes the account's logo, and the Branding.LogoUrl it may have come from. */
+export async function removeAccountLogo(deps: CredentialDeps, actor: AdminActor, id: string): Promise<Account> {
+  const account = await showAccount(deps, id);
+  if (account.Branding?.LogoUrl === undefined) return dropAccountLogo(deps, actor, account);
+  const { LogoUrl: _url, ...branding } = account.Branding;
+  const { Branding: _b, ...rest } = account;
+  const next = Object.keys(branding).length > 0 ? { ...rest, Branding: branding } : rest;
+  await deps.store.updateAccount(next);
+  return dropAccountLogo(deps, actor, next);
 }
 
 /** Disables (or enables again) the account: while disabled none of its credentials authenticates. */

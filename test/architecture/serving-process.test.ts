@@ -4,8 +4,9 @@
  * serving process (the server, the serve command, the HTTP routes, the event workers and the service's use cases),
  * following every import kept at run time (type-only imports are erased), no PDF library is reached. The PDF
  * process's own modules are listed: they are started by path (`fork`) and may be imported by the serving side for
- * their types only. The one byte-level look the serving side takes is a scribble's PNG header (signer/scribble-image.ts,
- * `readPngHeader`), to refuse a decompression bomb before a process is involved.
+ * their types only. The byte-level looks the serving side takes are a scribble's PNG header (signer/scribble-image.ts,
+ * `readPngHeader`) and an account logo's header (branding/logo-header.ts), to refuse a decompression bomb before a
+ * process is involved; an image library (pngjs) is the PDF processes' alone.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -15,10 +16,10 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(import.meta.dirname, '../../src');
 
 /** Packages that parse, build or render PDFs. */
-const PDF_PACKAGES = ['pdf-lib', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'pdfjs-dist', '@embedpdf/pdfium'];
+const PDF_PACKAGES = ['pdf-lib', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'pdfjs-dist', '@embedpdf/pdfium', 'pngjs'];
 
 /** Modules that run only in a PDF process (pdf-work-worker.ts is its entry). */
-const PDF_PROCESS_ONLY = ['service/pdf-jobs/pdf-work-worker.ts', 'service/pdf-jobs/check-sealed-output.ts', 'service/signer/fill-form-fields.ts'];
+const PDF_PROCESS_ONLY = ['service/pdf-jobs/pdf-work-worker.ts', 'service/pdf-jobs/check-sealed-output.ts', 'service/signer/fill-form-fields.ts', 'service/branding/logo-image.ts'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

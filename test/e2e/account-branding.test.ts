@@ -1,19 +1,23 @@
 /**
  * An account's branding on what its signers see: the display name as the organisation on the signing page and in the
  * mails (From "<DisplayName> via paraph", header, footer), its Reply-To, and its colour as the accent, darkened where
- * white on it would fall below 4.5:1. An account without branding gets the service-wide organisation and colours.
- * The page is checked in Chromium (axe colour contrast included), the mails as an SMTP server receives them.
+ * white on it would fall below 4.5:1; its logo, uploaded through the admin API, served by the service itself on the
+ * page (small, its alt text the display name) and carried inside each mail as an inline part. An account without
+ * branding gets the service-wide organisation and colours, and no logo. The page is checked in Chromium (axe
+ * included, at 375 and 800 px), the mails as an SMTP server receives them.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
 import { accentOf, contrastWithWhite } from '../../src/service/delivery/accent-color.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
-import { axeRule, openWindow } from '../a11y/browser.js';
+import { axeRule, axeViolations, openWindow } from '../a11y/browser.js';
 import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
+import { smallPng } from '../service/branding/logo-fixtures.js';
 
 const SERVICE_ORG = 'Paraph Diensten';
+const ADMIN_TOKEN = 'admin-token-0123456789-0123456789-abcdef';
 const BRANDING = { DisplayName: 'Voorbeeld Verhuur B.V.', Color: '#ffcc00', ReplyTo: 'vragen@voorbeeld.example' };
 
 let sink: SmtpSink;
@@ -22,7 +26,7 @@ let service: TestService;
 beforeAll(async () => {
   sink = await startSmtpSink();
   service = await startTestService({
-    env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com', PARAPH_ORGANIZATION: SERVICE_ORG },
+    env: { PARAPH_SMTP_URL: sink.url, PARAPH_NOTIFICATION_EMAIL: 'sender@example.com', PARAPH_ORGANIZATION: SERVICE_ORG, PARAPH_ADMIN_TOKEN: ADMIN_TOKEN },
   });
 }, 60_000);
 
@@ -50,7 +54,7 @@ async function invite(): Promise<{ mail: ParsedMail; session: Record<string, unk
   const signer = tx.signers[0]!;
   const session = await call(service.url, 'GET', `/api/signer/${signer.token}`, { auth: false });
   expect(session.status).toBe(200);
-  return { mail: await simpleParser(raw.raw), session: session.json as Record<string, unknown>, signUrl: signer.signUrl };
+  return { mail: await simpleParser(raw.raw, { skipImageLinks: true }), session: session.json as Record<string, unknown>, signUrl: signer.signUrl };
 }
 
 describe('account branding', () => {
@@ -62,6 +66,8 @@ describe('account branding', () => {
     expect(mail.replyTo?.value).toEqual([{ name: '', address: 'sender@example.com' }]);
     expect(mail.text).toContain(SERVICE_ORG);
     expect(mail.html).toContain('background:#1f4e99');
+    expect(mail.attachments).toEqual([]);
+    expect(mail.html).not.toContain('<img');
   });
 
   it('an account with branding: its display name, Reply-To and colour (made readable) in the session, mail and page', async () => {
@@ -102,5 +108,50 @@ describe('account branding', () => {
     } finally {
       await win.close();
     }
+  });
+
+  it('an account with a logo: served by the service on the page, small, named by the display name; inline in the mail', async () => {
+    await setBranding(BRANDING);
+    const [account] = await service.server.store.listAccounts();
+    const logo = smallPng(600, 200);
+    const set = await call(service.url, 'PUT', `/api/admin/accounts/${account!.Id}/logo`, { auth: false, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'image/png' }, body: logo });
+    expect(set.status, set.text).toBe(200);
+    const { Url: logoUrl } = set.json.Logo as { Url: string };
+
+    const { mail, session, signUrl } = await invite();
+    expect((session.Sender as Record<string, unknown>).Logo).toBe(logoUrl);
+    // In the mail: one inline part, shown by its Content-ID; no address of the service or anyone else to load it from.
+    const inline = mail.attachments.filter((a) => a.contentDisposition === 'inline');
+    expect(inline).toHaveLength(1);
+    expect(inline[0]!.contentType).toBe('image/png');
+    expect(mail.html).toContain(`src="cid:${inline[0]!.cid}"`);
+    expect(mail.html).toContain(`alt="${BRANDING.DisplayName}"`);
+    expect(mail.html).toMatch(/<img [^>]*width="120" height="40"/);
+    expect(mail.html).not.toContain(logoUrl);
+
+    for (const [viewport, width] of [['phone', 375], ['desktop', 800]] as const) {
+      const win = await openWindow(viewport, [service.url], { reducedMotion: true });
+      try {
+        const { page } = win;
+        if (viewport === 'desktop') await page.setViewportSize({ width, height: 900 });
+        const logoAnswers: string[] = [];
+        page.on('response', (r) => void (r.url().includes('/sign/logo/') && logoAnswers.push(`${r.status()} ${r.headers()['content-type'] ?? ''}`)));
+        await page.goto(signUrl);
+        await expect.poll(() => page.locator('#org-logo').isVisible(), { timeout: 20_000 }).toBe(true);
+        await expect.poll(() => page.evaluate<boolean>(`document.getElementById('org-logo').complete && document.getElementById('org-logo').naturalWidth === 600`)).toBe(true);
+        expect(await page.locator('#org-logo').getAttribute('alt')).toBe(BRANDING.DisplayName);
+        expect(logoAnswers).toEqual(['200 image/png']);
+        const box = await page.locator('#org-logo').boundingBox();
+        expect(box!.height).toBeLessThanOrEqual(32);
+        expect(box!.width).toBeLessThanOrEqual(120);
+        expect(await page.locator('#org').textContent()).toBe(BRANDING.DisplayName);
+        expect(await axeViolations(page)).toEqual([]);
+        expect(win.problems).toEqual([]);
+      } finally {
+        await win.close();
+      }
+    }
+    const removed = await call(service.url, 'DELETE', `/api/admin/accounts/${account!.Id}/logo`, { auth: false, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(removed.status).toBe(200);
   });
 });

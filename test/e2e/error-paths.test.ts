@@ -364,6 +364,7 @@ describe('public routes', () => {
       '/api/admin/accounts/{accountId}/credentials/{credentialId}/rotate',
       '/api/admin/accounts/{accountId}/disable',
       '/api/admin/accounts/{accountId}/enable',
+      '/api/admin/accounts/{accountId}/logo',
       '/api/admin/accounts/{accountId}/postback-secret',
       '/api/admin/accounts/{accountId}/qualified-seal',
       '/api/admin/accounts/{accountId}/seal-chain.pem',

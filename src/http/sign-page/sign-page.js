@@ -194,6 +194,13 @@ function showSender(sender) {
   if (sender.Color && sender.ColorDark) showAccent(sender.Color, sender.ColorDark);
   $('org').textContent = sender.Organization;
   $('org').hidden = false;
+  if (sender.Logo) {
+    // Served by the service itself (a path under its root): the page asks no other host for it.
+    const logo = $('org-logo');
+    logo.alt = sender.Organization;
+    logo.src = serviceUrl(sender.Logo.replace(/^\//, ''));
+    logo.hidden = false;
+  }
   $('request-from').textContent = fmt(T.requestFrom, { org: sender.Organization });
   const line = $('sender');
   line.textContent = '';

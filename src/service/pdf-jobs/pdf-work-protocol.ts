@@ -11,6 +11,7 @@ import type { FieldPlacement } from '../../pdf/resolve-locations.js';
 import type { HashAlgorithm, SignatureScheme } from '../../pades/types.js';
 import type { ParaphStamp } from '../signer/fill-form-fields.js';
 import type { NormalizedScribble } from '../signer/scribble-image.js';
+import type { NormalizedLogo } from '../branding/logo-header.js';
 import type { FieldValue } from '../signer/signer-fields.js';
 
 /**
@@ -73,6 +74,8 @@ export type PdfJob =
     }
   /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
   | { readonly kind: 'scribble'; readonly bytes: Uint8Array }
+  /** `normalizeLogo`: an account's logo checked, a PNG decoded and re-encoded by paraph. */
+  | { readonly kind: 'logo'; readonly bytes: Uint8Array }
   /**
    * A signer's work on one document from one parse: `fillFormFieldsInSession`, then `signInSession` for each field
    * (the signature values asked of the host), then, for the last signer of a sealed transaction, the seal.
@@ -110,6 +113,7 @@ export interface PdfJobResults {
   place: { bytes: Uint8Array };
   rewrite: { bytes: Uint8Array };
   scribble: NormalizedScribble;
+  logo: NormalizedLogo;
   /** `bytes`: the document after the signer's signatures; `sealed` when the job sealed it too. */
   sign: { bytes: Uint8Array; sealed?: SealedDocument };
   seal: SealedDocument;

@@ -37,6 +37,7 @@ import {
 import { fillFormFieldsInSession } from '../signer/fill-form-fields.js';
 import { startPdfProcessSpan } from './pdf-work-span.js';
 import { normalizeScribblePng } from '../signer/scribble-image.js';
+import { normalizeLogo } from '../branding/logo-image.js';
 
 if (!process.send) throw new Error('pdf-work-worker must run as a child process with an IPC channel');
 const send = process.send.bind(process);
@@ -78,6 +79,8 @@ async function run(id: number, job: PdfJob): Promise<unknown> {
     }
     case 'scribble':
       return normalizeScribblePng(job.bytes);
+    case 'logo':
+      return normalizeLogo(job.bytes);
     case 'sign':
       return sign(id, job);
     case 'seal':

@@ -54,7 +54,7 @@ export interface SignerSessionView {
   readonly Signer: { Id: string; Email: string; Name?: string; IntroText?: string; SignedDateTime?: string; RejectDateTime?: string };
   readonly WaitingFor: readonly { Id: string; Name?: string }[];
   /** Who asks for the signature: the organisation, and the sender's name and e-mail address where configured. */
-  readonly Sender?: { readonly Organization: string; readonly Name?: string; readonly Email?: string; readonly Color?: string; readonly ColorDark?: string };
+  readonly Sender?: { readonly Organization: string; readonly Name?: string; readonly Email?: string; readonly Color?: string; readonly ColorDark?: string; readonly Logo?: string };
   readonly Documents: readonly SessionDocument[];
   readonly Verifications: readonly SessionStep[];
   /** Where the page goes after signing or rejecting (with sh_transactionid, sh_signerid, sh_signerstatus). */
@@ -143,6 +143,7 @@ export function toSessionView(access: SignerAccess, _publicUrl: string, sender?:
             ...(sender.name !== undefined ? { Name: sender.name } : {}),
             ...(sender.email !== undefined ? { Email: sender.email } : {}),
             ...(sender.accent !== undefined ? { Color: sender.accent.color, ColorDark: sender.accent.dark } : {}),
+            ...(sender.logo !== undefined ? { Logo: sender.logo.path } : {}),
           },
         }
       : {}),

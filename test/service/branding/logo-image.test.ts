@@ -1,0 +1,113 @@
+/**
+ * An account's logo is judged by its content: a PNG (decoded and re-encoded) or a JPEG (its structure walked to the
+ * end) within the size limits; SVG, GIF, WebP, HTML named .png, a header claiming 100000×100000 pixels, truncated or
+ * oversize files are refused with LOGO_INVALID or LOGO_TOO_LARGE.
+ */
+import { crc32, deflateSync } from 'node:zlib';
+import fc from 'fast-check';
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import { ParaphError } from '../../../src/errors.js';
+import { LOGO_LIMITS } from '../../../src/service/branding/logo-header.js';
+import { normalizeLogo } from '../../../src/service/branding/logo-image.js';
+import { smallJpeg, smallPng } from './logo-fixtures.js';
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ParaphError) return error.code;
+    throw error;
+  }
+}
+
+/** A PNG with only a header (IHDR) claiming `width`×`height`, its checksum right. */
+function pngHeaderOnly(width: number, height: number): Uint8Array {
+  const png = Buffer.from(smallPng(2, 2));
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  return new Uint8Array(png);
+}
+
+describe('logo image', () => {
+  it('accepts a PNG and returns a plain RGBA PNG paraph wrote, the same pixels', () => {
+    const input = smallPng(30, 10);
+    const logo = normalizeLogo(input);
+    expect(logo).toMatchObject({ contentType: 'image/png', width: 30, height: 10 });
+    const before = PNG.sync.read(Buffer.from(input));
+    const after = PNG.sync.read(Buffer.from(logo.bytes));
+    expect(Buffer.from(after.data).equals(Buffer.from(before.data))).toBe(true);
+  });
+
+  it('accepts a JPEG as it is, its size read from the frame header', () => {
+    const input = smallJpeg();
+    expect(normalizeLogo(input)).toMatchObject({ contentType: 'image/jpeg', width: 16, height: 8, bytes: input });
+  });
+
+  it('refuses SVG, GIF, WebP and HTML named .png by their content', () => {
+    const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    const gif = new TextEncoder().encode('GIF89a\x01\x00\x01\x00\x00\x00\x00;');
+    const webp = new TextEncoder().encode('RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00/\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00');
+    const html = new TextEncoder().encode('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>');
+    for (const bytes of [svg, gif, webp, html, new Uint8Array(0)]) expect(codeOf(() => normalizeLogo(bytes))).toBe('LOGO_INVALID');
+  });
+
+  it('refuses a PNG whose header claims 100000×100000 pixels (a bomb) before inflating anything, and one past the pixel budget', () => {
+    expect(codeOf(() => normalizeLogo(pngHeaderOnly(100_000, 100_000)))).toBe('LOGO_INVALID');
+    expect(codeOf(() => normalizeLogo(pngHeaderOnly(2048, 1000)))).toBe('LOGO_INVALID');
+    expect(codeOf(() => normalizeLogo(pngHeaderOnly(2049, 1)))).toBe('LOGO_INVALID');
+  });
+
+  it('refuses a JPEG whose frame header claims 60000×60000 pixels', () => {
+    const jpeg = Buffer.from(smallJpeg());
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    jpeg.writeUInt16BE(60_000, sof + 5);
+    jpeg.writeUInt16BE(60_000, sof + 7);
+    expect(codeOf(() => normalizeLogo(new Uint8Array(jpeg)))).toBe('LOGO_INVALID');
+  });
+
+  it('refuses a PNG that inflates to more than its header says (the extra data is not read)', () => {
+    const png = Buffer.from(smallPng(4, 4));
+    // Replace the image data with a stream that inflates to a megabyte.
+    const idat = png.indexOf(Buffer.from('IDAT'));
+    const length = png.readUInt32BE(idat - 4);
+    const bomb = deflateSync(Buffer.alloc(1 << 20));
+    const chunk = Buffer.alloc(12 + bomb.length);
+    chunk.writeUInt32BE(bomb.length, 0);
+    chunk.write('IDAT', 4, 'latin1');
+    bomb.copy(chunk, 8);
+    chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + bomb.length)) >>> 0, 8 + bomb.length);
+    const forged = Buffer.concat([png.subarray(0, idat - 4), chunk, png.subarray(idat + 8 + length)]);
+    expect(codeOf(() => normalizeLogo(new Uint8Array(forged)))).toBe('LOGO_INVALID');
+  });
+
+  it('refuses every truncation of a PNG or a JPEG', () => {
+    const png = smallPng(8, 8);
+    const jpeg = smallJpeg();
+    for (const whole of [png, jpeg]) {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: whole.length - 1 }), (cut) => {
+          expect(codeOf(() => normalizeLogo(whole.subarray(0, cut)))).toBe('LOGO_INVALID');
+        }),
+        { numRuns: 200 },
+      );
+    }
+  });
+
+  it('refuses anything larger than 256 KiB with LOGO_TOO_LARGE', () => {
+    const big = new Uint8Array(LOGO_LIMITS.maxBytes + 1);
+    big.set(smallPng(2, 2));
+    expect(codeOf(() => normalizeLogo(big))).toBe('LOGO_TOO_LARGE');
+  });
+
+  it('never throws anything but a typed refusal on random bytes after a PNG or JPEG signature', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(smallPng(3, 3).subarray(0, 33), smallJpeg().subarray(0, 3)), fc.uint8Array({ maxLength: 400 }), (head, tail) => {
+        const bytes = new Uint8Array([...head, ...tail]);
+        expect(['LOGO_INVALID', undefined]).toContain(codeOf(() => normalizeLogo(bytes)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
