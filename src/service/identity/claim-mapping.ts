@@ -15,13 +15,22 @@ const COMMON: ClaimMapping = {
   DateOfBirth: 'birthdate',
 };
 
-/** Defaults per Type; brokers name their claims differently, so each is overridable. */
+/**
+ * Defaults per Type, named after each Type's own fields in the API (the standard OpenID Connect claims where one
+ * fits); brokers name their claims differently, so each is overridable. A mapped field the Type does not have in the
+ * API reaches the evidence only.
+ */
 const BY_TYPE: Readonly<Record<string, ClaimMapping>> = {
   DigiD: { Bsn: 'bsn' },
   eHerkenning: { EntityConcernIdKvkNr: 'kvk_number' },
   'eIDAS Login': {},
-  iDIN: { Name: 'name', Address: 'address' },
-  iDeal: { Iban: 'iban', AccountHolderName: 'name' },
+  iDIN: {
+    AccountHolderName: 'name',
+    AccountHolderAddress1: 'address.street_address',
+    AccountHolderAddress2: 'address.postal_code address.locality',
+    AccountHolderDateOfBirth: 'birthdate',
+  },
+  iDeal: { Iban: 'iban', AccountHolderName: 'name', AccountHolderCity: 'address.locality' },
   'itsme Identification': { PhoneNumber: 'phone_number' },
   'itsme sign': { PhoneNumber: 'phone_number' },
   SURFnet: { Uid: 'eduperson_principal_name', Email: 'email' },
@@ -35,18 +44,33 @@ export function claimMapping(type: string, overrides: ClaimMapping = {}): ClaimM
 }
 
 /**
- * The read-only fields `claims` give under `mapping`. Only strings and numbers are taken; an `address` claim (an object
- * per OpenID Connect) becomes its `formatted` text. A claim a provider did not send leaves its field out.
+ * The read-only fields `claims` give under `mapping`. Only strings and finite numbers are taken; an object claim named
+ * whole (an OpenID Connect `address`) gives its `formatted` text. A claim a provider did not send leaves its field out.
  */
 export function mapClaims(claims: Readonly<Record<string, unknown>>, mapping: ClaimMapping): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const [field, claim] of Object.entries(mapping)) {
-    const value = claims[claim];
-    if (typeof value === 'string' && value !== '') fields[field] = value;
-    else if (typeof value === 'number' && Number.isFinite(value)) fields[field] = String(value);
-    else if (typeof value === 'object' && value !== null && typeof (value as { formatted?: unknown }).formatted === 'string') {
-      fields[field] = (value as { formatted: string }).formatted;
-    }
+  for (const [field, names] of Object.entries(mapping)) {
+    const parts = names.split(/\s+/).flatMap((name) => {
+      const value = textOf(claimAt(claims, name));
+      return value === undefined ? [] : [value];
+    });
+    if (parts.length > 0) fields[field] = parts.join(' ');
   }
   return fields;
+}
+
+/** The claim called `name`, else the member after the first `.` of the object claim before it. */
+function claimAt(claims: Readonly<Record<string, unknown>>, name: string): unknown {
+  if (Object.hasOwn(claims, name)) return claims[name];
+  const dot = name.indexOf('.');
+  if (dot <= 0) return undefined;
+  const parent = claims[name.slice(0, dot)];
+  return typeof parent === 'object' && parent !== null && !Array.isArray(parent) ? (parent as Record<string, unknown>)[name.slice(dot + 1)] : undefined;
+}
+
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'object' && value !== null) return textOf((value as { formatted?: unknown }).formatted);
+  return undefined;
 }

@@ -117,11 +117,14 @@ async function endStep(ctx: ServiceContext, access: SignerAccess, state: string,
   });
 }
 
-/** The read-only fields the provider established, written into the signer's Verification (or Authentication). */
+/**
+ * The fields the provider established, written into the signer's Verification (or Authentication). A value the sender
+ * gave stays as given (the checks found the provider's equal to it); the provider's fills only what the sender left out.
+ */
 function withEstablishedFields(tx: Transaction, signerId: string, index: number, fields: Readonly<Record<string, string>>): Transaction {
   if (Object.keys(fields).length === 0) return tx;
   const fill = <T extends Authentication | Signer['Verifications'][number]>(list: readonly T[], at: number, known: (type: string) => ReadonlySet<string>): T[] =>
-    list.map((v, i) => (i === at ? { ...v, ...fieldsOfType(fields, known(v.Type)), Type: v.Type } : v));
+    list.map((v, i) => (i === at ? { ...fieldsOfType(fields, known(v.Type)), ...v, Type: v.Type } : v));
   return {
     ...tx,
     Signers: tx.Signers.map((s) => {

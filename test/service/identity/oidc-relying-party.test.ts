@@ -42,6 +42,7 @@ beforeAll(async () => {
       createOidcIdentityProvider(settings('DigiD', { acrLevels: { 'urn:test:substantial': 'Substantial', 'urn:test:high': 'High' } })),
       createOidcIdentityProvider(settings('itsme Identification')),
       createOidcIdentityProvider(settings('iDIN', { userinfo: true })),
+      createOidcIdentityProvider(settings('iDeal')),
       createOidcIdentityProvider({ ...settings('eHerkenning'), issuer: silent.url, timeoutSeconds: 1 }),
     ],
   });
@@ -178,6 +179,44 @@ describe('OpenID Connect relying party', () => {
     const { response } = await login(token, 'DigiD');
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(NL.identityMismatch);
+  });
+
+  it('iDIN: the default claims fill the account holder fields of the Verification', async () => {
+    op.claims = {
+      sub: 'user-10',
+      name: 'E. de Vries',
+      birthdate: '1970-01-31',
+      address: { street_address: 'Dorpsstraat 1', postal_code: '1234 AB', locality: 'Utrecht' },
+    };
+    const { token, id } = await signerWith({ Type: 'iDIN' });
+    expect((await login(token, 'iDIN')).response.status).toBe(303);
+    const stored = await server.store.getTransaction(id);
+    expect(stored?.Signers[0]?.Verifications[0]).toEqual({
+      Type: 'iDIN',
+      AccountHolderName: 'E. de Vries',
+      AccountHolderAddress1: 'Dorpsstraat 1',
+      AccountHolderAddress2: '1234 AB Utrecht',
+      AccountHolderDateOfBirth: '1970-01-31',
+    });
+  });
+
+  it('iDeal: the account the bank names must be the sender\'s; its holder and city fill the Verification', async () => {
+    op.claims = { sub: 'user-11', iban: 'NL91 ABNA 0417 1643 00', name: 'E. de Vries', address: { locality: 'Utrecht' } };
+    const paid = await signerWith({ Type: 'iDeal', Iban: 'NL91ABNA0417164300' });
+    expect((await login(paid.token, 'iDeal')).response.status).toBe(303);
+    expect((await server.store.getTransaction(paid.id))?.Signers[0]?.Verifications[0]).toEqual({
+      Type: 'iDeal',
+      Iban: 'NL91ABNA0417164300',
+      AccountHolderName: 'E. de Vries',
+      AccountHolderCity: 'Utrecht',
+    });
+    const other = await signerWith({ Type: 'iDeal', Iban: 'NL02ABNA0123456789' });
+    const { response } = await login(other.token, 'iDeal');
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(NL.identityFailed);
+    const [entry] = await identityAudit(other.id);
+    expect(entry?.result).toBe('failed');
+    expect((await server.store.getTransaction(other.id))?.Signers[0]?.Verifications[0]).toEqual({ Type: 'iDeal', Iban: 'NL02ABNA0123456789' });
   });
 
   it('itsme: a phone number that is not Belgian is refused, a +32 one passes', async () => {
