@@ -150,15 +150,7 @@ function sealedValue(where: string, raw: Readonly<Record<string, unknown>>, key:
 /** The settings of a `saml` entry; IdP metadata and certificates inline or as files next to the configuration. */
 async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Promise<SamlProviderSettings> {
   const issues: string[] = [];
-  const text = (key: string, required: boolean): string | undefined => {
-    const value = raw[key];
-    if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') {
-      issues.push(`${where}.${key}: ${required ? 'required, ' : ''}a non-empty string`);
-      return undefined;
-    }
-    return value;
-  };
+  const text = (key: string, required: boolean): string | undefined => readText(raw, where, key, required, issues);
   /** `key` inline, or read from the file `<key>File` names. */
   const inlineOrFile = async (key: string, required: boolean): Promise<string | undefined> => {
     const file = raw[`${key}File`];
@@ -218,15 +210,7 @@ async function samlSettings({ where, raw, sealed, baseDir }: ProviderEntry): Pro
 
 function oidcSettings({ where, raw, secret }: ProviderEntry): OidcProviderSettings {
   const issues: string[] = [];
-  const text = (key: string, required: boolean): string | undefined => {
-    const value = raw[key];
-    if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') {
-      issues.push(`${where}.${key}: ${required ? 'required, ' : ''}a non-empty string`);
-      return undefined;
-    }
-    return value;
-  };
+  const text = (key: string, required: boolean): string | undefined => readText(raw, where, key, required, issues);
   const type = text('type', true);
   const issuer = text('issuer', true);
   const clientId = text('clientId', true);
@@ -269,6 +253,17 @@ function readStringMap(raw: Readonly<Record<string, unknown>>, where: string, ke
     return undefined;
   }
   return value as Record<string, string>;
+}
+
+/** `raw[key]` as a non-empty string; undefined when absent and not `required`, or with an issue noted otherwise. */
+function readText(raw: Readonly<Record<string, unknown>>, where: string, key: string, required: boolean, issues: string[]): string | undefined {
+  const value = raw[key];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    issues.push(`${where}.${key}: ${required ? 'required, ' : ''}a non-empty string`);
+    return undefined;
+  }
+  return value;
 }
 
 /** `raw[key]` as an array of strings; undefined when absent, or with an issue noted when it is something else. */
