@@ -16,6 +16,7 @@ import { inflateRawSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../../src/server.js';
+import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { parseIdpMetadata } from '../../../src/service/identity/saml-idp-metadata.js';
 import { createSamlIdentityProvider } from '../../../src/service/identity/saml-identity-provider.js';
 import { call, startTestService, tempDataDir } from '../../helpers/service-harness.js';
@@ -349,6 +350,35 @@ describe('hostile input at the assertion consumer service', () => {
     const response = await posted;
     expect(order).toEqual(['health', 'acs']);
     await expectRefused(response, 'IDENTITY_NOT_ESTABLISHED', id, /took longer than|refused/);
+  });
+
+  it('while four responses are being checked a fifth is answered 503 with a page; once they end, a login passes again', async () => {
+    const busy = await Promise.all([1, 2, 3, 4].map(async () => {
+      const { token, id } = await signer();
+      const { requestId, relayState } = await startLogin(token);
+      const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_r" Version="2.0" InResponseTo="${requestId}">${'<a ID="_r"><b/></a>'.repeat(9000)}</samlp:Response>`;
+      return { id, relayState, encoded: Buffer.from(xml).toString('base64') };
+    }));
+    const fifth = await signer();
+    const fifthLogin = await startLogin(fifth.token);
+    const fifthAnswer = await issue({ requestId: fifthLogin.requestId }, { assertion: true, response: false });
+
+    const before = checking.count;
+    const posted = busy.map((b) => post(b.encoded, b.relayState));
+    // All four threads have node-saml loaded and are at work on a response that takes seconds to check.
+    await expect.poll(() => checking.count, { timeout: 60_000 }).toBe(before + 4);
+    const refused = await post(fifthAnswer, fifthLogin.relayState);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('x-paraph-error')).toBe('IDENTITY_PROVIDER_UNAVAILABLE');
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await refused.text()).toContain(CATALOGUES['nl-NL'].page.apiErrors.identityUnavailable);
+    expect((await identityAudit(fifth.id)).map((e) => e.result)).toEqual(['failed']);
+
+    for (const [i, answer] of (await Promise.all(posted)).entries()) await expectRefused(answer, 'IDENTITY_NOT_ESTABLISHED', busy[i]!.id, /took longer than|refused/);
+    // The refused login is used up; started again, it passes now that the checks have ended.
+    const again = await startLogin(fifth.token);
+    expect((await post(await issue({ requestId: again.requestId }, { assertion: true, response: false }), again.relayState)).status).toBe(303);
+    expect((await identityAudit(fifth.id)).map((e) => e.result)).toEqual(['failed', 'passed']);
   });
 
   it('a deeply nested response is refused', async () => {
