@@ -22,7 +22,6 @@ const OWN_START: Readonly<Record<string, string>> = {
   'test/a11y/sign-page-prefix.test.ts': 'its subject is the signing page under a host app’s mount prefix',
   'test/readme/readme.test.ts': 'its subject is the README’s `npm start`',
   'test/http/tracing.test.ts': 'a bare child process records which modules a start without tracing loads',
-  'test/e2e/identity-journeys.test.ts': 'not yet moved onto the harness',
 };
 
 function filesUnder(dir: string): string[] {

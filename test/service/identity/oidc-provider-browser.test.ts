@@ -6,76 +6,38 @@
  * `OpenID Providers` is reached through paraph's list when the Verification's ProviderName matches none.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../../src/server.js';
 import { createOidcIdentityProvider } from '../../../src/service/identity/oidc-identity-provider.js';
 import { createProviderChoice } from '../../../src/service/identity/provider-choice.js';
+import { OIDC_CLIENT, startOidcProvider, type RunningProvider } from '../../helpers/identity-providers.js';
 import { call, freePort, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const BSN = '111222333';
 
-let opServer: Server;
+let op: RunningProvider;
 let issuer: string;
 let server: RunningServer;
 let dataDir: string;
 
-/** The provider's interaction: a page with one button that logs Jan in with the high level and grants the scopes. */
-function interactions(provider: Provider, request: IncomingMessage, response: ServerResponse): boolean {
-  const url = new URL(request.url ?? '/', issuer);
-  const match = /^\/interaction\/([^/]+)(\/login)?$/.exec(url.pathname);
-  if (match === null) return false;
-  void (async () => {
-    const details = await provider.interactionDetails(request, response);
-    if (match[2] === undefined) {
-      response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Test IdP</title><form method="post" action="/interaction/${details.uid}/login"><button id="login">Log in as Jan</button></form>`);
-      return;
-    }
-    const grant = new provider.Grant({ accountId: 'jan', clientId: String(details.params.client_id) });
-    grant.addOIDCScope(String(details.params.scope));
-    const grantId = await grant.save();
-    await provider.interactionFinished(request, response, { login: { accountId: 'jan', acr: 'urn:test:high' }, consent: { grantId } }, { mergeWithLastSubmission: false });
-  })().catch((error: unknown) => response.writeHead(500).end(String(error)));
-  return true;
-}
-
 beforeAll(async () => {
   const port = await freePort();
-  const paraphUrl = `http://127.0.0.1:${port}`;
-  opServer = createServer();
-  await new Promise<void>((resolve) => opServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(opServer.address() as AddressInfo).port}`;
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: 'paraph', client_secret: 'paraph-secret-0123456789abcdef', redirect_uris: [`${paraphUrl}/sign/identity/return`], response_types: ['code'], grant_types: ['authorization_code'] }],
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] },
-    findAccount: async (_ctx, id) => ({
-      accountId: id,
-      claims: async () => ({ sub: id, given_name: 'Jan', family_name: 'Jansen', birthdate: '1980-02-03', bsn: BSN }),
-    }),
-    claims: { acr: null, openid: ['sub'], profile: ['given_name', 'family_name', 'birthdate'], bsn: ['bsn'] },
-    conformIdTokenClaims: false,
-    acrValues: ['urn:test:high'],
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    cookies: { keys: ['a-test-cookie-key'] },
-    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
+  op = await startOidcProvider({
+    paraphUrl: `http://127.0.0.1:${port}`,
+    accountId: 'jan',
+    claims: { given_name: 'Jan', family_name: 'Jansen', birthdate: '1980-02-03', bsn: BSN },
+    scopes: { profile: ['given_name', 'family_name', 'birthdate'], bsn: ['bsn'] },
+    acr: 'urn:test:high',
   });
-  const callback = provider.callback();
-  opServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (!interactions(provider, request, response)) callback(request, response);
-  });
+  issuer = op.url;
 
   dataDir = await tempDataDir();
-  const settings = { issuer, clientId: 'paraph', clientSecret: 'paraph-secret-0123456789abcdef', allowHttp: true, scope: 'openid profile bsn', acrValues: ['urn:test:high'], acrLevels: { 'urn:test:high': 'High' } };
+  const settings = { issuer, ...OIDC_CLIENT, allowHttp: true, scope: 'openid profile bsn', acrValues: ['urn:test:high'], acrLevels: { 'urn:test:high': 'High' } };
   const service = await startTestService({
     dataDir,
     port,
@@ -92,10 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await new Promise<void>((resolve) => {
-    opServer?.closeAllConnections();
-    opServer?.close(() => resolve());
-  });
+  await op?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 

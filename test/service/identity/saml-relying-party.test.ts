@@ -6,19 +6,17 @@
  * wrong InResponseTo and the classic signature-wrapping shapes are refused, audited, and leave nothing in the
  * Verification.
  */
-import { execFile } from 'node:child_process';
 import { verify } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../../src/server.js';
 import { CATALOGUES } from '../../../src/i18n/catalogue.js';
 import { parseIdpMetadata } from '../../../src/service/identity/saml-idp-metadata.js';
 import { createSamlIdentityProvider } from '../../../src/service/identity/saml-identity-provider.js';
+import { samlify, selfSignedKeyPair, type KeyPair } from '../../helpers/identity-providers.js';
 import { call, startTestService, tempDataDir } from '../../helpers/service-harness.js';
 import { createSigningTransaction } from '../signer/signer-fixture.js';
 
@@ -27,20 +25,6 @@ const SP_ENTITY = 'https://paraph.test/sp';
 const BSN = '111222333';
 const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 const CLASS_HIGH = 'urn:oasis:names:tc:SAML:2.0:ac:classes:Smartcard';
-
-/**
- * The part of samlify the test uses. Loaded with require: samlify's own declarations pull the DOM library into the
- * whole project's type check.
- */
-interface Samlify {
-  setSchemaValidator(validator: { validate: (xml: string) => Promise<string> }): void;
-  IdentityProvider(settings: Record<string, unknown>): {
-    getMetadata(): string;
-    createLoginResponse(sp: unknown, requestInfo: unknown, binding: 'post', user: object, replace: () => { id: string; context: string }): Promise<{ context: string }>;
-  };
-  ServiceProvider(settings: Record<string, unknown>): unknown;
-}
-const samlify = createRequire(import.meta.url)('samlify') as Samlify;
 
 /** Response checks whose thread has loaded node-saml and is checking (the thread says `ready`). */
 const checking = vi.hoisted(() => ({ count: 0 }));
@@ -56,23 +40,12 @@ vi.mock('node:worker_threads', async (importOriginal) => {
   return { ...original, Worker: ObservedWorker };
 });
 
-// The test IdP reads paraph's AuthnRequest itself; samlify asks for a schema validator it does not use here.
-samlify.setSchemaValidator({ validate: async () => 'skipped' });
-
-interface KeyPair { key: string; cert: string }
 let keys: { idp: KeyPair; other: KeyPair; spSign: KeyPair; spDecrypt: KeyPair };
 let workDir: string;
 let dataDir: string;
 let server: RunningServer;
 /** The SAML provider's clock runs ahead of the wall clock by this much (samlify stamps its assertions with the wall clock). */
 let clockOffsetMs = 0;
-
-async function keyPair(name: string): Promise<KeyPair> {
-  const key = join(workDir, `${name}.key`);
-  const cert = join(workDir, `${name}.pem`);
-  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-subj', `/CN=${name}`, '-days', '2']);
-  return { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') };
-}
 
 function testIdp(signing: KeyPair, encrypt = false) {
   return samlify.IdentityProvider({
@@ -98,7 +71,7 @@ function testSp(signAssertion: boolean, signResponse: boolean) {
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'paraph-saml-'));
-  const [idp, other, spSign, spDecrypt] = await Promise.all(['idp', 'other', 'sp-sign', 'sp-decrypt'].map(keyPair));
+  const [idp, other, spSign, spDecrypt] = await Promise.all(['idp', 'other', 'sp-sign', 'sp-decrypt'].map((name) => selfSignedKeyPair(workDir, name)));
   keys = { idp: idp!, other: other!, spSign: spSign!, spDecrypt: spDecrypt! };
   dataDir = await tempDataDir();
   const provider = createSamlIdentityProvider({
