@@ -4,7 +4,8 @@
  * white on it would fall below 4.5:1; its logo, uploaded through the admin API, served by the service itself on the
  * page (small, its alt text the display name) and carried inside each mail as an inline part. An account without
  * branding gets the service-wide organisation and colours, and no logo. The page is checked in Chromium (axe
- * included, at 375 and 800 px), the mails as an SMTP server receives them.
+ * included, at 375 and 800 px; the page with the logo compared with its reference screenshots
+ * test/fixtures/screenshots/branding-logo-*.png), the mails as an SMTP server receives them.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +13,15 @@ import type { Account } from '../../src/domain/account.js';
 import { accentOf, contrastWithWhite } from '../../src/service/delivery/accent-color.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { axeRule, axeViolations, openWindow } from '../a11y/browser.js';
+import { compareWithReference } from '../helpers/screenshot-reference.js';
 import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { smallPng } from '../service/branding/logo-fixtures.js';
 
 const SERVICE_ORG = 'Paraph Diensten';
 const ADMIN_TOKEN = 'admin-token-0123456789-0123456789-abcdef';
+/** The browser's clock, fixed so that any date the page shows is the same in every run. */
+const BROWSER_TIME = new Date('2026-06-15T10:00:00Z');
 const BRANDING = { DisplayName: 'Voorbeeld Verhuur B.V.', Color: '#ffcc00', ReplyTo: 'vragen@voorbeeld.example' };
 
 let sink: SmtpSink;
@@ -134,6 +138,7 @@ describe('account branding', () => {
       try {
         const { page } = win;
         if (viewport === 'desktop') await page.setViewportSize({ width, height: 900 });
+        await page.clock.setFixedTime(BROWSER_TIME);
         const logoAnswers: string[] = [];
         page.on('response', (r) => void (r.url().includes('/sign/logo/') && logoAnswers.push(`${r.status()} ${r.headers()['content-type'] ?? ''}`)));
         await page.goto(signUrl);
@@ -147,6 +152,11 @@ describe('account branding', () => {
         expect(await page.locator('#org').textContent()).toBe(BRANDING.DisplayName);
         expect(await axeViolations(page)).toEqual([]);
         expect(win.problems).toEqual([]);
+        // The page with the logo, compared with its reference (fonts loaded, at the top, the document's rendering settled).
+        await page.evaluate('document.fonts.ready.then(() => undefined)');
+        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+        const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
+        await compareWithReference(png, `branding-logo-${viewport}`);
       } finally {
         await win.close();
       }
