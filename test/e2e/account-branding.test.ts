@@ -4,12 +4,13 @@
  * white on it would fall below 4.5:1; its logo, uploaded through the admin API, served by the service itself on the
  * page (small, its alt text the display name) and carried inside each mail as an inline part. An account without
  * branding gets the service-wide organisation and colours, and no logo. The page is checked in Chromium (axe
- * included, at 375 and 800 px; the page with the logo compared with its reference screenshots
- * test/fixtures/screenshots/branding-logo-*.png), the mails as an SMTP server receives them.
+ * included, at 375 and 800 px; the page with the logo, and the invitation mail with it, compared with their reference
+ * screenshots in test/fixtures/screenshots/branding-logo-*.png), the mails as an SMTP server receives them.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
+import { renderMailText } from '../../src/events/mail-templates.js';
 import { accentOf, contrastWithWhite } from '../../src/service/delivery/accent-color.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { axeRule, axeViolations, openWindow } from '../a11y/browser.js';
@@ -163,5 +164,38 @@ describe('account branding', () => {
     }
     const removed = await call(service.url, 'DELETE', `/api/admin/accounts/${account!.Id}/logo`, { auth: false, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(removed.status).toBe(200);
+  });
+
+  it('the invitation mail with the logo, rendered at 375 and 800 px, matches its reference screenshots', async () => {
+    const logo = smallPng(600, 200);
+    const mail = renderMailText({
+      kind: 'invitation',
+      language: 'nl-NL',
+      signUrl: 'https://sign.example.test/sign/tok123',
+      reference: 'LEASE-2026-042',
+      documents: ['Lease agreement.pdf'],
+      organization: BRANDING.DisplayName,
+      contact: BRANDING.ReplyTo,
+      expiresAt: new Date('2026-12-24T12:00:00Z'),
+      accent: accentOf(BRANDING.Color)!.color,
+      logo: { cid: 'logo-test@paraph', width: 600, height: 200 },
+    });
+    // A mail program shows the inline part where the Content-ID is referenced; here the same bytes as a data URL.
+    const html = mail.html.replace('cid:logo-test@paraph', `data:image/png;base64,${Buffer.from(logo).toString('base64')}`);
+    expect(html).not.toBe(mail.html);
+    for (const [viewport, width] of [['phone', 375], ['desktop', 800]] as const) {
+      const win = await openWindow(viewport, [], { reducedMotion: true });
+      try {
+        const { page } = win;
+        await page.setViewportSize({ width, height: 700 });
+        await page.setContent(html);
+        await expect.poll(() => page.evaluate<boolean>(`[...document.images].every((img) => img.complete && img.naturalWidth === 600)`)).toBe(true);
+        const png = await page.screenshot({ fullPage: true, animations: 'disabled', scale: 'css' });
+        await compareWithReference(png, `branding-logo-mail-${viewport}`);
+        expect(win.problems).toEqual([]);
+      } finally {
+        await win.close();
+      }
+    }
   });
 });
