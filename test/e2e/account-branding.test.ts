@@ -153,9 +153,20 @@ describe('account branding', () => {
         expect(await page.locator('#org').textContent()).toBe(BRANDING.DisplayName);
         expect(await axeViolations(page)).toEqual([]);
         expect(win.problems).toEqual([]);
-        // The page with the logo, compared with its reference (fonts loaded, at the top, the document's rendering settled).
+        // The page with the logo, compared with its reference once fonts are loaded, the three pages (contract, annex) drawn
+        // and the layout has stopped moving (the same height for ten frames).
         await page.evaluate('document.fonts.ready.then(() => undefined)');
-        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+        await expect.poll(() => page.locator('.page canvas').count(), { timeout: 20_000 }).toBe(3);
+        await page.evaluate(`new Promise((resolve) => {
+          let last = -1, same = 0;
+          const tick = () => {
+            const h = document.documentElement.scrollHeight;
+            same = h === last ? same + 1 : 0;
+            last = h;
+            if (same >= 10) resolve(undefined); else requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        })`);
         const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
         await compareWithReference(png, `branding-logo-${viewport}`);
       } finally {
