@@ -8,10 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { ParaphError } from '../../src/errors.js';
-import { startServer } from '../../src/server.js';
-import { tempDataDir } from '../../src/testing/start-test-service.js';
+import { startTestService } from '../helpers/service-harness.js';
 import { PKI_DIR } from '../../src/testing/test-pki.js';
 
 const dirs: string[] = [];
@@ -31,13 +29,11 @@ describe("the service's PKCS#12 seal at start", () => {
     expect(at).toBeGreaterThan(0);
     Buffer.from('02037fffff', 'hex').copy(bytes, at);
     await writeFile(file, bytes);
-    const dataDir = await tempDataDir();
-    dirs.push(dataDir);
 
-    const started = startServer(loadConfig({ env: { PARAPH_DATA_DIR: dataDir, PORT: '0', PARAPH_QSEAL_P12: file, PARAPH_QSEAL_P12_PASSWORD: 'pw-hostile' } }), { keyKind: 'ecdsa-p256', logger: false });
+    const started = startTestService({ env: { PARAPH_QSEAL_P12: file, PARAPH_QSEAL_P12_PASSWORD: 'pw-hostile' } });
     const error = await started.then(
-      async (server) => {
-        await server.close();
+      async (service) => {
+        await service.dispose();
         return undefined;
       },
       (reason: unknown) => reason,
