@@ -36,6 +36,7 @@ export type { Signer, Timestamper, RevocationFetcher, HashAlgorithm, SignatureSc
 // Keys and certificates: software keys, PKCS#12 files, PKCS#11 tokens, the CAs the service issues from.
 export { createSoftwareSigner, generateKeyPair, importPkcs8Key, type KeyKind, type SoftwareSigner } from '../pades/keys/software.js';
 export { loadPkcs12Signer, type Pkcs12Options } from '../pades/keys/pkcs12.js';
+export type { Pkcs12Limits } from '../pades/keys/pkcs12-limits.js';
 export { openPkcs11Signer, type Pkcs11Signer, type Pkcs11SignerOptions } from '../pades/keys/pkcs11.js';
 export {
   createCertificateAuthority,

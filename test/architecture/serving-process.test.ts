@@ -6,7 +6,7 @@
  * process's own modules are listed: they are started by path (`fork`) and may be imported by the serving side for
  * their types only. The byte-level looks the serving side takes are a scribble's PNG header (signer/scribble-image.ts,
  * `readPngHeader`) and an account logo's header (branding/logo-header.ts), to refuse a decompression bomb before a
- * process is involved; an image library (pngjs) is the PDF processes' alone.
+ * process is involved; the image libraries (pngjs, jpeg-js) are the PDF processes' alone.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -15,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
-/** Packages that parse, build or render PDFs. */
-const PDF_PACKAGES = ['pdf-lib', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'pdfjs-dist', '@embedpdf/pdfium', 'pngjs'];
+/** Packages that parse, build or render PDFs, or decode images. */
+const PDF_PACKAGES = ['pdf-lib', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'pdfjs-dist', '@embedpdf/pdfium', 'pngjs', 'jpeg-js'];
 
 /** Modules that run only in a PDF process (pdf-work-worker.ts is its entry). */
 const PDF_PROCESS_ONLY = ['service/pdf-jobs/pdf-work-worker.ts', 'service/pdf-jobs/check-sealed-output.ts', 'service/signer/fill-form-fields.ts', 'service/branding/logo-image.ts'];

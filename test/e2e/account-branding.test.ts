@@ -4,20 +4,25 @@
  * white on it would fall below 4.5:1; its logo, uploaded through the admin API, served by the service itself on the
  * page (small, its alt text the display name) and carried inside each mail as an inline part. An account without
  * branding gets the service-wide organisation and colours, and no logo. The page is checked in Chromium (axe
- * included, at 375 and 800 px), the mails as an SMTP server receives them.
+ * included, at 375 and 800 px; the page with the logo, and the invitation mail with it, compared with their reference
+ * screenshots in test/fixtures/screenshots/branding-logo-*.png), the mails as an SMTP server receives them.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
+import { renderMailText } from '../../src/events/mail-templates.js';
 import { accentOf, contrastWithWhite } from '../../src/service/delivery/accent-color.js';
 import { startSmtpSink, type SmtpSink } from '../../src/testing/start-smtp-sink.js';
 import { axeRule, axeViolations, openWindow } from '../a11y/browser.js';
+import { compareWithReference } from '../helpers/screenshot-reference.js';
 import { call, startTestService, type TestService } from '../helpers/service-harness.js';
 import { createSigningTransaction } from '../service/signer/signer-fixture.js';
 import { smallPng } from '../service/branding/logo-fixtures.js';
 
 const SERVICE_ORG = 'Paraph Diensten';
 const ADMIN_TOKEN = 'admin-token-0123456789-0123456789-abcdef';
+/** The browser's clock, fixed so that any date the page shows is the same in every run. */
+const BROWSER_TIME = new Date('2026-06-15T10:00:00Z');
 const BRANDING = { DisplayName: 'Voorbeeld Verhuur B.V.', Color: '#ffcc00', ReplyTo: 'vragen@voorbeeld.example' };
 
 let sink: SmtpSink;
@@ -134,6 +139,7 @@ describe('account branding', () => {
       try {
         const { page } = win;
         if (viewport === 'desktop') await page.setViewportSize({ width, height: 900 });
+        await page.clock.setFixedTime(BROWSER_TIME);
         const logoAnswers: string[] = [];
         page.on('response', (r) => void (r.url().includes('/sign/logo/') && logoAnswers.push(`${r.status()} ${r.headers()['content-type'] ?? ''}`)));
         await page.goto(signUrl);
@@ -147,11 +153,60 @@ describe('account branding', () => {
         expect(await page.locator('#org').textContent()).toBe(BRANDING.DisplayName);
         expect(await axeViolations(page)).toEqual([]);
         expect(win.problems).toEqual([]);
+        // The page with the logo, compared with its reference once fonts are loaded, the three pages (contract, annex) drawn
+        // and the layout has stopped moving (the same height for ten frames).
+        await page.evaluate('document.fonts.ready.then(() => undefined)');
+        await expect.poll(() => page.locator('.page canvas').count(), { timeout: 20_000 }).toBe(3);
+        await page.evaluate(`new Promise((resolve) => {
+          let last = -1, same = 0;
+          const tick = () => {
+            const h = document.documentElement.scrollHeight;
+            same = h === last ? same + 1 : 0;
+            last = h;
+            if (same >= 10) resolve(undefined); else requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        })`);
+        const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
+        await compareWithReference(png, `branding-logo-${viewport}`);
       } finally {
         await win.close();
       }
     }
     const removed = await call(service.url, 'DELETE', `/api/admin/accounts/${account!.Id}/logo`, { auth: false, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(removed.status).toBe(200);
+  });
+
+  it('the invitation mail with the logo, rendered at 375 and 800 px, matches its reference screenshots', async () => {
+    const logo = smallPng(600, 200);
+    const mail = renderMailText({
+      kind: 'invitation',
+      language: 'nl-NL',
+      signUrl: 'https://sign.example.test/sign/tok123',
+      reference: 'LEASE-2026-042',
+      documents: ['Lease agreement.pdf'],
+      organization: BRANDING.DisplayName,
+      contact: BRANDING.ReplyTo,
+      expiresAt: new Date('2026-12-24T12:00:00Z'),
+      accent: accentOf(BRANDING.Color)!.color,
+      logo: { cid: 'logo-test@paraph', width: 600, height: 200 },
+    });
+    // A mail program shows the inline part where the Content-ID is referenced; here the same bytes as a data URL.
+    const html = mail.html.replace('cid:logo-test@paraph', `data:image/png;base64,${Buffer.from(logo).toString('base64')}`);
+    expect(html).not.toBe(mail.html);
+    for (const [viewport, width] of [['phone', 375], ['desktop', 800]] as const) {
+      const win = await openWindow(viewport, [], { reducedMotion: true });
+      try {
+        const { page } = win;
+        await page.setViewportSize({ width, height: 700 });
+        await page.setContent(html);
+        await expect.poll(() => page.evaluate<boolean>(`[...document.images].every((img) => img.complete && img.naturalWidth === 600)`)).toBe(true);
+        const png = await page.screenshot({ fullPage: true, animations: 'disabled', scale: 'css' });
+        await compareWithReference(png, `branding-logo-mail-${viewport}`);
+        expect(win.problems).toEqual([]);
+      } finally {
+        await win.close();
+      }
+    }
   });
 });

@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGO_LIMITS } from '../../src/service/branding/logo-header.js';
 import { call, startTestService, type ApiResponse, type TestService } from '../helpers/service-harness.js';
@@ -86,14 +87,20 @@ describe('account logo (admin API)', () => {
     expect(audit.json.map((e: { Action: string }) => e.Action)).toEqual(expect.arrayContaining(['account.logo-set', 'account.logo-removed']));
   });
 
-  it('a JPEG is kept as it came', async () => {
+  it('a JPEG is decoded in a PDF process and served re-encoded: a JPEG of its size, without the EXIF or bytes appended to it', async () => {
     const id = await newAccount();
-    const set = await admin('PUT', `/accounts/${id}/logo`, { body: smallJpeg(), type: 'image/jpeg' });
+    const image = Buffer.from(smallJpeg());
+    const exif = Buffer.from('Exif\0\0camera-serial-12345', 'latin1');
+    const uploaded = Buffer.concat([image.subarray(0, 2), Buffer.from([0xff, 0xe1, 0, exif.length + 2]), exif, image.subarray(2), Buffer.from('<html>appended</html>')]);
+    const set = await admin('PUT', `/accounts/${id}/logo`, { body: new Uint8Array(uploaded), type: 'image/jpeg' });
     expect(set.status, set.text).toBe(200);
     expect(set.json.Logo).toMatchObject({ ContentType: 'image/jpeg', Width: 16, Height: 8 });
     const served = await fetch(`${service.url}${(set.json.Logo as { Url: string }).Url}`);
     expect(served.headers.get('content-type')).toBe('image/jpeg');
-    expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(smallJpeg()))).toBe(true);
+    const body = Buffer.from(await served.arrayBuffer());
+    expect(body.equals(uploaded)).toBe(false);
+    for (const needle of ['Exif', 'camera-serial', '<html>']) expect(body.includes(Buffer.from(needle, 'latin1'))).toBe(false);
+    expect(jpeg.decode(body, { useTArray: true })).toMatchObject({ width: 16, height: 8 });
   });
 
   it('refuses SVG, HTML disguised as a PNG, a bomb header, a truncated file and more than 256 KiB; the account keeps its logo', async () => {

@@ -34,8 +34,16 @@ function checkSize(width: number, height: number): void {
   }
 }
 
-/** What a logo's content says it is, with its size from the header; nothing decoded. @throws ServiceError `LOGO_INVALID`, `LOGO_TOO_LARGE`. */
-export function readLogoHeader(bytes: Uint8Array): { contentType: LogoContentType; width: number; height: number } {
+/** What a logo's content says it is: its kind, its size from the header, and where the image ends (a JPEG's end-of-image marker). */
+export interface LogoHeader {
+  readonly contentType: LogoContentType;
+  readonly width: number;
+  readonly height: number;
+  readonly end: number;
+}
+
+/** What a logo's content says it is; nothing decoded. @throws ServiceError `LOGO_INVALID`, `LOGO_TOO_LARGE`. */
+export function readLogoHeader(bytes: Uint8Array): LogoHeader {
   if (bytes.length > LOGO_LIMITS.maxBytes) throw new ServiceError('LOGO_TOO_LARGE', `Logo: ${bytes.length} bytes; at most ${LOGO_LIMITS.maxBytes} (256 KiB) are accepted.`);
   if (bytes.length >= 8 && PNG_SIGNATURE.every((b, i) => bytes[i] === b)) {
     if (bytes.length < 33) throw refuse('the PNG image is truncated.');
@@ -47,25 +55,31 @@ export function readLogoHeader(bytes: Uint8Array): { contentType: LogoContentTyp
     checkSize(width, height);
     // An interlaced image's data is inflated by pngjs without a bound; a logo has no need of interlacing.
     if (bytes[28] !== 0) throw refuse('the PNG image is interlaced; save it without interlacing.');
-    return { contentType: 'image/png', width, height };
+    return { contentType: 'image/png', width, height, end: bytes.length };
   }
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-    const { width, height } = walkJpeg(bytes);
-    return { contentType: 'image/jpeg', width, height };
+    return { contentType: 'image/jpeg', ...walkJpeg(bytes) };
   }
   throw refuse('not a PNG or JPEG image (judged by its content; SVG, GIF, WebP and other formats are not accepted).');
 }
 
 /** Start-of-frame markers of the JPEG processes browsers decode: baseline, extended and progressive Huffman. */
 const FRAME_MARKERS: ReadonlySet<number> = new Set([0xc0, 0xc1, 0xc2]);
+/**
+ * A progressive JPEG may split its coefficients over any number of scans, each costing a pass over the whole image
+ * when decoded: a small file of thousands of scans is a CPU bomb. Encoders write about ten.
+ */
+const MAX_SCANS = 64;
 /** Other start-of-frame markers (lossless, hierarchical, arithmetic): refused. */
 const OTHER_FRAME_MARKERS: ReadonlySet<number> = new Set([0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
 /**
  * Walks the JPEG's segments from SOI to EOI: every segment's length inside the file, one frame header (SOF0/1/2)
- * before the first scan, scans' entropy-coded data skipped up to the next marker, nothing after EOI.
+ * before the first scan, scans' entropy-coded data skipped up to the next marker, at most {@link MAX_SCANS} scans.
+ * Bytes after EOI (padding some cameras write, or a file appended to the image) are left out of the decoding, and
+ * so out of the logo paraph re-encodes.
  */
-function walkJpeg(bytes: Uint8Array): { width: number; height: number } {
+function walkJpeg(bytes: Uint8Array): { width: number; height: number; end: number } {
   const truncated = (): ServiceError => refuse('the JPEG image is truncated or damaged (it does not end with its end-of-image marker).');
   let at = 2;
   let frame: { width: number; height: number } | undefined;
@@ -83,8 +97,7 @@ function walkJpeg(bytes: Uint8Array): { width: number; height: number } {
     at += 2;
     if (marker === 0xd9) {
       if (frame === undefined || scans === 0) throw refuse('the JPEG image has no image data.');
-      if (bytes.length - at > 0) throw refuse('the JPEG image has data after its end-of-image marker.');
-      return frame;
+      return { ...frame, end: at };
     }
     if (marker === 0xd8 || marker === 0x00 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) throw refuse('the JPEG image is damaged (a marker out of place).');
     if (at + 2 > bytes.length) throw truncated();
@@ -105,6 +118,7 @@ function walkJpeg(bytes: Uint8Array): { width: number; height: number } {
     if (marker === 0xda) {
       if (frame === undefined) throw refuse('the JPEG image is damaged (image data before its frame header).');
       scans++;
+      if (scans > MAX_SCANS) throw refuse(`the JPEG image has more than ${MAX_SCANS} scans; save it as a baseline JPEG or a PNG.`);
       // Entropy-coded data: runs until a marker other than a stuffed zero or a restart marker.
       for (;;) {
         if (at + 1 >= bytes.length) throw truncated();

@@ -5,25 +5,32 @@
  * header is read first at no cost and its size checked against {@link LOGO_LIMITS}, so a small file claiming
  * 100000×100000 pixels (a decompression bomb) is refused before anything is inflated.
  *
- * A PNG is then decoded in full by pngjs (chunk checksums, the image data inflated to exactly the size its header
- * needs, the end chunk present) and re-encoded: what is stored and served is a plain RGBA PNG paraph wrote, without
- * animation, text or metadata chunks. A JPEG has its marker structure walked to the end-of-image marker (a truncated
- * file, junk between segments or a frame header out of bounds is refused); its bytes are kept as they are, since
- * re-encoding would lose quality, and its compressed data is left to the browsers' decoders, which are hardened
- * against damaged scans. {@link normalizeLogo} is synchronous and CPU-bound: the service runs it in a PDF process
- * (normalize-logo.ts); the serving process takes only the header's look (logo-header.ts).
+ * Then the image is decoded in full and re-encoded, so what is stored and served is an image paraph wrote, never the
+ * uploaded bytes. A PNG is decoded by pngjs (chunk checksums, the image data inflated to exactly the size its header
+ * needs, the end chunk present) and written as a plain RGBA PNG without animation, text or metadata chunks. A JPEG
+ * has its marker structure walked first (a truncated file, junk between segments, a frame header out of bounds or
+ * too many progressive scans is refused), is decoded by jpeg-js under a pixel and a memory cap, and is written as a
+ * baseline JPEG at quality {@link JPEG_QUALITY} without EXIF, ICC, comments or anything after its end: a JPEG stays a
+ * JPEG because the same pixels as a PNG come out several times larger (photographic noise does not deflate). EXIF
+ * orientation is not applied: the logo is shown as its pixels are stored. {@link normalizeLogo} is synchronous and
+ * CPU-bound: the service runs it in a PDF process (normalize-logo.ts); the serving process takes only the header's
+ * look (logo-header.ts).
  */
+import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import { readLogoHeader, refuse, type NormalizedLogo } from './logo-header.js';
+import { LOGO_LIMITS, readLogoHeader, refuse, type LogoHeader, type NormalizedLogo } from './logo-header.js';
+
+/** High enough that a re-encoded logo's edges and flat colours show no visible loss. */
+const JPEG_QUALITY = 90;
 
 /**
- * Checks `bytes` as a logo and returns what is to be stored: a re-encoded PNG, or the JPEG as it came.
+ * Checks `bytes` as a logo and returns what is to be stored: the image decoded and re-encoded by paraph.
  *
  * @throws ServiceError `LOGO_INVALID` saying what is wrong, `LOGO_TOO_LARGE` past 256 KiB (LOGO_LIMITS in logo-header.ts).
  */
 export function normalizeLogo(bytes: Uint8Array): NormalizedLogo {
   const header = readLogoHeader(bytes);
-  if (header.contentType === 'image/jpeg') return { bytes, ...header };
+  if (header.contentType === 'image/jpeg') return reencodeJpeg(bytes, header);
   let decoded: PNG;
   try {
     decoded = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { checkCRC: true });
@@ -33,4 +40,23 @@ export function normalizeLogo(bytes: Uint8Array): NormalizedLogo {
   if (decoded.width !== header.width || decoded.height !== header.height) throw refuse('the PNG image is damaged (its size changes while it is read).');
   const png = PNG.sync.write(decoded, { colorType: 6, inputColorType: 6, bitDepth: 8, inputHasAlpha: true, deflateLevel: 9 });
   return { bytes: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), contentType: 'image/png', width: header.width, height: header.height };
+}
+
+function reencodeJpeg(bytes: Uint8Array, header: LogoHeader): NormalizedLogo {
+  let decoded: { width: number; height: number; data: Uint8Array };
+  try {
+    decoded = jpeg.decode(bytes.subarray(0, header.end), {
+      useTArray: true,
+      formatAsRGBA: true,
+      tolerantDecoding: false,
+      maxResolutionInMP: LOGO_LIMITS.maxPixels / 1_000_000,
+      // jpeg-js counts 4 bytes a coefficient for each of up to 4 components, and the RGBA output: ~48 MB at 2 MP.
+      maxMemoryUsageInMB: Math.ceil((LOGO_LIMITS.maxPixels * 24) / (1024 * 1024)),
+    });
+  } catch (error) {
+    throw refuse(`the JPEG image is damaged or cannot be decoded (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  if (decoded.width !== header.width || decoded.height !== header.height) throw refuse('the JPEG image is damaged (its size changes while it is read).');
+  const written = jpeg.encode({ width: decoded.width, height: decoded.height, data: decoded.data }, JPEG_QUALITY);
+  return { bytes: new Uint8Array(written.data.buffer, written.data.byteOffset, written.data.byteLength), contentType: 'image/jpeg', width: header.width, height: header.height };
 }

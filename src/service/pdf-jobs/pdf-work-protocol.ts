@@ -74,7 +74,7 @@ export type PdfJob =
     }
   /** `normalizeScribblePng`: a signer's drawn signature decoded and re-encoded by paraph. */
   | { readonly kind: 'scribble'; readonly bytes: Uint8Array }
-  /** `normalizeLogo`: an account's logo checked, a PNG decoded and re-encoded by paraph. */
+  /** `normalizeLogo`: an account's logo checked, decoded and re-encoded by paraph. */
   | { readonly kind: 'logo'; readonly bytes: Uint8Array }
   /**
    * A signer's work on one document from one parse: `fillFormFieldsInSession`, then `signInSession` for each field

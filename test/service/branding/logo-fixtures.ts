@@ -1,4 +1,5 @@
-/** Small logos for the tests: PNGs drawn with pngjs, and a 16×8 baseline JPEG made by libjpeg (pdftoppm). */
+/** Small logos for the tests: PNGs drawn with pngjs, JPEGs drawn with jpeg-js, and a 16×8 baseline JPEG made by libjpeg (pdftoppm). */
+import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 
 /** A `width`×`height` RGBA PNG with a gradient (every pixel different enough to notice a change). */
@@ -22,4 +23,11 @@ const JPEG_16X8 = '/9j/4AAQSkZJRgABAQEAAQAAAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLD
 /** A 16×8 baseline JPEG. */
 export function smallJpeg(): Uint8Array {
   return new Uint8Array(Buffer.from(JPEG_16X8, 'base64'));
+}
+
+/** A `width`×`height` baseline JPEG of the same gradient as {@link smallPng}, written by jpeg-js at quality 95. */
+export function gradientJpeg(width: number, height: number): Uint8Array {
+  const png = PNG.sync.read(Buffer.from(smallPng(width, height)));
+  const written = jpeg.encode({ width, height, data: png.data }, 95);
+  return new Uint8Array(written.data.buffer, written.data.byteOffset, written.data.byteLength);
 }
