@@ -167,6 +167,19 @@ describe('account branding', () => {
           };
           requestAnimationFrame(tick);
         })`);
+        // No signature box shows text cut off: each shows its whole label or, where that does not fit, a pen; the
+        // accessible name is always the whole label.
+        const signatureBoxes = await page.locator('.page button.overlay-signature').evaluateAll((buttons) => buttons.map((b) => ({
+          name: b.getAttribute('aria-label'),
+          shown: b.textContent,
+          clipped: b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1,
+        })));
+        expect(signatureBoxes.length).toBeGreaterThan(0);
+        for (const b of signatureBoxes) {
+          expect(b.name).toBe('Hier ondertekenen: Alice Janssen');
+          expect([b.name, '\u270E']).toContain(b.shown);
+          expect(b.clipped).toBe(false);
+        }
         const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
         await compareWithReference(png, `branding-logo-${viewport}`);
       } finally {

@@ -291,6 +291,23 @@ function sizePage(p) {
   p.wrap.style.height = `${p.height * scale}px`;
   p.wrap.style.setProperty('--page-scale', String(scale));
   p.text.style.setProperty('--total-scale-factor', String(scale));
+  fitSignatureLabels(p);
+}
+
+/**
+ * A signature box shows "Sign here: <name>" when that fits at the current zoom, else a pen; its accessible name is
+ * always the whole text. Text cut off mid-word in a small box reads as a fault.
+ */
+function fitSignatureLabels(p) {
+  for (const button of p.wrap.querySelectorAll('button.overlay-signature')) {
+    const label = button.getAttribute('aria-label') ?? '';
+    button.textContent = label;
+    button.classList.remove('compact');
+    if (button.scrollWidth > button.clientWidth + 1 || button.scrollHeight > button.clientHeight + 1) {
+      button.textContent = '\u270E';
+      button.classList.add('compact');
+    }
+  }
 }
 
 /**
@@ -427,6 +444,7 @@ async function renderPdf(doc, host) {
       host.append(p.list);
       openListWhenCramped(p);
     }
+    fitSignatureLabels(p);
   }
 }
 
@@ -460,7 +478,7 @@ function onPageControl(doc, p, field, w, option, entry) {
   if (field.Type === 'Signature') {
     const button = place(document.createElement('button'));
     button.type = 'button';
-    button.textContent = fmt(T.signHereName, { name: session.Signer.Name || session.Signer.Email });
+    button.setAttribute('aria-label', fmt(T.signHereName, { name: session.Signer.Name || session.Signer.Email }));
     button.addEventListener('click', goToSigning);
     return button;
   }
