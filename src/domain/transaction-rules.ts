@@ -5,6 +5,7 @@
  * and collects every broken rule as a message naming the field (`Signers[0].Email: not a valid e-mail address`). Array
  * positions in messages are 0-based, as in JSON paths. Pure: ids, tokens and the clock are handed in.
  */
+import { LANGUAGES } from '../i18n/languages.js';
 import { ValidationError } from '../errors.js';
 import { isValidBsn } from './bsn.js';
 import { isBelgianE164, isE164 } from './e164.js';
@@ -12,7 +13,6 @@ import { forbiddenCharacterPath, hasForbiddenCharacters, hasForbiddenMultiLineCh
 import {
   addDays,
   formatTime,
-  LANGUAGES,
   TransactionStatus,
   VERIFICATION_TYPES,
   type Authentication,

@@ -6,7 +6,8 @@
  * that depend on other fields) are transaction-rules.ts's.
  */
 import { Type, type Static, type TObject, type TOptional, type TSchema, type TUnsafe } from 'typebox';
-import { LANGUAGES, VERIFICATION_TYPES, type JsonObject, type JsonValue } from './transaction.js';
+import { LANGUAGES } from '../i18n/languages.js';
+import { VERIFICATION_TYPES, type JsonObject, type JsonValue } from './transaction.js';
 
 /** A string enum as plain JSON Schema `enum` (clearer validation messages than an anyOf of literals). */
 export function stringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {

@@ -9,6 +9,7 @@
 import { ParaphError } from '../errors.js';
 import { formatAuditTime } from '../receipt/audit-log.js';
 import type { FileMetaData } from '../pdf/file-metadata.js';
+import type { Language } from '../i18n/languages.js';
 import type { FieldPlacement } from '../pdf/resolve-locations.js';
 import type { ReceiverFields, SignerFields, TransactionFields } from './transaction-schema.js';
 
@@ -59,11 +60,6 @@ export const ACTIVITY_NAMES: Readonly<Record<ActivityCodeNumber, keyof typeof Ac
     keyof typeof ActivityCode
   >,
 );
-
-/** Languages of transactions, signers and receivers (docs/design/api.md#languages); `nl-NL` is the default. */
-export const LANGUAGES = ['nl-NL', 'en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL'] as const;
-/** One of {@link LANGUAGES}. */
-export type Language = (typeof LANGUAGES)[number];
 
 /** A JSON value as stored (Context, verification fields). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

@@ -3,7 +3,7 @@
  * documents to receivers, cancellation notice, sender notification and verification code, in every language of
  * docs/design/api.md#languages (texts in src/i18n), each as HTML and plain text. Pure: values in, strings out.
  */
-import type { Language } from '../domain/transaction.js';
+import type { Language } from '../i18n/languages.js';
 import { catalogueFor, type MailTexts } from '../i18n/catalogue.js';
 import type { MailPayloadKind } from '../service/delivery/mail-payload.js';
 

@@ -5,7 +5,8 @@
  * under a discriminator with a mapping; ErrorModel. The request bodies' components are request.schema.ts's.
  */
 import { ACTIVITY_KEYS, PARTIAL_TRANSACTION_KEYS, RECEIVER_KEYS, SIGNER_KEYS, TRANSACTION_KEYS } from '../domain/transaction-view.js';
-import { ActivityCode, LANGUAGES, TransactionStatus, VERIFICATION_TYPES, type VerificationType } from '../domain/transaction.js';
+import { ActivityCode, TransactionStatus, VERIFICATION_TYPES, type VerificationType } from '../domain/transaction.js';
+import { LANGUAGES } from '../i18n/languages.js';
 import { AuthenticationSchema, ContextSchema, VERIFICATION_FIELDS } from '../domain/transaction-schema.js';
 import { ErrorModelSchema } from './transaction.schema.js';
 

@@ -1,9 +1,9 @@
 /**
  * The text catalogues (docs/design/api.md#languages): one per language of {@link LANGUAGES}, each with the texts of the
- * signing, show and receipt pages and of the e-mails. `en-US` is the reference; a language code that is not one of
- * ours falls back by its primary subtag (`de-AT` → `de-DE`), then to `en-US`. Pure.
+ * signing, show and receipt pages, of the e-mails and of the evidential receipt. `en-US` is the reference; a language
+ * code that is not one of ours falls back by its primary subtag (`de-AT` → `de-DE`), then to `en-US`. Pure.
  */
-import { LANGUAGES, type Language } from '../domain/transaction.js';
+import { LANGUAGES, type Language } from './languages.js';
 import { deDE } from './de-DE.js';
 import { enUS } from './en-US.js';
 import { esES } from './es-ES.js';
@@ -12,7 +12,9 @@ import { itIT } from './it-IT.js';
 import { nlNL } from './nl-NL.js';
 import { plPL } from './pl-PL.js';
 
-type Texts<T> = { readonly [K in keyof T]: T[K] extends string ? string : Texts<T[K]> };
+type Texts<T> = {
+  readonly [K in keyof T]: T[K] extends string ? string : T[K] extends (...args: infer A) => string ? (...args: A) => string : Texts<T[K]>;
+};
 
 /** Every text of the pages. */
 export type PageTexts = Texts<typeof enUS.page>;
@@ -23,12 +25,15 @@ export type MailTexts = Texts<typeof enUS.mail>;
  * attaches (without `.pdf`).
  */
 export type EvidenceTexts = Texts<typeof enUS.evidence>;
+/** Every text of the evidential receipt (src/receipt/receipt-text.ts says what each is for). */
+export type ReceiptTexts = Texts<typeof enUS.receipt>;
 
 /** One language's texts. */
 export interface Catalogue {
   readonly page: PageTexts;
   readonly mail: MailTexts;
   readonly evidence: EvidenceTexts;
+  readonly receipt: ReceiptTexts;
 }
 
 /** The catalogue of each language. */

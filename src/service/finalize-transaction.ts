@@ -9,15 +9,8 @@
 import { X509Certificate } from 'node:crypto';
 import { appendAuditEntry, type AuditCertificate, type AuditEntry } from '../receipt/audit-log.js';
 import type { ReceiptCertificate, ReceiptDocument, ReceiptSigner, ReceiptTransaction } from '../receipt/types.js';
-import {
-  TransactionStatus,
-  receiptTranslationLanguages,
-  transition,
-  updateFile,
-  type BlobRef,
-  type Language,
-  type Transaction,
-} from '../domain/transaction.js';
+import { TransactionStatus, receiptTranslationLanguages, transition, updateFile, type BlobRef, type Transaction } from '../domain/transaction.js';
+import { type Language } from '../i18n/languages.js';
 import { ConcurrencyError, type AuditEntryInput, type OutboxInput } from '../store/store.js';
 import { commitTransaction, changeTime } from './commit-change.js';
 import type { ServiceContext } from './context.js';

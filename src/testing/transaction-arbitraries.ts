@@ -6,7 +6,8 @@
  */
 import type { Arbitrary } from 'fast-check';
 import { fc, once } from './fast-check.js';
-import { LANGUAGES, type JsonObject } from '../domain/transaction.js';
+import { type JsonObject } from '../domain/transaction.js';
+import { LANGUAGES } from '../i18n/languages.js';
 import type { CreateTransactionRequest, ReceiverRequest, SignerRequest, VerificationRequest } from '../domain/transaction-rules.js';
 import { printableText } from './file-metadata-arbitraries.js';
 

@@ -17,21 +17,22 @@ const ROOT = 'root';
 
 /** Floor → the floors it may import (besides itself and BASE). Listed bottom-up. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  // The words in each language (pure data): the receipt's, the pages' and the mails'.
+  i18n: [],
   pdf: [],
   pades: ['pdf'],
-  receipt: ['pades', 'pdf'],
+  receipt: ['i18n', 'pades', 'pdf'],
   // The domain may use the vocabulary of the pure floors below it (FileMetaData, FieldPlacement, audit time format).
-  domain: ['receipt', 'pades', 'pdf'],
-  i18n: ['domain'],
-  store: ['domain', 'receipt', 'pades', 'pdf'],
+  domain: ['i18n', 'receipt', 'pades', 'pdf'],
+  store: ['domain', 'i18n', 'receipt', 'pades', 'pdf'],
   service: ['store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   events: ['service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   http: ['service', 'events', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   cli: [ROOT, 'bench', 'service', 'events', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   [ROOT]: ['entry', 'cli', 'http', 'events', 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   // The package's entry points per layer (paraph/pdf, paraph/pades, paraph/receipt, paraph/server).
-  entry: [ROOT, 'events', 'domain', 'receipt', 'pades', 'pdf'],
-  bench: [ROOT, 'service', 'store', 'domain', 'receipt', 'pades', 'pdf'],
+  entry: [ROOT, 'events', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
+  bench: [ROOT, 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
   testing: [ROOT, 'http', 'events', 'service', 'store', 'domain', 'i18n', 'receipt', 'pades', 'pdf'],
 };
 

@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../src/domain/transaction.js';
+import { LANGUAGES } from '../../src/i18n/languages.js';
 import { renderMailText, type MailTextInput } from '../../src/events/mail-templates.js';
 import type { MailPayloadKind } from '../../src/service/delivery/mail-payload.js';
 import { CATALOGUES } from '../../src/i18n/catalogue.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../src/domain/transaction.js';
+import { LANGUAGES } from '../../src/i18n/languages.js';
 import { MAX_BODY_DEPTH, MAX_CONTEXT_DEPTH } from '../../src/domain/transaction-json.js';
 import { PAGE_EDGE_TOLERANCE } from '../../src/pdf/resolve-locations.js';
 import { checkPostbackTarget } from '../../src/service/delivery/postback-target.js';

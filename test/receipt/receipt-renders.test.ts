@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../src/domain/transaction.js';
+import { LANGUAGES } from '../../src/i18n/languages.js';
 import { renderReceipt } from '../../src/receipt/receipt.js';
 import { DOCUMENTS, sampleAuditLog, sampleTransaction } from './sample-transaction.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_LANGUAGES, receiptTextFor, type ReceiptText } from '../../src/receipt/receipt-text.js';
 import { AUDIT_EVENT_TYPES } from '../../src/receipt/audit-log.js';
-import { LANGUAGES } from '../../src/domain/transaction.js';
+import { LANGUAGES } from '../../src/i18n/languages.js';
 
 /** Every leaf of a text tree as `path → value`, functions called with sample arguments. */
 function leaves(node: unknown, path = ''): Map<string, string> {

@@ -7,7 +7,7 @@
  * {@link IdentityProvider}; none is configured by default.
  */
 import { mailRow } from './mail-payload.js';
-import type { Language } from '../../domain/transaction.js';
+import type { Language } from '../../i18n/languages.js';
 import type { OutboxInput } from '../../store/store.js';
 
 /** One code to deliver. */

@@ -3,7 +3,7 @@
  * process only lends the seal key (and the time-stamper) one signature value at a time.
  */
 import type { Signer } from '../../pades/types.js';
-import type { Language } from '../../domain/transaction.js';
+import type { Language } from '../../i18n/languages.js';
 import { catalogueFor } from '../../i18n/catalogue.js';
 import { environmentSeal, type AccountSeal } from '../keys/account-seals.js';
 import type { ServiceContext } from '../context.js';

@@ -3,7 +3,8 @@
  * docs/design/signer-api.md#session): state of the journey, documents with the fields to fill, verification steps
  * without secrets. Pure; the use cases (open-session.ts, show-page.ts) render it from a {@link SignerAccess}.
  */
-import { TransactionStatus, isEndStatus, waitingFor, type Language } from '../../domain/transaction.js';
+import { TransactionStatus, isEndStatus, waitingFor } from '../../domain/transaction.js';
+import { type Language } from '../../i18n/languages.js';
 import {
   readSignSession,
   SECURE_DOWNLOAD_CODE_KEY,

@@ -7,16 +7,8 @@
  * SignedDocumentOpened and 303 SignedDocumentDownloaded (Info = fileId) for the signed documents, 402 ReceiptOpened and
  * 403 ReceiptDownloaded.
  */
-import {
-  ActivityCode,
-  TransactionStatus,
-  findFile,
-  isEndStatus,
-  receiptFor,
-  recordActivity,
-  type ActivityCodeNumber,
-  type Language,
-} from '../../domain/transaction.js';
+import { ActivityCode, TransactionStatus, findFile, isEndStatus, receiptFor, recordActivity, type ActivityCodeNumber } from '../../domain/transaction.js';
+import { type Language } from '../../i18n/languages.js';
 import { commitChange } from '../commit-change.js';
 import type { ServiceContext } from '../context.js';
 import { postbackRow } from '../delivery/outbox-rows.js';
