@@ -7,7 +7,6 @@
  * thread (text-index/pdfium-worker.ts) to bound its time and memory.
  */
 import { PdfParseError } from '../../errors.js';
-import { assertPdfBytes } from '../pdf-header.js';
 import { type PageGeometry, pageGeometryFromBoxes, type UserRect, visibleBox } from '../page-geometry.js';
 import { copyIn, FPDF_ERR_PASSWORD, type Pdfium } from '../pdfium.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
@@ -22,9 +21,11 @@ export interface PdfiumDocument {
 /** Scratch memory for the out-parameters of the calls on one character. */
 const SCRATCH_BYTES = 128;
 
-/** Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. */
+/**
+ * Opens PDF bytes with PDFium, refusing what the pdf.js engine refuses (encrypted, no pages) with the same codes. The
+ * `%PDF-` header is checked once, at the entry of the job (indexText), before any worker is reached.
+ */
 export function openPdfiumDocument(pdfium: Pdfium, pdf: Uint8Array): PdfiumDocument {
-  assertPdfBytes(pdf);
   const bytes = copyIn(pdfium, pdf);
   const doc = pdfium.FPDF_LoadMemDocument(bytes, pdf.length, '');
   if (!doc) {

@@ -9,7 +9,6 @@
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PdfParseError } from '../../errors.js';
-import { assertPdfBytes } from '../pdf-header.js';
 import { type PageGeometry, pageGeometryFromBoxes } from '../page-geometry.js';
 import { EM_ABOVE, EM_BELOW, type ExtractedText, glyphText, isWhitespace, PageTextBuilder } from './builder.js';
 
@@ -330,9 +329,11 @@ function showText(
   return [startX + x * hScale, startY];
 }
 
-/** Opens PDF bytes with pdf.js (on a copy: pdf.js empties the buffer it is given), refusing encrypted files. */
+/**
+ * Opens PDF bytes with pdf.js (on a copy: pdf.js empties the buffer it is given), refusing encrypted files. The `%PDF-`
+ * header is checked once, at the entry of the job (indexText), before any worker is reached.
+ */
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  assertPdfBytes(bytes);
   const task = pdfjs.getDocument({
     // A plain Uint8Array copy: pdf.js refuses Buffers and empties what it gets (Buffer#slice would not copy).
     data: new Uint8Array(bytes),

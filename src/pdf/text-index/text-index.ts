@@ -282,7 +282,7 @@ async function extract(pdf: Uint8Array, options: IndexTextOptions, queries: read
     throw new RangeError(`indexText: workers must be a whole number ≥ 0, got ${String(options.workers)}`);
   }
   options.signal?.throwIfAborted();
-  // Checked here too, so that what is plainly no PDF fails before pdf.js or a worker is loaded.
+  // The one `%PDF-` check of the job: every engine and worker is reached only from here, after it.
   assertPdfBytes(pdf);
   checkDeclaredObjects(pdf);
   const limits = resolveIndexLimits(options.limits);
