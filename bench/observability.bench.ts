@@ -2,11 +2,12 @@
  * What observability costs the service: the load of the service benchmark (GET /api/transaction/{id} with autocannon,
  * seal-only transactions with 4 clients, 1-page PDF) on `paraph`'s server with its metrics on (a metrics token set, so
  * process metrics are collected too), once with tracing off and once with tracing on, exporting every span over
- * OTLP/HTTP protobuf to a receiver on 127.0.0.1 that reads and drops them. Each configuration runs in its own process
- * (OpenTelemetry's registration is per process), alternately, twice (SERVICE_BENCH_ROUNDS), and the median of the
- * rounds is reported; a third configuration samples 10 % of traces. Next to the rates, the CPU time the serving
- * process spent per transaction and per GET: on a machine other work shares, rates and p99 move with that work, CPU
- * time per request much less. Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
+ * OTLP/HTTP protobuf to a receiver on 127.0.0.1 that reads and drops them; a third configuration samples 10 % of
+ * traces. Each configuration's server runs in a fresh process of its own (OpenTelemetry's registration is per
+ * process; `--serve` is that process), alternately, SERVICE_BENCH_ROUNDS times (default 2), and the median is
+ * reported. The load comes from this process, so the server's event loop and CPU carry only the server's work; next to
+ * the rates, the serving process's own CPU time (all its threads, from /proc) per transaction and per GET.
+ * Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
  * A second table isolates the span machinery: the CPU time of making one request span (continuing a traceparent,
  * four attributes) and ending it, dropped or exported in batches over OTLP/HTTP protobuf (`--spans` runs only that).
  */
@@ -30,7 +31,7 @@ interface Measured {
   readonly getPerSecond: number;
   readonly getP99Ms: number;
   readonly sealOnlyPerSecond: number;
-  /** CPU time of the serving process (autocannon included, the same in every configuration) per GET, ms. */
+  /** CPU time of the serving process alone (all its threads; the load generator runs in another process) per GET, ms. */
   readonly getCpuMs: number;
   /** CPU time of the serving process (its PDF processes not included) per seal-only transaction, ms. */
   readonly sealOnlyCpuMs: number;
@@ -39,8 +40,8 @@ interface Measured {
 const quick = process.argv.includes('--quick');
 const seconds = Number(process.env.SERVICE_BENCH_SECONDS ?? 10);
 
-/** One configuration, in this process (started by {@link main} with the OTEL_* environment of the configuration). */
-async function measure(): Promise<Measured> {
+/** The serving process of one configuration (started by {@link measureConfiguration} with its OTEL_* environment). */
+async function serve(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paraph-bench-'));
   const config = loadConfig({
     env: {
@@ -55,48 +56,65 @@ async function measure(): Promise<Measured> {
     },
   });
   const server = await startServer(config, { logger: false, worker: false });
+  console.log(JSON.stringify({ url: server.url }));
+  // Serves until the benchmark closes stdin.
+  process.stdin.resume();
+  await new Promise((resolve) => process.stdin.on('end', resolve));
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** User plus system CPU time of process `pid` (every thread, not its children), ms; from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name; in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * One configuration: its server in a fresh process with `env`, the load (autocannon, seal-only clients) from this
+ * process, so the server's CPU and event loop carry only the server's work.
+ */
+async function measureConfiguration(env: Record<string, string>, onePage: Uint8Array): Promise<Measured> {
+  const withoutOtel = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, fileURLToPath(import.meta.url), '--serve'], {
+    env: { ...withoutOtel, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
-    const url = server.url;
-    const onePage = new Uint8Array(readFileSync(await benchPdf(1)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const line = out.split('\n').find((l) => l.startsWith('{"url"'));
+        if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+      });
+      child.on('exit', (code) => reject(new Error(`serving process exited with ${String(code)}: ${out}`)));
+    });
+    const pid = child.pid!;
     await sealOnlyRate(url, onePage, 10, 2);
     const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
     const { Id } = (await created.json()) as { Id: string };
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
-    const getCpu = process.cpuUsage();
+    // A short warm-up, so both configurations are measured with their hot paths compiled.
+    await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: 1, headers: HEADERS });
+    const getCpu = processCpuMs(pid);
     const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });
-    const getCpuMs = cpuMs(process.cpuUsage(getCpu)) / Math.max(1, get.requests.total);
+    const getCpuMs = (processCpuMs(pid) - getCpu) / Math.max(1, get.requests.total);
     if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
     const transactions = quick ? 40 : 200;
-    const sealCpu = process.cpuUsage();
+    const sealCpu = processCpuMs(pid);
     const sealOnlyPerSecond = await sealOnlyRate(url, onePage, transactions, 4);
-    const sealOnlyCpuMs = cpuMs(process.cpuUsage(sealCpu)) / transactions;
+    const sealOnlyCpuMs = (processCpuMs(pid) - sealCpu) / transactions;
     return { getPerSecond: get.requests.average, getP99Ms: get.latency.p99, sealOnlyPerSecond, getCpuMs, sealOnlyCpuMs };
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    child.stdin.end();
+    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
   }
 }
 
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
-}
-
-/** Runs {@link measure} in a fresh process with `env`. */
-function measureInProcess(env: Record<string, string>): Promise<Measured> {
-  const withoutOtel = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, fileURLToPath(import.meta.url), '--measure', ...(quick ? ['--quick'] : [])], {
-    env: { ...withoutOtel, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').at(-1) ?? '';
-      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as Measured);
-      else reject(new Error(`measuring process exited with ${String(code)}: ${out}`));
-    });
-  });
 }
 
 function median(values: readonly number[]): number {
@@ -153,9 +171,10 @@ async function main(): Promise<void> {
     { name: 'metrics on, tracing on, 10 % of traces sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
   ];
   const results: Measured[][] = configurations.map(() => []);
+  const onePage = new Uint8Array(readFileSync(await benchPdf(1)));
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const [i, configuration] of configurations.entries()) results[i]!.push(await measureInProcess(configuration.env));
+      for (const [i, configuration] of configurations.entries()) results[i]!.push(await measureConfiguration(configuration.env, onePage));
     }
   } finally {
     await receiver.close();
@@ -174,7 +193,7 @@ async function main(): Promise<void> {
     reference === 0 ? '–' : `${fmt(((higherIsBetter ? reference - value : value - reference) / reference) * 100)} %`;
   const cost = (i: number, value: number, reference: number, higherIsBetter: boolean): string => (i === 0 ? '(ref)' : change(value, reference, higherIsBetter));
   printTable(
-    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs, one process each; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s)`,
+    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs; each configuration's server in its own process, the load from another; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s; CPU of the serving process alone)`,
     ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'target'],
     configurations.map((configuration, i) => {
       const m = medians[i]!;
@@ -196,5 +215,5 @@ async function main(): Promise<void> {
   );
 }
 
-if (process.argv.includes('--measure')) console.log(JSON.stringify(await measure()));
+if (process.argv.includes('--serve')) await serve();
 else await main();
