@@ -45,16 +45,17 @@ export function addRequestSpans(app: FastifyInstance, tracer: Tracer): void {
       done();
       return;
     }
-    const route = request.routeOptions.url;
-    const span = tracer.startSpan(
-      route === undefined ? request.method : `${request.method} ${route}`,
-      { kind: SpanKind.SERVER },
-      propagation.extract(ROOT_CONTEXT, request.headers),
-    );
+    // Most requests carry no trace context: a new trace needs no extraction (and paraph reads no baggage).
+    const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers);
+    const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
     const spanContext = span.spanContext();
     const traceparent = traceparentOf(spanContext);
     if (traceparent !== undefined) setRequestTraceparent(request, traceparent);
     if (span.isRecording()) {
+      // Named after its route only when recorded: fastify builds `routeOptions` anew on every read, and the
+      // configurable samplers (always, ratio, parent-based) do not look at names.
+      const route = request.routeOptions.url;
+      if (route !== undefined) span.updateName(`${request.method} ${route}`);
       const query = request.url.indexOf('?');
       const path = query === -1 ? request.url : request.url.slice(0, query);
       span.setAttributes({

@@ -109,7 +109,7 @@ export interface ServiceContext {
    * With tracing on, the W3C traceparent of the work this context serves (an HTTP request, a delivery): the service's
    * spans (PDF jobs, store commits) become its children. Set on a copy per request by the HTTP layer.
    */
-  readonly trace?: string;
+  readonly trace?: string | undefined;
 }
 
 /** `ctx` serving the work of `traceparent` (itself when there is none). */
@@ -164,6 +164,9 @@ export function createServiceContext(deps: ServiceContextDeps): ServiceContext {
     ...(deps.observer ? { observer: deps.observer } : {}),
     ...(deps.credentialKey ? { credentialKey: deps.credentialKey } : {}),
     ...(deps.accountSeals ? { accountSeals: deps.accountSeals } : {}),
+    // Present (and last) from the start, so that a request's copy with its traceparent (withTrace) has the shape of
+    // this context: copying it is then a fast clone, and the use cases see one shape, not two.
+    trace: undefined,
   };
 }
 
