@@ -3,10 +3,12 @@
  * seal-only transactions with 4 clients, 1-page PDF) on `paraph`'s server with its metrics on (a metrics token set, so
  * process metrics are collected too), once with tracing off and once with tracing on, exporting every span over
  * OTLP/HTTP protobuf to a receiver on 127.0.0.1 that reads and drops them; a third configuration samples 10 % of
- * traces. Each configuration's server runs in a fresh process of its own (OpenTelemetry's registration is per
- * process; `--serve` is that process), alternately, SERVICE_BENCH_ROUNDS times (default 2), and the median is
- * reported. The load comes from this process, so the server's event loop and CPU carry only the server's work; next to
- * the rates, the serving process's own CPU time (all its threads, from /proc) per transaction and per GET.
+ * traces. Each configuration is served by SERVICE_BENCH_PROCESSES processes of its own (default 3; OpenTelemetry's
+ * registration is per process; `--serve` is that process); SERVICE_BENCH_ROUNDS times (default 5) every process in turn
+ * gets a burst of GETs (SERVICE_BENCH_SECONDS, default 2 s) and a batch of seal-only transactions, and each figure is
+ * the median over a configuration's bursts. The load comes from this process, so the server's event loop and CPU carry
+ * only the server's work; next to the rates, the serving process's own CPU time (all its threads, from /proc) per
+ * transaction and per GET.
  * Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
  * A second table isolates the span machinery: the CPU time of making one request span (continuing a traceparent,
  * four attributes) and ending it, dropped or exported in batches over OTLP/HTTP protobuf (`--spans` runs only that).
@@ -25,7 +27,7 @@ import { startOtlpReceiver } from '../test/helpers/otlp-receiver.js';
 import { TSX_LOADER } from '../test/helpers/tsx.js';
 import { benchPdf } from './gen-pdf.js';
 import { fmt, printTable } from './lib.js';
-import { APP, autocannon, HEADERS, sealOnlyRate, USER } from './service-load.js';
+import { APP, autocannon, autocannonWithP99, HEADERS, sealOnlyRate, USER } from './service-load.js';
 
 interface Measured {
   readonly getPerSecond: number;
@@ -38,7 +40,7 @@ interface Measured {
 }
 
 const quick = process.argv.includes('--quick');
-const seconds = Number(process.env.SERVICE_BENCH_SECONDS ?? 10);
+const seconds = Number(process.env.SERVICE_BENCH_SECONDS ?? 2);
 
 /** The serving process of one configuration (started by {@link measureConfiguration} with its OTEL_* environment). */
 async function serve(): Promise<void> {
@@ -71,16 +73,30 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** One serving process of one configuration, warmed up, with a transaction to GET. */
+interface ServingProcess {
+  readonly configuration: number;
+  readonly url: string;
+  readonly pid: number;
+  readonly getUrl: string;
+  stop(): Promise<void>;
+}
+
 /**
- * One configuration: its server in a fresh process with `env`, the load (autocannon, seal-only clients) from this
- * process, so the server's CPU and event loop carry only the server's work.
+ * Starts a serving process with `env` (the load comes from this process, so the server's CPU and event loop carry only
+ * the server's work) and warms it up: a few seal-only transactions and a second of GETs, so every configuration is
+ * measured with its hot paths compiled.
  */
-async function measureConfiguration(env: Record<string, string>, onePage: Uint8Array): Promise<Measured> {
+async function startServing(configuration: number, env: Record<string, string>, onePage: Uint8Array): Promise<ServingProcess> {
   const withoutOtel = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
   const child = spawn(process.execPath, ['--import', TSX_LOADER, fileURLToPath(import.meta.url), '--serve'], {
     env: { ...withoutOtel, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  const stop = async (): Promise<void> => {
+    child.stdin.end();
+    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
+  };
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -91,26 +107,33 @@ async function measureConfiguration(env: Record<string, string>, onePage: Uint8A
       });
       child.on('exit', (code) => reject(new Error(`serving process exited with ${String(code)}: ${out}`)));
     });
-    const pid = child.pid!;
     await sealOnlyRate(url, onePage, 10, 2);
     const created = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ Seal: true }) });
     const { Id } = (await created.json()) as { Id: string };
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
-    // A short warm-up, so both configurations are measured with their hot paths compiled.
-    await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: 1, headers: HEADERS });
-    const getCpu = processCpuMs(pid);
-    const get = await autocannon({ url: `${url}/api/transaction/${Id}`, connections: 10, duration: seconds, headers: HEADERS });
-    const getCpuMs = (processCpuMs(pid) - getCpu) / Math.max(1, get.requests.total);
-    if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
-    const transactions = quick ? 40 : 200;
-    const sealCpu = processCpuMs(pid);
-    const sealOnlyPerSecond = await sealOnlyRate(url, onePage, transactions, 4);
-    const sealOnlyCpuMs = (processCpuMs(pid) - sealCpu) / transactions;
-    return { getPerSecond: get.requests.average, getP99Ms: get.latency.p99, sealOnlyPerSecond, getCpuMs, sealOnlyCpuMs };
-  } finally {
-    child.stdin.end();
-    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
+    const getUrl = `${url}/api/transaction/${Id}`;
+    await autocannon({ url: getUrl, connections: 10, duration: 1, headers: HEADERS });
+    return { configuration, url, pid: child.pid!, getUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
+}
+
+/** One burst of GETs against `server`: its rate, p99 and the serving process's CPU per GET. */
+async function getBurst(server: ServingProcess): Promise<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs'>> {
+  const cpuBefore = processCpuMs(server.pid);
+  const get = await autocannonWithP99({ url: server.getUrl, connections: 10, duration: seconds, headers: HEADERS });
+  const getCpuMs = (processCpuMs(server.pid) - cpuBefore) / Math.max(1, get.requests.total);
+  if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
+  return { getPerSecond: get.requests.average, getP99Ms: get.p99Ms, getCpuMs };
+}
+
+/** One batch of seal-only transactions (4 clients) against `server`: their rate and the serving process's CPU per transaction. */
+async function sealBurst(server: ServingProcess, onePage: Uint8Array, transactions: number): Promise<Pick<Measured, 'sealOnlyPerSecond' | 'sealOnlyCpuMs'>> {
+  const cpuBefore = processCpuMs(server.pid);
+  const sealOnlyPerSecond = await sealOnlyRate(server.url, onePage, transactions, 4);
+  return { sealOnlyPerSecond, sealOnlyCpuMs: (processCpuMs(server.pid) - cpuBefore) / transactions };
 }
 
 function cpuMs(usage: NodeJS.CpuUsage): number {
@@ -164,28 +187,41 @@ async function main(): Promise<void> {
   await spanCost();
   if (process.argv.includes('--spans')) return;
   const receiver = await startOtlpReceiver({ keep: false });
-  const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? 2);
+  const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? (quick ? 2 : 5));
+  const processes = Number(process.env.SERVICE_BENCH_PROCESSES ?? (quick ? 1 : 3));
+  const transactionsPerBurst = quick ? 8 : 20;
   const configurations: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
     { name: 'metrics on, tracing off', env: {} },
     { name: 'metrics on, tracing on, every trace sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
     { name: 'metrics on, tracing on, 10 % of traces sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
   ];
-  const results: Measured[][] = configurations.map(() => []);
+  const gets: Array<Array<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs'>>> = configurations.map(() => []);
+  const seals: Array<Array<Pick<Measured, 'sealOnlyPerSecond' | 'sealOnlyCpuMs'>>> = configurations.map(() => []);
   const onePage = new Uint8Array(readFileSync(await benchPdf(1)));
+  // Several processes per configuration, started interleaved: how fast one process runs varies by more than what is
+  // measured here (±10 % between identical processes on a shared two-core machine), so each configuration's figure is
+  // the median of short bursts over all its processes, taken in turns (forward, then backward) with the others'.
+  const servers: ServingProcess[] = [];
   try {
+    for (let p = 0; p < processes; p++) {
+      for (const [i, configuration] of configurations.entries()) servers.push(await startServing(i, configuration.env, onePage));
+    }
     for (let round = 0; round < rounds; round++) {
-      for (const [i, configuration] of configurations.entries()) results[i]!.push(await measureConfiguration(configuration.env, onePage));
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const server of order) gets[server.configuration]!.push(await getBurst(server));
+      for (const server of order) seals[server.configuration]!.push(await sealBurst(server, onePage, transactionsPerBurst));
     }
   } finally {
+    await Promise.all(servers.map((server) => server.stop()));
     await receiver.close();
   }
-  const medians = results.map(
-    (runs): Measured => ({
-      getPerSecond: median(runs.map((r) => r.getPerSecond)),
-      getP99Ms: median(runs.map((r) => r.getP99Ms)),
-      sealOnlyPerSecond: median(runs.map((r) => r.sealOnlyPerSecond)),
-      getCpuMs: median(runs.map((r) => r.getCpuMs)),
-      sealOnlyCpuMs: median(runs.map((r) => r.sealOnlyCpuMs)),
+  const medians = configurations.map(
+    (_, i): Measured => ({
+      getPerSecond: median(gets[i]!.map((r) => r.getPerSecond)),
+      getP99Ms: median(gets[i]!.map((r) => r.getP99Ms)),
+      getCpuMs: median(gets[i]!.map((r) => r.getCpuMs)),
+      sealOnlyPerSecond: median(seals[i]!.map((r) => r.sealOnlyPerSecond)),
+      sealOnlyCpuMs: median(seals[i]!.map((r) => r.sealOnlyCpuMs)),
     }),
   );
   const off = medians[0]!;
@@ -193,7 +229,7 @@ async function main(): Promise<void> {
     reference === 0 ? '–' : `${fmt(((higherIsBetter ? reference - value : value - reference) / reference) * 100)} %`;
   const cost = (i: number, value: number, reference: number, higherIsBetter: boolean): string => (i === 0 ? '(ref)' : change(value, reference, higherIsBetter));
   printTable(
-    `Service: cost of tracing with metrics on (median of ${rounds} alternating runs; each configuration's server in its own process, the load from another; 1-page seal-only, 4 clients; GET, autocannon 10 connections ${seconds} s; CPU of the serving process alone)`,
+    `Service: cost of tracing with metrics on (${processes} serving processes per configuration, ${rounds} rounds of bursts taken in turns, medians; the load from another process; 1-page seal-only, 4 clients, ${transactionsPerBurst} per burst; GET, autocannon 10 connections ${seconds} s per burst; CPU of the serving process alone)`,
     ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'target'],
     configurations.map((configuration, i) => {
       const m = medians[i]!;
@@ -201,7 +237,7 @@ async function main(): Promise<void> {
         configuration.name,
         fmt(m.sealOnlyPerSecond),
         fmt(m.getPerSecond, 0),
-        fmt(m.getP99Ms),
+        fmt(m.getP99Ms, 2),
         fmt(m.sealOnlyCpuMs),
         fmt(m.getCpuMs, 2),
         cost(i, m.sealOnlyPerSecond, off.sealOnlyPerSecond, true),

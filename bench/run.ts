@@ -45,7 +45,7 @@ const ESTIMATE_SECONDS: Readonly<Record<string, { full: number; quick: number }>
   engines: { full: 90, quick: 15 },
   events: { full: 40, quick: 10 },
   ltv: { full: 60, quick: 15 },
-  observability: { full: 120, quick: 60 },
+  observability: { full: 240, quick: 60 },
   package: { full: 90, quick: 0 },
   receipt: { full: 60, quick: 10 },
   scaleout: { full: 270, quick: 60 },
