@@ -113,10 +113,27 @@ async function startServing(configuration: number, env: Record<string, string>, 
     await fetch(`${url}/api/transaction/${Id}/file/doc.pdf`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/pdf' }, body: onePage });
     const getUrl = `${url}/api/transaction/${Id}`;
     await autocannon({ url: getUrl, connections: 10, duration: 1, headers: HEADERS });
+    await idle(child.pid!);
     return { configuration, url, pid: child.pid!, getUrl, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Waits until the serving process `pid` is idle (under 5 % of a core for 200 ms; at most 15 s): a seal-only
+ * transaction's sealing and receipt go on after its start was answered, and must neither overlap the next burst nor
+ * be left out of its CPU.
+ */
+async function idle(pid: number): Promise<void> {
+  const until = Date.now() + 15_000;
+  let before = processCpuMs(pid);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = processCpuMs(pid);
+    if (now - before <= 10) return;
+    before = now;
   }
 }
 
@@ -133,6 +150,7 @@ async function getBurst(server: ServingProcess): Promise<Pick<Measured, 'getPerS
 async function sealBurst(server: ServingProcess, onePage: Uint8Array, transactions: number): Promise<Pick<Measured, 'sealOnlyPerSecond' | 'sealOnlyCpuMs'>> {
   const cpuBefore = processCpuMs(server.pid);
   const sealOnlyPerSecond = await sealOnlyRate(server.url, onePage, transactions, 4);
+  await idle(server.pid);
   return { sealOnlyPerSecond, sealOnlyCpuMs: (processCpuMs(server.pid) - cpuBefore) / transactions };
 }
 
@@ -206,11 +224,9 @@ async function main(): Promise<void> {
     for (let p = 0; p < processes; p++) {
       for (const [i, configuration] of configurations.entries()) servers.push(await startServing(i, configuration.env, onePage));
     }
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const server of order) gets[server.configuration]!.push(await getBurst(server));
-      for (const server of order) seals[server.configuration]!.push(await sealBurst(server, onePage, transactionsPerBurst));
-    }
+    const inTurn = (round: number): readonly ServingProcess[] => (round % 2 === 0 ? servers : [...servers].reverse());
+    for (let round = 0; round < rounds; round++) for (const server of inTurn(round)) gets[server.configuration]!.push(await getBurst(server));
+    for (let round = 0; round < rounds; round++) for (const server of inTurn(round)) seals[server.configuration]!.push(await sealBurst(server, onePage, transactionsPerBurst));
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     await receiver.close();
