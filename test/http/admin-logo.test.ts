@@ -11,7 +11,7 @@ import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGO_LIMITS } from '../../src/service/branding/logo-header.js';
 import { call, startTestService, type ApiResponse, type TestService } from '../helpers/service-harness.js';
-import { smallJpeg, smallPng } from '../service/branding/logo-fixtures.js';
+import { noisyRgbPng, smallJpeg, smallPng } from '../service/branding/logo-fixtures.js';
 
 const ADMIN_TOKEN = 'admin-token-0123456789-0123456789-abcdef';
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -103,7 +103,7 @@ describe('account logo (admin API)', () => {
     expect(jpeg.decode(body, { useTArray: true })).toMatchObject({ width: 16, height: 8 });
   });
 
-  it('refuses SVG, HTML disguised as a PNG, a bomb header, a truncated file and more than 256 KiB; the account keeps its logo', async () => {
+  it('refuses SVG, HTML disguised as a PNG, a bomb header, a truncated file and more than 256 KiB (as sent or as re-encoded); the account keeps its logo', async () => {
     const id = await newAccount();
     const first = await admin('PUT', `/accounts/${id}/logo`, { body: PNG_LOGO, type: 'image/png' });
     const bomb = Buffer.from(smallPng(2, 2));
@@ -115,6 +115,8 @@ describe('account logo (admin API)', () => {
       [new Uint8Array(bomb), 'image/png', 400, 'LOGO_INVALID'],
       [PNG_LOGO.subarray(0, PNG_LOGO.length - 20), 'image/png', 400, 'LOGO_INVALID'],
       [new Uint8Array(LOGO_LIMITS.maxBytes + 1), 'image/png', 413, 'LOGO_TOO_LARGE'],
+      // Under 256 KiB as sent, larger once written as RGBA: refused by the PDF process that re-encodes it.
+      [noisyRgbPng(290, 290), 'image/png', 413, 'LOGO_TOO_LARGE'],
     ];
     for (const [body, type, status, code] of refusals) {
       const refused = await admin('PUT', `/accounts/${id}/logo`, { body, type });

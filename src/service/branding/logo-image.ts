@@ -10,23 +10,32 @@
  * needs, the end chunk present) and written as a plain RGBA PNG without animation, text or metadata chunks. A JPEG
  * has its marker structure walked first (a truncated file, junk between segments, a frame header out of bounds or
  * too many progressive scans is refused), is decoded by jpeg-js under a pixel and a memory cap, and is written as a
- * baseline JPEG at quality {@link JPEG_QUALITY} without EXIF, ICC, comments or anything after its end: a JPEG stays a
- * JPEG because the same pixels as a PNG come out several times larger (photographic noise does not deflate). EXIF
+ * baseline JPEG without EXIF, ICC, comments or anything after its end: a JPEG stays a JPEG because the same pixels as a
+ * PNG come out several times larger (photographic noise does not deflate). What is stored is held to the upload's cap
+ * (LOGO_LIMITS.maxBytes): a JPEG is written at quality 90, or lower in steps down to 60 (see {@link JPEG_QUALITIES})
+ * until it fits; a JPEG that fits at none of them, or a PNG whose RGBA rewrite does not fit, is refused with
+ * LOGO_TOO_LARGE. EXIF
  * orientation is not applied: the logo is shown as its pixels are stored. {@link normalizeLogo} is synchronous and
  * CPU-bound: the service runs it in a PDF process (normalize-logo.ts); the serving process takes only the header's
  * look (logo-header.ts).
  */
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { ServiceError } from '../service-error.js';
 import { LOGO_LIMITS, readLogoHeader, refuse, type LogoHeader, type NormalizedLogo } from './logo-header.js';
 
-/** High enough that a re-encoded logo's edges and flat colours show no visible loss. */
-const JPEG_QUALITY = 90;
+/**
+ * The qualities a JPEG is re-encoded at, tried in turn until the result fits {@link LOGO_LIMITS}: the first is high
+ * enough that edges and flat colours show no visible loss; the lower ones let a noisy photograph uploaded at a low
+ * quality (which comes out larger at a high one) still fit. Below the last, the loss would show: refused.
+ */
+const JPEG_QUALITIES = [90, 80, 70, 60] as const;
 
 /**
  * Checks `bytes` as a logo and returns what is to be stored: the image decoded and re-encoded by paraph.
  *
- * @throws ServiceError `LOGO_INVALID` saying what is wrong, `LOGO_TOO_LARGE` past 256 KiB (LOGO_LIMITS in logo-header.ts).
+ * @throws ServiceError `LOGO_INVALID` saying what is wrong, `LOGO_TOO_LARGE` past 256 KiB (LOGO_LIMITS in logo-header.ts),
+ *   as uploaded or as re-encoded.
  */
 export function normalizeLogo(bytes: Uint8Array): NormalizedLogo {
   const header = readLogoHeader(bytes);
@@ -39,6 +48,7 @@ export function normalizeLogo(bytes: Uint8Array): NormalizedLogo {
   }
   if (decoded.width !== header.width || decoded.height !== header.height) throw refuse('the PNG image is damaged (its size changes while it is read).');
   const png = PNG.sync.write(decoded, { colorType: 6, inputColorType: 6, bitDepth: 8, inputHasAlpha: true, deflateLevel: 9 });
+  if (png.byteLength > LOGO_LIMITS.maxBytes) throw tooLargeOnceWritten('PNG', png.byteLength);
   return { bytes: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), contentType: 'image/png', width: header.width, height: header.height };
 }
 
@@ -57,6 +67,21 @@ function reencodeJpeg(bytes: Uint8Array, header: LogoHeader): NormalizedLogo {
     throw refuse(`the JPEG image is damaged or cannot be decoded (${error instanceof Error ? error.message : String(error)}).`);
   }
   if (decoded.width !== header.width || decoded.height !== header.height) throw refuse('the JPEG image is damaged (its size changes while it is read).');
-  const written = jpeg.encode({ width: decoded.width, height: decoded.height, data: decoded.data }, JPEG_QUALITY);
-  return { bytes: new Uint8Array(written.data.buffer, written.data.byteOffset, written.data.byteLength), contentType: 'image/jpeg', width: header.width, height: header.height };
+  let smallest = Infinity;
+  for (const quality of JPEG_QUALITIES) {
+    const written = jpeg.encode({ width: decoded.width, height: decoded.height, data: decoded.data }, quality).data;
+    if (written.byteLength <= LOGO_LIMITS.maxBytes) {
+      return { bytes: new Uint8Array(written.buffer, written.byteOffset, written.byteLength), contentType: 'image/jpeg', width: header.width, height: header.height };
+    }
+    smallest = Math.min(smallest, written.byteLength);
+  }
+  throw tooLargeOnceWritten('JPEG', smallest);
+}
+
+/** The stored logo is held to the upload's cap: what paraph writes may come out larger than what was sent. */
+function tooLargeOnceWritten(kind: 'PNG' | 'JPEG', bytes: number): ServiceError {
+  return new ServiceError(
+    'LOGO_TOO_LARGE',
+    `Logo: re-encoded by paraph this ${kind} image comes to ${bytes} bytes, more than the ${LOGO_LIMITS.maxBytes} (256 KiB) a logo may take (noise and fine detail compress badly). Send a smaller image: fewer pixels (a logo needs a few hundred a side), a plainer picture, or a photograph as a JPEG.`,
+  );
 }

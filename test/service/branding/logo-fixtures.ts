@@ -31,3 +31,28 @@ export function gradientJpeg(width: number, height: number): Uint8Array {
   const written = jpeg.encode({ width, height, data: png.data }, 95);
   return new Uint8Array(written.data.buffer, written.data.byteOffset, written.data.byteLength);
 }
+
+/** `width`×`height` opaque RGBA pixels of deterministic noise (a fixed linear congruential sequence). */
+function noisePixels(width: number, height: number): Uint8Array {
+  const data = new Uint8Array(width * height * 4);
+  let state = 1;
+  for (let i = 0; i < data.length; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    data[i] = (i & 3) === 3 ? 255 : state >>> 24;
+  }
+  return data;
+}
+
+/** A `width`×`height` JPEG of noise written by jpeg-js at `quality`: small at a low quality, far larger re-encoded at a high one. */
+export function noisyJpeg(width: number, height: number, quality: number): Uint8Array {
+  const written = jpeg.encode({ width, height, data: noisePixels(width, height) }, quality);
+  return new Uint8Array(written.data.buffer, written.data.byteOffset, written.data.byteLength);
+}
+
+/** A `width`×`height` RGB PNG (no alpha) of noise: it does not deflate, and rewritten as RGBA it grows by a third. */
+export function noisyRgbPng(width: number, height: number): Uint8Array {
+  const png = new PNG({ width, height });
+  png.data.set(noisePixels(width, height));
+  const bytes = PNG.sync.write(png, { colorType: 2 });
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

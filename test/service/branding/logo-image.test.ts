@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ParaphError } from '../../../src/errors.js';
 import { LOGO_LIMITS } from '../../../src/service/branding/logo-header.js';
 import { normalizeLogo } from '../../../src/service/branding/logo-image.js';
-import { gradientJpeg, smallJpeg, smallPng } from './logo-fixtures.js';
+import { gradientJpeg, noisyJpeg, noisyRgbPng, smallJpeg, smallPng } from './logo-fixtures.js';
 
 function codeOf(run: () => unknown): string | undefined {
   try {
@@ -146,6 +146,27 @@ describe('logo image', () => {
     const big = new Uint8Array(LOGO_LIMITS.maxBytes + 1);
     big.set(smallPng(2, 2));
     expect(codeOf(() => normalizeLogo(big))).toBe('LOGO_TOO_LARGE');
+  });
+
+  it('stores at most 256 KiB: a noisy JPEG sent at a low quality, larger at 90, is written at a lower quality that fits', () => {
+    const input = noisyJpeg(460, 460, 30);
+    expect(input.length).toBeLessThanOrEqual(LOGO_LIMITS.maxBytes);
+    const decodedInput = jpeg.decode(input, { useTArray: true });
+    expect(jpeg.encode(decodedInput, 90).data.length).toBeGreaterThan(LOGO_LIMITS.maxBytes);
+    const logo = normalizeLogo(input);
+    expect(logo.bytes.length).toBeLessThanOrEqual(LOGO_LIMITS.maxBytes);
+    expect(logo).toMatchObject({ contentType: 'image/jpeg', width: 460, height: 460 });
+    const decoded = jpeg.decode(logo.bytes, { useTArray: true });
+    expect([decoded.width, decoded.height]).toEqual([460, 460]);
+  });
+
+  it('refuses with LOGO_TOO_LARGE, saying to send a smaller image, a JPEG that fits at no quality and a PNG whose RGBA rewrite does not fit', () => {
+    const jpegInput = noisyJpeg(760, 760, 20);
+    const pngInput = noisyRgbPng(290, 290);
+    for (const input of [jpegInput, pngInput]) {
+      expect(input.length).toBeLessThanOrEqual(LOGO_LIMITS.maxBytes);
+      expect(() => normalizeLogo(input)).toThrow(expect.objectContaining({ code: 'LOGO_TOO_LARGE', message: expect.stringContaining('Send a smaller image') }));
+    }
   });
 
   it('never throws anything but a typed refusal on random bytes after a PNG or JPEG signature', () => {
