@@ -7,21 +7,22 @@
  *
  * Then the image is decoded in full and re-encoded, so what is stored and served is an image paraph wrote, never the
  * uploaded bytes. A PNG is decoded by pngjs (chunk checksums, the image data inflated to exactly the size its header
- * needs, the end chunk present) and written as a plain RGBA PNG without animation, text or metadata chunks. A JPEG
- * has its marker structure walked first (a truncated file, junk between segments, a frame header out of bounds or
- * too many progressive scans is refused), is decoded by jpeg-js under a pixel and a memory cap, and is written as a
- * baseline JPEG without EXIF, ICC, comments or anything after its end: a JPEG stays a JPEG because the same pixels as a
- * PNG come out several times larger (photographic noise does not deflate). What is stored is held to the upload's cap
- * (LOGO_LIMITS.maxBytes): a JPEG is written at quality 90, or lower in steps down to 60 (see {@link JPEG_QUALITIES})
- * until it fits; a JPEG that fits at none of them, or a PNG whose RGBA rewrite does not fit, is refused with
- * LOGO_TOO_LARGE. EXIF
- * orientation is not applied: the logo is shown as its pixels are stored. {@link normalizeLogo} is synchronous and
- * CPU-bound: the service runs it in a PDF process (normalize-logo.ts); the serving process takes only the header's
- * look (logo-header.ts).
+ * needs, the end chunk present) and written as a plain RGBA PNG without animation, text or metadata chunks. A JPEG has
+ * its marker structure walked first (a truncated file, junk between segments, a frame header out of bounds or too many
+ * progressive scans is refused), is decoded by jpeg-js under a pixel and a memory cap, turned as its EXIF Orientation
+ * tag says (exif-orientation.ts: a phone photograph shows as it did on the uploader's screen once its EXIF is gone; the
+ * width and height returned are those displayed), and written as a baseline JPEG without EXIF, ICC, comments or
+ * anything after its end: a JPEG stays a JPEG because the same pixels as a PNG come out several times larger
+ * (photographic noise does not deflate). What is stored is held to the upload's cap (LOGO_LIMITS.maxBytes): a JPEG is
+ * written at quality 90, or lower in steps down to 60 ({@link JPEG_QUALITIES}) until it fits; a JPEG that fits at none
+ * of them, or a PNG whose RGBA rewrite does not fit, is refused with LOGO_TOO_LARGE. {@link normalizeLogo} is
+ * synchronous and CPU-bound: the service runs it in a PDF process (normalize-logo.ts); the serving process takes only
+ * the header's look (logo-header.ts).
  */
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { ServiceError } from '../service-error.js';
+import { applyExifOrientation, readExifOrientation } from './exif-orientation.js';
 import { LOGO_LIMITS, readLogoHeader, refuse, type LogoHeader, type NormalizedLogo } from './logo-header.js';
 
 /**
@@ -67,11 +68,12 @@ function reencodeJpeg(bytes: Uint8Array, header: LogoHeader): NormalizedLogo {
     throw refuse(`the JPEG image is damaged or cannot be decoded (${error instanceof Error ? error.message : String(error)}).`);
   }
   if (decoded.width !== header.width || decoded.height !== header.height) throw refuse('the JPEG image is damaged (its size changes while it is read).');
+  const shown = applyExifOrientation(decoded, readExifOrientation(bytes.subarray(0, header.end)));
   let smallest = Infinity;
   for (const quality of JPEG_QUALITIES) {
-    const written = jpeg.encode({ width: decoded.width, height: decoded.height, data: decoded.data }, quality).data;
+    const written = jpeg.encode({ width: shown.width, height: shown.height, data: shown.data }, quality).data;
     if (written.byteLength <= LOGO_LIMITS.maxBytes) {
-      return { bytes: new Uint8Array(written.buffer, written.byteOffset, written.byteLength), contentType: 'image/jpeg', width: header.width, height: header.height };
+      return { bytes: new Uint8Array(written.buffer, written.byteOffset, written.byteLength), contentType: 'image/jpeg', width: shown.width, height: shown.height };
     }
     smallest = Math.min(smallest, written.byteLength);
   }
