@@ -12,6 +12,7 @@ import { guardForgeKeyDerivation, type ForgeKeyDerivation } from '../../src/pade
 import { loadPkcs12Signer } from '../../src/pades/keys/pkcs12.js';
 import { P12_PASSWORD } from '../../src/testing/test-pki.js';
 import { scratchFiles } from '../helpers/scratch-files.js';
+import { signingRefusal } from '../helpers/signing-refusal.js';
 
 const { dir } = scratchFiles('p12-limits');
 const seal = new Uint8Array(readFileSync(join(import.meta.dirname, '../../fixtures/pki/seal.p12')));
@@ -36,12 +37,6 @@ function withHugeCount(bytes: Uint8Array, which: number): Uint8Array {
   return new Uint8Array(out);
 }
 
-async function refusal(promise: Promise<unknown>): Promise<SigningError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(SigningError);
-  return error as SigningError;
-}
-
 describe('opening a PKCS#12 file within limits', () => {
   it('opens what OpenSSL writes, with its default and with 40,000 iterations', async () => {
     expect((await loadPkcs12Signer(seal, P12_PASSWORD)).certificateChain.length).toBeGreaterThan(0);
@@ -53,16 +48,16 @@ describe('opening a PKCS#12 file within limits', () => {
     [1, 'the encrypted key'],
     [2, 'the MAC'],
   ])('refuses a file asking for millions of iterations for %s (#%s), before deriving anything, with the fix', async (which) => {
-    const error = await refusal(loadPkcs12Signer(withHugeCount(p12, which), 'secret'));
+    const error = await signingRefusal(loadPkcs12Signer(withHugeCount(p12, which), 'secret'));
     expect(error.code).toBe('PKCS12_TOO_COSTLY');
     expect(error.message).toContain('8,388,607');
     expect(error.message).toContain('openssl pkcs12 -export');
   });
 
   it("applies the caller's limits per derivation and for the whole file", async () => {
-    expect((await refusal(loadPkcs12Signer(seal, P12_PASSWORD, { maxIterations: 1000 }))).code).toBe('PKCS12_TOO_COSTLY');
+    expect((await signingRefusal(loadPkcs12Signer(seal, P12_PASSWORD, { maxIterations: 1000 }))).code).toBe('PKCS12_TOO_COSTLY');
     // OpenSSL's default: three derivations of 2,048.
-    expect((await refusal(loadPkcs12Signer(seal, P12_PASSWORD, { maxTotalIterations: 5000 }))).message).toContain('5,000');
+    expect((await signingRefusal(loadPkcs12Signer(seal, P12_PASSWORD, { maxTotalIterations: 5000 }))).message).toContain('5,000');
     expect((await loadPkcs12Signer(seal, P12_PASSWORD, { maxIterations: 2048, maxTotalIterations: 6144 })).certificateChain.length).toBeGreaterThan(0);
   });
 
@@ -95,7 +90,7 @@ describe('opening a PKCS#12 file within limits', () => {
     const dataOid = Buffer.from('06092a864886f70d010701', 'hex');
     const data = (body: Buffer): Buffer => der(0x30, Buffer.concat([dataOid, der(0xa0, der(0x04, body))]));
     const pfx = der(0x30, Buffer.concat([Buffer.from('020103', 'hex'), data(der(0x30, data(der(0x30, bags))))]));
-    expect((await refusal(loadPkcs12Signer(new Uint8Array(pfx), ''))).code).toBe('PKCS12_TOO_COMPLEX');
+    expect((await signingRefusal(loadPkcs12Signer(new Uint8Array(pfx), ''))).code).toBe('PKCS12_TOO_COMPLEX');
   });
 
   it('ends in a typed error for truncated, corrupted or random bytes (never a crash or a hang)', async () => {
