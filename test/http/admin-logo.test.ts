@@ -103,6 +103,19 @@ describe('account logo (admin API)', () => {
     expect(jpeg.decode(body, { useTArray: true })).toMatchObject({ width: 16, height: 8 });
   });
 
+  it('a phone JPEG whose EXIF says to turn it a quarter right is stored and served turned, with the displayed size', async () => {
+    const id = await newAccount();
+    const image = Buffer.from(smallJpeg());
+    // "Exif\0\0", a big-endian TIFF header, IFD0 with one entry: Orientation (0x0112), one SHORT, 6.
+    const exif = Buffer.from('457869660000' + '4d4d002a00000008' + '0001' + '011200030000000100060000' + '00000000', 'hex');
+    const uploaded = Buffer.concat([image.subarray(0, 2), Buffer.from([0xff, 0xe1, 0, exif.length + 2]), exif, image.subarray(2)]);
+    const set = await admin('PUT', `/accounts/${id}/logo`, { body: new Uint8Array(uploaded), type: 'image/jpeg' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.json.Logo).toMatchObject({ ContentType: 'image/jpeg', Width: 8, Height: 16 });
+    const served = Buffer.from(await (await fetch(`${service.url}${(set.json.Logo as { Url: string }).Url}`)).arrayBuffer());
+    expect(jpeg.decode(served, { useTArray: true })).toMatchObject({ width: 8, height: 16 });
+  });
+
   it('refuses SVG, HTML disguised as a PNG, a bomb header, a truncated file and more than 256 KiB (as sent or as re-encoded); the account keeps its logo', async () => {
     const id = await newAccount();
     const first = await admin('PUT', `/accounts/${id}/logo`, { body: PNG_LOGO, type: 'image/png' });
