@@ -19,7 +19,7 @@ import type { EventWorker } from './events/event-worker.js';
 import { buildApp, loggerOptions } from './http/app.js';
 import type { TimerWorker } from './events/timer-worker.js';
 import type { Store } from './store/store.js';
-import { tracingExporters } from './http/tracing-settings.js';
+import { tracingExporters, tracingSampler } from './http/tracing-settings.js';
 
 export type { CreatedCredentials, ServiceOptions, StartServerOptions };
 
@@ -61,7 +61,8 @@ export interface RunningServer {
 export async function startServer(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningServer> {
   // Tracing is configured by OpenTelemetry's own variables; its SDK is loaded only when they ask for it.
   const exporters = tracingExporters(process.env);
-  const tracing = exporters === undefined ? undefined : (await import('./http/otel-tracing.js')).startTracing(exporters);
+  const sampling = exporters === undefined ? undefined : tracingSampler(process.env);
+  const tracing = exporters === undefined || sampling === undefined ? undefined : (await import('./http/otel-tracing.js')).startTracing(exporters, sampling);
   let service: ParaphService;
   try {
     service = await createService(config, options);

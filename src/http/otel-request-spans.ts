@@ -1,17 +1,31 @@
 /**
- * One server span per HTTP request (docs/operations.md#tracing), made with the OpenTelemetry API from one `onRequest`
- * hook and ended from the response's 'close' event, which comes after the response was sent and also when the
- * connection closed before (the client went away, or the request timed out); an `onError` hook keeps the error of a
- * failed request for the span's status. The span continues an incoming W3C `traceparent`; its own traceparent is
- * recorded for the routes (request-trace.ts), which hand it to the use cases, so that the service's spans (PDF jobs,
- * store commits, the outbox rows they enqueue) are its children. No async context is entered. A request the sampler
- * drops gets a non-recording span and nothing else: no attributes, no listener, only its traceparent handed on so its
- * children are dropped too. Registered by otel-tracing.ts only when tracing is on; with tracing off no hook exists.
+ * One server span per HTTP request (docs/operations.md#tracing), from one `onRequest` hook, ended from the response's
+ * 'close' event, which comes after the response was sent and also when the connection closed before (the client went
+ * away, or the request timed out); an `onError` hook keeps the error of a failed request for the span's status. The
+ * span continues an incoming W3C `traceparent`; its own traceparent is recorded for the routes (request-trace.ts),
+ * which hand it to the use cases, so that the service's spans (PDF jobs, store commits, the outbox rows they enqueue)
+ * are its children. No async context is entered.
+ *
+ * The span is decided with OpenTelemetry's sampler and ids, but not made as an SDK span object: a request span is
+ * only ids and a start time until the response is done, and then one plain record (otel-span-records.ts) that the
+ * export thread turns into the SDK's span. An SDK span per request, with its processors and self-metrics, cost the
+ * serving thread several times more. A request the sampler drops gets only its traceparent, handed on so its children
+ * are dropped too. Registered by otel-tracing.ts only when tracing is on; with tracing off no hook exists.
  */
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type HrTime, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SpanAttributes } from '../service/observability/tracing.js';
+import { hrNow, type SpanRecord } from './otel-span-records.js';
 import { setRequestTraceparent } from './request-trace.js';
 import { redactSignToken } from './signer.routes.js';
+
+/** Where request spans are decided and where the finished ones go. */
+export interface RequestSpanSink {
+  readonly sampler: Sampler;
+  readonly ids: IdGenerator;
+  record(span: SpanRecord): void;
+}
 
 /** Probes and scrapes come every few seconds and tell nothing a trace would. */
 function untraced(url: string): boolean {
@@ -24,20 +38,49 @@ export function traceparentOf(span: SpanContext): string | undefined {
   return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & TraceFlags.SAMPLED) === 0 ? '00' : '01'}`;
 }
 
+/** A sampled request's span until its response is done. */
+interface OpenRequestSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | undefined;
+  readonly startTime: HrTime;
+}
+
 /** Adds the request-span hooks to `app` (its root, before the routes, so every route has them). */
-export function addRequestSpans(app: FastifyInstance, tracer: Tracer): void {
-  /** The message of the error a recorded request failed with, for its span's status (few: only failed requests). */
+export function addRequestSpans(app: FastifyInstance, sink: RequestSpanSink): void {
+  /** The message of the error a sampled request failed with, for its span's status (few: only failed requests). */
   const errors = new WeakMap<FastifyRequest, string>();
 
-  const end = (span: Span, request: FastifyRequest, reply: FastifyReply): void => {
+  const end = (span: OpenRequestSpan, request: FastifyRequest, reply: FastifyReply): void => {
+    const route = request.routeOptions.url;
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    const attributes: Record<string, string | number> = {
+      'http.request.method': request.method,
+      // The sign, show and receipt URLs carry the signer's token, a credential.
+      'url.path': redactSignToken(path),
+    };
+    if (route !== undefined) attributes['http.route'] = route;
+    let status: SpanStatus = { code: SpanStatusCode.UNSET };
     if (!reply.raw.writableEnded) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the response was sent (client gone or request timed out)' });
+      status = { code: SpanStatusCode.ERROR, message: 'the connection closed before the response was sent (client gone or request timed out)' };
     } else {
-      const status = reply.raw.statusCode;
-      span.setAttribute('http.response.status_code', status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: errors.get(request) ?? `HTTP ${status}` });
+      const code = reply.raw.statusCode;
+      attributes['http.response.status_code'] = code;
+      if (code >= 500) status = { code: SpanStatusCode.ERROR, message: errors.get(request) ?? `HTTP ${code}` };
     }
-    span.end();
+    sink.record({
+      traceId: span.traceId,
+      spanId: span.spanId,
+      ...(span.parentSpanId === undefined ? {} : { parentSpanId: span.parentSpanId }),
+      // Named after its route: the configurable samplers (always, ratio, parent-based) do not look at names.
+      name: route === undefined ? request.method : `${request.method} ${route}`,
+      kind: SpanKind.SERVER,
+      startTime: span.startTime,
+      endTime: hrNow(),
+      attributes: attributes satisfies SpanAttributes,
+      status,
+    });
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -46,26 +89,17 @@ export function addRequestSpans(app: FastifyInstance, tracer: Tracer): void {
       return;
     }
     // Most requests carry no trace context: a new trace needs no extraction (and paraph reads no baggage).
-    const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers);
-    const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
-    const spanContext = span.spanContext();
-    const traceparent = traceparentOf(spanContext);
-    if (traceparent !== undefined) setRequestTraceparent(request, traceparent);
-    if (span.isRecording()) {
-      // Named after its route only when recorded: fastify builds `routeOptions` anew on every read, and the
-      // configurable samplers (always, ratio, parent-based) do not look at names.
-      const route = request.routeOptions.url;
-      if (route !== undefined) span.updateName(`${request.method} ${route}`);
-      const query = request.url.indexOf('?');
-      const path = query === -1 ? request.url : request.url.slice(0, query);
-      span.setAttributes({
-        'http.request.method': request.method,
-        // The sign, show and receipt URLs carry the signer's token, a credential.
-        'url.path': redactSignToken(path),
-        ...(route === undefined ? {} : { 'http.route': route }),
-      });
+    const parentContext = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers);
+    const caller = trace.getSpanContext(parentContext);
+    const parent = caller !== undefined && trace.isSpanContextValid(caller) ? caller : undefined;
+    const traceId = parent?.traceId ?? sink.ids.generateTraceId();
+    const spanId = sink.ids.generateSpanId();
+    const sampled = sink.sampler.shouldSample(parentContext, traceId, request.method, SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    setRequestTraceparent(request, `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`);
+    if (sampled) {
+      const span: OpenRequestSpan = { traceId, spanId, parentSpanId: parent?.spanId, startTime: hrNow() };
       // The request's log lines (fastify's "request completed" among them) carry its trace.
-      const log = request.log.child({ trace_id: spanContext.traceId, span_id: spanContext.spanId });
+      const log = request.log.child({ trace_id: traceId, span_id: spanId });
       request.log = log;
       reply.log = log;
       reply.raw.once('close', () => end(span, request, reply));

@@ -38,6 +38,37 @@ export function tracingExporters(env: Readonly<Record<string, string | undefined
   return [...new Set(exporters)] as TraceExporterName[];
 }
 
+/** How traces are sampled (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`): OpenTelemetry's standard samplers. */
+export interface TraceSampling {
+  /** A trace with a caller follows the caller's sampled flag (the `parentbased_*` samplers). */
+  readonly followCaller: boolean;
+  /** The share of new traces sampled: 1 for `always_on`, 0 for `always_off`, the argument for `traceidratio`. */
+  readonly ratio: number;
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+
+/**
+ * The sampling `env` asks for; by default `parentbased_always_on` (every trace sampled, a caller's decision followed).
+ *
+ * @throws ValidationError `INVALID_CONFIG` for a sampler paraph does not know or a ratio outside 0..1.
+ */
+export function tracingSampler(env: Readonly<Record<string, string | undefined>>): TraceSampling {
+  const name = nonEmpty(env.OTEL_TRACES_SAMPLER)?.toLowerCase() ?? 'parentbased_always_on';
+  if (!SAMPLERS.includes(name)) {
+    throw new ValidationError([`configuration: OTEL_TRACES_SAMPLER is ${name}: paraph samples traces with one of ${SAMPLERS.join(', ')}.`], 'INVALID_CONFIG');
+  }
+  const followCaller = name.startsWith('parentbased_');
+  if (name.endsWith('always_on')) return { followCaller, ratio: 1 };
+  if (name.endsWith('always_off')) return { followCaller, ratio: 0 };
+  const argument = nonEmpty(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = argument === undefined ? 1 : Number(argument);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
+    throw new ValidationError([`configuration: OTEL_TRACES_SAMPLER_ARG is ${argument ?? ''}: the share of traces ${name} samples is a number from 0 to 1 (0.1 samples one trace in ten).`], 'INVALID_CONFIG');
+  }
+  return { followCaller, ratio };
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -6,14 +6,22 @@
  * drops exports nothing and hands on an unsampled traceparent.
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AlwaysOffSampler, InMemorySpanExporter, NodeTracerProvider, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { AlwaysOffSampler, AlwaysOnSampler, TraceIdRatioBasedSampler, InMemorySpanExporter, NodeTracerProvider, ParentBasedSampler, RandomIdGenerator, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-node';
 import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addRequestSpans } from '../../src/http/otel-request-spans.js';
+import { addRequestSpans, type RequestSpanSink } from '../../src/http/otel-request-spans.js';
+import { readableSpanOf } from '../../src/http/otel-span-records.js';
 import { requestTraceparent } from '../../src/http/request-trace.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** Request spans decided by `sampler`, finished into `exporter` as the export thread would hand them on. */
+function sinkInto(exporter: InMemorySpanExporter, sampler: Sampler): RequestSpanSink {
+  const resource = resourceFromAttributes({ 'service.name': 'test' });
+  return { sampler, ids: new RandomIdGenerator(), record: (span) => exporter.export([readableSpanOf(span, resource, { name: 'test' })], () => undefined) };
+}
 const CALLER_SPAN = '00f067aa0ba902b7';
 
 describe('request spans', () => {
@@ -35,7 +43,7 @@ describe('request spans', () => {
   beforeAll(async () => {
     provider.register({ contextManager: null });
     app = Fastify();
-    addRequestSpans(app, tracer);
+    addRequestSpans(app, sinkInto(exporter, new ParentBasedSampler({ root: new AlwaysOnSampler() })));
     app.get('/api/transaction/:transactionId', async (request) => {
       seenInHandler.set(String(request.headers.seen), requestTraceparent(request));
       await child(requestTraceparent(request));
@@ -161,7 +169,7 @@ describe('request spans the sampler drops', () => {
     const provider = new NodeTracerProvider({ sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
     provider.register({ contextManager: null });
     const app = Fastify();
-    addRequestSpans(app, provider.getTracer('test'));
+    addRequestSpans(app, sinkInto(exporter, new ParentBasedSampler({ root: new AlwaysOffSampler() })));
     let seen: string | undefined;
     app.get('/api/transaction/:transactionId', async (request) => {
       seen = requestTraceparent(request);
@@ -177,6 +185,30 @@ describe('request spans the sampler drops', () => {
       await provider.shutdown();
       trace.disable();
       context.disable();
+    }
+  });
+});
+
+describe('request spans sampled by ratio', () => {
+  it('exports exactly the requests whose traceparent it marked sampled, and only some of them', async () => {
+    const exporter = new InMemorySpanExporter();
+    const app = Fastify();
+    addRequestSpans(app, sinkInto(exporter, new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.5) })));
+    const handed: string[] = [];
+    app.get('/api/transaction/:transactionId', async (request) => {
+      handed.push(requestTraceparent(request) ?? '');
+      return { ok: true };
+    });
+    try {
+      for (let i = 0; i < 200; i++) expect((await app.inject({ method: 'GET', url: `/api/transaction/t${i}` })).statusCode).toBe(200);
+      const sampled = handed.filter((traceparent) => traceparent.endsWith('-01'));
+      expect(handed.every((traceparent) => /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/.test(traceparent))).toBe(true);
+      expect(sampled.length).toBeGreaterThan(0);
+      expect(sampled.length).toBeLessThan(200);
+      const exported = exporter.getFinishedSpans().map((span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+      expect(exported.sort()).toEqual([...sampled].sort());
+    } finally {
+      await app.close();
     }
   });
 });

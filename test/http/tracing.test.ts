@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activeTracer } from '../../src/service/observability/tracing.js';
 import { ValidationError } from '../../src/errors.js';
-import { tracingExporters } from '../../src/http/tracing-settings.js';
+import { tracingExporters, tracingSampler } from '../../src/http/tracing-settings.js';
 import { call, makePdf, spawnServe, startTestService } from '../helpers/service-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { TSX_LOADER } from '../helpers/tsx.js';
@@ -225,5 +225,23 @@ describe('which OTEL_* settings turn tracing on', () => {
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(ValidationError);
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/http\/protobuf/);
+  });
+});
+
+describe('how OTEL_TRACES_SAMPLER samples', () => {
+  it('samples every trace and follows a caller by default; takes the standard samplers and a ratio', () => {
+    expect(tracingSampler({})).toEqual({ followCaller: true, ratio: 1 });
+    expect(tracingSampler({ OTEL_TRACES_SAMPLER: 'always_off' })).toEqual({ followCaller: false, ratio: 0 });
+    expect(tracingSampler({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' })).toEqual({ followCaller: true, ratio: 0 });
+    expect(tracingSampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toEqual({ followCaller: false, ratio: 0.25 });
+    expect(tracingSampler({ OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: ' 0.1 ' })).toEqual({ followCaller: true, ratio: 0.1 });
+    expect(tracingSampler({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toEqual({ followCaller: true, ratio: 1 });
+  });
+
+  it('refuses a sampler it does not know and a ratio outside 0..1, saying what to set', () => {
+    expect(() => tracingSampler({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => tracingSampler({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/parentbased_traceidratio/);
+    expect(() => tracingSampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10%' })).toThrow(/number from 0 to 1/);
+    expect(() => tracingSampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(ValidationError);
   });
 });
