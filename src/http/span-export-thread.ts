@@ -36,7 +36,10 @@ export function startSpanExportThread(exporters: readonly TraceExporterName[]): 
   // Span export must never keep the process alive or take it down: a failed thread only stops the export.
   worker.unref();
   let alive = true;
-  worker.on('error', () => (alive = false));
+  worker.on('error', (error) => {
+    alive = false;
+    process.emitWarning(`Tracing: the span-export thread failed (${error.message}); spans are no longer exported, the service goes on.`);
+  });
   worker.on('exit', () => {
     alive = false;
     for (const settle of waiting.values()) settle();

@@ -30,6 +30,12 @@ export function tracingExporters(env: Readonly<Record<string, string | undefined
     throw new ValidationError([`configuration: OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: paraph exports traces with otlp (OTLP/HTTP protobuf) or console; use a collector to reach other backends.`], 'INVALID_CONFIG');
   }
   if (exporters.includes('otlp')) {
+    for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const) {
+      const url = nonEmpty(env[name]);
+      if (url !== undefined && !isHttpUrl(url)) {
+        throw new ValidationError([`configuration: ${name} is ${url}: paraph exports traces to an http:// or https:// URL, e.g. http://otel-collector:4318.`], 'INVALID_CONFIG');
+      }
+    }
     const protocol = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
     if (protocol !== undefined && protocol !== 'http/protobuf') {
       throw new ValidationError([`configuration: OTEL_EXPORTER_OTLP_PROTOCOL is ${protocol}: paraph exports OTLP over HTTP with protobuf only; set it to http/protobuf or leave it unset.`], 'INVALID_CONFIG');
@@ -67,6 +73,15 @@ export function tracingSampler(env: Readonly<Record<string, string | undefined>>
     throw new ValidationError([`configuration: OTEL_TRACES_SAMPLER_ARG is ${argument ?? ''}: the share of traces ${name} samples is a number from 0 to 1 (0.1 samples one trace in ten).`], 'INVALID_CONFIG');
   }
   return { followCaller, ratio };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -225,6 +225,9 @@ describe('which OTEL_* settings turn tracing on', () => {
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(ValidationError);
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
     expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/http\/protobuf/);
+    expect(() => tracingExporters({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(/http:\/\/ or https:\/\/ URL/);
+    expect(() => tracingExporters({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(tracingExporters({ OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toEqual(['console']);
   });
 });
 
