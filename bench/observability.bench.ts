@@ -9,13 +9,10 @@
  * the median over a configuration's bursts. The load comes from this process, so the server's event loop and CPU carry
  * only the server's work; next to the rates, the serving process's own CPU time (all its threads, from /proc) per
  * transaction and per GET.
+ * Next to the process's CPU, the serving thread's alone: with tracing on, spans are encoded and exported on a thread
+ * of their own, which shares the machine's cores with the load generator here.
  * Target: tracing costs at most 5 % of transactions/s, GET req/s and GET p99.
- * A second table isolates the span machinery: the CPU time of making one request span (continuing a traceparent,
- * four attributes) and ending it, dropped or exported in batches over OTLP/HTTP protobuf (`--spans` runs only that).
  */
-import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BatchSpanProcessor, NodeTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +32,8 @@ interface Measured {
   readonly sealOnlyPerSecond: number;
   /** CPU time of the serving process alone (all its threads; the load generator runs in another process) per GET, ms. */
   readonly getCpuMs: number;
+  /** CPU time of the serving thread alone per GET, ms. */
+  readonly getServingCpuMs: number;
   /** CPU time of the serving process (its PDF processes not included) per seal-only transaction, ms. */
   readonly sealOnlyCpuMs: number;
 }
@@ -70,6 +69,12 @@ async function serve(): Promise<void> {
 function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name; in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** User plus system CPU time of the main (serving) thread of process `pid`, ms. */
+function servingThreadCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -138,12 +143,14 @@ async function idle(pid: number): Promise<void> {
 }
 
 /** One burst of GETs against `server`: its rate, p99 and the serving process's CPU per GET. */
-async function getBurst(server: ServingProcess): Promise<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs'>> {
+async function getBurst(server: ServingProcess): Promise<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs' | 'getServingCpuMs'>> {
   const cpuBefore = processCpuMs(server.pid);
+  const servingBefore = servingThreadCpuMs(server.pid);
   const get = await autocannonWithP99({ url: server.getUrl, connections: 10, duration: seconds, headers: HEADERS });
   const getCpuMs = (processCpuMs(server.pid) - cpuBefore) / Math.max(1, get.requests.total);
+  const getServingCpuMs = (servingThreadCpuMs(server.pid) - servingBefore) / Math.max(1, get.requests.total);
   if (get.non2xx > 0) throw new Error(`GET answered ${get.non2xx} non-2xx responses: the table would measure refusals`);
-  return { getPerSecond: get.requests.average, getP99Ms: get.p99Ms, getCpuMs };
+  return { getPerSecond: get.requests.average, getP99Ms: get.p99Ms, getCpuMs, getServingCpuMs };
 }
 
 /** One batch of seal-only transactions (4 clients) against `server`: their rate and the serving process's CPU per transaction. */
@@ -154,56 +161,13 @@ async function sealBurst(server: ServingProcess, onePage: Uint8Array, transactio
   return { sealOnlyPerSecond, sealOnlyCpuMs: (processCpuMs(server.pid) - cpuBefore) / transactions };
 }
 
-function cpuMs(usage: NodeJS.CpuUsage): number {
-  return (usage.user + usage.system) / 1000;
-}
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** CPU µs per request span made and ended, with `processor` behind it (the median of 3 runs of 20,000 spans). */
-async function spanCpuMicros(processor: () => BatchSpanProcessor | NoopSpanProcessor): Promise<number> {
-  const runs: number[] = [];
-  const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
-  for (let run = 0; run < 3; run++) {
-    const provider = new NodeTracerProvider({ spanProcessors: [processor()] });
-    const tracer = provider.getTracer('bench');
-    const spans = 20_000;
-    const start = process.cpuUsage();
-    for (let i = 0; i < spans; i++) {
-      const parent = propagation.extract(ROOT_CONTEXT, headers);
-      const span = tracer.startSpan('GET /api/transaction/:transactionId', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'url.path': '/api/transaction/abc', 'http.route': '/api/transaction/:transactionId' } }, parent);
-      span.setAttribute('http.response.status_code', 200);
-      span.end();
-      if (i % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    await provider.forceFlush();
-    runs.push((cpuMs(process.cpuUsage(start)) * 1000) / spans);
-    await provider.shutdown();
-  }
-  return median(runs);
-}
-
-async function spanCost(): Promise<void> {
-  const receiver = await startOtlpReceiver({ keep: false });
-  try {
-    const dropped = await spanCpuMicros(() => new NoopSpanProcessor());
-    const exported = await spanCpuMicros(() => new BatchSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` })));
-    printTable('Tracing: CPU per request span (made, ended; median of 3 × 20,000; the receiver decodes in the same process)', ['span processor', 'CPU µs per span'], [
-      ['none (span dropped)', fmt(dropped)],
-      ['batch, OTLP/HTTP protobuf', fmt(exported)],
-    ]);
-  } finally {
-    await receiver.close();
-  }
-}
-
 async function main(): Promise<void> {
-  await spanCost();
-  if (process.argv.includes('--spans')) return;
   const receiver = await startOtlpReceiver({ keep: false });
   const rounds = Number(process.env.SERVICE_BENCH_ROUNDS ?? (quick ? 2 : 5));
   const processes = Number(process.env.SERVICE_BENCH_PROCESSES ?? (quick ? 1 : 3));
@@ -213,7 +177,7 @@ async function main(): Promise<void> {
     { name: 'metrics on, tracing on, every trace sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
     { name: 'metrics on, tracing on, 10 % of traces sampled', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
   ];
-  const gets: Array<Array<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs'>>> = configurations.map(() => []);
+  const gets: Array<Array<Pick<Measured, 'getPerSecond' | 'getP99Ms' | 'getCpuMs' | 'getServingCpuMs'>>> = configurations.map(() => []);
   const seals: Array<Array<Pick<Measured, 'sealOnlyPerSecond' | 'sealOnlyCpuMs'>>> = configurations.map(() => []);
   const onePage = new Uint8Array(readFileSync(await benchPdf(1)));
   // Several processes per configuration, started interleaved: how fast one process runs varies by more than what is
@@ -236,6 +200,7 @@ async function main(): Promise<void> {
       getPerSecond: median(gets[i]!.map((r) => r.getPerSecond)),
       getP99Ms: median(gets[i]!.map((r) => r.getP99Ms)),
       getCpuMs: median(gets[i]!.map((r) => r.getCpuMs)),
+      getServingCpuMs: median(gets[i]!.map((r) => r.getServingCpuMs)),
       sealOnlyPerSecond: median(seals[i]!.map((r) => r.sealOnlyPerSecond)),
       sealOnlyCpuMs: median(seals[i]!.map((r) => r.sealOnlyCpuMs)),
     }),
@@ -246,7 +211,7 @@ async function main(): Promise<void> {
   const cost = (i: number, value: number, reference: number, higherIsBetter: boolean): string => (i === 0 ? '(ref)' : change(value, reference, higherIsBetter));
   printTable(
     `Service: cost of tracing with metrics on (${processes} serving processes per configuration, ${rounds} rounds of bursts taken in turns, medians; the load from another process; 1-page seal-only, 4 clients, ${transactionsPerBurst} per burst; GET, autocannon 10 connections ${seconds} s per burst; CPU of the serving process alone)`,
-    ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'target'],
+    ['configuration', 'seal-only transactions/s', 'GET req/s', 'GET p99 ms', 'CPU ms per transaction', 'CPU ms per GET', 'serving thread CPU ms per GET', 'cost: transactions/s', 'cost: GET req/s', 'cost: GET p99', 'cost: CPU per transaction', 'cost: CPU per GET', 'cost: serving thread CPU per GET', 'target'],
     configurations.map((configuration, i) => {
       const m = medians[i]!;
       return [
@@ -256,11 +221,13 @@ async function main(): Promise<void> {
         fmt(m.getP99Ms, 2),
         fmt(m.sealOnlyCpuMs),
         fmt(m.getCpuMs, 2),
+        fmt(m.getServingCpuMs, 3),
         cost(i, m.sealOnlyPerSecond, off.sealOnlyPerSecond, true),
         cost(i, m.getPerSecond, off.getPerSecond, true),
         cost(i, m.getP99Ms, off.getP99Ms, false),
         cost(i, m.sealOnlyCpuMs, off.sealOnlyCpuMs, false),
         cost(i, m.getCpuMs, off.getCpuMs, false),
+        cost(i, m.getServingCpuMs, off.getServingCpuMs, false),
         i === 0 ? '–' : '≤ 5 %',
       ];
     }),
