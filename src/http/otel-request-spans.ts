@@ -12,11 +12,11 @@
  * serving thread several times more. A request the sampler drops gets only its traceparent, handed on so its children
  * are dropped too. Registered by otel-tracing.ts only when tracing is on; with tracing off no hook exists.
  */
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type HrTime, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type SpanContext, type SpanStatus } from '@opentelemetry/api';
 import { SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SpanAttributes } from '../service/observability/tracing.js';
-import { hrNow, type SpanRecord } from './otel-span-records.js';
+import { hrTime, type SpanRecord } from './otel-span-records.js';
 import { setRequestTraceparent } from './request-trace.js';
 import { redactSignToken } from './signer.routes.js';
 
@@ -43,7 +43,9 @@ interface OpenRequestSpan {
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId: string | undefined;
-  readonly startTime: HrTime;
+  /** Wall-clock start, epoch ms; the duration comes from the monotonic clock, as OpenTelemetry's SDK takes them. */
+  readonly startMs: number;
+  readonly startedAt: number;
 }
 
 /** Adds the request-span hooks to `app` (its root, before the routes, so every route has them). */
@@ -76,8 +78,8 @@ export function addRequestSpans(app: FastifyInstance, sink: RequestSpanSink): vo
       // Named after its route: the configurable samplers (always, ratio, parent-based) do not look at names.
       name: route === undefined ? request.method : `${request.method} ${route}`,
       kind: SpanKind.SERVER,
-      startTime: span.startTime,
-      endTime: hrNow(),
+      startTime: hrTime(span.startMs),
+      endTime: hrTime(span.startMs + (performance.now() - span.startedAt)),
       attributes: attributes satisfies SpanAttributes,
       status,
     });
@@ -97,7 +99,7 @@ export function addRequestSpans(app: FastifyInstance, sink: RequestSpanSink): vo
     const sampled = sink.sampler.shouldSample(parentContext, traceId, request.method, SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
     setRequestTraceparent(request, `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`);
     if (sampled) {
-      const span: OpenRequestSpan = { traceId, spanId, parentSpanId: parent?.spanId, startTime: hrNow() };
+      const span: OpenRequestSpan = { traceId, spanId, parentSpanId: parent?.spanId, startMs: Date.now(), startedAt: performance.now() };
       // The request's log lines (fastify's "request completed" among them) carry its trace.
       const log = request.log.child({ trace_id: traceId, span_id: spanId });
       request.log = log;

@@ -81,12 +81,8 @@ export function readableSpanOf(record: SpanRecord, resource: ReadableSpan['resou
   };
 }
 
-/** The wall-clock time now, at the resolution of `performance.now()` (as OpenTelemetry's SDK takes it). */
-export function hrNow(): HrTime {
-  return hrTime(performance.timeOrigin + performance.now());
-}
-
-function hrTime(ms: number): HrTime {
+/** Epoch milliseconds (fractional) as OpenTelemetry's [seconds, nanoseconds]. */
+export function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
   return [seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6))];
 }

@@ -80,9 +80,16 @@ describe('request spans', () => {
   const server = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
 
   it('makes one server span per request with method, route, path and status, continuing the caller’s traceparent', async () => {
+    const before = Date.now();
     const response = await app.inject({ method: 'GET', url: '/api/transaction/abc?x=1', headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, seen: 'get' } });
+    const after = Date.now();
     expect(response.statusCode).toBe(200);
     const [span] = server();
+    // Wall-clock times (epoch), the end after the start.
+    const ms = ([seconds, nanos]: readonly [number, number]): number => seconds * 1000 + nanos / 1e6;
+    expect(ms(span!.startTime)).toBeGreaterThanOrEqual(before);
+    expect(ms(span!.endTime)).toBeGreaterThanOrEqual(ms(span!.startTime));
+    expect(ms(span!.endTime)).toBeLessThanOrEqual(after + 1);
     expect(server()).toHaveLength(1);
     expect(span!.name).toBe('GET /api/transaction/:transactionId');
     expect(span!.spanContext().traceId).toBe(TRACE_ID);
